@@ -1,0 +1,181 @@
+"""Retrieval quality of the embedding pipeline on BEIR SciFact (test split).
+
+Embeds the corpus (`title + " " + text`, truncated at 256 tokens) with the
+packaged model and reports nDCG@10 for exact float32 search, for the int8 bundle
+(written with `write_bundle`, read back and searched by the reference searcher),
+and for usearch's own per-vector int8 cast; plus recall@10 of each int8 variant
+against exact float32 search. Results go to bench/results/scifact.{json,md}.
+
+    python bench/scifact.py [--data ../shared/bench/scifact]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from mkdocs_semantic.bundle import read_bundle, write_bundle
+from mkdocs_semantic.chunking import Chunk
+from mkdocs_semantic.embedding import OnnxEmbedder, default_model_spec
+from mkdocs_semantic.native import usearch_index_class
+from mkdocs_semantic.quantize import quantize
+from mkdocs_semantic.search import Searcher, rank
+
+HERE = Path(__file__).resolve().parent
+PUBLISHED_NDCG10 = 0.645  # all-MiniLM-L6-v2 on SciFact, MTEB results
+K = 10
+
+
+def load(data: Path):
+    corpus = [json.loads(line) for line in (data / "corpus.jsonl").open(encoding="utf-8")]
+    queries = {q["_id"]: q["text"] for q in map(json.loads, (data / "queries.jsonl").open())}
+    qrels: dict[str, dict[str, int]] = {}
+    for i, line in enumerate((data / "qrels" / "test.tsv").open()):
+        qid, did, score = line.rstrip("\n").split("\t")
+        if i == 0 and not score.isdigit():
+            continue  # header
+        qrels.setdefault(qid, {})[did] = int(score)
+    return corpus, queries, qrels
+
+
+def ndcg_at_k(ranked: list[str], relevant: dict[str, int], k: int = K) -> float:
+    dcg = sum(relevant.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
+    ideal = sorted(relevant.values(), reverse=True)[:k]
+    idcg = sum(r / math.log2(i + 2) for i, r in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def top_ids(scores: np.ndarray, k: int = K) -> np.ndarray:
+    return np.stack([rank(row)[:k] for row in scores])
+
+
+def recall_against(exact: np.ndarray, approx: np.ndarray) -> float:
+    return float(np.mean([len(set(a) & set(e)) / len(e) for a, e in zip(approx, exact)]))
+
+
+def embed_corpus(embedder: OnnxEmbedder, texts: list[str], cache: Path | None) -> np.ndarray:
+    if cache is not None and cache.exists():
+        vectors = np.load(cache)
+        if vectors.shape[0] == len(texts):
+            print(f"using cached corpus vectors {cache}", file=sys.stderr)
+            return vectors
+    done = 0
+
+    def progress(n: int) -> None:
+        nonlocal done
+        done += n
+        if done % 640 < n:
+            print(f"  embedded {done}/{len(texts)}", file=sys.stderr)
+
+    vectors = embedder.embed_documents(texts, progress=progress)
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.save(cache, vectors)
+    return vectors
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=HERE.parent.parent / "shared/bench/scifact")
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument("--vectors-cache", type=Path, default=None,
+                        help="reuse corpus vectors saved here by an earlier run")
+    args = parser.parse_args()
+    if not (args.data / "corpus.jsonl").exists():
+        parser.error(f"no corpus.jsonl in {args.data}: pass --data to the SciFact folder")
+
+    corpus, queries, qrels = load(args.data)
+    doc_ids = [d["_id"] for d in corpus]
+    spec = default_model_spec(max_tokens=256)
+    embedder = OnnxEmbedder(spec)
+    started = time.perf_counter()
+    docs = embed_corpus(embedder, [f"{d['title']} {d['text']}" for d in corpus],
+                        args.vectors_cache)
+    embed_seconds = time.perf_counter() - started
+    judged = sorted(qrels)
+    all_qids = sorted(queries)
+    q_all = embedder.embed_queries([queries[q] for q in all_qids])
+    position = {q: i for i, q in enumerate(all_qids)}
+
+    exact = docs @ q_all.T  # (docs, queries)
+    exact_top = top_ids(exact.T)
+
+    # The int8 bundle, exactly as the plugin writes it and the searcher reads it.
+    with tempfile.TemporaryDirectory() as tmp:
+        chunks = [Chunk(url=f"{d}/", anchor="", title="", path=[], text="") for d in doc_ids]
+        write_bundle(Path(tmp), chunks=chunks, stored=quantize(docs, "i8"), spec=spec)
+        searcher = Searcher(read_bundle(Path(tmp)), embedder)
+        bundle_bytes = sum(p.stat().st_size for p in Path(tmp).glob("index.*"))
+        i8_scores = np.stack([searcher.scores(q) for q in q_all])
+    i8_top = top_ids(i8_scores)
+
+    # usearch's own i8 conversion of float vectors (per-vector scaling), for comparison.
+    index_class = usearch_index_class()
+    cast = index_class(ndim=docs.shape[1], metric="cos", dtype="i8")
+    cast.add(np.arange(len(docs)), docs, threads=1)
+    cast_hits = cast.search(q_all, K, exact=True, threads=1)
+    cast_top = np.asarray(cast_hits.keys, dtype=np.int64)
+
+    def ndcg(top: np.ndarray) -> float:
+        return float(np.mean([
+            ndcg_at_k([doc_ids[i] for i in top[position[q]]], qrels[q]) for q in judged
+        ]))
+
+    judged_rows = [position[q] for q in judged]
+    result = {
+        "corpus_docs": len(docs),
+        "queries_judged": len(judged),
+        "queries_for_recall": len(all_qids),
+        "published_ndcg10_f32": PUBLISHED_NDCG10,
+        "ndcg10_f32_exact": round(ndcg(exact_top), 4),
+        "ndcg10_i8_bundle": round(ndcg(i8_top), 4),
+        "ndcg10_i8_usearch_cast": round(ndcg(cast_top), 4),
+        "recall10_i8_bundle_vs_f32": round(recall_against(exact_top, i8_top), 4),
+        "recall10_i8_bundle_vs_f32_judged": round(
+            recall_against(exact_top[judged_rows], i8_top[judged_rows]), 4),
+        "recall10_i8_usearch_cast_vs_f32": round(recall_against(exact_top, cast_top), 4),
+        "index_bytes_i8": bundle_bytes,
+        "embed_seconds": round(embed_seconds, 1),
+        "docs_per_second": round(len(docs) / embed_seconds, 1) if embed_seconds > 1 else None,
+    }
+    result["ndcg10_f32_minus_published"] = round(
+        result["ndcg10_f32_exact"] - PUBLISHED_NDCG10, 4)
+    result["ndcg10_i8_loss"] = round(result["ndcg10_f32_exact"] - result["ndcg10_i8_bundle"], 4)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "scifact.json").write_text(json.dumps(result, indent=2) + "\n")
+    (args.out / "scifact.md").write_text(render(result))
+    print(render(result))
+    return 0
+
+
+def render(r: dict) -> str:
+    return f"""# SciFact (BEIR test split): embedding pipeline check
+
+Reproduce: `python bench/scifact.py` ({r['corpus_docs']} documents, {r['queries_judged']}
+judged queries; recall over all {r['queries_for_recall']} queries).
+
+| figure | value |
+|---|---|
+| nDCG@10, exact float32 | {r['ndcg10_f32_exact']} |
+| nDCG@10, published (all-MiniLM-L6-v2, MTEB) | {r['published_ndcg10_f32']} |
+| difference to published | {r['ndcg10_f32_minus_published']:+} |
+| nDCG@10, int8 bundle (global scale) | {r['ndcg10_i8_bundle']} |
+| loss of the int8 bundle | {r['ndcg10_i8_loss']} |
+| nDCG@10, usearch's own int8 cast | {r['ndcg10_i8_usearch_cast']} |
+| recall@10 int8 bundle vs exact float32 | {r['recall10_i8_bundle_vs_f32']} |
+| recall@10 int8 bundle, judged queries only | {r['recall10_i8_bundle_vs_f32_judged']} |
+| recall@10 usearch's int8 cast vs exact float32 | {r['recall10_i8_usearch_cast_vs_f32']} |
+| int8 index file bytes | {r['index_bytes_i8']:,} |
+| corpus embedding seconds (this machine) | {r['embed_seconds']} |
+"""
+
+
+if __name__ == "__main__":
+    sys.exit(main())

