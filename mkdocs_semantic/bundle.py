@@ -110,7 +110,14 @@ class Bundle:
         return self.root / self.manifest.files[logical].name
 
     def model_spec(self) -> ModelSpec:
-        """The model that made the bundle's vectors, loaded from the bundle's own files."""
+        """The model that made the bundle's vectors, from the bundle's own (verified) files."""
+        for logical in ("model", "tokenizer"):
+            entry = self.manifest.files[logical]
+            path = self.root / entry.name
+            if not path.is_file() or sha256_file(path) != entry.sha256:
+                raise BundleError(
+                    f"{path} is missing or does not match manifest.json: rebuild the site"
+                )
         m = self.manifest.model
         return ModelSpec(
             id=m["id"],
@@ -151,10 +158,18 @@ def _atomic_write(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        # mkstemp makes 0600 files; a web server running as another user must read them.
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _json_bytes(data: object) -> bytes:

@@ -445,4 +445,10 @@ def chunk_page(html: str, page: PageFacts, *, count: TokenCounter, max_tokens: i
     sections = split_sections(root, page_title=page.title, max_level=heading_levels)
     chunks = chunk_sections(sections, page, sizer=sizer, min_tokens=min_tokens)
     whole = page_chunk(sections, page, sizer)
-    return ([whole] if whole else []) + chunks
+    if whole is None:
+        return chunks
+    # A page that is only its lead would otherwise be indexed twice.
+    duplicates = [c for c in chunks if c.embed_text == whole.embed_text]
+    for dup in duplicates:
+        whole.anchors = list(dict.fromkeys(whole.anchors + dup.anchors))
+    return [whole] + [c for c in chunks if c not in duplicates]

@@ -173,12 +173,17 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                           section=top_section(page))
         try:
             self.page_chunks[src] = chunk_page(
-                html, facts, count=self.counter, max_tokens=self.config.max_tokens,
+                html, facts, count=self.counter, max_tokens=self._chunk_budget(),
                 min_tokens=self.config.min_tokens, heading_levels=self.config.heading_levels,
             )
         except ValueError as exc:
             raise PluginError(f"semantic: cannot chunk {src}: {exc}") from exc
         return html
+
+    def _chunk_budget(self) -> int:
+        """max_tokens less what the document prefix takes, so no chunk gets truncated."""
+        prefix = self.spec.document_prefix
+        return self.config.max_tokens - (self.counter([prefix])[0] - 2 if prefix else 0)
 
     def _excluded(self, page) -> bool:
         meta = page.meta.get("search")

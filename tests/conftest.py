@@ -11,6 +11,7 @@ import pytest
 import yaml
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
+from mkdocs.config.defaults import MkDocsConfig
 
 from mkdocs_semantic.embedding import TokenCounter, default_model_spec
 
@@ -52,8 +53,15 @@ class Project:
         path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
         return path
 
-    def build(self, **extra):
-        """Run a real `mkdocs build`; returns the plugin instance that did the work."""
+    def build(self, *, fresh: bool = True, **extra):
+        """Run a real `mkdocs build`; returns the plugin instance that did the work.
+
+        MkDocs keeps plugin instances for the life of the process (that is how
+        `mkdocs serve` keeps state between rebuilds); `fresh` drops them, as a new
+        `mkdocs build` process would.
+        """
+        if fresh:
+            MkDocsConfig.plugins.plugin_cache.clear()
         config = load_config(config_file=str(self.write_config(**extra)))
         build(config)
         return config.plugins["semantic"]

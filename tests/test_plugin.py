@@ -1,0 +1,202 @@
+"""Real `mkdocs build` runs of small sites with the plugin and the real model."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+
+import pytest
+from mkdocs.exceptions import MkDocsException
+
+from mkdocs_semantic.bundle import read_bundle
+from mkdocs_semantic.search import Searcher
+
+LIFESPAN = """
+# Lifespan events
+
+You can define logic that runs before the application starts taking requests,
+and again after it finishes handling requests.
+
+## Loading models at boot
+
+A common case is loading a machine learning model once, when the server process
+comes up, and sharing it between all requests instead of loading it per request.
+
+## Closing resources on shutdown
+
+When the process stops, close database connections and flush buffered logs.
+"""
+
+COOKIES = """
+# Cookie parameters
+
+Declare cookie parameters the same way as query and path parameters.
+
+## Import Cookie
+
+First import `Cookie` from the framework, then declare the parameter with a default.
+
+```python
+from fastapi import Cookie
+
+async def read_items(ads_id: str | None = Cookie(default=None)):
+    return {"ads_id": ads_id}
+```
+"""
+
+DEPLOY = """
+# Deployment
+
+Run the application behind a process manager and a reverse proxy that terminates TLS.
+
+## Containers
+
+Build an image with your dependencies and run one process per container.
+"""
+
+
+@pytest.fixture
+def site(project):
+    project.write("index.md", LIFESPAN)
+    project.write("cookies.md", COOKIES)
+    project.write("deploy.md", DEPLOY)
+    return project
+
+
+def test_build_writes_a_bundle_that_answers_paraphrases(site):
+    plugin = site.build()
+    manifest = json.loads((site.bundle / "manifest.json").read_text())
+    assert manifest["format"] == 1
+    assert manifest["counts"]["pages"] == 3
+    assert manifest["model"]["dim"] == 384
+    for entry in manifest["files"].values():
+        assert (site.bundle / entry["name"]).stat().st_size == entry["bytes"]
+    assert plugin.last_build.embedded == plugin.last_build.chunks > 0
+
+    searcher = Searcher.open(site.site)
+    top = searcher.search("run code when the server starts up", top_k=3)
+    assert top[0].url == ""
+    assert any(r.anchor == "loading-models-at-boot" for r in top)
+    assert searcher.search("read a value the browser sent in a biscuit")[0].url == "cookies/"
+
+
+def test_rebuild_with_nothing_changed_embeds_nothing(site):
+    first = site.build().last_build
+    again = site.build().last_build
+    assert again.embedded == 0 and again.reused == first.chunks
+
+
+def test_editing_one_section_re_embeds_only_that_section(site):
+    site.build()
+    site.write("cookies.md", COOKIES.replace("then declare the parameter with a default",
+                                             "then declare the parameter with None as default"))
+    stats = site.build().last_build
+    assert stats.embedded == 1
+    bundle = read_bundle(site.site)
+    assert any("None as default" in c.text for c in bundle.chunks)
+
+
+def test_exclusion_by_meta_attribute_and_glob(site):
+    site.write("secret.md", "---\nsearch:\n  exclude: true\n---\n# Secret\n\nHidden page text.\n")
+    site.write("drafts/wip.md", "# Work in progress\n\nDraft text nobody should find.\n")
+    site.write("mixed.md", "# Mixed\n\nVisible words about kittens.\n\n"
+               '<div markdown data-search-exclude>\n\nInternal remark about llamas.\n\n</div>\n')
+    site.plugin_options = {"exclude": ["drafts/*"]}
+    site.build()
+    chunks = read_bundle(site.site).chunks
+    urls = {c.url for c in chunks}
+    assert "secret/" not in urls and "drafts/wip/" not in urls
+    text = " ".join(c.text for c in chunks)
+    assert "kittens" in text and "llamas" not in text
+
+
+def test_material_theme_and_nested_navigation(site):
+    site.theme = "material"
+    site.write("guide/index.md", "# Guide\n\nA section index page about guides.\n")
+    site.build(nav=[{"Home": "index.md"}, {"Guide": ["guide/index.md", "cookies.md"]},
+                    "deploy.md"])
+    chunks = read_bundle(site.site).chunks
+    assert {c.section for c in chunks if c.url == "cookies/"} == {"Guide"}
+    assert all("¶" not in c.text and "Skip to content" not in c.text for c in chunks)
+
+
+@pytest.mark.parametrize("dtype", ["f16", "f32"])
+def test_float_dtypes(site, dtype):
+    site.plugin_options = {"dtype": dtype}
+    site.build()
+    bundle = read_bundle(site.site)
+    assert bundle.manifest.quantization == {"dtype": dtype, "scale": 1.0}
+    assert Searcher(bundle).search("biscuit", top_k=1)[0].url == "cookies/"
+
+
+def test_corrupt_cache_warns_and_the_build_succeeds(site, caplog):
+    site.build()
+    cache = site.root / ".cache" / "plugin" / "semantic" / "embeddings.npz"
+    assert cache.exists()
+    cache.write_bytes(b"garbage")
+    with caplog.at_level(logging.WARNING):
+        stats = site.build().last_build
+    assert "unreadable embedding cache" in caplog.text
+    assert stats.embedded == stats.chunks
+    assert site.build().last_build.embedded == 0
+
+
+def test_disabled_plugin_writes_nothing(site):
+    site.plugin_options = {"enabled": False}
+    site.build()
+    assert not site.bundle.exists()
+
+
+def test_empty_page_and_empty_site(project):
+    project.write("index.md", "")
+    project.build()
+    chunks = read_bundle(project.site).chunks
+    assert [(c.kind, c.text) for c in chunks] == [("page", "Home")]
+    (project.root / "docs" / "index.md").unlink()
+    project.build()
+    assert read_bundle(project.site).chunks == []
+
+
+def build_error(project, caplog) -> str:
+    """Build, expecting failure; returns the exception text and the errors logged."""
+    with caplog.at_level(logging.ERROR), pytest.raises(MkDocsException) as info:
+        project.build()
+    return f"{info.value}\n{caplog.text}"
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"dtype": "b1"}, r"plugins.*dtype.*Expected one of.*'i8', 'f16', 'f32'"),
+        ({"heading_levels": 9}, "option 'heading_levels' is 9; it must be a number from 1 to 6"),
+        ({"max_tokens": 4000}, "option 'max_tokens' is 4000; it must be between 16 and"),
+        ({"bundle_dir": "../outside"}, "option 'bundle_dir' is '../outside'"),
+        ({"model": {"path": "missing.onnx", "tokenizer": "t.json"}},
+         "option 'model.path' is 'missing.onnx', but .* does not exist"),
+        ({"model": {"tokenizer": "t.json"}}, "'model.tokenizer' is set without 'model.path'"),
+        ({"model": {"dim": 768}}, r"option 'model.dim'.*384-dimensional.*model.dim is 768"),
+    ],
+    ids=["dtype", "heading-levels", "max-tokens", "bundle-dir", "missing-model",
+         "tokenizer-alone", "dimension-mismatch"],
+)
+def test_wrong_options_fail_with_a_message_naming_the_option(site, caplog, options, message):
+    site.plugin_options = options
+    assert re.search(message, build_error(site, caplog))
+    assert not site.bundle.exists()
+
+
+def test_unreadable_tokenizer_names_the_option(site, caplog):
+    (site.root / "model.onnx").write_bytes(b"not really a model")
+    (site.root / "tokenizer.json").write_text("{broken")
+    site.plugin_options = {"model": {"path": "model.onnx", "tokenizer": "tokenizer.json"}}
+    assert "option 'model.tokenizer': cannot read tokenizer" in build_error(site, caplog)
+
+
+def test_broken_model_file_names_the_option(site, caplog):
+    from mkdocs_semantic.embedding import default_model_spec
+
+    (site.root / "model.onnx").write_bytes(b"not really a model")
+    site.plugin_options = {"model": {"path": "model.onnx",
+                                     "tokenizer": str(default_model_spec().tokenizer_path)}}
+    assert "option 'model.path': cannot load ONNX model" in build_error(site, caplog)
