@@ -24,19 +24,9 @@ class TokenCounter(Protocol):
 
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 # Elements whose text is never content: theme chrome, permalinks, scripts.
-DROP_SELECTORS = (
-    "script",
-    "style",
-    "noscript",
-    "template",
-    "nav",
-    "svg",
-    "button",
-    "a.headerlink",
-    "[data-search-exclude]",
-    ".md-source-file",
-    ".md-content__button",
-)
+DROP_TAGS = {"script", "style", "noscript", "template", "nav", "svg", "button"}
+DROP_CLASSES = {"headerlink", "md-source-file", "md-content__button"}
+DROP_ATTRIBUTES = ("data-search-exclude",)
 # Containers we descend into when they hold a heading (md_in_html, admonitions, tabs).
 BLOCK_TAGS = {
     "p", "pre", "ul", "ol", "dl", "table", "blockquote", "figure", "details",
@@ -121,12 +111,19 @@ def clean_text(text: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
+def _is_chrome(el: Tag) -> bool:
+    if el.name in DROP_TAGS or any(a in el.attrs for a in DROP_ATTRIBUTES):
+        return True
+    classes = el.get("class")
+    return bool(classes) and not DROP_CLASSES.isdisjoint(classes)
+
+
 def parse_content(html: str) -> Tag:
     """Parse rendered HTML and drop everything that is not page content."""
     soup = BeautifulSoup(html, "html.parser")
-    for selector in DROP_SELECTORS:
-        for el in soup.select(selector):
-            el.decompose()
+    # One pass with plain checks: CSS selectors would walk the tree once per selector.
+    for el in soup.find_all(_is_chrome):
+        el.decompose()
     # Mark block boundaries so that get_text() never glues two blocks' words together.
     for el in soup.find_all(LINE_BREAK_TAGS):
         if el.find_parent("pre") is None:

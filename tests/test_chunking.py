@@ -32,7 +32,9 @@ def test_splits_at_headings_with_anchor_and_heading_path(count_tokens):
     assert chunks[0].kind == "page"
     assert chunks[0].text.startswith("This guide explains")
     by_anchor = {c.anchor: c for c in sections(chunks)}
-    assert set(by_anchor) == {"guide", "install", "offline"}
+    # The h1 section is just the lead: the page chunk stands for it and keeps its anchor.
+    assert set(by_anchor) == {"install", "offline"}
+    assert chunks[0].anchors == ["guide"]
     assert by_anchor["offline"].path == ["Install", "Offline machines"]
     assert by_anchor["install"].title == "Guide"
     assert by_anchor["install"].section == "Learn"
@@ -125,9 +127,16 @@ def test_empty_pages_give_at_most_a_title_chunk(count_tokens, html):
 
 
 def test_page_without_headings_is_one_section_at_the_page_top(count_tokens):
-    chunks = chunks_of(f"<p>{LONG_SENTENCE}</p><p>More text here.</p>", count_tokens)
+    paragraphs = [f"<p>{LONG_SENTENCE} Paragraph {i}.</p>" for i in range(5)]
+    chunks = chunks_of("".join(paragraphs), count_tokens)
     assert [c.anchor for c in sections(chunks)] == [""]
-    assert "More text here." in sections(chunks)[0].text
+    assert "Paragraph 4." in sections(chunks)[0].text
+    assert "Paragraph 4." not in chunks[0].text  # the page chunk holds the lead only
+
+
+def test_a_short_page_is_indexed_once(count_tokens):
+    chunks = chunks_of(f"<h1 id='guide'>Guide</h1><p>{LONG_SENTENCE}</p>", count_tokens)
+    assert [(c.kind, c.anchors) for c in chunks] == [("page", ["guide"])]
 
 
 def test_page_of_only_code(count_tokens):
