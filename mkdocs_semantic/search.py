@@ -90,3 +90,22 @@ class Searcher:
 def rank(scores: np.ndarray) -> np.ndarray:
     """Indices by score, highest first; equal scores keep chunk order."""
     return np.argsort(-scores, kind="stable")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m mkdocs_semantic.search SITE_DIR QUERY...`: print the top sections."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) < 2:
+        print("usage: python -m mkdocs_semantic.search SITE_DIR QUERY...", file=sys.stderr)
+        return 2
+    searcher = Searcher.open(args[0])
+    for result in searcher.search(" ".join(args[1:]), top_k=5):
+        heading = " > ".join([result.title, *result.path])
+        print(f"{result.score:6.3f}  {result.href:<50}  {heading}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
