@@ -4,53 +4,24 @@ from __future__ import annotations
 
 import fnmatch
 import logging
-import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-import click
-import numpy as np
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 
-from .bundle import write_bundle
-from .cache import EmbeddingCache, cache_key
-from .chunking import Chunk, PageFacts, chunk_page
+from .chunking import Chunk, PageFacts
 from .config import SemanticConfig
 from .embedding import (
     ModelError,
     ModelSpec,
-    OnnxEmbedder,
     TokenCounter,
     default_model_spec,
     sha256_file,
     verify_default_model,
 )
-from .quantize import quantize
+from .indexer import BuildStats, Indexer, IndexOptions
 
 log = logging.getLogger("mkdocs.plugins.semantic")
-PROGRESS_MIN_CHUNKS = 64
-
-
-@dataclass
-class BuildStats:
-    """What one build did; logged as one line and kept on the plugin for tools."""
-
-    pages: int
-    chunks: int
-    embedded: int
-    reused: int
-    bundle_bytes: int
-    model_bytes: int
-    seconds: float
-
-    def summary(self) -> str:
-        return (
-            f"semantic: {self.pages} pages, {self.chunks} chunks, {self.embedded} embedded, "
-            f"{self.reused} reused; bundle {human_bytes(self.bundle_bytes)} + model "
-            f"{human_bytes(self.model_bytes)}; {self.seconds:.1f} s"
-        )
 
 
 class SemanticPlugin(BasePlugin[SemanticConfig]):
@@ -60,10 +31,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
 
     def __init__(self) -> None:
         self.is_serve = False
-        self.spec: ModelSpec | None = None
-        self.counter: TokenCounter | None = None
-        self.embedder: OnnxEmbedder | None = None
-        self.cache: EmbeddingCache | None = None
+        self.indexer: Indexer | None = None
         self.page_order: list[str] = []
         self.page_chunks: dict[str, list[Chunk]] = {}
         self._verified: set[Path] = set()
@@ -78,17 +46,21 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         self._validate_options()
         config_dir = Path(config.config_file_path or ".").resolve().parent
         spec = self._resolve_model(config_dir)
-        if spec != self.spec:
-            self.spec = spec
-            self.embedder = None
-            self.counter = TokenCounter(spec.tokenizer_path)
         cache_path = None
         if self.config.cache:
             cache_path = (config_dir / self.config.cache_dir / "embeddings.npz").resolve()
-        fingerprint = model_fingerprint(spec)
-        if (self.cache is None or self.cache.path != cache_path
-                or self.cache.fingerprint != fingerprint):
-            self.cache = EmbeddingCache(cache_path, fingerprint=fingerprint)
+        options = IndexOptions(
+            heading_levels=self.config.heading_levels,
+            max_tokens=self.config.max_tokens,
+            min_tokens=self.config.min_tokens,
+            dtype=self.config.dtype,
+            threads=self.config.threads,
+            batch_size=self.config.batch_size,
+        )
+        # Under `mkdocs serve` the same instance sees every rebuild: keep model and cache.
+        if self.indexer is None or not self.indexer.matches(spec, options, cache_path):
+            self.indexer = Indexer(spec, options, cache_path=cache_path)
+            self.page_chunks = {}
         return config
 
     def _validate_options(self) -> None:
@@ -172,18 +144,10 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         facts = PageFacts(url=page.url, title=page.title or page.file.name,
                           section=top_section(page))
         try:
-            self.page_chunks[src] = chunk_page(
-                html, facts, count=self.counter, max_tokens=self._chunk_budget(),
-                min_tokens=self.config.min_tokens, heading_levels=self.config.heading_levels,
-            )
+            self.page_chunks[src] = self.indexer.chunk(html, facts)
         except ValueError as exc:
             raise PluginError(f"semantic: cannot chunk {src}: {exc}") from exc
         return html
-
-    def _chunk_budget(self) -> int:
-        """max_tokens less what the document prefix takes, so no chunk gets truncated."""
-        prefix = self.spec.document_prefix
-        return self.config.max_tokens - (self.counter([prefix])[0] - 2 if prefix else 0)
 
     def _excluded(self, page) -> bool:
         meta = page.meta.get("search")
@@ -195,78 +159,16 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
     def on_post_build(self, *, config):
         if not self.config.enabled:
             return
-        started = time.perf_counter()
         chunks = [c for src in self.page_order for c in self.page_chunks.get(src, [])]
         self.page_chunks = {src: self.page_chunks[src] for src in self.page_order
                             if src in self.page_chunks}
-        vectors, embedded = self._vectors(chunks)
-        stored = quantize(vectors, self.config.dtype)
         out = Path(config.site_dir) / self.config.bundle_dir
-        manifest = write_bundle(out, chunks=chunks, stored=stored, spec=self.spec,
-                                model_sha256=self.spec.sha256)
-        model_bytes = sum(manifest.files[k].bytes for k in ("model", "tokenizer"))
-        self.last_build = BuildStats(
-            pages=len(self.page_chunks),
-            chunks=len(chunks),
-            embedded=embedded,
-            reused=len(chunks) - embedded,
-            bundle_bytes=sum(f.bytes for f in manifest.files.values()) - model_bytes,
-            model_bytes=model_bytes,
-            seconds=time.perf_counter() - started,
-        )
-        log.info(self.last_build.summary())
-
-    def _vectors(self, chunks: list[Chunk]) -> tuple[np.ndarray, int]:
-        """Vectors for all chunks: from the cache where possible, embedded otherwise."""
-        embedder = self._embedder()
-        cache = self.cache
-        cache.start_build()
-        texts = [c.embed_text for c in chunks]
-        keys = [cache_key(cache.fingerprint, t) for t in texts]
-        vectors = np.zeros((len(chunks), embedder.dim), dtype=np.float32)
-        missing: dict[bytes, list[int]] = {}
-        for i, key in enumerate(keys):
-            hit = cache.get(key)
-            if hit is not None and hit.shape[0] == embedder.dim:
-                vectors[i] = hit
-            else:
-                missing.setdefault(key, []).append(i)
-        if missing:
-            todo = [texts[rows[0]] for rows in missing.values()]
-            new = self._embed_with_progress(embedder, todo)
-            for (key, rows), vector in zip(missing.items(), new):
-                vectors[rows] = vector
-                cache.put(key, vector)
         try:
-            cache.save()
-        except OSError as exc:
-            log.warning("semantic: could not save the embedding cache (%s); the next build "
-                        "will embed again. Check that cache_dir is writable", exc)
-        return vectors, len(missing)
-
-    def _embed_with_progress(self, embedder: OnnxEmbedder, texts: list[str]) -> np.ndarray:
-        if len(texts) < PROGRESS_MIN_CHUNKS:
-            return embedder.embed_documents(texts)
-        with click.progressbar(length=len(texts), label="semantic: embedding chunks",
-                               file=sys.stderr, show_pos=True, show_eta=True) as bar:
-            return embedder.embed_documents(texts, progress=bar.update)
-
-    def _embedder(self) -> OnnxEmbedder:
-        if self.embedder is None:
-            self.embedder = OnnxEmbedder(self.spec, threads=self.config.threads,
-                                         batch_size=self.config.batch_size)
-        try:
-            self.embedder.dim  # noqa: B018 - loads the model and checks model.dim now
+            self.last_build = self.indexer.write(out, chunks, pages=len(self.page_chunks))
         except ModelError as exc:
             option = "model.dim" if "model.dim" in str(exc) else "model.path"
             raise PluginError(f"semantic: option '{option}': {exc}") from exc
-        return self.embedder
-
-
-def model_fingerprint(spec: ModelSpec) -> str:
-    """What besides the text decides a document vector."""
-    return "|".join([spec.sha256, str(spec.max_tokens), spec.pooling, str(spec.normalize),
-                     spec.document_prefix])
+        log.info(self.last_build.summary())
 
 
 def top_section(page) -> str:
@@ -275,14 +177,6 @@ def top_section(page) -> str:
     while node is not None and node.parent is not None:
         node = node.parent
     return node.title if node is not None else ""
-
-
-def human_bytes(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1000 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1000
-    return f"{n} B"
 
 
 def _is_inner_folder(value: str) -> bool:

@@ -200,3 +200,17 @@ def test_broken_model_file_names_the_option(site, caplog):
     site.plugin_options = {"model": {"path": "model.onnx",
                                      "tokenizer": str(default_model_spec().tokenizer_path)}}
     assert "option 'model.path': cannot load ONNX model" in build_error(site, caplog)
+
+
+def test_serve_style_rebuilds_keep_the_model_and_re_embed_only_edits(site):
+    """`mkdocs serve` reuses one plugin instance for every rebuild."""
+    plugin = site.build()
+    indexer = plugin.indexer
+    site.write("deploy.md", DEPLOY + "\n## Health checks\n\nExpose a liveness endpoint.\n")
+    again = site.build(fresh=False)
+    assert again is plugin and again.indexer is indexer
+    assert again.last_build.embedded == 1
+    (site.root / "docs" / "deploy.md").unlink()
+    third = site.build(fresh=False).last_build
+    assert third.embedded == 0 and third.pages == 2
+    assert "deploy/" not in {c.url for c in read_bundle(site.site).chunks}

@@ -1,0 +1,175 @@
+"""The build pipeline without MkDocs: pages -> chunks -> vectors (cached) -> bundle.
+
+Used by the MkDocs plugin and by `mkdocs-semantic index` for any static site.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .bundle import Manifest, write_bundle
+from .cache import EmbeddingCache, cache_key
+from .chunking import Chunk, PageFacts, chunk_page
+from .embedding import ModelSpec, OnnxEmbedder, TokenCounter
+from .quantize import quantize
+
+log = logging.getLogger("mkdocs.plugins.semantic")
+PROGRESS_MIN_CHUNKS = 64
+
+
+@dataclass(frozen=True)
+class IndexOptions:
+    """How pages are cut and vectors stored (the plugin's options of the same names)."""
+
+    heading_levels: int = 3
+    max_tokens: int = 256
+    min_tokens: int = 24
+    dtype: str = "i8"
+    threads: int = 0
+    batch_size: int = 32
+
+
+@dataclass
+class BuildStats:
+    """What one build did; logged as one line and kept for tools and benchmarks."""
+
+    pages: int
+    chunks: int
+    embedded: int
+    reused: int
+    bundle_bytes: int
+    model_bytes: int
+    seconds: float
+
+    def summary(self) -> str:
+        return (
+            f"semantic: {self.pages} pages, {self.chunks} chunks, {self.embedded} embedded, "
+            f"{self.reused} reused; bundle {human_bytes(self.bundle_bytes)} + model "
+            f"{human_bytes(self.model_bytes)}; {self.seconds:.1f} s"
+        )
+
+
+@dataclass
+class Plan:
+    """What a build would do, computed without embedding anything."""
+
+    chunks: list[Chunk]
+    keys: list[bytes]
+    missing: dict[bytes, list[int]]
+
+
+def model_fingerprint(spec: ModelSpec) -> str:
+    """What besides the text decides a document vector."""
+    return "|".join([spec.sha256, str(spec.max_tokens), spec.pooling, str(spec.normalize),
+                     spec.document_prefix])
+
+
+class Indexer:
+    """Holds the model, tokenizer and cache across builds (e.g. `mkdocs serve` rebuilds)."""
+
+    def __init__(self, spec: ModelSpec, options: IndexOptions, *,
+                 cache_path: Path | None) -> None:
+        self.spec = spec
+        self.options = options
+        self.counter = TokenCounter(spec.tokenizer_path)
+        self.cache = EmbeddingCache(cache_path, fingerprint=model_fingerprint(spec))
+        self._embedder: OnnxEmbedder | None = None
+
+    def matches(self, spec: ModelSpec, options: IndexOptions, cache_path: Path | None) -> bool:
+        return (spec, options, cache_path) == (self.spec, self.options, self.cache.path)
+
+    @property
+    def chunk_budget(self) -> int:
+        """max_tokens less what the document prefix takes, so no chunk gets truncated."""
+        prefix = self.spec.document_prefix
+        return self.options.max_tokens - (self.counter([prefix])[0] - 2 if prefix else 0)
+
+    def chunk(self, html: str, page: PageFacts) -> list[Chunk]:
+        return chunk_page(html, page, count=self.counter, max_tokens=self.chunk_budget,
+                          min_tokens=self.options.min_tokens,
+                          heading_levels=self.options.heading_levels)
+
+    @property
+    def embedder(self) -> OnnxEmbedder:
+        if self._embedder is None:
+            self._embedder = OnnxEmbedder(self.spec, threads=self.options.threads,
+                                          batch_size=self.options.batch_size)
+        return self._embedder
+
+    def plan(self, chunks: list[Chunk]) -> Plan:
+        keys = [cache_key(self.cache.fingerprint, c.embed_text) for c in chunks]
+        missing: dict[bytes, list[int]] = {}
+        for i, key in enumerate(keys):
+            if key not in self.cache.vectors:
+                missing.setdefault(key, []).append(i)
+        return Plan(chunks=chunks, keys=keys, missing=missing)
+
+    def vectors(self, chunks: list[Chunk],
+                progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, int]:
+        """Vectors for all chunks, from the cache where possible; returns (vectors, embedded)."""
+        dim = self.embedder.dim  # loads the model and checks model.dim, even on a full cache
+        plan = self.plan(chunks)
+        self.cache.start_build()
+        vectors = np.zeros((len(chunks), dim), dtype=np.float32)
+        for i, key in enumerate(plan.keys):
+            if key not in plan.missing:
+                vectors[i] = self.cache.get(key)
+        if plan.missing:
+            texts = [chunks[rows[0]].embed_text for rows in plan.missing.values()]
+            new = self._embed(texts, progress)
+            for (key, rows), vector in zip(plan.missing.items(), new):
+                vectors[rows] = vector
+                self.cache.put(key, vector)
+        try:
+            self.cache.save()
+        except OSError as exc:
+            log.warning("semantic: could not save the embedding cache (%s); the next build "
+                        "will embed again. Check that cache_dir is writable", exc)
+        return vectors, len(plan.missing)
+
+    def _embed(self, texts: list[str], progress: Callable[[int], None] | None) -> np.ndarray:
+        if progress is not None or len(texts) < PROGRESS_MIN_CHUNKS:
+            return self.embedder.embed_documents(texts, progress=progress)
+        import click
+
+        with click.progressbar(length=len(texts), label="semantic: embedding chunks",
+                               file=sys.stderr, show_pos=True, show_eta=True) as bar:
+            return self.embedder.embed_documents(texts, progress=bar.update)
+
+    def write(self, out: Path, chunks: list[Chunk], *, pages: int) -> BuildStats:
+        """Embed what the cache lacks and write the bundle into `out`."""
+        started = time.perf_counter()
+        vectors, embedded = self.vectors(chunks)
+        manifest = write_bundle(out, chunks=chunks, stored=quantize(vectors, self.options.dtype),
+                                spec=self.spec, model_sha256=self.spec.sha256)
+        return stats_of(manifest, pages=pages, chunks=len(chunks), embedded=embedded,
+                        seconds=time.perf_counter() - started)
+
+
+def stats_of(manifest: Manifest, *, pages: int, chunks: int, embedded: int,
+             seconds: float) -> BuildStats:
+    model_bytes = sum(manifest.files[k].bytes for k in ("model", "tokenizer"))
+    return BuildStats(
+        pages=pages,
+        chunks=chunks,
+        embedded=embedded,
+        reused=chunks - embedded,
+        bundle_bytes=sum(f.bytes for f in manifest.files.values()) - model_bytes,
+        model_bytes=model_bytes,
+        seconds=seconds,
+    )
+
+
+def human_bytes(n: float) -> str:
+    for unit in ("B", "KB", "MB"):
+        if n < 1000:
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} GB"
