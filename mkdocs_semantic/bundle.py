@@ -5,8 +5,10 @@ Layout of `<site>/<bundle_dir>/` (format 1):
 - `manifest.json`: format, generator, model, quantization, metric, counts, files.
 - `index.<h>.usearch`: a usearch index of the stored vectors, key = chunk number,
   added with one thread so that slot order is key order.
-- `chunks.<h>.json`: what a result shows, kept small for browsers:
-  `{"pages": [[url, title, section]], "chunks": [[page, anchor, path, excerpt, kind]]}`.
+- `chunks.<h>.json`: what a result shows and filters on, kept small for browsers:
+  `{"pages": [[url, title, section, facets, boost]],
+    "chunks": [[page, anchor, path, excerpt, kind]]}`.
+- `lexical.<h>.json`: the BM25 index (see `lexical.py`).
 - `text.<h>.json`: full chunk text and covered anchors for Python readers:
   `{"chunks": [[text, anchors]]}`.
 - `model.<h>.onnx`, `tokenizer.<h>.json`: the model that embeds queries.
@@ -30,6 +32,7 @@ import numpy as np
 from . import __version__
 from .chunking import Chunk
 from .embedding import ModelSpec, sha256_file
+from .lexical import LexicalFields, LexicalIndex
 from .native import usearch_index_class
 from .quantize import Quantized
 
@@ -37,7 +40,9 @@ FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 METRIC = "ip"
 HASH_CHARS = 12
-_HASHED_NAME = re.compile(r"^(index|chunks|text|model|tokenizer)\.[0-9a-f]{12}\.\w+$")
+_HASHED_NAME = re.compile(r"^(index|chunks|text|lexical|model|tokenizer)\.[0-9a-f]{12}\.\w+$")
+PAYLOADS = ("index", "chunks", "text", "lexical", "model", "tokenizer")
+DEFAULT_SEARCH = {"mode": "hybrid", "top_k": 10, "min_score": None, "rrf_k": 60}
 KIND_CODES = {"page": "p", "section": "s"}
 KIND_NAMES = {v: k for k, v in KIND_CODES.items()}
 
@@ -62,6 +67,8 @@ class Manifest:
     metric: str
     counts: dict
     files: dict[str, FileEntry] = field(default_factory=dict)
+    search: dict = field(default_factory=lambda: dict(DEFAULT_SEARCH))
+    """Defaults every reader applies: mode, top_k, min_score, rrf_k, and the filter keys."""
 
     def to_json(self) -> dict:
         data = dict(self.__dict__)
@@ -87,6 +94,7 @@ class Manifest:
                 metric=data["metric"],
                 counts=data["counts"],
                 files=files,
+                search=data["search"],
             )
         except (KeyError, TypeError) as exc:
             raise BundleError(f"{source} is not a valid manifest ({exc}): rebuild the site") \
@@ -101,6 +109,7 @@ class Bundle:
     manifest: Manifest
     chunks: list[Chunk]
     vectors: np.ndarray
+    lexical: LexicalIndex
 
     @property
     def scale(self) -> float:
@@ -192,19 +201,22 @@ def _usearch_bytes(stored: Quantized, workdir: Path) -> bytes:
 
 
 def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: ModelSpec,
+                 lexical: LexicalIndex | None = None, search: dict | None = None,
                  model_sha256: str | None = None) -> Manifest:
     """Write the bundle into `out`, replacing an older one; returns its manifest."""
     if len(chunks) != len(stored.vectors):
         raise ValueError(f"{len(chunks)} chunks but {len(stored.vectors)} vectors")
+    if lexical is None:
+        lexical = LexicalIndex.build([lexical_fields(c) for c in chunks])
     out.mkdir(parents=True, exist_ok=True)
     page_numbers: dict[str, int] = {}
-    pages: list[list[str]] = []
+    pages: list[list] = []
     rows: list[list] = []
     texts: list[list] = []
     for chunk in chunks:
         if chunk.url not in page_numbers:
             page_numbers[chunk.url] = len(pages)
-            pages.append([chunk.url, chunk.title, chunk.section])
+            pages.append([chunk.url, chunk.title, chunk.section, chunk.facets, chunk.boost])
         rows.append([page_numbers[chunk.url], chunk.anchor, chunk.path, chunk.excerpt,
                      KIND_CODES[chunk.kind]])
         texts.append([chunk.text, chunk.anchors])
@@ -213,6 +225,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         "chunks": _write_payload(out, "chunks", ".json", _json_bytes({"pages": pages,
                                                                       "chunks": rows})),
         "text": _write_payload(out, "text", ".json", _json_bytes({"chunks": texts})),
+        "lexical": _write_payload(out, "lexical", ".json", _json_bytes(lexical.to_json())),
         "model": _copy_payload(out, "model", spec.model_path, model_sha256),
         "tokenizer": _copy_payload(out, "tokenizer", spec.tokenizer_path),
     }
@@ -227,6 +240,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         metric=METRIC,
         counts={"pages": len(pages), "chunks": len(chunks)},
         files=files,
+        search={**DEFAULT_SEARCH, **(search or {}), "filters": filter_keys(chunks)},
     )
     _atomic_write(out / MANIFEST, json.dumps(manifest.to_json(), indent=1).encode("utf-8"))
     keep = {entry.name for entry in files.values()}
@@ -234,6 +248,18 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         if _HASHED_NAME.match(old.name) and old.name not in keep:
             old.unlink()
     return manifest
+
+
+def lexical_fields(chunk: Chunk) -> LexicalFields:
+    return LexicalFields(title=chunk.title, heading=" ".join(chunk.path), body=chunk.text)
+
+
+def filter_keys(chunks: list[Chunk]) -> list[str]:
+    """The keys a reader may filter on: `section`, then every facet some page has."""
+    keys = dict.fromkeys(["section"])
+    for chunk in chunks:
+        keys.update(dict.fromkeys(chunk.facets))
+    return list(keys)
 
 
 def find_bundle_dir(path: Path) -> Path:
@@ -278,7 +304,7 @@ def read_bundle(path: Path) -> Bundle:
     """Read and verify a bundle (payload sizes and sha256 against the manifest)."""
     root = find_bundle_dir(Path(path))
     manifest = read_manifest(root)
-    for logical in ("index", "chunks", "text", "model", "tokenizer"):
+    for logical in PAYLOADS:
         if logical not in manifest.files:
             raise BundleError(f"{root / MANIFEST} lists no {logical} file: rebuild the site")
     try:
@@ -289,9 +315,12 @@ def read_bundle(path: Path) -> Bundle:
         for (page, anchor, path_, _excerpt, kind), (text, anchors) in zip(
             listing["chunks"], text_rows, strict=True
         ):
-            url, title, section = pages[page]
+            url, title, section, facets, boost = pages[page]
             chunks.append(Chunk(url=url, anchor=anchor, title=title, path=path_, text=text,
-                                kind=KIND_NAMES[kind], anchors=anchors, section=section))
+                                kind=KIND_NAMES[kind], anchors=anchors, section=section,
+                                facets=facets, boost=boost))
+        lexical = LexicalIndex.from_json(json.loads(_read_verified(root,
+                                                                   manifest.files["lexical"])))
     except (ValueError, KeyError, TypeError, IndexError) as exc:
         raise BundleError(f"the chunk files in {root} are malformed ({exc}): rebuild the site") \
             from exc
@@ -301,7 +330,10 @@ def read_bundle(path: Path) -> Bundle:
             f"{root}: {len(vectors)} vectors, {len(chunks)} chunks, manifest says "
             f"{manifest.counts.get('chunks')}: rebuild the site"
         )
-    return Bundle(root=root, manifest=manifest, chunks=chunks, vectors=vectors)
+    if lexical.count != len(chunks):
+        raise BundleError(f"{root}: the lexical index covers {lexical.count} chunks, not "
+                          f"{len(chunks)}: rebuild the site")
+    return Bundle(root=root, manifest=manifest, chunks=chunks, vectors=vectors, lexical=lexical)
 
 
 def _read_index(root: Path, manifest: Manifest) -> np.ndarray:

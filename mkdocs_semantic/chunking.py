@@ -54,6 +54,8 @@ class Chunk:
     kind: str = "section"
     anchors: list[str] = field(default_factory=list)
     section: str = ""
+    facets: dict[str, list[str]] = field(default_factory=dict)
+    boost: float = 1.0
 
     @property
     def embed_text(self) -> str:
@@ -91,6 +93,10 @@ class PageFacts:
     url: str
     title: str
     section: str = ""
+    facets: dict[str, list[str]] = field(default_factory=dict)
+    """Filterable page meta (`tags` and configured facets), values as strings."""
+    boost: float = 1.0
+    """Ranking weight from page meta `search: {boost: N}`."""
 
 
 def context_line(title: str, path: Sequence[str]) -> str:
@@ -358,6 +364,8 @@ def chunk_sections(sections: list[Section], page: PageFacts, *, sizer: ChunkSize
                     text=body,
                     anchors=list(section.anchors),
                     section=page.section,
+                    facets=page.facets,
+                    boost=page.boost,
                 )
             )
     return chunks
@@ -431,6 +439,8 @@ def page_chunk(sections: list[Section], page: PageFacts, sizer: ChunkSizer) -> C
         kind="page",
         anchors=[first_anchor] if first_anchor else [],
         section=page.section,
+        facets=page.facets,
+        boost=page.boost,
     )
 
 

@@ -70,5 +70,14 @@ class SemanticConfig(base.Config):
     batch_size = c.Type(int, default=32)
     """Chunks embedded per model call."""
 
+    facets = c.ListOfItems(c.Type(str), default=[])
+    """Page meta keys readers can filter on, besides `section` and `tags` (e.g. `[version]`)."""
+
+    top_k = c.Type(int, default=10)
+    """Results a search returns unless the reader asks for another number (1-1000)."""
+
+    min_score = c.Optional(c.Type(float))
+    """Drop vector matches below this cosine similarity (off by default; see the docs)."""
+
     model = c.SubConfig(ModelConfig)
     """The embedding model; see `ModelConfig`."""

@@ -34,6 +34,8 @@ class IndexOptions:
     dtype: str = "i8"
     threads: int = 0
     batch_size: int = 32
+    search: tuple[tuple[str, object], ...] = ()
+    """Search defaults written into the manifest (top_k, min_score)."""
 
 
 @dataclass
@@ -148,7 +150,8 @@ class Indexer:
         started = time.perf_counter()
         vectors, embedded = self.vectors(chunks)
         manifest = write_bundle(out, chunks=chunks, stored=quantize(vectors, self.options.dtype),
-                                spec=self.spec, model_sha256=self.spec.sha256)
+                                spec=self.spec, search=dict(self.options.search),
+                                model_sha256=self.spec.sha256)
         return stats_of(manifest, pages=pages, chunks=len(chunks), embedded=embedded,
                         seconds=time.perf_counter() - started)
 

@@ -56,6 +56,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             dtype=self.config.dtype,
             threads=self.config.threads,
             batch_size=self.config.batch_size,
+            search=(("top_k", self.config.top_k), ("min_score", self.config.min_score)),
         )
         # Under `mkdocs serve` the same instance sees every rebuild: keep model and cache.
         if self.indexer is None or not self.indexer.matches(spec, options, cache_path):
@@ -75,6 +76,9 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             ("min_tokens", cfg.min_tokens, 0 <= cfg.min_tokens < cfg.max_tokens,
              "at least 0 and below max_tokens"),
             ("batch_size", cfg.batch_size, cfg.batch_size >= 1, "at least 1"),
+            ("top_k", cfg.top_k, 1 <= cfg.top_k <= 1000, "between 1 and 1000"),
+            ("min_score", cfg.min_score, cfg.min_score is None or -1 <= cfg.min_score <= 1,
+             "a cosine similarity between -1 and 1, or unset"),
             ("threads", cfg.threads, cfg.threads >= 0, "0 (automatic) or more"),
             ("bundle_dir", cfg.bundle_dir, _is_inner_folder(cfg.bundle_dir),
              "a relative folder inside site_dir, such as 'semantic'"),
@@ -142,12 +146,24 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             self.page_chunks.pop(src, None)
             return html
         facts = PageFacts(url=page.url, title=page.title or page.file.name,
-                          section=top_section(page))
+                          section=top_section(page), facets=self._facets(page.meta),
+                          boost=search_boost(page.meta))
         try:
             self.page_chunks[src] = self.indexer.chunk(html, facts)
         except ValueError as exc:
             raise PluginError(f"semantic: cannot chunk {src}: {exc}") from exc
         return html
+
+    def _facets(self, meta: dict) -> dict[str, list[str]]:
+        """`tags` and the configured facet keys of a page, as lists of strings."""
+        facets = {}
+        for key in ["tags", *self.config.facets]:
+            value = meta.get(key)
+            if value is None or value == [] or value == "":
+                continue
+            values = value if isinstance(value, list) else [value]
+            facets[key] = [str(v) for v in values]
+        return facets
 
     def _excluded(self, page) -> bool:
         meta = page.meta.get("search")
@@ -169,6 +185,18 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             option = "model.dim" if "model.dim" in str(exc) else "model.path"
             raise PluginError(f"semantic: option '{option}': {exc}") from exc
         log.info(self.last_build.summary())
+
+
+def search_boost(meta: dict) -> float:
+    """Material's page meta `search: {boost: N}`; 1 when absent or not a positive number."""
+    search = meta.get("search")
+    boost = search.get("boost") if isinstance(search, dict) else None
+    try:
+        value = float(boost) if boost is not None else 1.0
+    except (TypeError, ValueError):
+        log.warning("semantic: ignoring search.boost %r: it must be a positive number", boost)
+        return 1.0
+    return value if value > 0 else 1.0
 
 
 def top_section(page) -> str:

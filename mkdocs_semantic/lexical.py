@@ -1,0 +1,172 @@
+"""Keyword search: a code-aware analyzer and a compact BM25 index written into the bundle.
+
+BM25 (Lucene variant, k1=1.2, b=0.75) is computed at build time by bm25s over
+field-weighted token lists (a term in a heading counts three times, in the page
+title twice). The bundle stores, per term, its postings with the BM25 score
+quantized to 1-255 under one scale; a query's score is the integer sum of its
+terms' stored scores, so every reader (Python, JavaScript) ranks identically.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+LEXICAL_VERSION = 1
+K1 = 1.2
+B = 0.75
+FIELD_WEIGHTS = {"title": 2, "heading": 3, "body": 1}
+MAX_QUANTUM = 255
+
+# A token starts and ends with a letter, digit or underscore and may hold . : - inside:
+# `response_model_exclude_unset`, `fastapi.responses.JSONResponse`, `log-level`.
+# (JavaScript: /[\p{L}\p{N}_](?:[\p{L}\p{N}_.:-]*[\p{L}\p{N}_])?/gu)
+TOKEN = re.compile(r"\w(?:[\w.:\-]*\w)?")
+SEPARATORS = re.compile(r"[._:\-]+")
+# CamelCase parts: HTTPException -> HTTP, Exception; getJSONData -> get, JSON, Data.
+CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+ASCII_ALNUM = re.compile(r"^[A-Za-z0-9]+$")
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each
+    few for from further had has have having he her here hers herself him himself his how
+    i if in into is it its itself just me more most my myself no nor not of off on once
+    only or other our ours ourselves out over own same she should so some such than that
+    the their theirs them themselves then there these they this those through to too under
+    until up very was we were what when where which while who whom why will with would you
+    your yours yourself yourselves""".split()
+)
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    return _stemmer().stemWord(word)
+
+
+def split_parts(token: str) -> list[str]:
+    """Parts of an identifier: at . _ : - and at CamelCase boundaries (ASCII only)."""
+    parts: list[str] = []
+    for piece in SEPARATORS.split(token):
+        if not piece:
+            continue
+        if ASCII_ALNUM.match(piece):
+            parts.extend(CAMEL.findall(piece) or [piece])
+        else:
+            parts.append(piece)
+    return parts
+
+
+def analyze(text: str) -> list[str]:
+    """Text -> index terms. A compound identifier yields itself whole (lowercased, not
+    stemmed) and its stemmed parts; a plain word yields its stem unless a stop word."""
+    terms: list[str] = []
+    for match in TOKEN.finditer(text):
+        raw = match.group()
+        parts = split_parts(raw)
+        if len(parts) > 1:
+            terms.append(raw.lower())
+            words: Sequence[str] = [p.lower() for p in parts]
+        else:
+            words = [raw.lower()]
+        terms.extend(stem(w) for w in words if w not in STOPWORDS)
+    return terms
+
+
+@dataclass(frozen=True)
+class LexicalFields:
+    """The text of one chunk, by field."""
+
+    title: str
+    heading: str
+    body: str
+
+    def weighted_terms(self) -> list[str]:
+        terms: list[str] = []
+        for name, text in (("title", self.title), ("heading", self.heading),
+                           ("body", self.body)):
+            terms.extend(analyze(text) * FIELD_WEIGHTS[name])
+        return terms
+
+
+@dataclass
+class LexicalIndex:
+    """Term -> (chunk ids ascending, quantized BM25 scores)."""
+
+    count: int
+    scale: float
+    postings: dict[str, tuple[np.ndarray, np.ndarray]]
+
+    @classmethod
+    def build(cls, documents: Sequence[LexicalFields]) -> LexicalIndex:
+        import bm25s
+
+        corpus = [doc.weighted_terms() for doc in documents]
+        if not any(corpus):
+            return cls(count=len(corpus), scale=1.0, postings={})
+        retriever = bm25s.BM25(k1=K1, b=B, method="lucene")
+        retriever.index(corpus, show_progress=False)
+        data = np.asarray(retriever.scores["data"], dtype=np.float64)
+        indices = np.asarray(retriever.scores["indices"], dtype=np.int64)
+        indptr = np.asarray(retriever.scores["indptr"], dtype=np.int64)
+        peak = float(data.max()) if data.size else 0.0
+        scale = MAX_QUANTUM / peak if peak > 0 else 1.0
+        postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for term, column in retriever.vocab_dict.items():
+            if not term or column + 1 >= len(indptr):
+                continue  # bm25s's placeholder for empty documents
+            start, end = indptr[column], indptr[column + 1]
+            order = np.argsort(indices[start:end], kind="stable")
+            docs = indices[start:end][order]
+            quanta = np.clip(np.rint(data[start:end][order] * scale), 1, MAX_QUANTUM)
+            postings[term] = (docs.astype(np.int32), quanta.astype(np.int32))
+        return cls(count=len(corpus), scale=scale, postings=postings)
+
+    def scores(self, query: str) -> np.ndarray:
+        """Quantized BM25 of every chunk for `query` (integers, as float64)."""
+        total = np.zeros(self.count, dtype=np.int64)
+        for term in dict.fromkeys(analyze(query)):
+            hit = self.postings.get(term)
+            if hit is not None:
+                total[hit[0]] += hit[1]
+        return total.astype(np.float64)
+
+    def to_json(self) -> dict:
+        """Terms sorted; each posting list flattened as [doc delta, score, ...]."""
+        terms = sorted(self.postings)
+        flat = []
+        for term in terms:
+            docs, quanta = self.postings[term]
+            deltas = np.diff(docs, prepend=0)
+            flat.append(np.stack([deltas, quanta], axis=1).ravel().tolist())
+        return {
+            "version": LEXICAL_VERSION,
+            "count": self.count,
+            "scale": self.scale,
+            "stopwords": sorted(STOPWORDS),
+            "terms": terms,
+            "postings": flat,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> LexicalIndex:
+        if data.get("version") != LEXICAL_VERSION:
+            raise ValueError(f"lexical index version {data.get('version')!r}, expected "
+                             f"{LEXICAL_VERSION}")
+        postings = {}
+        for term, flat in zip(data["terms"], data["postings"], strict=True):
+            pairs = np.asarray(flat, dtype=np.int64).reshape(-1, 2)
+            postings[term] = (np.cumsum(pairs[:, 0]).astype(np.int32),
+                              pairs[:, 1].astype(np.int32))
+        return cls(count=int(data["count"]), scale=float(data["scale"]), postings=postings)

@@ -1,0 +1,88 @@
+"""The keyword analyzer and the quantized BM25 index, against bm25s as reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mkdocs_semantic.lexical import LexicalFields, LexicalIndex, analyze, split_parts
+
+
+@pytest.mark.parametrize(
+    "text, whole, parts",
+    [
+        ("response_model_exclude_unset", "response_model_exclude_unset",
+         ["respons", "model", "exclud", "unset"]),
+        ("HTTPException", "httpexception", ["http", "except"]),
+        ("fastapi.responses.JSONResponse", "fastapi.responses.jsonresponse",
+         ["fastapi", "respons", "json"]),
+        ("uvicorn main:app --log-level debug", "log-level", ["log", "level", "debug"]),
+    ],
+)
+def test_identifiers_are_findable_whole_and_by_parts(text, whole, parts):
+    terms = analyze(text)
+    assert whole in terms
+    assert set(parts) <= set(terms)
+
+
+def test_words_are_stemmed_and_stop_words_dropped():
+    assert analyze("The caching of cached responses") == ["cach", "cach", "respons"]
+    assert analyze("what is it") == []
+
+
+def test_camel_case_and_digits():
+    assert split_parts("getJSONData2") == ["get", "JSON", "Data", "2"]
+    assert split_parts("v0.95.1") == ["v", "0", "95", "1"]
+
+
+def test_non_ascii_text_is_kept():
+    assert analyze("東京 Café") == ["東京", "café"]
+
+
+CORPUS = [
+    "Background tasks run after the response is sent, like sending an email.",
+    "Declare cookie parameters with Cookie, the same way as Query parameters.",
+    "Raise HTTPException to return an error response with a status code.",
+    "Use response_model_exclude_unset to leave out default values from the response.",
+    "CORS middleware lets a frontend on another origin call your API.",
+    "Dependencies with yield run code after the response, such as closing a session.",
+    "Upload files with UploadFile; large files are spooled to disk.",
+    "Path parameters are declared in the path string, like item_id.",
+]
+
+
+def test_quantized_scores_match_bm25s_within_quantization_error():
+    import bm25s
+
+    index = LexicalIndex.build([LexicalFields(title="", heading="", body=t) for t in CORPUS])
+    reference = bm25s.BM25(k1=1.2, b=0.75, method="lucene")
+    reference.index([analyze(t) for t in CORPUS], show_progress=False)
+    for query in ["response email", "HTTPException status", "cookie", "files disk upload"]:
+        terms = list(dict.fromkeys(t for t in analyze(query) if t in reference.vocab_dict))
+        expected = reference.get_scores(terms)
+        ours = index.scores(query) / index.scale
+        assert np.abs(ours - expected).max() <= 0.5 * len(terms) / index.scale + 1e-6
+        top_expected = np.lexsort((np.arange(len(CORPUS)), -expected))[:3]
+        top_ours = np.lexsort((np.arange(len(CORPUS)), -ours))[:3]
+        assert top_ours[0] == top_expected[0]
+
+
+def test_headings_and_titles_weigh_more_than_body():
+    docs = [
+        LexicalFields(title="Guide", heading="Caching", body="Other words entirely here."),
+        LexicalFields(title="Guide", heading="Other", body="Caching is mentioned in passing."),
+    ]
+    scores = LexicalIndex.build(docs).scores("caching")
+    assert scores[0] > scores[1] > 0
+
+
+def test_json_round_trip_keeps_every_score():
+    index = LexicalIndex.build([LexicalFields(title="", heading="", body=t) for t in CORPUS])
+    again = LexicalIndex.from_json(index.to_json())
+    for query in ["response", "UploadFile disk", "nothing matches zzz"]:
+        np.testing.assert_array_equal(again.scores(query), index.scores(query))
+
+
+def test_unknown_version_is_refused():
+    with pytest.raises(ValueError, match="lexical index version 9"):
+        LexicalIndex.from_json({"version": 9})
