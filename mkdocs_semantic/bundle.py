@@ -32,6 +32,7 @@ import numpy as np
 from . import __version__
 from .chunking import Chunk
 from .embedding import ModelSpec, sha256_file
+from .files import atomic_write
 from .lexical import LexicalFields, LexicalIndex
 from .native import usearch_index_class
 from .quantize import Quantized
@@ -149,7 +150,7 @@ def _hashed_name(stem: str, suffix: str, digest: str) -> str:
 def _write_payload(out: Path, stem: str, suffix: str, data: bytes) -> FileEntry:
     digest = hashlib.sha256(data).hexdigest()
     name = _hashed_name(stem, suffix, digest)
-    _atomic_write(out / name, data)
+    atomic_write(out / name, data, shared=True)
     return FileEntry(name=name, bytes=len(data), sha256=digest)
 
 
@@ -160,25 +161,6 @@ def _copy_payload(out: Path, stem: str, source: Path, digest: str | None = None)
     if not (target.exists() and target.stat().st_size == source.stat().st_size):
         shutil.copyfile(source, target)
     return FileEntry(name=name, bytes=source.stat().st_size, sha256=digest)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        # mkstemp makes 0600 files; a web server running as another user must read them.
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _json_bytes(data: object) -> bytes:
@@ -242,7 +224,8 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         files=files,
         search={**DEFAULT_SEARCH, **(search or {}), "filters": filter_keys(chunks)},
     )
-    _atomic_write(out / MANIFEST, json.dumps(manifest.to_json(), indent=1).encode("utf-8"))
+    atomic_write(out / MANIFEST, json.dumps(manifest.to_json(), indent=1).encode("utf-8"),
+                 shared=True)
     keep = {entry.name for entry in files.values()}
     for old in out.iterdir():
         if _HASHED_NAME.match(old.name) and old.name not in keep:

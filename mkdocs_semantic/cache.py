@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import io
+import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from .files import atomic_write
 
 CACHE_VERSION = 1
 KEY_BYTES = 32
@@ -76,18 +78,67 @@ class EmbeddingCache:
         keys = np.frombuffer(b"".join(keep), dtype=np.uint8).reshape(len(keep), KEY_BYTES)
         vectors = (np.stack([self.vectors[k] for k in keep]) if keep
                    else np.zeros((0, dim), dtype=np.float32))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".embeddings-", suffix=".npz", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, version=np.array(CACHE_VERSION),
-                         fingerprint=np.array(self.fingerprint),
-                         keys=keys, vectors=vectors.astype(np.float32))
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        buffer = io.BytesIO()
+        np.savez(buffer, version=np.array(CACHE_VERSION),
+                 fingerprint=np.array(self.fingerprint),
+                 keys=keys, vectors=vectors.astype(np.float32))
+        atomic_write(self.path, buffer.getvalue())
 
     def start_build(self) -> None:
         """Forget which vectors were used, before a (re)build."""
         self.used = set()
+
+
+class ChunkCache:
+    """Rendered page HTML (plus page facts and options) -> its chunks, persisted as JSON.
+
+    A rebuild re-renders every page; only pages whose HTML changed are parsed and
+    chunked again. Unreadable or foreign files are replaced, with a warning.
+    """
+
+    def __init__(self, path: Path | None, *, fingerprint: str) -> None:
+        self.path = path
+        self.fingerprint = fingerprint
+        self.pages: dict[str, list[dict]] = {}
+        self.used: set[str] = set()
+        if path is not None and path.exists():
+            self._load(path)
+
+    def _load(self, path: Path) -> None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("version") != CACHE_VERSION or data.get("fingerprint") != self.fingerprint:
+                return
+            pages = data["pages"]
+            if not isinstance(pages, dict):
+                raise ValueError("pages is not a mapping")
+        except (OSError, ValueError, KeyError, AttributeError) as exc:
+            log.warning("semantic: ignoring unreadable chunk cache %s (%s); starting a fresh "
+                        "one", path, exc)
+            return
+        self.pages = pages
+
+    @staticmethod
+    def key(*parts: str) -> str:
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+    def get(self, key: str) -> list[dict] | None:
+        rows = self.pages.get(key)
+        if rows is not None:
+            self.used.add(key)
+        return rows
+
+    def put(self, key: str, rows: list[dict]) -> None:
+        self.pages[key] = rows
+        self.used.add(key)
+
+    def start_build(self) -> None:
+        self.used = set()
+
+    def save(self) -> None:
+        """Write atomically, keeping only the pages the last build used."""
+        if self.path is None:
+            return
+        data = {"version": CACHE_VERSION, "fingerprint": self.fingerprint,
+                "pages": {k: v for k, v in self.pages.items() if k in self.used}}
+        atomic_write(self.path, json.dumps(data, ensure_ascii=False).encode("utf-8"))

@@ -22,6 +22,8 @@ class TokenCounter(Protocol):
     def token_ends(self, text: str) -> list[int]:
         """Character offset where each (non-special) token of `text` ends."""
 
+CHUNKING_VERSION = 1
+"""Bump whenever the same HTML would chunk differently: cached chunks are then dropped."""
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 # Elements whose text is never content: theme chrome, permalinks, scripts.
 DROP_TAGS = {"script", "style", "noscript", "template", "nav", "svg", "button"}

@@ -5,19 +5,20 @@ Used by the MkDocs plugin and by `mkdocs-semantic index` for any static site.
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .bundle import Manifest, write_bundle
-from .cache import EmbeddingCache, cache_key
-from .chunking import Chunk, PageFacts, chunk_page
-from .embedding import ModelSpec, OnnxEmbedder, TokenCounter
+from .cache import ChunkCache, EmbeddingCache, cache_key
+from .chunking import CHUNKING_VERSION, Chunk, PageFacts, chunk_page
+from .embedding import ModelSpec, OnnxEmbedder, TokenCounter, sha256_file
 from .quantize import quantize
 
 log = logging.getLogger("mkdocs.plugins.semantic")
@@ -82,7 +83,13 @@ class Indexer:
         self.options = options
         self.counter = TokenCounter(spec.tokenizer_path)
         self.cache = EmbeddingCache(cache_path, fingerprint=model_fingerprint(spec))
+        self.chunk_cache = ChunkCache(
+            cache_path.with_name("chunks.json") if cache_path else None,
+            fingerprint=f"{CHUNKING_VERSION}|{sha256_file(spec.tokenizer_path)}",
+        )
         self._embedder: OnnxEmbedder | None = None
+        self.pages_chunked = 0
+        """Pages parsed and chunked since `start_build` (the rest came from the cache)."""
 
     def matches(self, spec: ModelSpec, options: IndexOptions, cache_path: Path | None) -> bool:
         return (spec, options, cache_path) == (self.spec, self.options, self.cache.path)
@@ -94,9 +101,24 @@ class Indexer:
         return self.options.max_tokens - (self.counter([prefix])[0] - 2 if prefix else 0)
 
     def chunk(self, html: str, page: PageFacts) -> list[Chunk]:
-        return chunk_page(html, page, count=self.counter, max_tokens=self.chunk_budget,
-                          min_tokens=self.options.min_tokens,
-                          heading_levels=self.options.heading_levels)
+        """The page's chunks; unchanged pages come from the chunk cache unparsed."""
+        budget = self.chunk_budget
+        key = ChunkCache.key(html, json.dumps(asdict(page), sort_keys=True),
+                             f"{budget}|{self.options.min_tokens}|{self.options.heading_levels}")
+        cached = self.chunk_cache.get(key)
+        if cached is not None:
+            return [Chunk(**row) for row in cached]
+        chunks = chunk_page(html, page, count=self.counter, max_tokens=budget,
+                            min_tokens=self.options.min_tokens,
+                            heading_levels=self.options.heading_levels)
+        self.pages_chunked += 1
+        self.chunk_cache.put(key, [asdict(c) for c in chunks])
+        return chunks
+
+    def start_build(self) -> None:
+        """Call before the pages of a (re)build are chunked."""
+        self.chunk_cache.start_build()
+        self.pages_chunked = 0
 
     @property
     def embedder(self) -> OnnxEmbedder:
@@ -149,6 +171,10 @@ class Indexer:
         """Embed what the cache lacks and write the bundle into `out`."""
         started = time.perf_counter()
         vectors, embedded = self.vectors(chunks)
+        try:
+            self.chunk_cache.save()
+        except OSError as exc:
+            log.warning("semantic: could not save the chunk cache (%s)", exc)
         manifest = write_bundle(out, chunks=chunks, stored=quantize(vectors, self.options.dtype),
                                 spec=self.spec, search=dict(self.options.search),
                                 model_sha256=self.spec.sha256)

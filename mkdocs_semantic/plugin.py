@@ -136,6 +136,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         if not self.config.enabled:
             return
         self.page_order = [f.src_uri for f in files.documentation_pages()]
+        self.indexer.start_build()
         return files
 
     def on_page_content(self, html, *, page, config, files):

@@ -81,18 +81,32 @@ def test_build_writes_a_bundle_that_answers_paraphrases(site):
     assert searcher.search("read a value the browser sent in a biscuit")[0].url == "cookies/"
 
 
-def test_rebuild_with_nothing_changed_embeds_nothing(site):
-    first = site.build().last_build
-    again = site.build().last_build
-    assert again.embedded == 0 and again.reused == first.chunks
+def test_rebuild_with_nothing_changed_embeds_nothing_and_parses_nothing(site):
+    first = site.build()
+    assert first.indexer.pages_chunked == 3
+    chunks_before = read_bundle(site.site).chunks
+    again = site.build()
+    assert again.last_build.embedded == 0
+    assert again.last_build.reused == first.last_build.chunks
+    assert again.indexer.pages_chunked == 0
+    assert read_bundle(site.site).chunks == chunks_before
+
+
+def test_corrupt_chunk_cache_warns_and_the_build_succeeds(site, caplog):
+    site.build()
+    (site.root / ".cache" / "plugin" / "semantic" / "chunks.json").write_text("{oops")
+    with caplog.at_level(logging.WARNING):
+        plugin = site.build()
+    assert "unreadable chunk cache" in caplog.text
+    assert plugin.indexer.pages_chunked == 3 and plugin.last_build.embedded == 0
 
 
 def test_editing_one_section_re_embeds_only_that_section(site):
     site.build()
     site.write("cookies.md", COOKIES.replace("then declare the parameter with a default",
                                              "then declare the parameter with None as default"))
-    stats = site.build().last_build
-    assert stats.embedded == 1
+    plugin = site.build()
+    assert plugin.last_build.embedded == 1 and plugin.indexer.pages_chunked == 1
     bundle = read_bundle(site.site)
     assert any("None as default" in c.text for c in bundle.chunks)
 
