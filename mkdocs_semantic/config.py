@@ -81,3 +81,7 @@ class SemanticConfig(base.Config):
 
     model = c.SubConfig(ModelConfig)
     """The embedding model; see `ModelConfig`."""
+
+    ui = c.Choice(("auto", "dialog", "none"), default="auto")
+    """Browser search UI: `auto` takes over the `mkdocs`/`material` theme's search box (else a
+    dialog on `/` and Ctrl-K), `dialog` always uses the dialog, `none` ships only the client."""

@@ -2,9 +2,10 @@
 
 BM25 (Lucene variant, k1=1.2, b=0.75) is computed at build time by bm25s over
 field-weighted token lists (a term in a heading counts three times, in the page
-title twice). Words are stemmed with Snowball's Porter stemmer. The bundle stores, per term, its postings with the BM25 score
-quantized to 1-255 under one scale; a query's score is the integer sum of its
-terms' stored scores, so every reader (Python, JavaScript) ranks identically.
+title twice); words are stemmed with Snowball's Porter stemmer. The bundle stores,
+per term, its postings with the BM25 score quantized to 1-255 under one scale; a
+query's score is the integer sum of its terms' stored scores, so every reader
+(Python, JavaScript) ranks identically.
 """
 
 from __future__ import annotations

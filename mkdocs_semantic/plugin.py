@@ -9,6 +9,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 
+from . import client
 from .chunking import Chunk, PageFacts
 from .config import SemanticConfig
 from .embedding import (
@@ -36,6 +37,8 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         self.page_chunks: dict[str, list[Chunk]] = {}
         self._verified: set[Path] = set()
         self.last_build: BuildStats | None = None
+        self.client: client.ClientAssets | None = None
+        self.ui = "none"
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.is_serve = command == "serve"
@@ -62,7 +65,18 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         if self.indexer is None or not self.indexer.matches(spec, options, cache_path):
             self.indexer = Indexer(spec, options, cache_path=cache_path)
             self.page_chunks = {}
+        self._setup_client(config)
         return config
+
+    def _setup_client(self, config) -> None:
+        """Find the built browser client (failing now, not after embedding) and pick the UI."""
+        try:
+            self.client = client.ClientAssets.load()
+        except client.ClientError as exc:
+            raise PluginError(f"semantic: {exc}") from exc
+        self.ui = client.choose_ui(self.config.ui, theme=config.theme.name,
+                                   has_search_box=any(name.split("/")[-1] == "search"
+                                                      for name in config.plugins))
 
     def _validate_options(self) -> None:
         cfg = self.config
@@ -166,6 +180,15 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             facets[key] = [str(v) for v in values]
         return facets
 
+    def on_post_page(self, output, *, page, config):
+        if not self.config.enabled:
+            return output
+        where = {"page_url": page.url, "bundle_dir": self.config.bundle_dir,
+                 "assets": self.client}
+        if self.ui == "material":
+            output = client.point_material_search(output, client.material_worker_url(**where))
+        return client.add_to_head(output, client.page_tags(**where, ui=self.ui))
+
     def _excluded(self, page) -> bool:
         meta = page.meta.get("search")
         if isinstance(meta, dict) and meta.get("exclude"):
@@ -186,6 +209,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             option = "model.dim" if "model.dim" in str(exc) else "model.path"
             raise PluginError(f"semantic: option '{option}': {exc}") from exc
         log.info(self.last_build.summary())
+        self.client.install(Path(config.site_dir), self.config.bundle_dir)
 
 
 def search_boost(meta: dict) -> float:

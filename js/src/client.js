@@ -1,0 +1,93 @@
+// Main-thread side of the client: owns the worker, numbers requests, resolves URLs.
+
+export class SemanticSearch {
+  /**
+   * `manifest`: URL of the bundle's manifest.json. `siteRoot`: URL that page URLs in
+   * the bundle are relative to (default: the folder above the bundle folder).
+   * `onProgress({phase, loaded, total})`: model download progress.
+   */
+  constructor({ manifest, siteRoot, onProgress = () => {} }) {
+    if (!manifest) throw new Error("semantic search needs the URL of the bundle's manifest.json");
+    this.manifestUrl = new URL(manifest, document.baseURI).href;
+    this.siteRoot = new URL(siteRoot ?? "../", siteRoot ? document.baseURI : this.manifestUrl).href;
+    this.onProgress = onProgress;
+    this.worker = null;
+    this.pending = new Map();
+    this.nextId = 1;
+    this.ready = null;
+  }
+
+  #start() {
+    if (this.worker) return;
+    this.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+    this.worker.onmessage = ({ data }) => this.#receive(data);
+    this.worker.onerror = (event) => {
+      event.preventDefault();
+      this.#failAll(`the search worker failed to start (${event.message || "script error"})`);
+    };
+    this.#call("init", { manifestUrl: this.manifestUrl });
+  }
+
+  #receive(data) {
+    if (data.type === "progress") {
+      this.onProgress(data);
+      return;
+    }
+    const request = this.pending.get(data.id);
+    if (!request) return;
+    this.pending.delete(data.id);
+    if (data.type === "done") request.resolve(data.value);
+    else request.reject(new Error(data.message));
+  }
+
+  #failAll(message) {
+    for (const request of this.pending.values()) request.reject(new Error(message));
+    this.pending.clear();
+    this.ready = null;
+  }
+
+  #call(type, payload = {}) {
+    this.#start();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, type, ...payload });
+    });
+  }
+
+  /** Starts downloading the model and index; resolves when search is ready. */
+  preload() {
+    this.ready ??= this.#call("load").catch((error) => {
+      this.ready = null;
+      throw error;
+    });
+    return this.ready;
+  }
+
+  /**
+   * Best sections for `query`: `[{url, page, anchor, title, path, section, excerpt,
+   * score, kind, id}]`. `topK` defaults to the site's `top_k` option.
+   */
+  async search(query, { topK, filters } = {}) {
+    await this.preload();
+    const hits = await this.#call("search", { query, options: { topK, filters } });
+    return hits.map((hit) => this.#result(hit));
+  }
+
+  /** The query's vector (Float32Array), as the bundle's model embeds it. */
+  async embed(query) {
+    await this.preload();
+    return Float32Array.from(await this.#call("embed", { query }));
+  }
+
+  #result(hit) {
+    const page = new URL(hit.url, this.siteRoot).href;
+    return { ...hit, page, url: hit.anchor ? `${page}#${hit.anchor}` : page };
+  }
+
+  destroy() {
+    this.worker?.terminate();
+    this.worker = null;
+    this.#failAll("semantic search was shut down");
+  }
+}

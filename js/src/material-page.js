@@ -1,0 +1,19 @@
+// Material for MkDocs renders our results itself (material-worker.js speaks its
+// search worker protocol). The worker cannot reach the page, so it announces
+// download progress and errors on a BroadcastChannel; this shows them in Material's
+// result summary line while the query they belong to (the worker's latest, which may
+// trail the typing) begins the text in this page's search box.
+
+export const CHANNEL = "mkdocs-semantic-search";
+
+export function attachMaterialStatus() {
+  const channel = new BroadcastChannel(CHANNEL);
+  channel.onmessage = ({ data }) => {
+    const input = document.querySelector("input[data-md-component=search-query]");
+    const meta = document.querySelector(".md-search-result__meta");
+    if (!input || !meta || !data.query || !input.value.startsWith(data.query)) return;
+    meta.textContent = data.text;
+    meta.classList.toggle("semantic-error", data.type === "error");
+  };
+  return () => channel.close();
+}

@@ -1,0 +1,64 @@
+// A search worker for Material for MkDocs, speaking its protocol (SETUP, READY,
+// QUERY, RESULT; see integrations/search/worker/message in Material's source), so
+// Material's own result list, highlighting and keyboard handling show our results.
+// Built as a classic script: Material starts its worker with `new Worker(url)`.
+// The plugin points Material's `__config.search` here, with `?manifest=<url>`.
+
+import { CHANNEL } from "./material-page.js";
+
+const SETUP = 0;
+const READY = 1;
+const QUERY = 2;
+const RESULT = 3;
+
+const here = new URL(self.location.href);
+const manifestUrl = new URL(here.searchParams.get("manifest") ?? "manifest.json", here).href;
+const channel = new BroadcastChannel(CHANNEL);
+let search = null; // loaded on the first query that is not empty
+let latest = null; // the newest query not yet answered
+let current = null; // the query being answered
+let busy = false;
+
+function announce(type, text) {
+  channel.postMessage({ type, text, query: latest ?? current });
+}
+
+self.onmessage = ({ data }) => {
+  if (data.type === SETUP) {
+    // data.data.docs is Material's keyword index: unused until hybrid search.
+    self.postMessage({ type: READY });
+  } else if (data.type === QUERY) {
+    latest = data.data;
+    if (!busy) drain();
+  }
+};
+
+async function answer(query) {
+  if (!query.trim()) return [];
+  if (!search) {
+    const { createSearch } = await import("./material-search.js");
+    search = createSearch({
+      manifestUrl,
+      workerUrl: here.href,
+      onProgress: (text) => announce("progress", text),
+    });
+  }
+  return search(query);
+}
+
+async function drain() {
+  busy = true;
+  while (latest !== null) {
+    current = latest;
+    latest = null;
+    let items;
+    try {
+      items = await answer(current);
+    } catch (error) {
+      announce("error", `Semantic search is unavailable: ${error.message}`);
+      continue;
+    }
+    if (latest === null) self.postMessage({ type: RESULT, data: { items } });
+  }
+  busy = false;
+}

@@ -1,0 +1,44 @@
+// Public API of the browser client (an ES module):
+//
+//   import * as semantic from ".../semantic.js";
+//   semantic.init({ manifest: "/semantic/manifest.json" }); // optional on built pages
+//   const results = await semantic.search("run code at startup", { topK: 5 });
+//
+// Nothing is downloaded before `preload()` or the first `search()`.
+
+import { SemanticSearch } from "./client.js";
+
+export { SemanticSearch };
+
+let current = null;
+
+/** Where the built pages say the bundle is: `<meta name="semantic-search" content=...>`. */
+export function pageOptions(doc = document) {
+  const meta = doc.querySelector('meta[name="semantic-search"]');
+  if (!meta) return {};
+  return {
+    manifest: new URL(meta.content, doc.baseURI).href,
+    siteRoot: new URL(meta.dataset.siteRoot ?? "../", doc.baseURI).href,
+    ui: meta.dataset.ui,
+  };
+}
+
+/** Sets the bundle to search (`manifest`, `siteRoot`) and `onProgress`; downloads nothing. */
+export function init(options = {}) {
+  current?.destroy();
+  current = new SemanticSearch({ ...pageOptions(), ...options });
+  return current;
+}
+
+function client() {
+  return current ?? init();
+}
+
+export const preload = () => client().preload();
+export const search = (query, options) => client().search(query, options);
+export const embed = (query) => client().embed(query);
+
+export function destroy() {
+  current?.destroy();
+  current = null;
+}

@@ -1,0 +1,55 @@
+// Themes without a search box of their own: a <dialog> opened with "/" or Ctrl-K
+// (Cmd-K on macOS), or by clicking any element with a data-semantic-search attribute.
+
+import { SearchBox } from "./search-box.js";
+
+function isTyping(target) {
+  return target instanceof HTMLElement &&
+    (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+}
+
+export function attachDialog(client) {
+  const dialog = document.createElement("dialog");
+  dialog.className = "semantic-dialog";
+  dialog.setAttribute("aria-label", "Search");
+  const input = document.createElement("input");
+  input.type = "search";
+  input.className = "semantic-input";
+  input.placeholder = "Search the docs by meaning";
+  input.setAttribute("aria-label", "Search");
+  const output = document.createElement("div");
+  output.className = "semantic-output";
+  dialog.append(input, output);
+  document.body.append(dialog);
+
+  const open = () => {
+    if (!dialog.open) dialog.showModal();
+    input.focus();
+    input.select();
+  };
+  const onKey = (event) => {
+    const ctrlK = (event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k";
+    if (ctrlK || (event.key === "/" && !isTyping(event.target))) {
+      event.preventDefault();
+      open();
+    }
+  };
+  const onClick = (event) => {
+    if (event.target.closest?.("[data-semantic-search]")) {
+      event.preventDefault();
+      open();
+    } else if (event.target === dialog) {
+      dialog.close(); // a click on the backdrop
+    }
+  };
+  document.addEventListener("keydown", onKey);
+  document.addEventListener("click", onClick);
+  // Esc closes a modal <dialog> natively.
+  const box = new SearchBox({ client, input, output, onPick: () => dialog.close() });
+  return () => {
+    document.removeEventListener("keydown", onKey);
+    document.removeEventListener("click", onClick);
+    box.destroy();
+    dialog.remove();
+  };
+}

@@ -1,0 +1,146 @@
+"""The browser client: its built files, copying them into a site, wiring them into pages.
+
+`js/` builds the client into `assets/` (`npm run build`), with `client.json`
+naming the files and a hash of them all. A build copies them to
+`<site>/<bundle_dir>/client/<hash>/`, so browsers may cache them forever, writes
+`<bundle_dir>/semantic.js`, a stable entry point for the JavaScript API, and adds
+to every page a `<meta name="semantic-search">` (where the manifest and the site
+root are, relative to the page) and the module script that reads it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import posixpath
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+ASSETS = Path(__file__).parent / "assets"
+CLIENT_JSON = "client.json"
+CLIENT_FOLDER = "client"
+API_ENTRY = "semantic.js"
+UI_CHOICES = ("auto", "dialog", "none")
+_HEAD_END = re.compile(r"</head\s*>", re.IGNORECASE)
+_MATERIAL_CONFIG = re.compile(
+    r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL
+)
+
+
+class ClientError(RuntimeError):
+    """The built client is missing or incomplete; the message says how to build it."""
+
+
+@dataclass(frozen=True)
+class ClientAssets:
+    """The built client files in the package."""
+
+    root: Path
+    hash: str
+    files: tuple[str, ...]
+
+    @classmethod
+    def load(cls, root: Path = ASSETS) -> ClientAssets:
+        listing = root / CLIENT_JSON
+        try:
+            data = json.loads(listing.read_text(encoding="utf-8"))
+            assets = cls(root=root, hash=str(data["hash"]), files=tuple(data["files"]))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ClientError(
+                f"the browser client is not built ({listing} is missing or unreadable: {exc}). "
+                "In a source checkout run `npm ci && npm run build` in js/ (Node.js 20+ with "
+                "npm), or reinstall mkdocs-semantic-search"
+            ) from exc
+        missing = [name for name in assets.files if not (root / name).is_file()]
+        if missing:
+            raise ClientError(
+                f"the browser client in {root} is incomplete (missing {', '.join(missing)}): "
+                "run `npm run build` in js/, or reinstall mkdocs-semantic-search"
+            )
+        return assets
+
+    def folder(self, bundle_dir: str) -> str:
+        """Where the client goes in the site, relative to the site root."""
+        return posixpath.join(bundle_dir.strip("/"), CLIENT_FOLDER, self.hash)
+
+    def install(self, site_dir: Path, bundle_dir: str) -> Path:
+        """Copy the client into the site (unchanged files are kept) and drop older copies."""
+        target = site_dir / self.folder(bundle_dir)
+        target.mkdir(parents=True, exist_ok=True)
+        for name in self.files:
+            source, dest = self.root / name, target / name
+            if not (dest.is_file() and dest.stat().st_size == source.stat().st_size
+                    and dest.stat().st_mtime >= source.stat().st_mtime):
+                shutil.copy2(source, dest)
+        for old in target.parent.iterdir():
+            if old != target and old.is_dir():
+                shutil.rmtree(old)
+        entry = f'export * from "./{CLIENT_FOLDER}/{self.hash}/{API_ENTRY}";\n'
+        (site_dir / bundle_dir / API_ENTRY).write_text(entry, encoding="utf-8")
+        return target
+
+
+def choose_ui(option: str, *, theme: str | None, has_search_box: bool) -> str:
+    """`mkdocs` or `material` (take over the theme's search box), `dialog`, or `none`."""
+    if option != "auto":
+        return option
+    if has_search_box and theme in ("mkdocs", "material"):
+        return theme
+    return "dialog"
+
+
+def relative_url(target: str, page_url: str) -> str:
+    """`target` (relative to the site root) as seen from the page at `page_url`."""
+    page_dir = page_url if page_url.endswith("/") else posixpath.dirname(page_url)
+    rel = posixpath.relpath(target or ".", page_dir.strip("/") or ".")
+    return rel + "/" if target.endswith("/") or not target else rel
+
+
+def page_tags(*, page_url: str, bundle_dir: str, assets: ClientAssets, ui: str) -> str:
+    """What every page gets in its <head>: where the bundle is, and (unless `ui` is
+    `none`) the loader that wires the search box."""
+    manifest = relative_url(posixpath.join(bundle_dir.strip("/"), "manifest.json"), page_url)
+    root = relative_url("", page_url)
+    loader = relative_url(posixpath.join(assets.folder(bundle_dir), "auto.js"), page_url)
+    meta = (f'<meta name="semantic-search" content="{_attr(manifest)}" '
+            f'data-site-root="{_attr(root)}" data-ui="{_attr(ui)}">\n')
+    if ui == "none":
+        return meta
+    return meta + f'<script type="module" src="{_attr(loader)}"></script>\n'
+
+
+def _attr(value: str) -> str:
+    return html.escape(value, quote=True)
+
+
+def add_to_head(page_html: str, tags: str) -> str:
+    match = _HEAD_END.search(page_html)
+    if match is None:
+        return page_html
+    return page_html[: match.start()] + tags + page_html[match.start():]
+
+
+def material_worker_url(*, page_url: str, bundle_dir: str, assets: ClientAssets) -> str:
+    """Material's `__config.search` value: our worker, told where the manifest is."""
+    folder = assets.folder(bundle_dir)
+    manifest = posixpath.relpath(posixpath.join(bundle_dir.strip("/"), "manifest.json"), folder)
+    return relative_url(posixpath.join(folder, "material-worker.js"), page_url) + \
+        f"?manifest={manifest}"
+
+
+def point_material_search(page_html: str, worker_url: str) -> str:
+    """Point Material's search worker (the `search` key of `__config`) at ours."""
+    match = _MATERIAL_CONFIG.search(page_html)
+    if match is None:
+        return page_html
+    try:
+        config = json.loads(match.group(2))
+    except ValueError:
+        return page_html
+    config["search"] = worker_url
+    # Like Jinja's tojson: nothing in the JSON can close the <script> element.
+    text = (json.dumps(config, ensure_ascii=False).replace("<", "\\u003c")
+            .replace(">", "\\u003e").replace("&", "\\u0026"))
+    return page_html[: match.start(2)] + text + page_html[match.end(2):]

@@ -1,0 +1,59 @@
+"""Builds the browser client (js/, with npm) into mkdocs_semantic/assets/ when it is
+missing, so that `pip install .` from a clean clone, and every sdist and wheel, ship a
+working client. All metadata lives in pyproject.toml."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
+
+HERE = Path(__file__).resolve().parent
+JS = HERE / "js"
+ASSETS = HERE / "mkdocs_semantic" / "assets"
+
+
+def client_is_built() -> bool:
+    try:
+        listing = json.loads((ASSETS / "client.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return all((ASSETS / name).is_file() for name in listing.get("files", []))
+
+
+def build_client() -> None:
+    if client_is_built():
+        return
+    if not (JS / "package.json").is_file():
+        raise SystemExit(
+            f"mkdocs-semantic-search: the browser client is not built in {ASSETS} and there is "
+            "no js/ folder to build it from: install from a git checkout or an sdist"
+        )
+    npm = shutil.which("npm")
+    if npm is None:
+        raise SystemExit(
+            "mkdocs-semantic-search: building the browser client needs Node.js 20+ and npm on "
+            "PATH (it runs `npm ci` and `npm run build` in js/); install them, then run pip again"
+        )
+    for args in (["ci", "--no-audit", "--no-fund"], ["run", "build"]):
+        subprocess.run([npm, *args], cwd=JS, check=True)
+
+
+class BuildPyWithClient(build_py):
+    def run(self) -> None:
+        build_client()
+        super().run()
+
+
+class SdistWithClient(sdist):
+    def run(self) -> None:
+        build_client()  # the sdist then carries the built client as package data
+        super().run()
+
+
+setup(cmdclass={"build_py": BuildPyWithClient, "sdist": SdistWithClient})

@@ -1,0 +1,248 @@
+"""The browser client in headless Chromium: the themes' real search boxes on a site
+served under a sub-path, parity with the Python searcher, and page text as text.
+
+Each test drives `js/tools/drive.mjs` (playwright-core with Debian's chromium) and
+asserts on what it reports. The example site is built once per theme per module.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mkdocs.config.defaults import MkDocsConfig
+
+from mkdocs_semantic.search import Searcher
+
+from .conftest import REPO
+
+JS = REPO / "js"
+DRIVER = JS / "tools" / "drive.mjs"
+PREFIX = "/project/"
+PARITY_QUERIES = REPO / "tests" / "fixtures" / "parity_queries.txt"
+
+# Headings written as escaped text: the page shows the markup, it never runs.
+MARKUP_PAGE = """\
+# Markup in headings
+
+## Try &lt;img src=x onerror=alert(1)&gt; here
+
+This section quotes an image tag with an error handler in its heading. Search
+results must show such markup as plain text and never run it.
+"""
+MARKUP_TEXT = "Try <img src=x onerror=alert(1)> here"
+
+QUERIES = [
+    ("why do people put a hash in the filename of their css and js",
+     "cache-busting/#fingerprinted-asset-names"),
+    ("how can my web app keep working without a network connection",
+     "service-workers/#offline-support"),
+]
+MARKUP_QUERY = "a heading that quotes an image tag with an error handler"
+# The mkdocs and readthedocs themes load highlight.js from a CDN, which the test
+# browser cannot reach; their inline `hljs.highlightAll()` then fails.
+CDN_ERRORS = {"hljs is not defined"}
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory) -> dict[str, Path]:
+    """The example site (plus a page with markup in a heading) built with each theme."""
+    if shutil.which("node") is None or not (JS / "node_modules" / "playwright-core").is_dir():
+        pytest.fail("the browser tests need Node.js and js/node_modules: run scripts/setup")
+    root = tmp_path_factory.mktemp("browser")
+    source = root / "source"
+    shutil.copytree(REPO / "example-site", source,
+                    ignore=shutil.ignore_patterns("site", ".cache"))
+    (source / "docs" / "markup.md").write_text(MARKUP_PAGE, encoding="utf-8")
+    base = yaml.safe_load((source / "mkdocs.yml").read_text(encoding="utf-8"))
+    base["nav"].append({"Markup in headings": "markup.md"})
+    # One embedding cache for both builds: the second build embeds nothing.
+    plugins = ["search", {"semantic": {"cache_dir": str(root / "cache")}}]
+    material = {"name": "material", "features": ["navigation.instant", "navigation.footer"]}
+    themes = {"mkdocs": {"name": "mkdocs"}, "material": material,
+              "readthedocs": {"name": "readthedocs"}}
+    built = {}
+    for name, theme in themes.items():
+        config_file = source / f"mkdocs-{name}.yml"
+        config = {**base, "theme": theme, "plugins": plugins, "site_dir": str(root / name)}
+        config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+        MkDocsConfig.plugins.plugin_cache.clear()
+        build(load_config(config_file=str(config_file)))
+        built[name] = root / name
+    built["source"] = source
+    return built
+
+
+def drive(scenario: str, plan: dict, tmp_path: Path) -> dict:
+    plan_file = tmp_path / f"{scenario}-plan.json"
+    plan_file.write_text(json.dumps(plan), encoding="utf-8")
+    proc = subprocess.run(["node", str(DRIVER), scenario, str(plan_file)], cwd=JS,
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        pytest.fail(f"{DRIVER.name} {scenario} failed:\n{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout)
+
+
+def top_sections(results: list[dict], n: int) -> list[str]:
+    """Section links by score, as paths under the site root."""
+    ranked = sorted((r for r in results if "#" in r["href"]), key=lambda r: -r["score"])
+    return [r["href"].split(PREFIX, 1)[1] for r in ranked[:n]]
+
+
+def search_plan(site: Path, theme: str, queries: list[tuple[str, bool]], **extra) -> dict:
+    return {"site": str(site), "prefix": PREFIX, "theme": theme, "start": "",
+            "queries": [{"query": q, "press": press} for q, press in queries], **extra}
+
+
+def test_mkdocs_theme_search_box(sites, tmp_path):
+    report = drive("search", search_plan(sites["mkdocs"], "mkdocs",
+                                         [(q, True) for q, _ in QUERIES]), tmp_path)
+    for (query, expected), seen in zip(QUERIES, report["queries"]):
+        assert expected in top_sections(seen["results"], 3), (query, seen["results"][:3])
+        # Enter opens the best result, at its anchor, under the sub-path.
+        assert seen["landed"].endswith(PREFIX + top_sections(seen["results"], 1)[0])
+    first = report["queries"][0]
+    assert first["landed"].endswith(f"{PREFIX}cache-busting/#fingerprinted-asset-names")
+    assert any(s.startswith("Downloading the search model") for s in first["status"])
+    assert set(report["pageErrors"]) <= CDN_ERRORS
+    assert report["dialogs"] == []
+
+
+def test_material_search_box_with_instant_navigation(sites, tmp_path):
+    plan = search_plan(sites["material"], "material", [(q, True) for q, _ in QUERIES],
+                       navigate=["a.md-footer__link--next", "a.md-footer__link--next"])
+    report = drive("search", plan, tmp_path)
+    for (query, expected), seen in zip(QUERIES, report["queries"]):
+        assert seen["searchedOn"].endswith(f"{PREFIX}freshness/"), "instant navigation"
+        assert expected in top_sections(seen["results"], 3), (query, seen["results"][:3])
+        assert seen["landed"].endswith(PREFIX + top_sections(seen["results"], 1)[0])
+        # One search worker, ours, after two instant navigations and a search.
+        assert len(seen["workers"]) == 1 and "/semantic/client/" in seen["workers"][0]
+    assert report["queries"][0]["landed"].endswith(
+        f"{PREFIX}cache-busting/#fingerprinted-asset-names")
+    assert any(s.startswith("Downloading the search model")
+               for s in report["queries"][0]["status"])
+    assert report["pageErrors"] == [] and report["dialogs"] == []
+
+
+def test_themes_without_a_search_box_get_a_dialog(sites, tmp_path):
+    query, expected = QUERIES[1]
+    report = drive("search", search_plan(sites["readthedocs"], "dialog", [(query, True)]),
+                   tmp_path)
+    seen = report["queries"][0]
+    assert expected in top_sections(seen["results"], 3), seen["results"][:3]
+    assert seen["landed"].endswith(PREFIX + top_sections(seen["results"], 1)[0])
+    assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
+
+
+@pytest.mark.parametrize("ui, theme", [("mkdocs", "mkdocs"), ("material", "material"),
+                                       ("dialog", "readthedocs")])
+def test_markup_in_headings_shows_as_text(sites, tmp_path, ui, theme):
+    report = drive("search", search_plan(sites[theme], ui, [(MARKUP_QUERY, False)]),
+                   tmp_path)
+    seen = report["queries"][0]
+    hits = [r for r in seen["results"] if "markup/#" in r["href"]]
+    assert hits, seen["results"]
+    assert MARKUP_TEXT in hits[0]["text"]
+    assert "&lt;img src=x onerror=alert(1)&gt;" in hits[0]["html"]
+    assert seen["images"] == 0
+    assert report["dialogs"] == []  # onerror=alert(1) never ran
+
+
+@contextmanager
+def mkdocs_serve(config_file: Path, url: str, port: int) -> Iterator[None]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "-f", str(config_file),
+         "-a", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=5):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    proc.kill()
+                    pytest.fail(f"mkdocs serve did not come up:\n{proc.stderr.read()[-3000:]}")
+                time.sleep(0.5)
+        yield
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        proc.stderr.close()
+
+
+def test_search_survives_mkdocs_serve_live_reload(sites, tmp_path):
+    source = shutil.copytree(sites["source"], tmp_path / "source")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}{PREFIX}"
+    config = yaml.safe_load((source / "mkdocs-material.yml").read_text(encoding="utf-8"))
+    config.pop("site_dir")
+    config["site_url"] = url  # mkdocs serve then serves under /project/
+    config_file = source / "mkdocs-serve.yml"
+    config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    (first, _), (second, expected) = QUERIES
+    edit = {"file": str(source / "docs" / "index.md"), "text": "\n\nEdited while serving.\n"}
+    with mkdocs_serve(config_file, url, port):
+        report = drive("search", {"url": url, "theme": "material", "start": "", "queries": [
+            {"query": first, "press": False},
+            {"query": second, "press": True, "edit": edit},
+        ]}, tmp_path)
+    before, after = report["queries"]
+    assert before["results"] and len(before["workers"]) == 1
+    # The rebuild reloaded the page: search works again, still with one worker.
+    assert expected in top_sections(after["results"], 3)
+    assert len(after["workers"]) == 1 and "/semantic/client/" in after["workers"][0]
+    assert after["landed"].endswith(PREFIX + top_sections(after["results"], 1)[0])
+    assert report["pageErrors"] == []
+
+
+def test_browser_matches_python_vectors_and_top_10(sites, tmp_path):
+    queries = PARITY_QUERIES.read_text(encoding="utf-8").splitlines()
+    assert len(queries) == 20
+    answers = drive("parity", {"site": str(sites["mkdocs"]), "prefix": PREFIX,
+                               "queries": queries}, tmp_path)["answers"]
+    searcher = Searcher.open(sites["mkdocs"])
+    for query, answer in zip(queries, answers, strict=True):
+        expected = searcher.embed(query)
+        vector = np.asarray(answer["vector"], dtype=np.float64)
+        cosine = float(vector @ expected / (np.linalg.norm(vector) * np.linalg.norm(expected)))
+        assert cosine >= 0.9999, (query, cosine)
+        reference = searcher.search_vector(expected, top_k=10)
+        assert answer["ids"] == [r.chunk_id for r in reference], query
+        assert answer["scores"] == pytest.approx([r.score for r in reference], abs=1e-3)
+
+
+def test_built_pages_point_at_the_bundle_relative_to_themselves(sites):
+    site = sites["mkdocs"]
+    nested = (site / "cache-busting" / "index.html").read_text(encoding="utf-8")
+    assert '<meta name="semantic-search" content="../semantic/manifest.json" ' \
+           'data-site-root="../" data-ui="mkdocs">' in nested
+    client = next((site / "semantic" / "client").iterdir())
+    assert f'src="../semantic/client/{client.name}/auto.js"' in nested
+    assert (client / "ort-wasm-simd-threaded.wasm").stat().st_size > 1_000_000
+    assert (site / "semantic" / "semantic.js").read_text(encoding="utf-8") == \
+        f'export * from "./client/{client.name}/semantic.js";\n'
+    material = (sites["material"] / "index.html").read_text(encoding="utf-8")
+    assert f'"search": "semantic/client/{client.name}/material-worker.js' \
+           f'?manifest=../../manifest.json"' in material
