@@ -22,7 +22,8 @@ A reader wants the right page first, then the right section on it. So:
    sum over signals of 1 / (rrf_k + chunk rank).
 5. Output: pages by score descending (ties by page number), each with up to
    `PER_PAGE` of its sections by section score descending (ties by chunk
-   number), until `top_k` sections.
+   number), until `top_k` sections. Of the pieces of one long section (same
+   anchor) only the best is listed.
 """
 
 from __future__ import annotations
@@ -64,8 +65,8 @@ def chunk_order(scores: np.ndarray, eligible: np.ndarray) -> np.ndarray:
     return candidates[np.lexsort((candidates, -scores[candidates]))]
 
 
-def fuse(orders: Sequence[np.ndarray], *, page_of_chunk: np.ndarray, priors: np.ndarray,
-         boosts: np.ndarray, rrf_k: int, top_k: int) -> list[Ranked]:
+def fuse(orders: Sequence[np.ndarray], *, page_of_chunk: np.ndarray, anchors: Sequence[str],
+         priors: np.ndarray, boosts: np.ndarray, rrf_k: int, top_k: int) -> list[Ranked]:
     """Fuse each signal's chunk order into the page-aware result list."""
     page_score: dict[int, float] = {}
     section_score: dict[int, float] = {}
@@ -80,8 +81,12 @@ def fuse(orders: Sequence[np.ndarray], *, page_of_chunk: np.ndarray, priors: np.
                 page_score[page] = page_score.get(page, 0.0) + \
                     float(priors[page]) / (rrf_k + page_rank / float(boosts[page]))
     sections_of: dict[int, list[int]] = {}
+    listed: set[tuple[int, str]] = set()
     for chunk in sorted(section_score, key=lambda c: (-section_score[c], c)):
-        sections_of.setdefault(int(page_of_chunk[chunk]), []).append(chunk)
+        page = int(page_of_chunk[chunk])
+        if (page, anchors[chunk]) not in listed:
+            listed.add((page, anchors[chunk]))
+            sections_of.setdefault(page, []).append(chunk)
     results: list[Ranked] = []
     for page in sorted(page_score, key=lambda p: (-page_score[p], p)):
         for chunk in sections_of[page][:PER_PAGE]:

@@ -58,6 +58,7 @@ class Searcher:
         for chunk, page in zip(bundle.chunks, self._page_of_chunk):
             self._boosts[page] = chunk.boost
         self._priors = size_priors(self._page_of_chunk, len(pages))
+        self._anchors = [c.anchor for c in bundle.chunks]
 
     @classmethod
     def open(cls, path: str | Path, embedder: Embedder | None = None) -> Searcher:
@@ -119,7 +120,8 @@ class Searcher:
         if mode in ("hybrid", "lexical"):
             lexical_scores = self.bundle.lexical.scores(query)
             orders.append(chunk_order(lexical_scores, eligible & (lexical_scores > 0)))
-        fused = fuse(orders, page_of_chunk=self._page_of_chunk, priors=self._priors,
+        fused = fuse(orders, page_of_chunk=self._page_of_chunk, anchors=self._anchors,
+                     priors=self._priors,
                      boosts=self._boosts, rrf_k=int(self.defaults["rrf_k"]), top_k=top_k)
         return [self._result(r.chunk, r.page_score, vector_scores, lexical_scores)
                 for r in fused]

@@ -107,32 +107,41 @@ def search_plan(site: Path, theme: str, queries: list[tuple[str, bool]], **extra
             "queries": [{"query": q, "press": press} for q, press in queries], **extra}
 
 
+def picking_plan(site: Path, theme: str, **extra) -> dict:
+    """QUERIES: Enter on the best result, then arrow keys to the expected section + Enter."""
+    steps = [{"query": q, "press": True} for q, _ in QUERIES]
+    steps += [{"query": q, "press": True, "pick": expected} for q, expected in QUERIES]
+    return {"site": str(site), "prefix": PREFIX, "theme": theme, "start": "", "queries": steps,
+            **extra}
+
+
 def test_mkdocs_theme_search_box(sites, tmp_path):
-    report = drive("search", search_plan(sites["mkdocs"], "mkdocs",
-                                         [(q, True) for q, _ in QUERIES]), tmp_path)
-    for (query, expected), seen in zip(QUERIES, report["queries"]):
+    report = drive("search", picking_plan(sites["mkdocs"], "mkdocs"), tmp_path)
+    best, picked = report["queries"][:2], report["queries"][2:]
+    for (query, expected), seen in zip(QUERIES, best):
         assert expected in top_sections(seen["results"], 3), (query, seen["results"][:3])
         # Enter opens the best result, at its anchor, under the sub-path.
         assert seen["landed"].endswith(PREFIX + top_sections(seen["results"], 1)[0])
+    for (_, expected), seen in zip(QUERIES, picked):
+        assert seen["landed"].endswith(PREFIX + expected)  # arrow keys, then Enter
     first = report["queries"][0]
-    assert first["landed"].endswith(f"{PREFIX}cache-busting/#fingerprinted-asset-names")
     assert any(s.startswith("Downloading the search model") for s in first["status"])
     assert set(report["pageErrors"]) <= CDN_ERRORS
     assert report["dialogs"] == []
 
 
 def test_material_search_box_with_instant_navigation(sites, tmp_path):
-    plan = search_plan(sites["material"], "material", [(q, True) for q, _ in QUERIES],
-                       navigate=["a.md-footer__link--next", "a.md-footer__link--next"])
+    plan = picking_plan(sites["material"], "material",
+                        navigate=["a.md-footer__link--next", "a.md-footer__link--next"])
     report = drive("search", plan, tmp_path)
-    for (query, expected), seen in zip(QUERIES, report["queries"]):
+    for (_, expected), seen in zip(QUERIES, report["queries"][2:]):
+        assert seen["landed"].endswith(PREFIX + expected)  # arrow keys, then Enter
+    for (query, expected), seen in zip(QUERIES, report["queries"][:2]):
         assert seen["searchedOn"].endswith(f"{PREFIX}freshness/"), "instant navigation"
         assert expected in top_sections(seen["results"], 3), (query, seen["results"][:3])
         assert seen["landed"].endswith(PREFIX + top_sections(seen["results"], 1)[0])
         # One search worker, ours, after two instant navigations and a search.
         assert len(seen["workers"]) == 1 and "/semantic/client/" in seen["workers"][0]
-    assert report["queries"][0]["landed"].endswith(
-        f"{PREFIX}cache-busting/#fingerprinted-asset-names")
     assert any(s.startswith("Downloading the search model")
                for s in report["queries"][0]["status"])
     assert report["pageErrors"] == [] and report["dialogs"] == []
@@ -220,9 +229,16 @@ def test_search_survives_mkdocs_serve_live_reload(sites, tmp_path):
 def test_browser_matches_python_vectors_and_top_10(sites, tmp_path):
     queries = PARITY_QUERIES.read_text(encoding="utf-8").splitlines()
     assert len(queries) == 20
+    filters = {"section": ["Controlling caches", "In practice"]}
     answers = drive("parity", {"site": str(sites["mkdocs"]), "prefix": PREFIX,
-                               "queries": queries}, tmp_path)["answers"]
+                               "queries": queries, "filters": filters}, tmp_path)["answers"]
     searcher = Searcher.open(sites["mkdocs"])
+    for query, answer in zip(queries, answers, strict=True):
+        ids = lambda results: [r.chunk_id for r in results]  # noqa: E731
+        assert answer["hybrid"] == ids(searcher.search(query, top_k=10)), query
+        assert answer["filtered"] == ids(searcher.search(query, top_k=10, filters=filters)), query
+        assert answer["lexical"] == ids(searcher.search(query, top_k=10, mode="lexical")), query
+    assert any(answer["filtered"] != answer["hybrid"] for answer in answers)
     for query, answer in zip(queries, answers, strict=True):
         expected = searcher.embed(query)
         vector = np.asarray(answer["vector"], dtype=np.float64)
@@ -231,6 +247,22 @@ def test_browser_matches_python_vectors_and_top_10(sites, tmp_path):
         reference = searcher.search_vector(expected, top_k=10)
         assert answer["ids"] == [r.chunk_id for r in reference], query
         assert answer["scores"] == pytest.approx([r.score for r in reference], abs=1e-3)
+
+
+def test_keyword_results_come_before_the_model_and_hybrid_after(sites, tmp_path):
+    query = "Cache-Control no-store sensitive pages"
+    report = drive("keywordFirst", {"site": str(sites["mkdocs"]), "prefix": PREFIX,
+                                    "theme": "mkdocs", "start": "", "query": query,
+                                    "delayMs": 6000}, tmp_path)
+    early, late = report["early"], report["late"]
+    assert early["modelRequested"] and early["atMs"] < 6000  # shown while the model is held
+    assert early["results"] and "Keyword matches" in early["note"]
+    assert late["atMs"] >= 6000
+    searcher = Searcher.open(sites["mkdocs"])
+    hrefs = lambda results: [r["href"].split(PREFIX, 1)[1] for r in results]  # noqa: E731
+    assert hrefs(early["results"]) == [r.href for r in searcher.search(query, mode="lexical")]
+    assert hrefs(late["results"]) == [r.href for r in searcher.search(query)]
+    assert set(report["pageErrors"]) <= CDN_ERRORS
 
 
 def test_built_pages_point_at_the_bundle_relative_to_themselves(sites):

@@ -81,6 +81,21 @@ def test_no_permalink_symbols_or_empty_chunks(fastapi_site):
         ("upload a file", "tutorial/request-files/"),
     ],
 )
-def test_paraphrased_questions_find_their_page(fastapi_site, embedder, query, expected_page):
-    results = Searcher.open(fastapi_site, embedder).search(query, top_k=5)
+def test_paraphrased_questions_find_their_page_by_meaning(fastapi_site, embedder, query,
+                                                          expected_page):
+    results = Searcher.open(fastapi_site, embedder).search(query, top_k=5, mode="vector")
     assert expected_page in [r.url for r in results]
+
+
+@pytest.mark.parametrize(
+    "query, expected_href",
+    [
+        ("run code when the app starts up and shuts down", "advanced/events/#lifespan-events"),
+        ("response_model_exclude_unset", "tutorial/response-model/"
+         "#use-the-response-model-exclude-unset-parameter"),
+        ("HTTPException", "tutorial/handling-errors/#use-httpexception"),
+    ],
+)
+def test_hybrid_finds_paraphrases_and_identifiers(fastapi_site, embedder, query, expected_href):
+    results = Searcher.open(fastapi_site, embedder).search(query, top_k=3)
+    assert expected_href in [r.href for r in results]

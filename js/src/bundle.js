@@ -22,7 +22,7 @@ export function checkManifest(manifest, url) {
         `${FORMAT_VERSION}: rebuild the site with the same mkdocs-semantic-search version`,
     );
   }
-  for (const logical of ["index", "chunks", "model", "tokenizer"]) {
+  for (const logical of ["index", "chunks", "lexical", "model", "tokenizer"]) {
     if (!manifest.files?.[logical]?.name) {
       throw new BundleError(`${url} lists no ${logical} file: rebuild the site`);
     }

@@ -65,12 +65,22 @@ export class SemanticSearch {
   }
 
   /**
-   * Best sections for `query`: `[{url, page, anchor, title, path, section, excerpt,
-   * score, kind, id}]`. `topK` defaults to the site's `top_k` option.
+   * Best sections for `query`, grouped by page: `[{url, page, anchor, title, path,
+   * section, excerpt, score, vectorScore, lexicalScore, kind, id}]`.
+   * `mode`: "hybrid" (default), "vector" or "lexical"; `filters`: `{key: [values]}`
+   * on `section`, `tags` and the site's facets; `topK`, `minScore`: the site's
+   * `top_k` and `min_score` unless given. Mode "lexical" answers without the model.
    */
-  async search(query, { topK, filters } = {}) {
+  async search(query, { topK, filters, mode, minScore } = {}) {
+    if (mode !== "lexical") await this.preload();
+    const hits = await this.#call("search", { query, options: { topK, filters, mode, minScore } });
+    return hits.map((hit) => this.#result(hit));
+  }
+
+  /** Plain exact nearest sections by vector (the reference searcher's search_vector). */
+  async searchVector(query, { topK } = {}) {
     await this.preload();
-    const hits = await this.#call("search", { query, options: { topK, filters } });
+    const hits = await this.#call("searchVector", { query, options: { topK } });
     return hits.map((hit) => this.#result(hit));
   }
 

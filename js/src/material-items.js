@@ -8,13 +8,14 @@ export function toItems(results, query) {
   const terms = queryTerms(query);
   return groupByPage(results).map((group) => {
     const top = group.hits.find((hit) => !hit.anchor);
+    const hasSections = group.hits.some((hit) => hit.anchor);
     const page = {
       location: group.url,
       title: markup(group.title, terms),
       text: top ? markup(top.excerpt, terms) : "",
-      // Material's Enter opens the best-scored link of the first group: a page that
-      // only holds matching sections must not outrank them.
-      score: top ? top.score : 0,
+      // Material's Enter opens the best-scored link of the first group: the page
+      // heading leads there only when no section of it matched.
+      score: top && !hasSections ? sectionScore(top) : 0,
       terms: termFlags(`${group.title} ${top?.excerpt ?? ""}`, terms),
     };
     const sections = group.hits.filter((hit) => hit.anchor).map((hit) => {
@@ -23,13 +24,16 @@ export function toItems(results, query) {
         location: `${hit.url}#${hit.anchor}`,
         title: markup(heading, terms),
         text: markup(hit.excerpt, terms),
-        score: hit.score,
+        score: sectionScore(hit),
         terms: termFlags(`${heading} ${hit.excerpt}`, terms),
       };
     });
     return [page, ...sections];
   });
 }
+
+// All sections of a page share its page score; their own fused score orders them.
+const sectionScore = (hit) => hit.sectionScore ?? hit.score;
 
 // Material inserts title and text as HTML. This is the one place where page text
 // becomes markup: every piece is escaped, and only our own <mark> tags are added.

@@ -9,12 +9,29 @@ import { runtimeFiles } from "./runtime.js";
 
 const TOP_K = 10;
 
-/** Returns `search(query) -> Material items`; `onProgress(text)` while loading. */
+/**
+ * Returns `search(query, show)`: calls `show(items)` with keyword results while the
+ * model loads (first query only), then with the hybrid results; `onProgress(text)`.
+ */
 export function createSearch({ manifestUrl, workerUrl, onProgress }) {
   const engine = new Engine({
     manifestUrl,
     runtime: runtimeFiles(workerUrl),
     onProgress: (progress) => onProgress(describeProgress(progress).text),
   });
-  return async (query) => toItems(await engine.search(query, { topK: TOP_K }), query);
+  let modelReady = false;
+  return async (query, show) => {
+    const hybrid = engine.search(query, { topK: TOP_K }).then((results) => {
+      modelReady = true;
+      return results;
+    });
+    if (!modelReady) {
+      const keyword = await Promise.race([
+        engine.search(query, { topK: TOP_K, mode: "lexical" }),
+        hybrid.then(() => null, () => null),
+      ]);
+      if (keyword && !modelReady) show(toItems(keyword, query));
+    }
+    show(toItems(await hybrid, query));
+  };
 }

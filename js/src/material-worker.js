@@ -33,8 +33,9 @@ self.onmessage = ({ data }) => {
   }
 };
 
-async function answer(query) {
-  if (!query.trim()) return [];
+/** Answers `query` through `show(items)`, keyword results first while the model loads. */
+async function answer(query, show) {
+  if (!query.trim()) return show([]);
   if (!search) {
     const { createSearch } = await import("./material-search.js");
     search = createSearch({
@@ -43,7 +44,7 @@ async function answer(query) {
       onProgress: (text) => announce("progress", text),
     });
   }
-  return search(query);
+  return search(query, show);
 }
 
 async function drain() {
@@ -51,14 +52,14 @@ async function drain() {
   while (latest !== null) {
     current = latest;
     latest = null;
-    let items;
     try {
-      items = await answer(current);
+      // A newer query supersedes this one: its results are then not shown.
+      await answer(current, (items) => {
+        if (latest === null) self.postMessage({ type: RESULT, data: { items } });
+      });
     } catch (error) {
       announce("error", `Semantic search is unavailable: ${error.message}`);
-      continue;
     }
-    if (latest === null) self.postMessage({ type: RESULT, data: { items } });
   }
   busy = false;
 }

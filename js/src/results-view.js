@@ -44,8 +44,7 @@ export function renderResults(container, results, query) {
   return links;
 }
 
-/** A one-line message in place of results (progress, nothing found, errors). */
-export function renderStatus(container, text, { progress, error = false } = {}) {
+function statusLine(text, { progress, error = false } = {}) {
   const status = el("div", error ? "semantic-status semantic-error" : "semantic-status", text);
   status.setAttribute("role", error ? "alert" : "status");
   if (progress !== undefined) {
@@ -54,5 +53,18 @@ export function renderStatus(container, text, { progress, error = false } = {}) 
     bar.value = progress;
     status.append(bar);
   }
-  container.replaceChildren(status);
+  return status;
+}
+
+/** A one-line message in place of results (progress, nothing found, errors). */
+export function renderStatus(container, text, options) {
+  container.replaceChildren(statusLine(text, options));
+}
+
+/** A message above the results, replaced in place so the list below does not move. */
+export function renderNote(container, text, options) {
+  const line = statusLine(text, options);
+  const old = container.querySelector(":scope > .semantic-status");
+  if (old) old.replaceWith(line);
+  else container.prepend(line);
 }

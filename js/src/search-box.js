@@ -1,9 +1,13 @@
 // Connects a text input to the client: preload on focus, search as you type (the
-// latest query wins), results with arrow keys and Enter. Esc belongs to the
+// latest query wins), results with arrow keys and Enter. Keyword results show at
+// once; the hybrid ranking replaces them when the model is ready, but never while
+// the reader's pointer or keyboard selection is in the list. Esc belongs to the
 // container (the theme's modal, or the native <dialog>).
 
 import { describeProgress } from "./progress.js";
-import { renderResults, renderStatus } from "./results-view.js";
+import { renderNote, renderResults, renderStatus } from "./results-view.js";
+
+const KEYWORD_NOTE = "Keyword matches; results by meaning follow when the search model is ready";
 
 export class SearchBox {
   /**
@@ -17,8 +21,16 @@ export class SearchBox {
     this.running = false;
     this.queued = null;
     this.shown = "";
+    this.shownFinal = false;
     this.enterPending = false;
+    this.hovering = false;
+    this.deferred = null; // hybrid results held back while the reader points at the list
     this.listeners = [
+      [output, "pointerenter", () => { this.hovering = true; }],
+      [output, "pointerleave", () => {
+        this.hovering = false;
+        this.#applyDeferred();
+      }],
       [input, "focus", () => this.#preload()],
       [input, "input", () => this.#schedule(input.value)],
       [input, "keydown", (event) => this.#key(event)],
@@ -29,10 +41,9 @@ export class SearchBox {
     ];
     for (const [target, type, fn] of this.listeners) target.addEventListener(type, fn);
     client.onProgress = (progress) => {
-      if (!this.links.length) {
-        const { text, fraction } = describeProgress(progress);
-        renderStatus(this.output, text, { progress: fraction });
-      }
+      const { text, fraction } = describeProgress(progress);
+      if (!this.links.length) renderStatus(this.output, text, { progress: fraction });
+      else if (!this.shownFinal) renderNote(this.output, `${KEYWORD_NOTE}. ${text}`, { progress: fraction });
     };
     if (input.value.trim()) this.#schedule(input.value);
   }
@@ -69,22 +80,58 @@ export class SearchBox {
   async #run(query) {
     if (!query.trim()) {
       this.links = [];
+      this.deferred = null;
       this.output.replaceChildren();
       return;
     }
     try {
-      const results = await this.client.search(query);
+      const hybrid = this.client.search(query);
+      // Keyword results need no model: show them unless the hybrid ones are already here.
+      const keyword = await Promise.race([
+        this.client.search(query, { mode: "lexical" }),
+        hybrid.then(() => null, () => null),
+      ]);
+      if (this.queued !== null) {
+        hybrid.catch(() => {}); // superseded: its outcome no longer matters
+        return;
+      }
+      if (keyword) this.#show(query, keyword, { final: false });
+      const results = await hybrid;
       if (this.queued !== null) return; // a newer query is waiting; skip rendering this one
-      this.shown = query;
-      this.active = -1;
-      this.links = renderResults(this.output, results, query);
-      if (!results.length) renderStatus(this.output, "No results");
+      if (this.shown === query && !this.shownFinal && this.#readerIsInList()) {
+        this.deferred = { query, results };
+        return;
+      }
+      this.#show(query, results, { final: true });
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  #readerIsInList() {
+    return this.hovering || this.active >= 0;
+  }
+
+  #applyDeferred() {
+    const deferred = this.deferred;
+    if (!deferred || this.#readerIsInList()) return;
+    this.deferred = null;
+    if (deferred.query === this.input.value) this.#show(deferred.query, deferred.results, { final: true });
+  }
+
+  #show(query, results, { final }) {
+    this.shown = query;
+    this.shownFinal = final;
+    this.active = -1;
+    this.links = renderResults(this.output, results, query);
+    if (!results.length && final) renderStatus(this.output, "No results");
+    if (!final && results.length) renderNote(this.output, KEYWORD_NOTE);
+    this.output.dataset.ranking = final ? "hybrid" : "keyword";
+    if (final) {
       if (this.enterPending && query === this.input.value && this.links.length) {
         this.#follow(this.links[0]);
       }
       this.enterPending = false;
-    } catch (error) {
-      this.#fail(error);
     }
   }
 
@@ -97,7 +144,10 @@ export class SearchBox {
     } else if (event.key === "Enter") {
       event.preventDefault(); // the theme's <form> must not submit
       const link = this.links[Math.max(this.active, 0)];
-      if (link && this.shown === this.input.value) this.#follow(link);
+      // Keyword results are provisional: Enter waits for the final ranking unless the
+      // reader picked a result with the arrow keys.
+      const settled = this.shownFinal || this.active >= 0;
+      if (link && this.shown === this.input.value && settled) this.#follow(link);
       else this.enterPending = true; // results for this text are on their way
     }
   }

@@ -1,5 +1,5 @@
 // The module worker behind semantic.js: embedding and scanning off the main thread.
-// Requests: {id, type: "init" | "load" | "search" | "embed", ...}; answers
+// Requests: {id, type: "init" | "load" | "search" | "searchVector" | "embed", ...}; answers
 // {id, type: "done", value} or {id, type: "error", message}; plus {type: "progress"}.
 
 import { Engine } from "./engine.js";
@@ -19,6 +19,7 @@ const handlers = {
   },
   load: () => engine.load(),
   search: ({ query, options }) => engine.search(query, options),
+  searchVector: ({ query, options }) => engine.searchVector(query, options),
   embed: async ({ query }) => Array.from(await engine.embed(query)),
 };
 

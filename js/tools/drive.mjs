@@ -1,7 +1,7 @@
 // Drives a built site in headless Chromium and prints what it saw as JSON, for the
 // pytest browser tests and bench/browser.py (which make the assertions and tables).
 //
-//   node tools/drive.mjs search|parity|bench PLAN.json
+//   node tools/drive.mjs search|parity|bench|keywordFirst PLAN.json
 //
 // PLAN: {site, prefix, start, theme, ...}; see each scenario below.
 
@@ -48,6 +48,13 @@ const THEMES = {
   },
 };
 
+/** True once no provisional keyword results are on screen (the model has answered). */
+const settled = (page) => page.evaluate(() => {
+  if (document.querySelector('[data-ranking="keyword"]')) return false;
+  const meta = document.querySelector(".md-search-result__meta")?.textContent ?? "";
+  return !/^(Downloading|Starting) the search model/.test(meta);
+});
+
 /** Results once they stop changing (typing sends several queries; the last one wins). */
 async function stableResults(page, theme) {
   const deadline = Date.now() + TIMEOUT;
@@ -56,7 +63,7 @@ async function stableResults(page, theme) {
   while (Date.now() < deadline) {
     const results = await theme.results(page);
     const key = JSON.stringify(results);
-    same = results.length && key === last ? same + 1 : 0;
+    same = results.length && key === last && (await settled(page)) ? same + 1 : 0;
     if (same >= 5) return results;
     last = key;
     await page.waitForTimeout(100);
@@ -101,7 +108,8 @@ async function withSite(plan, fn) {
   }
 }
 
-// plan: {theme, start, navigate: [link selector, ...], queries: [{query, press, edit}]}
+// plan: {theme, start, navigate: [link selector, ...], queries: [{query, press, pick, edit}]}
+// `pick`: choose the result whose link ends with it by arrow keys before Enter.
 // A step with `edit: {file, text}` appends text to a source file and, instead of
 // loading the start page, waits for `mkdocs serve` to rebuild and reload the page.
 async function search(plan) {
@@ -134,6 +142,13 @@ async function search(plan) {
         searchedOn,
         images: await page.$$eval(".semantic-hit img, .md-search-result img", (els) => els.length),
       };
+      if (step.pick) {
+        // Arrow keys down to the result whose link ends with `pick` (at most 3 steps).
+        for (let i = 0; i < 3 && !(await selectedHref(page)).endsWith(step.pick); i++) {
+          await page.keyboard.press("ArrowDown");
+        }
+        record.picked = await selectedHref(page);
+      }
       if (step.press) {
         const before = page.url();
         await page.keyboard.press("Enter");
@@ -146,6 +161,11 @@ async function search(plan) {
   });
 }
 
+/** The result the keyboard has selected: ours mark it, Material focuses it. */
+const selectedHref = (page) => page.evaluate(() =>
+  (document.querySelector('a.semantic-hit[aria-selected="true"]') ??
+    document.activeElement?.closest?.("a"))?.href ?? "");
+
 async function api(page, fn, arg) {
   return page.evaluate(async ({ fn, arg }) => {
     // The stable API entry the plugin writes beside manifest.json.
@@ -156,20 +176,55 @@ async function api(page, fn, arg) {
   }, { fn: fn.toString(), arg });
 }
 
-// plan: {start, queries}: the browser's query vectors and top 10 chunk ids.
+// plan: {start, queries, filters}: per query the browser's vector, its plain vector
+// top 10 (ids, scores), and its hybrid top 10 without and with `filters`.
 async function parity(plan) {
   return withSite(plan, async ({ page, server }) => {
     await page.goto(server.url + (plan.start ?? ""));
-    const answers = await api(page, async (semantic, queries) => {
+    const answers = await api(page, async (semantic, { queries, filters }) => {
       const out = [];
+      const ids = (hits) => hits.map((h) => h.id);
       for (const query of queries) {
         const vector = Array.from(await semantic.embed(query));
-        const hits = await semantic.search(query, { topK: 10 });
-        out.push({ query, vector, ids: hits.map((h) => h.id), scores: hits.map((h) => h.score) });
+        const hits = await semantic.searchVector(query, { topK: 10 });
+        out.push({
+          query, vector, ids: ids(hits), scores: hits.map((h) => h.score),
+          hybrid: ids(await semantic.search(query, { topK: 10 })),
+          filtered: ids(await semantic.search(query, { topK: 10, filters })),
+          lexical: ids(await semantic.search(query, { topK: 10, mode: "lexical" })),
+        });
       }
       return out;
-    }, plan.queries);
+    }, { queries: plan.queries, filters: plan.filters });
     return { answers };
+  });
+}
+
+// plan: {theme, start, query, delayMs}: the model file is held back `delayMs`; records
+// what the list shows (and its ranking) before the model arrives and after.
+async function keywordFirst(plan) {
+  const theme = THEMES[plan.theme];
+  return withSite(plan, async ({ page, server }) => {
+    let modelRequested = 0;
+    await page.route(/\/model\.[0-9a-f]+\.onnx$/, async (route) => {
+      modelRequested = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, plan.delayMs));
+      await route.continue();
+    });
+    await page.goto(server.url + (plan.start ?? ""));
+    await theme.open(page);
+    await page.locator(theme.input).fill(plan.query); // one input event: the whole query
+    await page.waitForSelector('[data-ranking="keyword"] a.semantic-hit', { timeout: TIMEOUT });
+    const early = {
+      results: await theme.results(page),
+      atMs: Date.now() - modelRequested,
+      modelRequested: modelRequested > 0,
+      note: await page.$eval('[data-ranking="keyword"] .semantic-status', (e) => e.textContent)
+        .catch(() => ""),
+    };
+    await page.waitForSelector('[data-ranking="hybrid"] a.semantic-hit', { timeout: TIMEOUT });
+    const late = { results: await theme.results(page), atMs: Date.now() - modelRequested };
+    return { early, late };
   });
 }
 
@@ -210,7 +265,7 @@ async function bench(plan) {
   });
 }
 
-const SCENARIOS = { search, parity, bench };
+const SCENARIOS = { search, parity, bench, keywordFirst };
 const [scenario, planFile] = process.argv.slice(2);
 if (!SCENARIOS[scenario] || !planFile) {
   console.error(`usage: node tools/drive.mjs ${Object.keys(SCENARIOS).join("|")} PLAN.json`);
