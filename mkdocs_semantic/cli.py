@@ -1,0 +1,396 @@
+"""The `mkdocs-semantic` command: index, query, stats, eval, serve, mcp.
+
+SOURCE is a built site directory, a bundle directory, or the http(s) URL of a
+deployed site (its bundle is downloaded once and cached). Errors end the command
+with one line on stderr and a non-zero exit code: 2 for bad input, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import sys
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .bundle import BundleError, read_bundle
+from .embedding import ModelError
+from .evaluate import QueryFileError
+from .remote import Source, open_source
+from .service import MODES as MODE_NAMES
+from .service import BadRequest, MissingDependency, Query, QueryService, parse_filters
+
+USER_ERRORS = (BundleError, ModelError, QueryFileError, MissingDependency, OSError)
+
+
+class BadInput(click.ClickException):
+    """Bad input from the user: one line, exit code 2."""
+
+    exit_code = 2
+
+
+class Cli(click.Group):
+    """Turns the package's own errors into one clear line, without a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except BadRequest as exc:
+            raise BadInput(str(exc)) from None
+        except USER_ERRORS as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+class _StderrHandler(logging.Handler):
+    """Writes to whatever sys.stderr is at the time (stdout stays clean for `mcp`)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            print(self.format(record), file=sys.stderr)
+        except Exception:
+            self.handleError(record)
+
+
+def _setup_logging() -> None:
+    handler = _StderrHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+    logger = logging.getLogger("mkdocs_semantic")
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
+@click.group(cls=Cli, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mkdocs-semantic")
+def cli() -> None:
+    """Semantic search over a built documentation site, from the terminal, HTTP or MCP."""
+    _setup_logging()
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli.main(args=argv, prog_name="mkdocs-semantic")
+
+
+source_argument = click.argument("source")
+cache_option = click.option(
+    "--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+    help="Where bundles downloaded from a URL are kept (default: the user cache folder).")
+MODE_HELP = f"Ranking: {', '.join(MODE_NAMES)} (default: the bundle's)."
+
+
+def load_source(source: str, cache_dir: Path | None) -> tuple[Source, QueryService]:
+    """The located source and a query service over its bundle."""
+    from .search import Searcher
+
+    located = open_source(source, cache_dir=cache_dir)
+    return located, QueryService(Searcher.open(located.bundle_dir))
+
+
+# index ---------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("site_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--bundle-dir", default="semantic", show_default=True,
+              help="Folder inside SITE_DIR that receives the bundle.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Embedding cache folder (default: .cache/mkdocs-semantic/<site> beside "
+                   "SITE_DIR).")
+@click.option("--no-cache", is_flag=True, help="Embed everything; keep no cache.")
+@click.option("--dtype", type=click.Choice(("i8", "f16", "f32")), default="i8",
+              show_default=True, help="How vectors are stored.")
+@click.option("--dry-run", is_flag=True, help="Print what would change; write nothing.")
+def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: bool, dtype: str,
+          dry_run: bool) -> None:
+    """Index a built static HTML site from any generator into SITE_DIR/semantic."""
+    from .embedding import default_model_spec, verify_default_model
+    from .indexer import Indexer, IndexOptions
+    from .static_site import chunk_site, plan_site
+
+    inner = Path(bundle_dir)
+    if inner.is_absolute() or ".." in inner.parts or not bundle_dir.strip("/ "):
+        raise BadRequest(f"--bundle-dir {bundle_dir!r} must be a folder inside SITE_DIR")
+    out = site_dir / inner
+    spec = default_model_spec()
+    verify_default_model(spec)
+    cache_path = None
+    if not no_cache:
+        folder = cache_dir or site_dir.resolve().parent / ".cache" / "mkdocs-semantic" / \
+            site_dir.resolve().name
+        cache_path = folder / "embeddings.npz"
+    indexer = Indexer(spec, IndexOptions(dtype=dtype), cache_path=cache_path)
+    pages, chunks = chunk_site(site_dir, indexer, bundle_dir=out)
+    if not chunks:
+        raise BundleError(f"no HTML page with text under {site_dir}: point at a built site")
+    if dry_run:
+        _print_plan(plan_site(chunks, indexer, bundle_dir=out), out)
+        return
+    stats = indexer.write(out, chunks, pages=pages)
+    click.echo(f"{stats.summary()} -> {out}")
+
+
+def _print_plan(plan, out: Path) -> None:
+    against = "the existing bundle" if plan.existing_bundle else "no existing bundle"
+    unchanged = plan.pages - len(plan.pages_new) - len(plan.pages_changed)
+    click.echo(f"dry run: nothing written; compared with {against} in {out}")
+    if plan.note:
+        click.echo(f"note: {plan.note}")
+    click.echo(f"pages   {plan.pages:>6} now: {len(plan.pages_new)} new, "
+               f"{len(plan.pages_changed)} changed, {len(plan.pages_removed)} removed, "
+               f"{unchanged} unchanged")
+    click.echo(f"chunks  {plan.chunks:>6} now: {plan.chunks_new} new, "
+               f"{plan.chunks_removed} removed; {plan.from_cache} reused from the cache, "
+               f"{plan.to_embed} to embed")
+    for label, urls in (("new", plan.pages_new), ("changed", plan.pages_changed),
+                        ("removed", plan.pages_removed)):
+        for url in urls:
+            click.echo(f"  {label:<8} /{url}")
+
+
+# query ---------------------------------------------------------------------------------
+
+
+@cli.command()
+@source_argument
+@click.argument("text", nargs=-1, required=True)
+@click.option("-k", "--top-k", type=int, default=10, show_default=True,
+              help="How many sections to return.")
+@click.option("--mode", help=MODE_HELP)
+@click.option("-f", "--filter", "filters", multiple=True, metavar="KEY=VALUE",
+              help="Keep results whose page has this value, e.g. section=Learn (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@cache_option
+def query(source: str, text: tuple[str, ...], top_k: int, mode: str | None,
+          filters: tuple[str, ...], as_json: bool, cache_dir: Path | None) -> None:
+    """Print the sections of SOURCE that best answer TEXT."""
+    request = Query(text=" ".join(text), top_k=top_k, mode=mode, filters=parse_filters(filters))
+    located, service = load_source(source, cache_dir)
+    answer = service.answer(request)
+    if as_json:
+        click.echo(json.dumps(answer, ensure_ascii=False, indent=1))
+        return
+    if not answer["results"]:
+        click.echo("no results")
+    click.echo(format_results(answer["results"], base_url=located.base_url))
+
+
+def format_results(results: list[dict], *, base_url: str | None = None,
+                   width: int | None = None) -> str:
+    """Aligned, readable lines: rank and score, heading path, link, excerpt."""
+    width = width or shutil.get_terminal_size((100, 20)).columns
+    rank_width = len(str(len(results)))
+    indent = " " * (rank_width + 10)
+    lines = []
+    for rank, r in enumerate(results, 1):
+        heading = " > ".join([r["title"], *r["path"]])
+        link = base_url + r["href"] if base_url else "/" + r["href"]
+        lines.append(f"{rank:>{rank_width}}  {r['score']:6.4f}  "
+                     + click.style(heading, bold=True))
+        lines.append(indent + link)
+        excerpt = r["excerpt"]
+        room = max(20, width - len(indent))
+        if len(excerpt) > room:
+            excerpt = excerpt[: room - 1].rstrip() + "…"
+        lines.append(indent + excerpt)
+    return "\n".join(lines)
+
+
+# stats ---------------------------------------------------------------------------------
+
+
+@cli.command()
+@source_argument
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@cache_option
+def stats(source: str, as_json: bool, cache_dir: Path | None) -> None:
+    """Describe the bundle of SOURCE: model, counts per section and facet, file sizes."""
+    bundle = read_bundle(open_source(source, cache_dir=cache_dir).bundle_dir)
+    facts = bundle_facts(bundle)
+    if as_json:
+        click.echo(json.dumps(facts, ensure_ascii=False, indent=1))
+        return
+    click.echo(render_facts(facts))
+
+
+def bundle_facts(bundle) -> dict:
+    """Everything `stats` shows, as plain data."""
+    m = bundle.manifest
+    sections: dict[str, dict[str, int]] = {}
+    facets: dict[str, dict[str, dict[str, int]]] = {}
+    seen_pages: set[str] = set()
+    for chunk in bundle.chunks:
+        first = chunk.url not in seen_pages
+        seen_pages.add(chunk.url)
+        row = sections.setdefault(chunk.section, {"pages": 0, "chunks": 0})
+        row["pages"] += first
+        row["chunks"] += 1
+        for facet, values in (getattr(chunk, "facets", None) or {}).items():
+            for value in values:
+                cell = facets.setdefault(facet, {}).setdefault(value, {"pages": 0, "chunks": 0})
+                cell["pages"] += first
+                cell["chunks"] += 1
+    return {
+        "bundle": str(bundle.root),
+        "format": m.format,
+        "generator": m.generator,
+        "model": {"id": m.model.get("id"), "dim": m.model.get("dim"),
+                  "max_tokens": m.model.get("max_tokens")},
+        "dtype": m.quantization.get("dtype"),
+        "pages": m.counts.get("pages"),
+        "chunks": m.counts.get("chunks"),
+        "kinds": dict(Counter(c.kind for c in bundle.chunks)),
+        "sections": sections,
+        "facets": facets,
+        "files": {k: {"name": f.name, "bytes": f.bytes} for k, f in m.files.items()},
+        "total_bytes": sum(f.bytes for f in m.files.values()),
+    }
+
+
+def render_facts(facts: dict) -> str:
+    model = facts["model"]
+    lines = [
+        f"bundle     {facts['bundle']}",
+        f"format     {facts['format']}",
+        f"generator  {facts['generator']}",
+        f"model      {model['id']} ({model['dim']} dims, {model['max_tokens']} tokens)",
+        f"dtype      {facts['dtype']}",
+        f"pages      {facts['pages']}",
+        f"chunks     {facts['chunks']} ("
+        + ", ".join(f"{n} {kind}" for kind, n in sorted(facts["kinds"].items())) + ")",
+        "",
+    ]
+    lines += _count_table("section", {k or "(top level)": v
+                                      for k, v in facts["sections"].items()})
+    for facet, values in facts["facets"].items():
+        lines += ["", *_count_table(facet, values)]
+    files = facts["files"]
+    name_width = max([len(f["name"]) for f in files.values()] + [4])
+    lines += ["", f"{'file':<10} {'name':<{name_width}} {'bytes':>12}"]
+    for logical, f in files.items():
+        lines.append(f"{logical:<10} {f['name']:<{name_width}} {f['bytes']:>12,}")
+    lines.append(f"{'total':<10} {'':<{name_width}} {facts['total_bytes']:>12,}")
+    return "\n".join(lines)
+
+
+def _count_table(label: str, rows: dict[str, dict[str, int]]) -> list[str]:
+    width = max([len(k) for k in rows] + [len(label)])
+    out = [f"{label:<{width}}  {'pages':>6}  {'chunks':>6}"]
+    out += [f"{k:<{width}}  {v['pages']:>6}  {v['chunks']:>6}" for k, v in rows.items()]
+    return out
+
+
+# eval ----------------------------------------------------------------------------------
+
+
+@cli.command(name="eval")
+@source_argument
+@click.argument("queries", type=click.Path(exists=True, path_type=Path))
+@click.option("--mode", "modes", multiple=True,
+              help="Mode to evaluate (repeatable; default: every mode available).")
+@click.option("--k", "k", type=click.IntRange(1, 100), default=10, show_default=True,
+              help="Cutoff of Recall@k.")
+@click.option("--misses", is_flag=True, help="List the queries with no expected page in the "
+              "top k.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@cache_option
+def eval_(source: str, queries: Path, modes: tuple[str, ...], k: int, misses: bool,
+          as_json: bool, cache_dir: Path | None) -> None:
+    """MRR@10, nDCG@10 and Recall@k of SOURCE on QUERIES (a BEIR folder or a TSV file).
+
+    TSV: one `query<TAB>url url ...` a line. BEIR: a doc id is a page URL without
+    its leading and trailing slashes (the home page is `index`).
+    """
+    from .evaluate import evaluate, read_queries, unknown_pages
+    from .service import MAX_TOP_K
+
+    judged = read_queries(queries)
+    _, service = load_source(source, cache_dir)
+    for mode in modes:
+        service.check(Query(text="mode check", mode=mode))
+    chunks = service.searcher.bundle.chunks
+    unknown = unknown_pages(judged, [c.url for c in chunks])
+    reports = []
+    for mode in modes or service.modes:
+        def search(text: str, depth: int, mode: str = mode) -> list[str]:
+            request = Query(text=text, top_k=min(depth, MAX_TOP_K), mode=mode)
+            return [r.url for r in service.search(request)]
+
+        reports.append(evaluate(judged, search, mode=mode, k=k))
+    if as_json:
+        click.echo(json.dumps({"queries": len(judged), "unknown_pages": unknown,
+                               "modes": [r.figures() for r in reports],
+                               "misses": {r.mode: [_miss(o) for o in r.misses]
+                                          for r in reports} if misses else None}, indent=1))
+        return
+    click.echo(f"{len(judged)} queries from {queries}")
+    if unknown:
+        click.echo(f"warning: {len(unknown)} expected pages are not in the bundle: "
+                   + ", ".join(unknown[:5]) + (" …" if len(unknown) > 5 else ""), err=True)
+    click.echo(f"{'mode':<8} {'MRR@10':>8} {'nDCG@10':>8} {f'Recall@{k}':>10}")
+    for r in reports:
+        click.echo(f"{r.mode:<8} {r.mrr:>8.4f} {r.ndcg:>8.4f} {r.recall:>10.4f}")
+    if misses:
+        for r in reports:
+            click.echo(f"\nmisses ({r.mode}): {len(r.misses)} of {r.queries}")
+            for o in r.misses:
+                miss = _miss(o)
+                click.echo(f"  {miss['query']}\n    expected {' '.join(miss['expected'])}\n"
+                           f"    got      {' '.join(miss['got']) or '-'}")
+
+
+def _miss(outcome) -> dict:
+    return {"id": outcome.query.id, "query": outcome.query.text,
+            "expected": sorted(outcome.query.relevant), "got": outcome.ranked[:3]}
+
+
+# serve and mcp -------------------------------------------------------------------------
+
+
+@cli.command()
+@source_argument
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--cors-origin", "cors", multiple=True, metavar="ORIGIN",
+              help="Allow browsers on this origin to call the API (repeatable; '*' for any).")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Worker processes, each with its own read-only copy.")
+@click.option("--threads", type=click.IntRange(0, 64), default=0, show_default=True,
+              help="onnxruntime threads per worker (0: onnxruntime decides).")
+@cache_option
+def serve(source: str, host: str, port: int, cors: tuple[str, ...], workers: int,
+          threads: int, cache_dir: Path | None) -> None:
+    """Serve an HTTP JSON API (GET /search?q=&k=&mode=&filter=, GET /health) and, when
+    SOURCE is a site directory, the site itself at /."""
+    from .service import AppConfig, require
+    from .service import serve as run
+
+    require("serve", "starlette", "uvicorn")
+    located = open_source(source, cache_dir=cache_dir)
+    config = AppConfig(bundle_dir=located.bundle_dir, site_dir=located.site_dir,
+                       cors_origins=cors, threads=threads)
+    read_bundle(located.bundle_dir)  # a broken bundle fails here, not in a worker
+    click.echo(f"serving {located.bundle_dir} on http://{host}:{port}/ "
+               "(GET /search?q=..., GET /health)", err=True)
+    run(config, host=host, port=port, workers=workers)
+
+
+@cli.command()
+@source_argument
+@click.option("--base-url", help="The deployed site's URL, for absolute links in results "
+              "(default: SOURCE when it is a URL).")
+@cache_option
+def mcp(source: str, base_url: str | None, cache_dir: Path | None) -> None:
+    """Run a Model Context Protocol server over stdio (tools: search_docs, read_page)."""
+    from .mcp_server import Docs, run
+    from .service import require
+
+    require("mcp", "mcp")
+    located, service = load_source(source, cache_dir)
+    service.warm_up()
+    base = base_url or located.base_url
+    run(Docs(service=service, base_url=base if not base or base.endswith("/") else base + "/"))

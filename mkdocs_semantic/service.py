@@ -1,0 +1,288 @@
+"""The query service: validated queries over one bundle, and its HTTP JSON API.
+
+`QueryService` is plain Python (the CLI and the MCP server use it too);
+`create_app` wraps it in a Starlette app, imported only when asked for. The app
+is stateless and read-only: run as many workers or replicas as the load needs.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import socket
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from .bundle import BundleError
+from .embedding import ModelError
+from .search import Result, Searcher
+
+MODES = ("hybrid", "vector", "lexical")
+DEFAULT_FILTER_KEYS = ("section",)
+MAX_QUERY_CHARS = 2000
+MAX_TOP_K = 100
+SEARCHES_PER_WORKER = 1
+"""Searches run at once in one worker: search is CPU-bound, so more only adds GIL
+contention; requests queue instead, and /health stays responsive."""
+SOURCE_ENV = "MKDOCS_SEMANTIC_SOURCE"
+CORS_ENV = "MKDOCS_SEMANTIC_CORS"
+THREADS_ENV = "MKDOCS_SEMANTIC_THREADS"
+
+
+class BadRequest(ValueError):
+    """A query the caller must fix; the message says what (HTTP 400, CLI exit 2)."""
+
+
+class MissingDependency(RuntimeError):
+    """An optional extra is not installed; the message names the pip command."""
+
+
+def require(extra: str, *modules: str) -> None:
+    """Import `modules` now, or say which `pip install` brings them."""
+    import importlib
+
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise MissingDependency(
+                f"this command needs the '{extra}' extra ({name} is missing): "
+                f"pip install 'mkdocs-semantic-search[{extra}]'"
+            ) from exc
+
+
+@dataclass(frozen=True)
+class Query:
+    """One validated request."""
+
+    text: str
+    top_k: int = 10
+    mode: str | None = None
+    filters: dict[str, list[str]] | None = None
+
+
+def parse_filters(items: Iterable[str]) -> dict[str, list[str]] | None:
+    """`["section=Learn", "tags=a", "tags=b"]` -> `{"section": ["Learn"], "tags": ["a", "b"]}`."""
+    filters: dict[str, list[str]] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or not value:
+            raise BadRequest(f"filter {item!r} is not key=value (for example section=Learn)")
+        filters.setdefault(key, []).append(value)
+    return filters or None
+
+
+def parse_top_k(value: str | int | None, default: int = 10) -> int:
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise BadRequest(f"k must be a whole number from 1 to {MAX_TOP_K}, got {value!r}") \
+            from None
+
+
+def result_dict(result: Result) -> dict[str, Any]:
+    """A result as JSON-ready data: every field, plus `href` (url#anchor)."""
+    return {**asdict(result), "href": result.href}
+
+
+class QueryService:
+    """Checks queries at the boundary and answers them from one `Searcher`."""
+
+    def __init__(self, searcher: Searcher) -> None:
+        self.searcher = searcher
+        params = self._params = inspect.signature(searcher.search).parameters
+        self.modes = MODES if "mode" in params else ("vector",)
+        self.supports_filters = "filters" in params
+        search_defaults = getattr(searcher.bundle.manifest, "search", None) or {}
+        default = params["mode"].default if "mode" in params else "vector"
+        self.default_mode = str(search_defaults.get("mode") if "mode" in params else None
+                                or (default if isinstance(default, str) else self.modes[0]))
+        self.filter_keys = tuple(search_defaults.get("filters") or DEFAULT_FILTER_KEYS)
+
+    def check(self, query: Query) -> Query:
+        """Raise `BadRequest` naming the first problem with `query`."""
+        if not query.text.strip():
+            raise BadRequest("the query is empty: give a few words to search for")
+        if len(query.text) > MAX_QUERY_CHARS:
+            raise BadRequest(f"the query is {len(query.text)} characters long; "
+                             f"at most {MAX_QUERY_CHARS} are accepted")
+        if not 1 <= query.top_k <= MAX_TOP_K:
+            raise BadRequest(f"k must be from 1 to {MAX_TOP_K}, got {query.top_k}")
+        if query.mode is not None and query.mode not in MODES:
+            raise BadRequest(f"unknown mode {query.mode!r}: use one of {', '.join(MODES)}")
+        if query.mode is not None and query.mode not in self.modes:
+            raise BadRequest(f"mode {query.mode!r} is not available with this searcher: "
+                             f"use {', '.join(self.modes)}")
+        if query.filters:
+            unknown = sorted(set(query.filters) - set(self.filter_keys))
+            if unknown:
+                raise BadRequest(f"unknown filter {unknown[0]!r}: this bundle filters on "
+                                 f"{', '.join(self.filter_keys)}")
+            if not self.supports_filters:
+                raise BadRequest("filters are not available with this searcher")
+        return query
+
+    def search(self, query: Query) -> list[Result]:
+        self.check(query)
+        kwargs: dict[str, Any] = {"top_k": query.top_k}
+        if query.mode is not None and "mode" in self._params:
+            kwargs["mode"] = query.mode
+        if query.filters:
+            kwargs["filters"] = query.filters
+        try:
+            return self.searcher.search(query.text, **kwargs)
+        except (BundleError, ModelError):
+            raise  # a broken bundle or model is not the caller's fault
+        except ValueError as exc:  # the searcher's own word on a bad query
+            raise BadRequest(str(exc)) from exc
+
+    def answer(self, query: Query) -> dict[str, Any]:
+        """The JSON body of a search response."""
+        started = time.perf_counter()
+        results = self.search(query)
+        return {
+            "query": query.text,
+            "mode": query.mode or self.default_mode,
+            "results": [result_dict(r) for r in results],
+            "took_ms": round((time.perf_counter() - started) * 1000, 2),
+        }
+
+    def health(self) -> dict[str, Any]:
+        manifest = self.searcher.bundle.manifest
+        return {"status": "ok", "format": manifest.format, "generator": manifest.generator,
+                "model": manifest.model.get("id"), **manifest.counts,
+                "modes": list(self.modes), "filters": list(self.filter_keys)}
+
+    def warm_up(self) -> None:
+        """Load the model now, so the first request (and no two at once) pays for it."""
+        self.searcher.embed("warm up")
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    """What `create_app` serves: a bundle, optionally its site, and CORS origins."""
+
+    bundle_dir: Path
+    site_dir: Path | None = None
+    cors_origins: tuple[str, ...] = ()
+    threads: int = 0
+
+
+def open_service(bundle_dir: Path, *, threads: int = 0) -> QueryService:
+    from .bundle import read_bundle
+    from .embedding import OnnxEmbedder
+
+    bundle = read_bundle(bundle_dir)
+    embedder = OnnxEmbedder(bundle.model_spec(), threads=threads)
+    service = QueryService(Searcher(bundle, embedder))
+    service.warm_up()
+    return service
+
+
+def create_app(config: AppConfig, service: QueryService | None = None):
+    """The Starlette app: `GET /search`, `GET /health`, and the site (if any) at `/`."""
+    require("serve", "starlette")
+    import anyio
+    import anyio.to_thread
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.middleware.cors import CORSMiddleware
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
+    service = service or open_service(config.bundle_dir, threads=config.threads)
+
+    limiter: list[anyio.CapacityLimiter] = []
+
+    async def search(request: Request) -> JSONResponse:
+        params = request.query_params
+        try:
+            query = Query(text=params.get("q", ""), top_k=parse_top_k(params.get("k")),
+                          mode=params.get("mode") or None,
+                          filters=parse_filters(params.getlist("filter")))
+            service.check(query)  # cheap: bad requests never wait for the searcher
+            if not limiter:
+                limiter.append(anyio.CapacityLimiter(SEARCHES_PER_WORKER))
+            answer = await anyio.to_thread.run_sync(service.answer, query, limiter=limiter[0])
+            return JSONResponse(answer)
+        except BadRequest as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+
+    def health(request: Request) -> JSONResponse:
+        return JSONResponse(service.health())
+
+    routes: list = [Route("/search", search, methods=["GET"]),
+                    Route("/health", health, methods=["GET"])]
+    if config.site_dir is not None:
+        routes.append(Mount("/", app=StaticFiles(directory=config.site_dir, html=True)))
+    middleware = []
+    if config.cors_origins:
+        middleware.append(Middleware(CORSMiddleware, allow_origins=list(config.cors_origins),
+                                     allow_methods=["GET"]))
+    return Starlette(routes=routes, middleware=middleware)
+
+
+def config_to_env(config: AppConfig) -> dict[str, str]:
+    """The environment that `app_from_env` reads: how each worker process gets its config."""
+    return {SOURCE_ENV: str(config.site_dir or config.bundle_dir),
+            THREADS_ENV: str(config.threads), CORS_ENV: " ".join(config.cors_origins)}
+
+
+def app_from_env():
+    """App factory for `uvicorn --factory mkdocs_semantic.service:app_from_env`.
+
+    Reads MKDOCS_SEMANTIC_SOURCE (a site directory, also served at /, a bundle
+    directory or a site URL), and optionally MKDOCS_SEMANTIC_CORS (origins,
+    space-separated) and MKDOCS_SEMANTIC_THREADS (onnxruntime threads).
+    """
+    from .remote import open_source
+
+    source = os.environ.get(SOURCE_ENV)
+    if not source:
+        raise RuntimeError(f"set {SOURCE_ENV} to a built site, a bundle directory or a URL")
+    located = open_source(source)
+    return create_app(AppConfig(
+        bundle_dir=located.bundle_dir,
+        site_dir=located.site_dir,
+        cors_origins=tuple(os.environ.get(CORS_ENV, "").split()),
+        threads=int(os.environ.get(THREADS_ENV) or 0),
+    ))
+
+
+def serve(config: AppConfig, *, host: str = "127.0.0.1", port: int = 8000,
+          workers: int = 1) -> None:
+    """Run the app with uvicorn; several workers each load their own copy (read-only)."""
+    require("serve", "starlette", "uvicorn")
+    import uvicorn
+
+    if workers == 1:
+        uvicorn.run(create_app(config), host=host, port=port, access_log=False)
+        return
+    from uvicorn.supervisors import Multiprocess
+
+    os.environ.update(config_to_env(config))
+    settings = uvicorn.Config("mkdocs_semantic.service:app_from_env", factory=True, host=host,
+                              port=port, workers=workers, access_log=False)
+    Multiprocess(settings, sockets=[tcp_listener(host, port)]).run()
+
+
+def tcp_listener(host: str, port: int) -> socket.socket:
+    """A listening socket that says it is TCP, so asyncio turns Nagle off per connection.
+
+    uvicorn's own multi-worker socket leaves `proto` at 0, and then every keep-alive
+    response waits ~40 ms for a delayed ACK (uvicorn issue 3149).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.set_inheritable(True)
+    return sock

@@ -1,0 +1,317 @@
+"""`mkdocs-semantic` query, stats and eval, run for real on a bundle built with the real model.
+
+`build_sample_site` is shared with the service, MCP and remote tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mkdocs_semantic.bundle import read_bundle
+from mkdocs_semantic.cli import cli, format_results
+
+from .conftest import Project
+
+PAGES = {
+    "index.md": """
+        # Lifespan events
+
+        You can define logic that runs before the application starts taking requests,
+        and again after it finishes handling requests.
+
+        ## Loading models at boot
+
+        A common case is loading a machine learning model once, when the server process
+        comes up, and sharing it between all requests instead of loading it per request.
+        """,
+    "learn/cookies.md": """
+        # Cookie parameters
+
+        Declare cookie parameters the same way as query and path parameters.
+
+        ## Import Cookie
+
+        First import `Cookie` from the framework, then declare the parameter with a
+        default value. Browsers send cookies back with every request to the same site.
+        """,
+    "learn/uploads.md": """
+        # Request files
+
+        Receive files uploaded by the client as form data.
+
+        ## Large uploads
+
+        Big files are spooled to disk instead of being held in memory, so that an upload
+        of several gigabytes does not exhaust the server's RAM.
+        """,
+    "deploy/containers.md": """
+        # Containers
+
+        Run the application behind a process manager and a reverse proxy that terminates TLS.
+
+        ## Building an image
+
+        Build an image with your dependencies and run one process per container.
+        """,
+}
+NAV = [
+    {"Home": "index.md"},
+    {"Learn": ["learn/cookies.md", "learn/uploads.md"]},
+    {"Deploy": ["deploy/containers.md"]},
+]
+# query -> the page that answers it (a paraphrase, not the page's words)
+JUDGED = [
+    ("run code once when the server starts up", "/"),
+    ("read a value the browser stores and sends on each request", "learn/cookies/"),
+    ("accept a very big file without running out of memory", "learn/uploads/"),
+    ("package my app with its dependencies for production", "deploy/containers/"),
+]
+
+
+def build_sample_site(root: Path) -> Path:
+    """Build the four-page sample site with plugins [search, semantic]; returns site/."""
+    (root / "docs").mkdir(parents=True)
+    project = Project(root=root, plugin_options={"cache_dir": str(root / "cache")})
+    for name, text in PAGES.items():
+        project.write(name, text)
+    project.build(nav=NAV)
+    return project.site
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def write_tsv(path: Path, rows: list[tuple[str, str]]) -> Path:
+    path.write_text("# query\texpected\n" + "".join(f"{q}\t{u}\n" for q, u in rows),
+                    encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    return build_sample_site(tmp_path_factory.mktemp("sample"))
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_query_json_ranks_the_answering_section_first(site):
+    result = run("query", str(site), "load the model once at boot", "--json", "--mode",
+                 "vector", "-k", "3")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["mode"] == "vector"
+    top = answer["results"][0]
+    assert (top["url"], top["anchor"]) == ("", "loading-models-at-boot")
+    assert top["href"] == "#loading-models-at-boot"
+    assert len(answer["results"]) == 3
+    assert [r["score"] for r in answer["results"]] == sorted(
+        (r["score"] for r in answer["results"]), reverse=True)
+
+
+def test_query_text_output_is_aligned(site):
+    result = run("query", str(site), "cookies", "the", "browser", "sends", "-k", "2")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) == 6
+    assert lines[0].startswith("1  ") and "Cookie parameters" in lines[0]
+    assert lines[1].strip() == "/learn/cookies/" or lines[1].strip().startswith("/learn/")
+    # link and excerpt lines start where the heading text starts
+    column = lines[0].index("Cookie parameters")
+    assert all(line[:column].strip() == "" and line[column] != " "
+               for line in (lines[1], lines[2], lines[4], lines[5]))
+
+
+def test_format_results_cuts_long_excerpts_to_the_width():
+    results = [{"title": "T", "path": ["A"], "href": "a/#x", "score": 0.5,
+                "excerpt": "word " * 100}]
+    text = format_results(results, width=60)
+    assert all(len(line) <= 60 for line in text.splitlines())
+    assert text.splitlines()[2].endswith("…")
+
+
+def test_query_filter_by_section_keeps_only_that_section(site):
+    result = run("query", str(site), "request", "--json", "-f", "section=Learn", "-k", "10")
+    assert result.exit_code == 0, result.output
+    results = json.loads(result.stdout)["results"]
+    assert results and {r["url"] for r in results} <= {"learn/cookies/", "learn/uploads/"}
+
+
+def test_stats_counts_sections_and_files(site):
+    result = run("stats", str(site), "--json")
+    assert result.exit_code == 0, result.output
+    facts = json.loads(result.stdout)
+    bundle = read_bundle(site)
+    assert facts["pages"] == 4 and facts["chunks"] == len(bundle.chunks)
+    assert facts["sections"]["Learn"]["pages"] == 2
+    assert facts["sections"]["Deploy"]["pages"] == 1
+    assert sum(s["chunks"] for s in facts["sections"].values()) == len(bundle.chunks)
+    for logical, entry in facts["files"].items():
+        assert (bundle.root / entry["name"]).stat().st_size == entry["bytes"], logical
+    assert facts["model"]["dim"] == 384 and facts["dtype"] == "i8"
+
+    text = run("stats", str(site)).stdout
+    assert "Learn" in text and "(top level)" in text and "model.8199be6f699a.onnx" in text
+
+
+def test_eval_tsv_and_beir_give_the_same_numbers(site, tmp_path):
+    tsv = write_tsv(tmp_path / "judged.tsv", JUDGED)
+    beir = tmp_path / "beir"
+    (beir / "qrels").mkdir(parents=True)
+    (beir / "queries.jsonl").write_text("".join(
+        json.dumps({"_id": f"q{i}", "text": q}) + "\n" for i, (q, _) in enumerate(JUDGED)))
+    (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(
+        f"q{i}\t{url.strip('/') or 'index'}\t1\n" for i, (_, url) in enumerate(JUDGED)))
+
+    from_tsv = json.loads(run("eval", str(site), str(tsv), "--mode", "vector",
+                              "--json").stdout)
+    from_beir = json.loads(run("eval", str(site), str(beir), "--mode", "vector",
+                               "--json").stdout)
+    assert from_tsv["modes"] == from_beir["modes"]
+    figures = from_tsv["modes"][0]
+    assert figures["queries"] == 4 and from_tsv["unknown_pages"] == []
+    # four pages only: every expected page is in the top 10, and most are first
+    assert figures["recall@10"] == 1.0
+    assert figures["mrr@10"] >= 0.75 and figures["ndcg@10"] >= 0.8
+
+
+def test_eval_lists_misses(site, tmp_path):
+    tsv = write_tsv(tmp_path / "judged.tsv",
+                    [("declare a cookie parameter", "deploy/containers/"), *JUDGED[:1]])
+    result = run("eval", str(site), str(tsv), "--mode", "vector", "--k", "1", "--misses")
+    assert result.exit_code == 0, result.output
+    assert "misses (vector): 1 of 2" in result.stdout
+    assert "declare a cookie parameter" in result.stdout
+    assert "expected deploy/containers" in result.stdout
+    assert "got      learn/cookies" in result.stdout
+
+
+def test_eval_every_mode_by_default(site, tmp_path):
+    tsv = write_tsv(tmp_path / "judged.tsv", JUDGED)
+    report = json.loads(run("eval", str(site), str(tsv), "--json").stdout)
+    assert [m["mode"] for m in report["modes"]] == ["hybrid", "vector", "lexical"]
+
+
+BAD_QUERIES = [
+    (["   "], "empty"),
+    (["x" * 100_000], "at most"),
+    (["cookies", "--mode", "fuzzy"], "unknown mode 'fuzzy'"),
+    (["cookies", "-f", "colour=red"], "unknown filter 'colour'"),
+    (["cookies", "-f", "section"], "is not key=value"),
+    (["cookies", "-k", "-3"], "k must be from 1 to 100"),
+    (["cookies", "-k", "1000000"], "k must be from 1 to 100"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), BAD_QUERIES)
+def test_bad_queries_exit_2_with_one_line(site, args, message):
+    result = CliRunner().invoke(cli, ["query", str(site), *args])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and lines[0].startswith("Error: ")
+
+
+@pytest.fixture
+def bundle_copy(site, tmp_path) -> Path:
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    return copy / "semantic"
+
+
+def _manifest(bundle: Path) -> dict:
+    return json.loads((bundle / "manifest.json").read_text())
+
+
+def _payload(bundle: Path, logical: str) -> Path:
+    return bundle / _manifest(bundle)["files"][logical]["name"]
+
+
+BROKEN = {
+    "missing": lambda path: path.unlink(),
+    "truncated": lambda path: path.write_bytes(path.read_bytes()[:100]),
+    "tampered": lambda path: path.write_bytes(path.read_bytes().replace(b"Cookie", b"Biscut")),
+}
+
+
+@pytest.mark.parametrize("damage", BROKEN)
+@pytest.mark.parametrize("logical", ["chunks", "text", "index"])
+def test_broken_bundle_names_the_file(bundle_copy, damage, logical):
+    target = _payload(bundle_copy, logical)
+    if damage == "tampered" and logical == "index":
+        data = bytearray(target.read_bytes())
+        data[-1] ^= 0xFF
+        target.write_bytes(bytes(data))
+    else:
+        BROKEN[damage](target)
+    result = CliRunner().invoke(cli, ["query", str(bundle_copy), "cookies"])
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and target.name in lines[0] and "rebuild" in lines[0]
+
+
+def test_tampered_model_is_refused(bundle_copy):
+    model = _payload(bundle_copy, "model")
+    data = bytearray(model.read_bytes())
+    data[1000] ^= 0xFF
+    model.write_bytes(bytes(data))
+    result = CliRunner().invoke(cli, ["query", str(bundle_copy), "cookies"])
+    assert result.exit_code == 1
+    assert model.name in result.stderr and "rebuild" in result.stderr
+
+
+def test_unknown_manifest_format_names_both_versions(bundle_copy):
+    manifest = _manifest(bundle_copy)
+    manifest["format"] = 99
+    (bundle_copy / "manifest.json").write_text(json.dumps(manifest))
+    result = CliRunner().invoke(cli, ["stats", str(bundle_copy)])
+    assert result.exit_code == 1
+    assert "format 99" in result.stderr and "reads format 1" in result.stderr
+
+
+def test_missing_source_and_unreachable_url(tmp_path):
+    result = CliRunner().invoke(cli, ["query", str(tmp_path / "nowhere"), "cookies"])
+    assert result.exit_code == 1 and "nowhere does not exist" in result.stderr
+    url = f"http://127.0.0.1:{free_port()}/docs/"
+    result = CliRunner().invoke(cli, ["query", url, "cookies", "--cache-dir",
+                                      str(tmp_path / "cache")])
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"cannot reach {url}semantic/manifest.json" in lines[0]
+
+
+@pytest.mark.parametrize(("command", "extra", "module"),
+                         [("serve", "serve", "uvicorn"), ("mcp", "mcp", "mcp")])
+def test_missing_extra_names_the_pip_command(site, monkeypatch, command, extra, module):
+    monkeypatch.setitem(sys.modules, module, None)  # as if it were not installed
+    result = CliRunner().invoke(cli, [command, str(site)])
+    assert result.exit_code == 1
+    assert f"pip install 'mkdocs-semantic-search[{extra}]'" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_the_installed_command_runs_as_a_process(site):
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    ok = subprocess.run([sys.executable, "-m", "mkdocs_semantic", "query", str(site),
+                         "package the app in an image", "-k", "1", "--mode", "vector"],
+                        capture_output=True, text=True, env=env, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert "/deploy/containers/" in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "mkdocs_semantic", "query", str(site), ""],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines() == [
+        "Error: the query is empty: give a few words to search for"]

@@ -1,0 +1,138 @@
+"""`mkdocs-semantic mcp` driven over stdio by the official MCP SDK's own client."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from .test_cli import build_sample_site
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    return build_sample_site(tmp_path_factory.mktemp("sample"))
+
+
+def server_parameters(site: Path, *extra: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "mkdocs_semantic", "mcp", str(site), *extra],
+        env={"PYTHONPATH": os.pathsep.join(sys.path), "PYTHONWARNINGS": "ignore"})
+
+
+def with_session(site: Path, work, *extra: str):
+    """Start the server, initialize a client session, run `work(session)`, return its value."""
+
+    async def main():
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(server_parameters(site, *extra), errlog=errlog) as streams, \
+                    ClientSession(*streams) as session:
+                await session.initialize()
+                return await work(session)
+
+    return anyio.run(main)
+
+
+def payload(result) -> dict:
+    assert not result.is_error, result.content
+    return json.loads(result.content[0].text)
+
+
+def test_tools_search_and_read_over_stdio(site):
+    async def work(session):
+        tools = await session.list_tools()
+        found = await session.call_tool("search_docs", {
+            "query": "accept a very big file without running out of memory", "top_k": 3})
+        filtered = await session.call_tool("search_docs", {
+            "query": "cookies", "top_k": 10, "filters": {"section": ["Deploy"]}})
+        page = await session.call_tool("read_page", {"url": "learn/uploads/#large-uploads"})
+        return tools, found, filtered, page
+
+    tools, found, filtered, page = with_session(site, work)
+    by_name = {t.name: t for t in tools.tools}
+    assert set(by_name) == {"search_docs", "read_page"}
+    assert set(by_name["search_docs"].input_schema["properties"]) == {"query", "top_k",
+                                                                       "filters"}
+    results = payload(found)["results"]
+    assert len(results) == 3
+    top = results[0]
+    assert top["url"].startswith("learn/uploads/#")
+    assert top["title"] == "Request files" and isinstance(top["heading_path"], list)
+    assert "spooled to disk" in top["text"] and isinstance(top["score"], float)
+    assert {r["url"].split("#")[0] for r in payload(filtered)["results"]} == {
+        "deploy/containers/"}
+    read = payload(page)
+    assert read["title"] == "Request files"
+    text = "\n".join(s["text"] for s in read["sections"])
+    assert "form data" in text and "gigabytes" in text
+    assert all(s["url"].startswith("learn/uploads/") for s in read["sections"])
+
+
+def test_bad_calls_come_back_as_tool_errors(site):
+    async def work(session):
+        return [await session.call_tool("search_docs", args) for args in (
+            {"query": "   "},
+            {"query": "x", "top_k": 0},
+            {"query": "x", "filters": {"colour": ["red"]}},
+        )] + [await session.call_tool("read_page", {"url": "no/such/page/"})]
+
+    empty, zero, filtered, missing = with_session(site, work)
+    for result, message in ((empty, "query is empty"), (zero, "k must be from 1 to 100"),
+                            (filtered, "unknown filter 'colour'"),
+                            (missing, "no page with url 'no/such/page/'")):
+        assert result.is_error and message in result.content[0].text
+
+
+def test_base_url_makes_links_absolute(site):
+    async def work(session):
+        return await session.call_tool("search_docs", {"query": "cookie", "top_k": 1})
+
+    result = with_session(site, work, "--base-url", "https://docs.example.org/app")
+    assert payload(result)["results"][0]["url"].startswith("https://docs.example.org/app/")
+
+
+def test_stdout_carries_only_protocol_messages(site):
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "search_docs", "arguments": {"query": "", "top_k": 1}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "search_docs", "arguments": {"query": "cookie", "top_k": 1}}},
+    ]
+    proc = subprocess.Popen([sys.executable, "-m", "mkdocs_semantic", "mcp", str(site)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    lines = []
+    watchdog = threading.Timer(120, proc.kill)  # a hung server fails the test, not the suite
+    watchdog.start()
+    try:
+        for message in messages:
+            proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.flush()
+            if "id" in message:  # wait for its reply before sending on
+                while True:
+                    line = json.loads(proc.stdout.readline())  # every line must be JSON
+                    lines.append(line)
+                    if line.get("id") == message["id"]:
+                        break
+        proc.stdin.close()
+        lines += [json.loads(line) for line in proc.stdout.read().splitlines()]
+    finally:
+        watchdog.cancel()
+        proc.wait(timeout=60)
+        proc.stdout.close()
+    assert all(line.get("jsonrpc") == "2.0" for line in lines)
+    replies = {line["id"]: line for line in lines if "id" in line}
+    assert set(replies) == {1, 2, 3}
+    assert replies[2]["result"]["isError"] is True
+    assert replies[3]["result"]["isError"] is False

@@ -1,0 +1,156 @@
+"""`mkdocs-semantic index` on a hand-written static site (no MkDocs), then `query` on it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from click.testing import CliRunner
+
+from mkdocs_semantic.bundle import read_bundle
+from mkdocs_semantic.cli import cli
+from mkdocs_semantic.static_site import main_content, page_url, read_page
+
+CHROME = """
+<header class="site"><a href="/">Acme Docs</a> <span>zebra banner</span></header>
+<nav><a href="/guide/">Guide</a> <a href="/blog/">Blog</a> navigation walrus</nav>
+<aside>sidebar pelican advert</aside>
+<footer>Copyright flamingo 2024</footer>
+"""
+
+
+def page(title: str, body: str, *, wrapper: str = "main", head: str = "") -> str:
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title} | Acme</title>"
+            f"{head}</head><body>{CHROME}<{wrapper}>{body}</{wrapper}></body></html>")
+
+
+SITE = {
+    "index.html": page("Home", """
+        <h1 id="welcome">Welcome to Acme</h1>
+        <p>Acme is a tool that turns spreadsheets into interactive dashboards that
+        update themselves every few minutes.</p>"""),
+    "guide/install/index.html": page("Installing", """
+        <article><header><h1 id="installing">Installing Acme</h1></header>
+        <p>Download the installer for your operating system and run it.</p>
+        <h2 id="offline">Installing without internet access</h2>
+        <p>Copy the offline bundle to the machine with a USB stick, then unpack it and
+        run the setup script; no network connection is needed.</p></article>""",
+        wrapper="div"),
+    "guide/sharing.html": page("Sharing", """
+        <h1>Sharing dashboards</h1>
+        <p>Send colleagues a read-only link; they can view the charts but not change
+        the underlying data.</p>
+        <h2 id="permissions">Permissions</h2>
+        <p>Owners grant edit rights per person or per team.</p>""",
+        wrapper="div role='main'"),
+    "blog/2024/release.html": page("Release notes", """
+        <div data-pagefind-body><h1>Acme 2.0 released</h1>
+        <p>The new version draws charts four times faster and adds dark mode.</p></div>
+        <div>unmarked trailing text about octopus</div>""", wrapper="section"),
+    "404.html": page("Not found", "<h1>Page not found</h1><p>Nothing here.</p>"),
+    "old/index.html": page("Moved", "<p>This page moved.</p>",
+                           head="<meta http-equiv='refresh' content='0; url=/guide/'>"),
+    "assets/style.css": "body { color: black }",
+}
+
+
+def write_site(root: Path) -> Path:
+    for name, text in SITE.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def snapshot(root: Path, *, skip: str = "semantic") -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
+            if p.is_file() and p.relative_to(root).parts[0] != skip}
+
+
+def test_page_urls_are_directory_urls(tmp_path):
+    assert page_url(tmp_path, tmp_path / "index.html") == ""
+    assert page_url(tmp_path, tmp_path / "guide" / "install" / "index.html") == "guide/install/"
+    assert page_url(tmp_path, tmp_path / "guide" / "sharing.html") == "guide/sharing.html"
+
+
+def test_main_content_drops_chrome_and_keeps_the_article_header(tmp_path):
+    site = write_site(tmp_path)
+    content = main_content(BeautifulSoup(SITE["guide/install/index.html"], "html.parser"))
+    text = content.get_text()
+    assert "Installing Acme" in text and "USB stick" in text
+    assert not any(w in text for w in ("zebra", "walrus", "pelican", "flamingo"))
+    marked = read_page(site, site / "blog" / "2024" / "release.html")
+    assert marked.facts.title == "Acme 2.0 released"
+    assert "octopus" not in marked.html and "dark mode" in marked.html
+    assert read_page(site, site / "old" / "index.html") is None  # a redirect
+    sharing = read_page(site, site / "guide" / "sharing.html")
+    assert (sharing.facts.title, sharing.facts.section) == ("Sharing dashboards", "guide")
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("static")
+    site = write_site(root / "public")
+    before = snapshot(site)
+    result = CliRunner().invoke(cli, ["index", str(site)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert snapshot(site) == before, "index wrote outside the bundle folder"
+    return site, root
+
+
+def test_index_writes_a_bundle_that_query_searches(indexed):
+    site, root = indexed
+    bundle = read_bundle(site)
+    urls = {c.url for c in bundle.chunks}
+    assert urls == {"", "guide/install/", "guide/sharing.html", "blog/2024/release.html"}
+    assert all("flamingo" not in c.text and "walrus" not in c.text for c in bundle.chunks)
+    assert (root / ".cache" / "mkdocs-semantic" / "public" / "embeddings.npz").is_file()
+
+    result = CliRunner().invoke(cli, ["query", str(site), "set it up on a computer that is "
+                                      "not connected to the network", "--json", "--mode",
+                                      "vector"])
+    top = json.loads(result.stdout)["results"][0]
+    assert top["url"] == "guide/install/" and "USB stick" in top["excerpt"]
+    result = CliRunner().invoke(cli, ["query", str(site), "let a coworker look at my charts "
+                                      "without editing", "--json", "-f", "section=guide"])
+    results = json.loads(result.stdout)["results"]
+    assert results[0]["url"] == "guide/sharing.html"
+    assert {r["section"] for r in results} == {"guide"}
+
+
+def test_dry_run_reports_changes_and_writes_nothing(indexed, tmp_path):
+    site, _ = indexed
+    edited = site / "guide" / "sharing.html"
+    original = edited.read_text()
+    try:
+        edited.write_text(original.replace("Owners grant edit rights per person or per team.",
+                                           "Only owners may delete a dashboard."))
+        (site / "faq.html").write_text(page("FAQ", "<h1>Questions</h1><p>Is Acme free? "
+                                            "Yes, for teams of up to five people.</p>"))
+        (site / "blog" / "2024" / "release.html").unlink()
+        before = snapshot(site, skip="")
+        result = CliRunner().invoke(cli, ["index", str(site), "--dry-run"],
+                                    catch_exceptions=False)
+        assert snapshot(site, skip="") == before
+    finally:
+        edited.write_text(original)
+        (site / "faq.html").unlink()
+        (site / "blog" / "2024" / "release.html").write_text(SITE["blog/2024/release.html"])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "compared with the existing bundle" in out
+    assert "1 new, 1 changed, 1 removed, 2 unchanged" in out
+    assert "new      /faq.html" in out and "changed  /guide/sharing.html" in out
+    assert "removed  /blog/2024/release.html" in out
+    # the edited section and the new page are new; the removed page's chunks go
+    assert "reused from the cache" in out and "2 to embed" in out
+
+
+def test_index_refuses_a_folder_without_pages(tmp_path):
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(cli, ["index", str(tmp_path / "empty")])
+    assert result.exit_code == 1 and "no HTML page with text" in result.stderr
+    result = CliRunner().invoke(cli, ["index", str(tmp_path / "empty"), "--bundle-dir", "../x"])
+    assert result.exit_code == 2 and "must be a folder inside SITE_DIR" in result.stderr
