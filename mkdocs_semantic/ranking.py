@@ -67,30 +67,43 @@ def chunk_order(scores: np.ndarray, eligible: np.ndarray) -> np.ndarray:
 
 def fuse(orders: Sequence[np.ndarray], *, page_of_chunk: np.ndarray, anchors: Sequence[str],
          priors: np.ndarray, boosts: np.ndarray, rrf_k: int, top_k: int) -> list[Ranked]:
-    """Fuse each signal's chunk order into the page-aware result list."""
-    page_score: dict[int, float] = {}
-    section_score: dict[int, float] = {}
+    """Fuse each signal's chunk order into the page-aware result list.
+
+    Vectorized, but every score is the same sum, in the same order, as the step-by-step
+    description above (and ranking.js): signal by signal, 0.0 plus each term.
+    """
+    pages = len(priors)
+    page_score = np.zeros(pages)
+    page_seen = np.zeros(pages, dtype=bool)
+    ranks = []  # per signal: each chunk's rank (0 where the signal did not rank it)
     for order in orders:
-        seen_pages: dict[int, None] = {}
-        for rank, chunk in enumerate(order.tolist(), start=1):
-            section_score[chunk] = section_score.get(chunk, 0.0) + 1.0 / (rrf_k + rank)
-            page = int(page_of_chunk[chunk])
-            if page not in seen_pages and len(seen_pages) < PAGE_DEPTH:
-                seen_pages[page] = None
-                page_rank = len(seen_pages)
-                page_score[page] = page_score.get(page, 0.0) + \
-                    float(priors[page]) / (rrf_k + page_rank / float(boosts[page]))
-    sections_of: dict[int, list[int]] = {}
-    listed: set[tuple[int, str]] = set()
-    for chunk in sorted(section_score, key=lambda c: (-section_score[c], c)):
-        page = int(page_of_chunk[chunk])
-        if (page, anchors[chunk]) not in listed:
-            listed.add((page, anchors[chunk]))
-            sections_of.setdefault(page, []).append(chunk)
+        rank = np.zeros(len(page_of_chunk), dtype=np.int64)
+        rank[order] = np.arange(1, len(order) + 1)
+        ranks.append(rank)
+        # Pages in the order of their best chunk: first occurrence in the chunk order.
+        in_order, first = np.unique(page_of_chunk[order], return_index=True)
+        ranked_pages = in_order[np.argsort(first, kind="stable")][:PAGE_DEPTH]
+        page_rank = np.arange(1, len(ranked_pages) + 1)
+        page_score[ranked_pages] += priors[ranked_pages] / (
+            rrf_k + page_rank / boosts[ranked_pages])
+        page_seen[ranked_pages] = True
+    candidates = np.flatnonzero(page_seen)
     results: list[Ranked] = []
-    for page in sorted(page_score, key=lambda p: (-page_score[p], p)):
-        for chunk in sections_of[page][:PER_PAGE]:
-            results.append(Ranked(chunk, page_score[page], section_score[chunk]))
+    for page in candidates[np.lexsort((candidates, -page_score[candidates]))].tolist():
+        chunks = np.flatnonzero((page_of_chunk == page) & np.any(np.stack(ranks) > 0, axis=0))
+        section = np.zeros(len(chunks))
+        for rank in ranks:
+            r = rank[chunks]
+            section += np.where(r > 0, 1.0 / (rrf_k + np.maximum(r, 1)), 0.0)
+        listed: set[str] = set()
+        for i in np.lexsort((chunks, -section)).tolist():
+            chunk = int(chunks[i])
+            if anchors[chunk] in listed:
+                continue
+            listed.add(anchors[chunk])
+            results.append(Ranked(chunk, float(page_score[page]), float(section[i])))
             if len(results) == top_k:
                 return results
+            if len(listed) == PER_PAGE:
+                break
     return results
