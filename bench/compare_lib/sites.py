@@ -1,0 +1,170 @@
+"""The sites bench/compare measures: fastapi-docs at 1x, 4x and 16x, built four ways.
+
+A scale-N project is the corpus plus N-1 versioned copies of all its pages
+(`docs/v2/...`, `docs/v3/...`). The copies keep every page's text and title
+unchanged, so each copied chunk's embedded text (title, heading path, body) is
+byte-identical to the original's and the plugin's embedding cache serves it: the
+big builds run chunking, lexical indexing, quantizing and writing at full size but
+embed nothing new. The version lives in the URL path and in one nav entry per
+version (an "Older versions" section), so every page carries the same navigation
+as one version of a versioned site would.
+
+Each project is built four ways, each timed as a whole `mkdocs build` process:
+`plugins: []` (no search at all; Pagefind then indexes this site), the corpus as
+it is (`plugins: [search]`: Material's lunr search, the baseline "plain" build),
+and `plugins: [search, semantic]`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+PLUGINS_SEARCH = "\nplugins:\n  - search\n"
+# Theme chrome that is on every page (header, tabs, navigation and table of
+# contents sidebars, footer, permalink anchors): Pagefind indexes the content only,
+# as its docs recommend (data-pagefind-body, or these selectors without a template).
+PAGEFIND_EXCLUDE = (".md-header, .md-tabs, .md-sidebar, .md-footer, .headerlink, "
+                    ".md-content__button, .md-source-file, .md-skip")
+SEMANTIC_LINE = re.compile(
+    r"semantic: (?P<pages>\d+) pages, (?P<chunks>\d+) chunks, (?P<embedded>\d+) embedded, "
+    r"(?P<reused>\d+) reused")
+
+
+@dataclass
+class Build:
+    """One timed build step."""
+
+    name: str
+    seconds: float
+    ok: bool = True
+    error: str = ""
+    facts: dict = field(default_factory=dict)
+
+
+def make_project(corpus: Path, dest: Path, copies: int) -> dict:
+    """Copy the corpus to `dest` with `copies - 1` versioned copies of its pages."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(corpus, dest)
+    docs = dest / "docs"
+    pages = sorted(p.relative_to(docs) for p in docs.rglob("*.md"))
+    config = (dest / "mkdocs.yml").read_text(encoding="utf-8")
+    keys = re.findall(r"^[A-Za-z_]+:", config, re.MULTILINE)
+    if PLUGINS_SEARCH not in config or not keys or keys[-1] != "nav:":
+        raise SystemExit(f"{corpus}/mkdocs.yml: expected 'plugins: [search]' and nav: last")
+    versions = [f"v{n}" for n in range(2, copies + 1)]
+    for version in versions:
+        for page in pages:
+            target = docs / version / page
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(docs / page, target)
+    if versions:
+        # Untitled entries: the copy's title comes from its h1, as the original's does.
+        entries = "".join(f"  - {v}:\n    - {v}/index.md\n" for v in versions)
+        config = config.rstrip("\n") + "\n- Older versions:\n" + entries
+    (dest / "mkdocs.yml").write_text(config, encoding="utf-8")
+    return {"copies": copies, "pages": len(pages) * copies, "source_pages": len(pages)}
+
+
+def write_configs(project: Path, cache_dir: Path) -> dict[str, str]:
+    """The three configs beside the corpus' own mkdocs.yml; returns name -> file."""
+    config = (project / "mkdocs.yml").read_text(encoding="utf-8")
+    semantic = (PLUGINS_SEARCH + "  - semantic:\n"
+                f"      cache_dir: {json.dumps(str(cache_dir))}\n")
+    files = {
+        "nosearch": config.replace(PLUGINS_SEARCH, "\nplugins: []\n"),
+        "plain": config,
+        "semantic": config.replace(PLUGINS_SEARCH, semantic),
+    }
+    names = {}
+    for name, text in files.items():
+        path = project / f"{name}.yml"
+        path.write_text(text, encoding="utf-8")
+        names[name] = path.name
+    return names
+
+
+def mkdocs_build(project: Path, config: str, site: str, name: str) -> Build:
+    """`mkdocs build` of one config into `project/site`, timed."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    started = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-f", config, "-d", site],
+        cwd=project, capture_output=True, text=True, env=env, timeout=1800)
+    seconds = time.perf_counter() - started
+    if proc.returncode != 0:
+        return Build(name, seconds, ok=False, error=_tail(proc.stderr))
+    facts = {}
+    match = SEMANTIC_LINE.search(proc.stderr)
+    if match:
+        facts = {k: int(v) for k, v in match.groupdict().items()}
+    return Build(name, seconds, facts=facts)
+
+
+def semantic_index(project: Path, plain_site: str, site: str, cache_dir: Path) -> Build:
+    """Without the browser client the plugin cannot build: index the plain site instead."""
+    shutil.copytree(project / plain_site, project / site, dirs_exist_ok=True)
+    started = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs_semantic", "index", site, "--cache-dir", str(cache_dir)],
+        cwd=project, capture_output=True, text=True, timeout=1800)
+    seconds = time.perf_counter() - started
+    if proc.returncode != 0:
+        return Build("semantic-index", seconds, ok=False, error=_tail(proc.stderr + proc.stdout))
+    return Build("semantic-index", seconds, facts={"via": "mkdocs-semantic index"})
+
+
+def pagefind(project: Path, site: str, binary: Path) -> Build:
+    """Pagefind's CLI over a built site, timed; writes `site/pagefind/`."""
+    started = time.perf_counter()
+    proc = subprocess.run(
+        [str(binary), "--site", site, "--exclude-selectors", PAGEFIND_EXCLUDE],
+        cwd=project, capture_output=True, text=True, timeout=1800)
+    seconds = time.perf_counter() - started
+    if proc.returncode != 0:
+        return Build("pagefind", seconds, ok=False, error=_tail(proc.stderr + proc.stdout))
+    facts = {}
+    for key, pattern in (("pages", r"Indexed (\d+) pages"), ("words", r"Indexed (\d+) words")):
+        match = re.search(pattern, proc.stdout)
+        if match:
+            facts[key] = int(match.group(1))
+    return Build("pagefind", seconds, facts=facts)
+
+
+def tree_bytes(path: Path) -> int:
+    """Bytes of all files under `path` (0 if it does not exist)."""
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def semantic_parts(site: Path) -> dict:
+    """The plugin's files in a site: bundle (index, chunks, text, lexical), model, client."""
+    manifest = json.loads((site / "semantic" / "manifest.json").read_text(encoding="utf-8"))
+    model_files = {"model", "tokenizer"}
+    entries = manifest["files"]
+    model = sum(f["bytes"] for k, f in entries.items() if k in model_files)
+    bundle = sum(f["bytes"] for k, f in entries.items() if k not in model_files)
+    return {
+        "manifest_counts": manifest["counts"],
+        "bundle_bytes": bundle + (site / "semantic" / "manifest.json").stat().st_size,
+        "model_bytes": model,
+        "client_bytes": tree_bytes(site / "semantic" / "client"),
+        "files": {k: f["bytes"] for k, f in entries.items()},
+    }
+
+
+def as_dict(build: Build) -> dict:
+    return asdict(build)
+
+
+def _tail(text: str, lines: int = 12) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])
