@@ -12,8 +12,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +26,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs_semantic.search import Searcher
 
 from .conftest import REPO
+from .processes import running
 
 JS = REPO / "js"
 DRIVER = JS / "tools" / "drive.mjs"
@@ -173,30 +172,10 @@ def test_markup_in_headings_shows_as_text(sites, tmp_path, ui, theme):
 
 @contextmanager
 def mkdocs_serve(config_file: Path, url: str, port: int) -> Iterator[None]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "-f", str(config_file),
-         "-a", f"127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                with urllib.request.urlopen(url, timeout=5):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    proc.kill()
-                    pytest.fail(f"mkdocs serve did not come up:\n{proc.stderr.read()[-3000:]}")
-                time.sleep(0.5)
+    command = [sys.executable, "-m", "mkdocs", "serve", "-f", str(config_file),
+               "-a", f"127.0.0.1:{port}"]
+    with running(command, ready_url=url, name="mkdocs serve", timeout=180):
         yield
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        proc.stderr.close()
 
 
 def test_search_survives_mkdocs_serve_live_reload(sites, tmp_path):

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -16,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from .processes import running
 from .test_cli import build_sample_site, free_port
 
 
@@ -28,32 +27,11 @@ def site(tmp_path_factory) -> Path:
 def serving(*args: str, timeout: float = 60) -> Iterator[str]:
     """Run `mkdocs-semantic serve ARGS` on 127.0.0.1 until /health answers; yields its URL."""
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs_semantic", "serve", *args, "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"})
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError(f"serve exited early:\n{proc.stdout.read()}")
-            try:
-                urllib.request.urlopen(base + "/health", timeout=2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
+    command = [sys.executable, "-m", "mkdocs_semantic", "serve", *args, "--port", str(port)]
+    with running(command, ready_url=base + "/health", name="mkdocs-semantic serve",
+                 timeout=timeout, env={**os.environ, "PYTHONWARNINGS": "ignore"}):
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
 
 
 def get(url: str, headers: dict | None = None) -> tuple[int, dict, dict]:
