@@ -31,7 +31,6 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
     supports_multiple_instances = False
 
     def __init__(self) -> None:
-        self.is_serve = False
         self.indexer: Indexer | None = None
         self.page_order: list[str] = []
         self.page_chunks: dict[str, list[Chunk]] = {}
@@ -41,7 +40,8 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         self.ui = "none"
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
-        self.is_serve = command == "serve"
+        """Nothing to do here: defining this hook makes MkDocs keep this instance for
+        every `mkdocs serve` rebuild, so the model and caches stay loaded."""
 
     def on_config(self, config):
         if not self.config.enabled:
