@@ -25,7 +25,7 @@ import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 
@@ -42,6 +42,15 @@ MANIFEST = "manifest.json"
 METRIC = "ip"
 HASH_CHARS = 12
 _HASHED_NAME = re.compile(r"^(index|chunks|text|lexical|model|tokenizer)\.[0-9a-f]{12}\.\w+$")
+_TEMPORARY = re.compile(r"^\.(manifest\.json|semantic\.js|"
+                        r"(index|chunks|text|lexical|model|tokenizer)\.[0-9a-f]{12}\.\w+)-\w+$")
+_CLIENT_HASH = re.compile(r"^[0-9a-f]{12}$")
+_OWN_MANIFEST = re.compile(r'^\{\s*"format":\s*\d+,\s*"generator":\s*"mkdocs-semantic-search ')
+_OWN_API_ENTRY = re.compile(r'export \* from "\./client/[0-9a-f]{12}/semantic\.js";\n')
+API_ENTRY = "semantic.js"
+"""The stable entry point of the browser client's JavaScript API (written by client.py)."""
+CLIENT_FOLDER = "client"
+"""Where client.py copies the browser client, one `<hash>/` folder per client build."""
 PAYLOADS = ("index", "chunks", "text", "lexical", "model", "tokenizer")
 DEFAULT_SEARCH = {"mode": "hybrid", "top_k": 10, "min_score": None, "rrf_k": 60}
 KIND_CODES = {"page": "p", "section": "s"}
@@ -143,6 +152,78 @@ class Bundle:
         )
 
 
+def bundle_dir_problem(value: str) -> str | None:
+    """Why `value` cannot be the bundle folder inside a site, or None when it can.
+
+    The bundle folder must be a folder of its own: the writer replaces what it wrote
+    there before, so it must never share a folder with pages or the site root.
+    """
+    path = PurePosixPath(value.replace("\\", "/"))
+    parts = [p for p in path.parts if p not in ("", ".", "/")]
+    if path.is_absolute() or Path(value).is_absolute() or ".." in path.parts:
+        return "a relative folder inside the site, such as 'semantic'"
+    if not parts:
+        return "a folder of its own inside the site, not the site root; e.g. 'semantic'"
+    return None
+
+
+def foreign_entries(out: Path) -> list[str]:
+    """Entries in the bundle folder `out` that this package did not write (relative paths).
+
+    The writer deletes and replaces only what this lists as its own, and refuses to
+    write into a folder that holds anything else.
+    """
+    if not out.exists():
+        return []
+    if not out.is_dir():
+        return ["."]
+    foreign = []
+    for entry in sorted(out.iterdir()):
+        if entry.name == CLIENT_FOLDER and entry.is_dir() and not entry.is_symlink():
+            foreign += [f"{CLIENT_FOLDER}/{child.name}" for child in sorted(entry.iterdir())
+                        if not _is_client_copy(child)]
+        elif not (entry.is_file() and not entry.is_symlink() and _is_own_file(entry)):
+            foreign.append(entry.name + ("/" if entry.is_dir() else ""))
+    return foreign
+
+
+def claim_bundle_dir(out: Path) -> None:
+    """Fail, naming what is there, unless `out` is missing or holds only bundle files."""
+    foreign = foreign_entries(out)
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5
+                                           else "")
+        raise BundleError(
+            f"{out} holds files this plugin did not write ({shown}); it writes its bundle "
+            "only into a folder of its own, so nothing was written or deleted. Choose a "
+            "bundle folder that no page or other plugin uses, or remove those files"
+        )
+
+
+def _is_own_file(path: Path) -> bool:
+    """Ours by name; the two plain names (a PWA has a manifest.json too) also by content."""
+    name = path.name
+    if name in (MANIFEST, API_ENTRY):
+        head = _head(path)
+        return (_OWN_MANIFEST.search(head) if name == MANIFEST
+                else _OWN_API_ENTRY.fullmatch(head)) is not None
+    # a write killed half way leaves atomic_write's temporary file behind
+    return _HASHED_NAME.match(name) is not None or _TEMPORARY.match(name) is not None
+
+
+def _head(path: Path, size: int = 512) -> str:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(size).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _is_client_copy(path: Path) -> bool:
+    return (path.is_dir() and not path.is_symlink()
+            and _CLIENT_HASH.match(path.name) is not None)
+
+
 def _hashed_name(stem: str, suffix: str, digest: str) -> str:
     return f"{stem}.{digest[:HASH_CHARS]}{suffix}"
 
@@ -185,7 +266,11 @@ def _usearch_bytes(stored: Quantized, workdir: Path) -> bytes:
 def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: ModelSpec,
                  lexical: LexicalIndex | None = None, search: dict | None = None,
                  model_sha256: str | None = None) -> Manifest:
-    """Write the bundle into `out`, replacing an older one; returns its manifest."""
+    """Write the bundle into `out`, replacing an older one; returns its manifest.
+
+    Raises BundleError, writing nothing, if `out` holds files this package did not write.
+    """
+    claim_bundle_dir(out)
     if len(chunks) != len(stored.vectors):
         raise ValueError(f"{len(chunks)} chunks but {len(stored.vectors)} vectors")
     if lexical is None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .bundle import BundleError, read_bundle
+from .bundle import BundleError, bundle_dir_problem, read_bundle
 from .embedding import ModelError
 from .evaluate import QueryFileError
 from .remote import Source, open_source
@@ -112,10 +112,10 @@ def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: boo
     from .indexer import Indexer, IndexOptions
     from .static_site import chunk_site, plan_site
 
-    inner = Path(bundle_dir)
-    if inner.is_absolute() or ".." in inner.parts or not bundle_dir.strip("/ "):
-        raise BadRequest(f"--bundle-dir {bundle_dir!r} must be a folder inside SITE_DIR")
-    out = site_dir / inner
+    problem = bundle_dir_problem(bundle_dir)
+    if problem:
+        raise BadRequest(f"--bundle-dir {bundle_dir!r} must be {problem}")
+    out = site_dir / bundle_dir
     spec = default_model_spec()
     verify_default_model(spec)
     cache_path = None

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .bundle import Manifest, write_bundle
+from .bundle import Manifest, claim_bundle_dir, write_bundle
 from .cache import ChunkCache, EmbeddingCache, cache_key
 from .chunking import CHUNKING_VERSION, Chunk, PageFacts, chunk_page
 from .embedding import ModelSpec, OnnxEmbedder, TokenCounter, sha256_file
@@ -170,6 +170,7 @@ class Indexer:
     def write(self, out: Path, chunks: list[Chunk], *, pages: int) -> BuildStats:
         """Embed what the cache lacks and write the bundle into `out`."""
         started = time.perf_counter()
+        claim_bundle_dir(out)  # before minutes of embedding, not after
         vectors, embedded = self.vectors(chunks)
         try:
             self.chunk_cache.save()

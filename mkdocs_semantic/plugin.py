@@ -10,6 +10,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 
 from . import client
+from .bundle import BundleError, bundle_dir_problem
 from .chunking import Chunk, PageFacts
 from .config import SemanticConfig
 from .embedding import (
@@ -94,8 +95,8 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             ("min_score", cfg.min_score, cfg.min_score is None or -1 <= cfg.min_score <= 1,
              "a cosine similarity between -1 and 1, or unset"),
             ("threads", cfg.threads, cfg.threads >= 0, "0 (automatic) or more"),
-            ("bundle_dir", cfg.bundle_dir, _is_inner_folder(cfg.bundle_dir),
-             "a relative folder inside site_dir, such as 'semantic'"),
+            ("bundle_dir", cfg.bundle_dir, bundle_dir_problem(cfg.bundle_dir) is None,
+             bundle_dir_problem(cfg.bundle_dir)),
         ]
         for option, value, ok, expected in checks:
             if not ok:
@@ -150,8 +151,26 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         if not self.config.enabled:
             return
         self.page_order = [f.src_uri for f in files.documentation_pages()]
+        self._refuse_shared_bundle_dir(files)
         self.indexer.start_build()
         return files
+
+    def _refuse_shared_bundle_dir(self, files) -> None:
+        """The bundle folder is rewritten on every build: no page may live in it."""
+        folder = self.config.bundle_dir.replace("\\", "/").strip("/")
+        folder = "/".join(p for p in folder.split("/") if p not in ("", "."))
+        clashes = [f for f in files if f.dest_uri == folder
+                   or f.dest_uri.startswith(folder + "/")]
+        if clashes:
+            first = clashes[0]
+            more = f" (and {len(clashes) - 1} more files)" if len(clashes) > 1 else ""
+            raise PluginError(
+                f"semantic: option 'bundle_dir' is {self.config.bundle_dir!r}, but MkDocs "
+                f"writes {first.dest_uri} there (from {first.src_uri}){more}. The bundle "
+                "folder is rewritten on every build, so it must be a folder of its own: set "
+                "bundle_dir to a folder that no page or theme file uses (e.g. '_semantic'), "
+                "or move the page"
+            )
 
     def on_page_content(self, html, *, page, config, files):
         if not self.config.enabled:
@@ -205,11 +224,14 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         out = Path(config.site_dir) / self.config.bundle_dir
         try:
             self.last_build = self.indexer.write(out, chunks, pages=len(self.page_chunks))
+            self.client.install(Path(config.site_dir), self.config.bundle_dir)
         except ModelError as exc:
             option = "model.dim" if "model.dim" in str(exc) else "model.path"
             raise PluginError(f"semantic: option '{option}': {exc}") from exc
+        except BundleError as exc:
+            raise PluginError(f"semantic: option 'bundle_dir' is {self.config.bundle_dir!r}: "
+                              f"{exc}") from exc
         log.info(self.last_build.summary())
-        self.client.install(Path(config.site_dir), self.config.bundle_dir)
 
 
 def search_boost(meta: dict) -> float:
@@ -230,11 +252,6 @@ def top_section(page) -> str:
     while node is not None and node.parent is not None:
         node = node.parent
     return node.title if node is not None else ""
-
-
-def _is_inner_folder(value: str) -> bool:
-    path = Path(value)
-    return bool(value.strip("/ ")) and not path.is_absolute() and ".." not in path.parts
 
 
 def _existing_file(config_dir: Path, value: str, option: str) -> Path:

@@ -153,4 +153,4 @@ def test_index_refuses_a_folder_without_pages(tmp_path):
     result = CliRunner().invoke(cli, ["index", str(tmp_path / "empty")])
     assert result.exit_code == 1 and "no HTML page with text" in result.stderr
     result = CliRunner().invoke(cli, ["index", str(tmp_path / "empty"), "--bundle-dir", "../x"])
-    assert result.exit_code == 2 and "must be a folder inside SITE_DIR" in result.stderr
+    assert result.exit_code == 2 and "must be a relative folder inside the site" in result.stderr
