@@ -49,7 +49,7 @@ import numpy as np
 
 from . import __version__
 from .chunking import Chunk
-from .embedding import DEFAULT_MODEL_SHA256, ModelSpec, default_model_spec
+from .embedding import DEFAULT_MODEL_SHA256, ModelSpec, default_model_spec, sha256_file
 from .files import atomic_write
 from .lexical import SHARD_VERSION, STOPWORDS, LexicalFields, LexicalIndex
 from .payloads import (
@@ -344,6 +344,9 @@ class Bundle:
         if transformer:
             model_path = self.root / transformer["model"][0]
             tokenizer_path = self.root / transformer["tokenizer"][0]
+            if sha256_file(model_path) != m["sha256"]:
+                raise BundleError(f"{model_path} is not the model the catalog names (changed "
+                                  "or corrupt): rebuild the site")
         elif m["sha256"] == DEFAULT_MODEL_SHA256:
             installed = default_model_spec()
             model_path, tokenizer_path = installed.model_path, installed.tokenizer_path
@@ -869,10 +872,10 @@ def read_bundle(path: Path) -> Bundle:
     static = catalog["encoders"].get("static")
     table = _read_table(root, static) if static else None
     files = [Payload(manifest.catalog.name, manifest.catalog.bytes), *payloads_of(catalog)]
-    transformer = catalog["encoders"].get("transformer")
-    if transformer:
-        for key in ("tokenizer", "model"):
-            name, size = transformer[key]
+    for encoder in catalog["encoders"].values():
+        read_payload(root, *encoder["tokenizer"])
+        if "model" in encoder:  # 23 MB: checked here by size, by hash when loaded
+            name, size = encoder["model"]
             if not (root / name).is_file() or (root / name).stat().st_size != size:
                 raise BundleError(f"{root / name} is missing or does not match the catalog: "
                                   "rebuild the site")
