@@ -244,26 +244,34 @@ def project_targets(design: Design, targets: np.ndarray,
 
 def fit_table(design: Design, targets: np.ndarray, *, lam: float,
               prior: StaticTable | None = None, weights: TokenWeights | None = None,
-              sample_weight: np.ndarray | None = None,
+              sample_weight: np.ndarray | None = None, solve_ids: np.ndarray | None = None,
               dtype: type = np.float64) -> StaticTable:
     """Solve (A^T S A + lam I) E = A^T S Y + lam P and bake each token's weight in.
 
     `prior` rows (unweighted) are P for the tokens it holds and zero elsewhere; its
     tokens missing from the training texts keep their prior row (what the solve
-    gives them). lam must be positive unless A^T S A alone is invertible.
+    gives them). With `solve_ids`, only those tokens are solved for: every other
+    token is held at its prior row (dropped when it has none) and its share of each
+    text's prediction is taken off that text's target, which bounds the dense solve
+    on a large vocabulary. lam must be positive unless A^T S A alone is invertible.
     """
     if lam < 0:
         raise ValueError(f"lam must be at least 0, got {lam}")
     if len(targets) != design.texts:
         raise ValueError(f"{design.texts} texts but {len(targets)} target vectors")
     dim = targets.shape[1]
-    left = gram(design, sample_weight).astype(dtype)
-    right = project_targets(design, targets, sample_weight).astype(dtype)
-    token_ids = design.token_ids
+    known = None
     if prior is not None:
         if prior.dim != dim:
             raise ValueError(f"prior rows have {prior.dim} dims, targets {dim}")
         known = prior.dequantize()
+    if solve_ids is not None:
+        design, targets = _hold_at_prior(design, np.asarray(targets, dtype=np.float64),
+                                         solve_ids=np.asarray(solve_ids), prior=known)
+    left = gram(design, sample_weight).astype(dtype)
+    right = project_targets(design, targets, sample_weight).astype(dtype)
+    token_ids = design.token_ids
+    if known is not None:
         rows = known.lookup(token_ids)
         present = np.isin(token_ids, known.token_ids)
         right[present] += lam * known.rows[rows].astype(dtype)
@@ -278,6 +286,28 @@ def fit_table(design: Design, targets: np.ndarray, *, lam: float,
     if weights is not None:
         solved = solved * weights.of(token_ids)[:, None]
     return StaticTable(token_ids.astype(np.int64), solved.astype(np.float32))
+
+
+def _hold_at_prior(design: Design, targets: np.ndarray, *, solve_ids: np.ndarray,
+                   prior: StaticTable | None) -> tuple[Design, np.ndarray]:
+    """The design restricted to `solve_ids`, and the targets less the held tokens' part."""
+    solve = np.isin(design.token_ids, solve_ids)
+    entry_solved = solve[design.column]
+    held = ~entry_solved
+    residual = targets.copy()
+    if prior is not None and held.any():
+        held_ids = design.token_ids[design.column[held]]
+        has_prior = np.isin(held_ids, prior.token_ids)
+        text = design.text[held][has_prior]
+        part = design.value[held][has_prior, None] * \
+            prior.rows[prior.lookup(held_ids[has_prior])].astype(np.float64)
+        np.add.at(residual, text, -part)
+    kept_ids = design.token_ids[solve]
+    renumber = np.cumsum(solve) - 1
+    restricted = Design(token_ids=kept_ids, text=design.text[entry_solved],
+                        column=renumber[design.column[entry_solved]],
+                        value=design.value[entry_solved], texts=design.texts)
+    return restricted, residual
 
 
 def prior_table(token_ids: np.ndarray, vectors: np.ndarray) -> StaticTable:

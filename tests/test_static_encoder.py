@@ -161,3 +161,25 @@ def test_single_token_vector_equals_the_model_vector_of_that_word():
     got = single_token_vectors(embedder, ids, cls_id=cls_id, sep_id=sep_id)
     expected = embedder.embed_documents(words)
     np.testing.assert_allclose(got, expected, atol=1e-5)
+
+
+def test_tokens_outside_solve_ids_are_held_at_their_prior():
+    rng = np.random.default_rng(5)
+    targets = rng.normal(size=(len(SEQUENCES), 3))
+    prior_ids = np.array([5, 7, 9, 11, 12])
+    prior_rows = rng.normal(size=(5, 3))
+    lam = 0.2
+    design = design_matrix(SEQUENCES, special_ids=SPECIAL)
+    table = fit_table(design, targets, lam=lam, prior=prior_table(prior_ids, prior_rows),
+                      solve_ids=np.array([5, 9, 12]))
+
+    a = dense_a(SEQUENCES, prior_ids)
+    solved, held = [0, 2, 4], [1, 3]
+    residual = targets - a[:, held] @ prior_rows[held]
+    stacked_a = np.vstack([a[:, solved], np.sqrt(lam) * np.eye(3)])
+    stacked_y = np.vstack([residual, np.sqrt(lam) * prior_rows[solved]])
+    expected, *_ = np.linalg.lstsq(stacked_a, stacked_y, rcond=None)
+
+    assert table.token_ids.tolist() == prior_ids.tolist()
+    np.testing.assert_allclose(table.rows[solved], expected, atol=1e-5)
+    np.testing.assert_allclose(table.rows[held], prior_rows[held], atol=1e-6)
