@@ -65,6 +65,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         if self.indexer is None or not self.indexer.matches(spec, options, cache_path):
             self.indexer = Indexer(spec, options, cache_path=cache_path)
             self.page_chunks = {}
+        self._validate_model()
         self._setup_client(config)
         return config
 
@@ -103,6 +104,14 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                     f"semantic: option '{option}' is {value!r}; it must be {expected}. "
                     "Fix it under 'plugins: - semantic:' in mkdocs.yml"
                 )
+
+    def _validate_model(self) -> None:
+        """Load the model now, so that a model.max_tokens above what it reads or a wrong
+        model.dim fails before any page is built (later rebuilds reuse the loaded model)."""
+        try:
+            _ = self.indexer.embedder.dim
+        except ModelError as exc:
+            raise PluginError(f"semantic: option '{exc.option or 'model.path'}': {exc}") from exc
 
     def _resolve_model(self, config_dir: Path) -> ModelSpec:
         m = self.config.model

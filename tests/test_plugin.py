@@ -337,3 +337,17 @@ def test_a_killed_build_keeps_the_vectors_it_had_checkpointed(project):
     stats = project.build().last_build
     assert stats.chunks >= 80
     assert stats.reused == checkpointed and stats.embedded == stats.chunks - checkpointed
+
+
+def test_model_max_tokens_above_the_models_limit_fails_the_build(site, caplog):
+    site.plugin_options = {"model": {"max_tokens": 1024}}
+    error = build_error(site, caplog)
+    assert "option 'model.max_tokens': model.max_tokens is 1024" in error
+    assert "reads at most 512 tokens: set model.max_tokens to 512 or less" in error
+    assert not site.bundle.exists()
+
+
+def test_model_max_tokens_at_the_models_limit_builds(site):
+    site.plugin_options = {"model": {"max_tokens": 512}}
+    site.build()
+    assert read_bundle(site.site).manifest.model["max_tokens"] == 512
