@@ -11,7 +11,7 @@ from mkdocs.plugins import BasePlugin
 
 from . import client
 from .chunking import Chunk, PageFacts
-from .config import SemanticConfig
+from .config import MAX_THREADS, SemanticConfig
 from .embedding import (
     ModelError,
     ModelSpec,
@@ -94,7 +94,8 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             ("top_k", cfg.top_k, 1 <= cfg.top_k <= 1000, "between 1 and 1000"),
             ("min_score", cfg.min_score, cfg.min_score is None or -1 <= cfg.min_score <= 1,
              "a cosine similarity between -1 and 1, or unset"),
-            ("threads", cfg.threads, cfg.threads >= 0, "0 (automatic) or more"),
+            ("threads", cfg.threads, 0 <= cfg.threads <= MAX_THREADS,
+             f"from 0 (onnxruntime chooses) to {MAX_THREADS}"),
             ("bundle_dir", cfg.bundle_dir, _is_inner_folder(cfg.bundle_dir),
              "a relative folder inside site_dir, such as 'semantic'"),
         ]

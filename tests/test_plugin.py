@@ -351,3 +351,28 @@ def test_model_max_tokens_at_the_models_limit_builds(site):
     site.plugin_options = {"model": {"max_tokens": 512}}
     site.build()
     assert read_bundle(site.site).manifest.model["max_tokens"] == 512
+
+
+@pytest.mark.parametrize("threads", [100_000, -1])
+def test_threads_out_of_range_fail_with_a_message_naming_the_option(site, caplog, threads):
+    site.plugin_options = {"threads": threads}
+    assert (f"option 'threads' is {threads}; it must be from 0 (onnxruntime chooses) to 64"
+            in build_error(site, caplog))
+
+
+@pytest.mark.parametrize("min_score", [0, 1, 0.25])
+def test_min_score_takes_whole_numbers(site, min_score):
+    site.plugin_options = {"min_score": min_score}
+    site.build()
+    stored = read_bundle(site.site).manifest.search["min_score"]
+    assert stored == min_score and isinstance(stored, float)
+
+
+@pytest.mark.parametrize("min_score, message", [
+    (2, "option 'min_score' is 2.0; it must be a cosine similarity between -1 and 1"),
+    (True, "option 'min_score': Expected a number but received: True"),
+    ("high", "option 'min_score': Expected a number but received: 'high'"),
+])
+def test_min_score_out_of_range_or_not_a_number_fails(site, caplog, min_score, message):
+    site.plugin_options = {"min_score": min_score}
+    assert message in build_error(site, caplog)
