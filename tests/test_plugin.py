@@ -319,18 +319,19 @@ def test_a_killed_build_keeps_the_vectors_it_had_checkpointed(project):
     project.plugin_options = {"batch_size": 8}
     config_file = project.write_config()
     cache = project.root / ".cache" / "plugin" / "semantic" / "embeddings.npz"
-    proc = subprocess.Popen([sys.executable, "-c", STOPPING_BUILD, str(config_file)],
-                            stderr=subprocess.PIPE, text=True)
+    log = project.root / "build.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-c", STOPPING_BUILD, str(config_file)],
+                                stdout=out, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 300  # a hang guard only
         while not cache.exists():
-            assert proc.poll() is None, proc.stderr.read()
+            assert proc.poll() is None, log.read_text(errors="replace")[-3000:]
             assert time.monotonic() < deadline, "no checkpoint was written"
             time.sleep(0.05)
     finally:
         proc.kill()  # SIGKILL
         proc.wait()
-        proc.stderr.close()
     with np.load(cache) as data:
         checkpointed = len(data["keys"])
     assert checkpointed == 8  # the first batch
