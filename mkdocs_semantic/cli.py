@@ -370,14 +370,17 @@ def _miss(outcome) -> dict:
 @click.option("--keep-alive-timeout", type=click.FloatRange(0.1, 3600), default=5.0,
               show_default=True, metavar="SECONDS",
               help="Close an idle keep-alive connection after this long.")
+@click.option("--max-queued-searches", type=click.IntRange(0, 100_000), default=64,
+              show_default=True, help="Searches that may wait per worker; more are answered "
+              "503 with Retry-After at once.")
 @click.option("--fetch-timeout", type=click.FloatRange(0.1, 86400),
               metavar="SECONDS", help="How long downloading a URL SOURCE's bundle may take "
               "in all (default: $MKDOCS_SEMANTIC_FETCH_TIMEOUT, else 120).")
 @cache_option
 def serve(source: str, host: str, port: int, cors: tuple[str, ...], workers: int,
           threads: int, max_connections: int, header_timeout: float,
-          keep_alive_timeout: float, fetch_timeout: float | None,
-          cache_dir: Path | None) -> None:
+          keep_alive_timeout: float, max_queued_searches: int,
+          fetch_timeout: float | None, cache_dir: Path | None) -> None:
     """Serve an HTTP JSON API (GET /search?q=&k=&mode=&filter=, GET /health) and, when
     SOURCE is a site directory, the site itself at /."""
     from .service import AppConfig, require
@@ -388,7 +391,8 @@ def serve(source: str, host: str, port: int, cors: tuple[str, ...], workers: int
 
     located = open_source(source, cache_dir=cache_dir, fetch_timeout=fetch_timeout)
     config = AppConfig(bundle_dir=located.bundle_dir, site_dir=located.site_dir,
-                       cors_origins=cors, threads=threads)
+                       cors_origins=cors, threads=threads,
+                       max_queued_searches=max_queued_searches)
     read_bundle(located.bundle_dir)  # a broken bundle fails here, not in a worker
     click.echo(f"serving {located.bundle_dir} on http://{host}:{port}/ "
                "(GET /search?q=..., GET /health)", err=True)

@@ -39,6 +39,10 @@ contention; requests queue instead, and /health stays responsive."""
 SOURCE_ENV = "MKDOCS_SEMANTIC_SOURCE"
 CORS_ENV = "MKDOCS_SEMANTIC_CORS"
 THREADS_ENV = "MKDOCS_SEMANTIC_THREADS"
+QUEUE_ENV = "MKDOCS_SEMANTIC_MAX_QUEUED"
+MAX_QUEUED_SEARCHES = 64
+"""Searches that may wait for the searcher in one worker; past that, 503 at once. At
+tens of milliseconds a search, a full queue is already seconds of waiting."""
 
 
 class BadRequest(ValueError):
@@ -181,6 +185,7 @@ class AppConfig:
     site_dir: Path | None = None
     cors_origins: tuple[str, ...] = ()
     threads: int = 0
+    max_queued_searches: int = MAX_QUEUED_SEARCHES
 
 
 def open_service(bundle_dir: Path, *, threads: int = 0) -> QueryService:
@@ -220,6 +225,13 @@ def create_app(config: AppConfig, service: QueryService | None = None):
             service.check(query)  # cheap: bad requests never wait for the searcher
             if not limiter:
                 limiter.append(anyio.CapacityLimiter(SEARCHES_PER_WORKER))
+                app.state.searches = limiter[0]
+            waiting = limiter[0].statistics().tasks_waiting
+            if waiting >= config.max_queued_searches:
+                log.warning("search queue full (%d waiting): answered 503", waiting)
+                return JSONResponse(
+                    {"error": f"busy: {waiting} searches are already waiting; try again in a "
+                              "moment"}, status_code=503, headers={"Retry-After": "1"})
             answer = await anyio.to_thread.run_sync(service.answer, query, limiter=limiter[0])
             return JSONResponse(answer)
         except BadRequest as exc:
@@ -236,13 +248,15 @@ def create_app(config: AppConfig, service: QueryService | None = None):
     if config.cors_origins:
         middleware.append(Middleware(CORSMiddleware, allow_origins=list(config.cors_origins),
                                      allow_methods=["GET"]))
-    return Starlette(routes=routes, middleware=middleware)
+    app = Starlette(routes=routes, middleware=middleware)
+    return app
 
 
 def config_to_env(config: AppConfig) -> dict[str, str]:
     """The environment that `app_from_env` reads: how each worker process gets its config."""
     return {SOURCE_ENV: str(config.site_dir or config.bundle_dir),
-            THREADS_ENV: str(config.threads), CORS_ENV: " ".join(config.cors_origins)}
+            THREADS_ENV: str(config.threads), CORS_ENV: " ".join(config.cors_origins),
+            QUEUE_ENV: str(config.max_queued_searches)}
 
 
 def app_from_env():
@@ -250,7 +264,8 @@ def app_from_env():
 
     Reads MKDOCS_SEMANTIC_SOURCE (a site directory, also served at /, a bundle
     directory or a site URL), and optionally MKDOCS_SEMANTIC_CORS (origins,
-    space-separated) and MKDOCS_SEMANTIC_THREADS (onnxruntime threads).
+    space-separated), MKDOCS_SEMANTIC_THREADS (onnxruntime threads) and
+    MKDOCS_SEMANTIC_MAX_QUEUED (searches that may wait; more get 503).
     """
     from .remote import open_source
 
@@ -263,6 +278,7 @@ def app_from_env():
         site_dir=located.site_dir,
         cors_origins=tuple(os.environ.get(CORS_ENV, "").split()),
         threads=int(os.environ.get(THREADS_ENV) or 0),
+        max_queued_searches=int(os.environ.get(QUEUE_ENV) or MAX_QUEUED_SEARCHES),
     ))
 
 

@@ -9,6 +9,7 @@ import resource
 import select
 import socket
 import sys
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -268,3 +269,67 @@ def test_repeated_log_lines_are_held_back_and_counted():
     assert first.getMessage() == "refused 20 (17 more like this were held back in 10 s)"
     assert limit.filter(record("refused %s", 21)) and not limit._windows[
         ("uvicorn.error", logging.WARNING, "refused %s")].held_back
+
+
+def test_searches_past_the_queue_bound_are_answered_503_at_once(site):
+    import anyio
+
+    from mkdocs_semantic.search import Searcher
+    from mkdocs_semantic.service import AppConfig, QueryService, create_app
+
+    class Gated(QueryService):
+        """Holds each search until the test lets them go: the queue is what is tested."""
+
+        gate = threading.Event()
+
+        def answer(self, query):
+            self.gate.wait(timeout=60)  # a hang guard only
+            return super().answer(query)
+
+    service = Gated(Searcher.open(site / "semantic"))
+    app = create_app(AppConfig(bundle_dir=site / "semantic", max_queued_searches=2),
+                     service=service)
+
+    async def call(query: str) -> tuple[int, dict, dict]:
+        sent: list[dict] = []
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                 "method": "GET", "scheme": "http", "path": "/search", "raw_path": b"/search",
+                 "query_string": urllib.parse.urlencode({"q": query}).encode(),
+                 "root_path": "", "headers": [], "client": ("127.0.0.1", 1),
+                 "server": ("127.0.0.1", 80)}
+
+        async def receive() -> dict:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict) -> None:
+            sent.append(message)
+
+        await app(scope, receive, send)
+        headers = {k.decode(): v.decode() for k, v in sent[0]["headers"]}
+        return sent[0]["status"], headers, json.loads(b"".join(m.get("body", b"")
+                                                              for m in sent[1:]))
+
+    async def scenario() -> tuple[tuple, list]:
+        answered: list = []
+
+        async def search(query: str) -> None:
+            answered.append(await call(query))
+
+        async with anyio.create_task_group() as tasks:
+            for query in ("cookies", "uploads", "containers"):  # one searching, two waiting
+                tasks.start_soon(search, query)
+            for _ in range(3000):  # until they are in place; bounded
+                searches = getattr(app.state, "searches", None)
+                if searches is not None and searches.statistics().tasks_waiting == 2:
+                    break
+                await anyio.sleep(0.01)
+            refused = await call("a fourth search")
+            service.gate.set()
+        return refused, answered
+
+    refused, answered = anyio.run(scenario)
+    status, headers, body = refused
+    assert status == 503 and headers["retry-after"] == "1"
+    assert body["error"].startswith("busy: 2 searches are already waiting")
+    assert [a[0] for a in answered] == [200, 200, 200]
+    assert all(a[2]["results"] for a in answered)
