@@ -372,22 +372,44 @@ def _miss(outcome) -> dict:
               help="Worker processes, each with its own read-only copy.")
 @click.option("--threads", type=click.IntRange(0, 64), default=0, show_default=True,
               help="onnxruntime threads per worker (0: onnxruntime decides).")
+@click.option("--max-connections", type=click.IntRange(1, 1_000_000), default=1000,
+              show_default=True, help="Open connections per worker; past it, the one idle "
+              "longest is closed.")
+@click.option("--header-timeout", type=click.FloatRange(0.1, 3600), default=10.0,
+              show_default=True, metavar="SECONDS",
+              help="Close a connection that has not sent a whole request head by then.")
+@click.option("--keep-alive-timeout", type=click.FloatRange(0.1, 3600), default=5.0,
+              show_default=True, metavar="SECONDS",
+              help="Close an idle keep-alive connection after this long.")
+@click.option("--max-queued-searches", type=click.IntRange(0, 100_000), default=64,
+              show_default=True, help="Searches that may wait per worker; more are answered "
+              "503 with Retry-After at once.")
+@click.option("--fetch-timeout", type=click.FloatRange(0.1, 86400),
+              metavar="SECONDS", help="How long downloading a URL SOURCE's bundle may take "
+              "in all (default: $MKDOCS_SEMANTIC_FETCH_TIMEOUT, else 120).")
 @cache_option
 def serve(source: str, host: str, port: int, cors: tuple[str, ...], workers: int,
-          threads: int, cache_dir: Path | None) -> None:
+          threads: int, max_connections: int, header_timeout: float,
+          keep_alive_timeout: float, max_queued_searches: int,
+          fetch_timeout: float | None, cache_dir: Path | None) -> None:
     """Serve an HTTP JSON API (GET /search?q=&k=&mode=&filter=, GET /health) and, when
     SOURCE is a site directory, the site itself at /."""
     from .service import AppConfig, require
     from .service import serve as run
 
     require("serve", "starlette", "uvicorn")
-    located = open_source(source, cache_dir=cache_dir)
+    from .http_guard import ConnectionLimits
+
+    located = open_source(source, cache_dir=cache_dir, fetch_timeout=fetch_timeout)
     config = AppConfig(bundle_dir=located.bundle_dir, site_dir=located.site_dir,
-                       cors_origins=cors, threads=threads)
+                       cors_origins=cors, threads=threads,
+                       max_queued_searches=max_queued_searches)
     read_bundle(located.bundle_dir)  # a broken bundle fails here, not in a worker
     click.echo(f"serving {located.bundle_dir} on http://{host}:{port}/ "
                "(GET /search?q=..., GET /health)", err=True)
-    run(config, host=host, port=port, workers=workers)
+    limits = ConnectionLimits(max_connections=max_connections, header_timeout=header_timeout,
+                              keep_alive_timeout=keep_alive_timeout)
+    run(config, host=host, port=port, workers=workers, limits=limits)
 
 
 @cli.command()

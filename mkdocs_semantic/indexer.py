@@ -9,7 +9,8 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -24,6 +25,9 @@ from .query_table import TableFitter
 
 log = logging.getLogger("mkdocs.plugins.semantic")
 PROGRESS_MIN_CHUNKS = 64
+CHECKPOINT_SECONDS = 30.0
+"""How often a build saves the vectors it has embedded so far (a killed build loses
+at most this much work)."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +148,7 @@ class Indexer:
                 progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, int]:
         """Vectors for all chunks, from the cache where possible; returns (vectors, embedded)."""
         dim = self.embedder.dim  # loads the model and checks model.dim, even on a full cache
+        self.cache.require_dim(dim)
         plan = self.plan(chunks)
         self.cache.start_build()
         vectors = np.zeros((len(chunks), dim), dtype=np.float32)
@@ -151,26 +156,58 @@ class Indexer:
             if key not in plan.missing:
                 vectors[i] = self.cache.get(key)
         if plan.missing:
-            texts = [chunks[rows[0]].embed_text for rows in plan.missing.values()]
-            new = self._embed(texts, progress)
-            for (key, rows), vector in zip(plan.missing.items(), new):
+            new = self._embed_missing(plan, progress)
+            for rows, vector in zip(plan.missing.values(), new):
                 vectors[rows] = vector
-                self.cache.put(key, vector)
+        self._save_cache(prune=True)
+        return vectors, len(plan.missing)
+
+    def _embed_missing(self, plan: Plan,
+                       progress: Callable[[int], None] | None) -> np.ndarray:
+        """Embed the plan's missing texts one batch at a time, putting each vector in the
+        cache and saving it every CHECKPOINT_SECONDS: a killed build keeps its work."""
+        keys = list(plan.missing)
+        texts = [plan.chunks[rows[0]].embed_text for rows in plan.missing.values()]
+        # Similar lengths in one batch waste less work on padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.embedder.dim), dtype=np.float32)
+        step = self.options.batch_size
+        last_save = time.monotonic()
+        with self._progress(len(texts), progress) as advance:
+            try:
+                for start in range(0, len(order), step):
+                    batch = order[start : start + step]
+                    out[batch] = self.embedder.embed_documents([texts[i] for i in batch])
+                    for i in batch:
+                        self.cache.put(keys[i], out[i])
+                    advance(len(batch))
+                    if time.monotonic() - last_save >= CHECKPOINT_SECONDS:
+                        self._save_cache(prune=False)
+                        last_save = time.monotonic()
+            except BaseException:
+                self._save_cache(prune=False)  # Ctrl-C or an error: keep what is done
+                raise
+        return out
+
+    @contextmanager
+    def _progress(self, total: int,
+                  progress: Callable[[int], None] | None) -> Iterator[Callable[[int], None]]:
+        """The caller's progress callback, else a bar on stderr for long runs."""
+        if progress is not None or total < PROGRESS_MIN_CHUNKS:
+            yield progress or (lambda n: None)
+            return
+        import click
+
+        with click.progressbar(length=total, label="semantic: embedding chunks",
+                               file=sys.stderr, show_pos=True, show_eta=True) as bar:
+            yield bar.update
+
+    def _save_cache(self, *, prune: bool) -> None:
         try:
-            self.cache.save()
+            self.cache.save(prune=prune)
         except OSError as exc:
             log.warning("semantic: could not save the embedding cache (%s); the next build "
                         "will embed again. Check that cache_dir is writable", exc)
-        return vectors, len(plan.missing)
-
-    def _embed(self, texts: list[str], progress: Callable[[int], None] | None) -> np.ndarray:
-        if progress is not None or len(texts) < PROGRESS_MIN_CHUNKS:
-            return self.embedder.embed_documents(texts, progress=progress)
-        import click
-
-        with click.progressbar(length=len(texts), label="semantic: embedding chunks",
-                               file=sys.stderr, show_pos=True, show_eta=True) as bar:
-            return self.embedder.embed_documents(texts, progress=bar.update)
 
     def cached_vectors(self, keys: list[bytes], texts: list[str], embed) -> np.ndarray:
         """Vectors of `keys` from the cache; `embed(texts)` makes (and caches) the rest."""

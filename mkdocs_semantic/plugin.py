@@ -12,7 +12,7 @@ from mkdocs.plugins import BasePlugin
 from . import client
 from .bundle import BundleError, bundle_dir_problem
 from .chunking import Chunk, PageFacts
-from .config import SemanticConfig
+from .config import MAX_THREADS, SemanticConfig
 from .embedding import (
     ModelError,
     ModelSpec,
@@ -67,6 +67,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         if self.indexer is None or not self.indexer.matches(spec, options, cache_path):
             self.indexer = Indexer(spec, options, cache_path=cache_path)
             self.page_chunks = {}
+        self._validate_model()
         self._setup_client(config)
         return config
 
@@ -95,7 +96,8 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             ("top_k", cfg.top_k, 1 <= cfg.top_k <= 1000, "between 1 and 1000"),
             ("min_score", cfg.min_score, cfg.min_score is None or -1 <= cfg.min_score <= 1,
              "a cosine similarity between -1 and 1, or unset"),
-            ("threads", cfg.threads, cfg.threads >= 0, "0 (automatic) or more"),
+            ("threads", cfg.threads, 0 <= cfg.threads <= MAX_THREADS,
+             f"from 0 (onnxruntime chooses) to {MAX_THREADS}"),
             ("bundle_dir", cfg.bundle_dir, bundle_dir_problem(cfg.bundle_dir) is None,
              bundle_dir_problem(cfg.bundle_dir)),
         ]
@@ -105,6 +107,14 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                     f"semantic: option '{option}' is {value!r}; it must be {expected}. "
                     "Fix it under 'plugins: - semantic:' in mkdocs.yml"
                 )
+
+    def _validate_model(self) -> None:
+        """Load the model now, so that a model.max_tokens above what it reads or a wrong
+        model.dim fails before any page is built (later rebuilds reuse the loaded model)."""
+        try:
+            _ = self.indexer.embedder.dim
+        except ModelError as exc:
+            raise PluginError(f"semantic: option '{exc.option or 'model.path'}': {exc}") from exc
 
     def _resolve_model(self, config_dir: Path) -> ModelSpec:
         m = self.config.model

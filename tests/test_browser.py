@@ -95,6 +95,20 @@ def drive(scenario: str, plan: dict, tmp_path: Path) -> dict:
     return json.loads(proc.stdout)
 
 
+def showed_download_progress(status: list[str]) -> bool:
+    """Whether the status line ever reported the model download.
+
+    Each progress report reaches the page in a task of its own (a worker message, or
+    on Material a BroadcastChannel message) and is rendered there, before the model
+    can be ready; the driver's MutationObserver records every text the line shows.
+    So a download report is always recorded, but not always first on the line: when
+    the keyword results arrive before it, it follows their note ("Keyword matches;
+    ... Downloading the search model: ..."). Asserting that the line *starts* with it
+    raced the keyword results.
+    """
+    return any("Downloading the search model: " in text and " MB" in text for text in status)
+
+
 def top_sections(results: list[dict], n: int) -> list[str]:
     """Section links by score, as paths under the site root."""
     ranked = sorted((r for r in results if "#" in r["href"]), key=lambda r: -r["score"])
@@ -123,8 +137,7 @@ def test_mkdocs_theme_search_box(sites, tmp_path):
         assert seen["landed"].endswith(PREFIX + top_sections(seen["results"], 1)[0])
     for (_, expected), seen in zip(QUERIES, picked):
         assert seen["landed"].endswith(PREFIX + expected)  # arrow keys, then Enter
-    first = report["queries"][0]
-    assert any(s.startswith("Downloading the search model") for s in first["status"])
+    assert showed_download_progress(report["queries"][0]["status"])
     assert set(report["pageErrors"]) <= CDN_ERRORS
     assert report["dialogs"] == []
 
@@ -141,8 +154,7 @@ def test_material_search_box_with_instant_navigation(sites, tmp_path):
         assert seen["landed"].endswith(PREFIX + top_sections(seen["results"], 1)[0])
         # One search worker, ours, after two instant navigations and a search.
         assert len(seen["workers"]) == 1 and "/semantic/client/" in seen["workers"][0]
-    assert any(s.startswith("Downloading the search model")
-               for s in report["queries"][0]["status"])
+    assert showed_download_progress(report["queries"][0]["status"])
     assert report["pageErrors"] == [] and report["dialogs"] == []
 
 

@@ -1,12 +1,19 @@
-"""A deployed site as SOURCE: the built site served by a static HTTP server on 127.0.0.1."""
+"""A deployed site as SOURCE: the built site served by a static HTTP server on 127.0.0.1.
+
+The server can also misbehave on chosen paths (oversize, endless or trickling
+answers), to check that a fetch is bounded and leaves the cache as it was.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import json
 import shutil
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -23,20 +30,29 @@ class Recorder(SimpleHTTPRequestHandler):
     """Serves a folder and notes every path asked for."""
 
     requested: list[str]
+    overrides: dict[str, Callable[[Recorder], None]]
 
     def log_message(self, format, *args) -> None:  # keep test output quiet
         pass
 
     def do_GET(self) -> None:
         self.requested.append(self.path)
-        super().do_GET()
+        behaviour = self.overrides.get(self.path)
+        if behaviour is None:
+            super().do_GET()
+            return
+        self.close_connection = True
+        with contextlib.suppress(OSError):  # the client hung up, as a bounded client does
+            behaviour(self)
 
 
 class StaticSite:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.requested: list[str] = []
-        handler = type("Handler", (Recorder,), {"requested": self.requested})
+        self.overrides: dict[str, Callable[[Recorder], None]] = {}
+        handler = type("Handler", (Recorder,), {"requested": self.requested,
+                                                 "overrides": self.overrides})
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0),
                                          functools.partial(handler, directory=str(root)))
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
@@ -149,3 +165,159 @@ def test_a_site_without_a_bundle_says_so(deployed, tmp_path):
     result = run("stats", deployed.url + "elsewhere/", "--cache-dir", str(tmp_path / "c"))
     assert result.exit_code == 1
     assert "no search bundle at " + deployed.url + "elsewhere/" in result.stderr
+
+
+# a misbehaving server: every fetch is bounded, and a failed one changes nothing -----------
+
+MB = 1 << 20
+
+
+class Sent:
+    """Bytes a misbehaving answer managed to write before the client hung up."""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+
+
+class _NoHead:
+    """A handler whose answer has already started: only the body is left to write."""
+
+    def __init__(self, handler: Recorder) -> None:
+        self.wfile = handler.wfile
+
+    def send_response(self, code: int) -> None:
+        pass
+
+    def send_header(self, name: str, value: str) -> None:
+        pass
+
+    def end_headers(self) -> None:
+        pass
+
+
+def endless(sent: Sent, *, total: int, declare: int | None = None, fill: bytes = b"x"):
+    """Answer 200 with `total` bytes (stated as `declare` if given, else no length)."""
+    def behaviour(handler: Recorder) -> None:
+        handler.send_response(200)
+        if declare is not None:
+            handler.send_header("Content-Length", str(declare))
+        handler.end_headers()
+        block = fill * (64 << 10)
+        while sent.bytes < total:
+            handler.wfile.write(block)
+            sent.bytes += len(block)
+    return behaviour
+
+
+def trickle_body(size: int):
+    """Declare the right size, then send one byte every 0.5 s (for a minute at most, so
+    that a client with no deadline ends too)."""
+    def behaviour(handler: Recorder) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(size))
+        handler.end_headers()
+        for _ in range(120):
+            handler.wfile.write(b"x")
+            time.sleep(0.5)
+    return behaviour
+
+
+def trickle_head(size: int):
+    """Start the answer, then send a header one byte every 0.5 s."""
+    def behaviour(handler: Recorder) -> None:
+        handler.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+        for _ in range(120):
+            handler.wfile.write(b"x")
+            time.sleep(0.5)
+    return behaviour
+
+
+def bundle_files(deployed: StaticSite) -> tuple[Path, dict]:
+    root = deployed.root / "docs" / "semantic"
+    return root, json.loads((root / "manifest.json").read_text())
+
+
+def snapshot(cache: Path) -> dict[str, str]:
+    """Every file and folder under `cache`, with a hash of each file's bytes."""
+    return {str(p.relative_to(cache)): hashlib.sha256(p.read_bytes()).hexdigest()
+            if p.is_file() else "folder" for p in sorted(cache.rglob("*"))}
+
+
+@pytest.mark.parametrize("declare", [False, True], ids=["unstated-length", "stated-length"])
+def test_oversize_payload_is_refused_at_its_declared_size(deployed, tmp_path, declare):
+    _, manifest = bundle_files(deployed)
+    last = list(manifest["files"].values())[-1]  # so other files are verified before it
+    sent = Sent()
+    total = last["bytes"] + 64 * MB
+    deployed.overrides["/docs/semantic/" + last["name"]] = endless(
+        sent, total=total, declare=total if declare else None)
+    cache = tmp_path / "cache"
+    result = run("stats", deployed.url + "docs/", "--cache-dir", str(cache))
+    assert result.exit_code == 1
+    assert f"larger than the {last['bytes']:,}" in result.stderr
+    assert last["name"] in result.stderr and "manifest declares" in result.stderr
+    assert sent.bytes < total  # the client stopped reading, long before the end
+    assert snapshot(cache) == {}  # nothing of this fetch stays, not even verified files
+
+
+def test_oversize_manifest_is_refused_without_reading_it_whole(deployed, tmp_path):
+    root, _ = bundle_files(deployed)
+    real = (root / "manifest.json").read_bytes()
+    total = 64 * MB
+    sent = Sent()
+
+    def behaviour(handler: Recorder) -> None:  # the real manifest, then spaces: valid JSON
+        handler.send_response(200)
+        handler.end_headers()
+        handler.wfile.write(real)
+        endless(sent, total=total - len(real), fill=b" ")(_NoHead(handler))
+
+    deployed.overrides["/docs/semantic/manifest.json"] = behaviour
+    cache = tmp_path / "cache"
+    result = run("stats", deployed.url + "docs/", "--cache-dir", str(cache))
+    assert result.exit_code == 1
+    assert f"manifest at {deployed.url}docs/semantic/manifest.json is larger than 4 MB" \
+        in result.stderr
+    assert sent.bytes < total - len(real)
+    assert snapshot(cache) == {}
+
+
+@pytest.mark.parametrize(("where", "behaviour"), [("payload", trickle_body),
+                                                  ("manifest", trickle_head)])
+def test_a_trickling_server_is_stopped_at_the_fetch_deadline(deployed, tmp_path, where,
+                                                             behaviour):
+    _, manifest = bundle_files(deployed)
+    last = list(manifest["files"].values())[-1]
+    name = "manifest.json" if where == "manifest" else last["name"]
+    deployed.overrides["/docs/semantic/" + name] = behaviour(last["bytes"])
+    cache = tmp_path / "cache"
+    result = CliRunner().invoke(cli, ["stats", deployed.url + "docs/", "--cache-dir",
+                                      str(cache)],
+                                env={"MKDOCS_SEMANTIC_FETCH_TIMEOUT": "1.5"})
+    assert result.exit_code == 1
+    assert "took longer than 1.5 s and was stopped" in result.stderr
+    assert "MKDOCS_SEMANTIC_FETCH_TIMEOUT" in result.stderr
+    assert snapshot(cache) == {}
+
+
+def test_a_failed_refresh_leaves_the_earlier_copy_as_it_was(deployed, tmp_path):
+    cache = tmp_path / "cache"
+    url = deployed.url + "docs/"
+    assert run("stats", url, "--cache-dir", str(cache)).exit_code == 0
+    before = snapshot(cache)
+
+    # a redeploy whose first new file is sound and whose last one is not
+    root, manifest = bundle_files(deployed)
+    entries = list(manifest["files"].values())
+    sound, broken = entries[0], entries[-1]
+    data = (root / sound["name"]).read_bytes() + b"\n"
+    new_name = "new-" + sound["name"]
+    sound.update(name=new_name, bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+    (root / new_name).write_bytes(data)
+    broken["sha256"] = "0" * 64  # its bytes no longer match what the manifest says
+    (root / "manifest.json").write_text(json.dumps(manifest))
+
+    result = run("stats", url, "--cache-dir", str(cache))
+    assert result.exit_code == 1 and "does not match its manifest" in result.stderr
+    assert new_name in {p.rsplit("/", 1)[-1] for p in deployed.requested}  # it came down
+    assert snapshot(cache) == before
