@@ -38,25 +38,53 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
-import re
 import shutil
 from dataclasses import dataclass, field
-from itertools import pairwise
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import numpy as np
 
 from . import __version__
+from .bundle_dir import (
+    API_ENTRY,
+    CATALOG_NAME,
+    CLIENT_FOLDER,
+    OLD_PAYLOAD,
+    PAYLOAD_FOLDERS,
+    bundle_dir_problem,
+    claim_bundle_dir,
+    foreign_entries,
+)
+from .bundle_format import (
+    DEFAULT_SEARCH,
+    FORMAT_VERSION,
+    FRAGMENT_SHARD_BYTES,
+    KIND_CODES,
+    KIND_NAMES,
+    LEXICAL_SHARD_BYTES,
+    MANIFEST,
+    MAX_MANIFEST_BYTES,
+    MAX_TOP_K,
+    METRIC,
+    QUERY_ENCODERS,
+    SCALAR_BYTES,
+    SEARCH_MODES,
+    STATIC_MAX_TOKENS,
+    TABLE_SHARD_ROWS,
+    TEXT_SHARD_BYTES,
+    VECTOR_PART_BYTES,
+    BundleError,
+    Checker,
+    check_catalog,
+)
 from .chunking import Chunk
-from .embedding import DEFAULT_MODEL_SHA256, ModelSpec, default_model_spec
+from .embedding import DEFAULT_MODEL_SHA256, ModelSpec, default_model_spec, sha256_file
 from .files import atomic_write
 from .lexical import SHARD_VERSION, STOPWORDS, LexicalFields, LexicalIndex
 from .payloads import (
     HASH_CHARS,
     Payload,
     PayloadError,
-    check_name,
     group_by_size,
     json_bytes,
     verify,
@@ -64,45 +92,13 @@ from .payloads import (
 )
 from .quantize import DTYPES, Quantized
 
-FORMAT_VERSION = 2
-MANIFEST = "manifest.json"
-METRIC = "ip"
-QUERY_ENCODERS = ("static", "transformer")
-SEARCH_MODES = ("hybrid", "vector", "lexical")
-DEFAULT_SEARCH = {"mode": "hybrid", "top_k": 10, "min_score": None, "rrf_k": 60}
-MAX_TOP_K = 1000
-KIND_CODES = {"page": "p", "section": "s"}
-KIND_NAMES = {v: k for k, v in KIND_CODES.items()}
-SCALAR_BYTES = {"i8": 1, "f16": 2, "f32": 4}
-MAX_MANIFEST_BYTES = 1 << 20
-MAX_DIM = 8192
-MAX_MODEL_TOKENS = 8192
-STATIC_MAX_TOKENS = 128
-"""Tokens of a query the static encoder reads; a query is rarely a tenth of that."""
-
-# Shard sizes: small enough that a query fetches little, large enough to keep the file
-# count sane (measured in bench/: bytes per query against files per build).
-VECTOR_PART_BYTES = 128 << 10
-FRAGMENT_SHARD_BYTES = 16 << 10
-TEXT_SHARD_BYTES = 256 << 10
-LEXICAL_SHARD_BYTES = 16 << 10
-TABLE_SHARD_ROWS = 32
-
-PAYLOAD_FOLDERS = ("fragments", "text", "vectors", "lexical", "table", "model")
-API_ENTRY = "semantic.js"
-"""The stable entry point of the browser client's JavaScript API (written by client.py)."""
-CLIENT_FOLDER = "client"
-"""Where client.py copies the browser client, one `<hash>/` folder per client build."""
-_CATALOG_NAME = re.compile(r"^catalog\.[0-9a-f]{16}\.json$")
-_OLD_PAYLOAD = re.compile(r"^(index|chunks|text|lexical|model|tokenizer)\.[0-9a-f]{12}\.\w+$")
-_TEMPORARY = re.compile(r"^\.[\w.]+-\w+$")
-_CLIENT_HASH = re.compile(r"^[0-9a-f]{12}$")
-_OWN_MANIFEST = re.compile(r'^\{\s*"format":\s*\d+,\s*"generator":\s*"mkdocs-semantic-search ')
-_OWN_API_ENTRY = re.compile(r'export \* from "\./client/[0-9a-f]{12}/semantic\.js";\n')
-
-
-class BundleError(ValueError):
-    """A bundle cannot be read; the message names the file and what to do."""
+__all__ = [
+    "API_ENTRY", "CLIENT_FOLDER", "FORMAT_VERSION", "MANIFEST", "QUERY_ENCODERS", "Bundle",
+    "BundleError", "FileEntry", "Manifest", "TokenTable", "VectorSet", "bundle_dir_problem",
+    "check_catalog", "claim_bundle_dir", "filter_keys", "find_bundle_dir", "foreign_entries",
+    "lexical_fields", "payloads_of", "read_bundle", "read_catalog", "read_manifest",
+    "read_payload", "write_bundle",
+]
 
 
 @dataclass(frozen=True)
@@ -148,10 +144,10 @@ class Manifest:
                 f"({__version__}) reads format {FORMAT_VERSION}: rebuild the site with this "
                 "version, or install the version that wrote it"
             )
-        check = _Checker(str(source))
+        check = Checker(str(source))
         catalog = check.dict(data, "catalog")
         name = check.str(catalog, "name", "catalog")
-        if not _CATALOG_NAME.match(name):
+        if not CATALOG_NAME.match(name):
             check.fail(f"catalog.name {name!r} is not a catalog file name")
         counts = check.dict(data, "counts")
         search = check.dict(data, "search")
@@ -180,82 +176,6 @@ class Manifest:
                     "filters": list(filters)},
             query_encoder=encoder,
         )
-
-
-class _Checker:
-    """Type and range checks of untrusted JSON; every failure names the file and field."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def fail(self, problem: str) -> None:
-        raise BundleError(f"{self.source}: {problem}: rebuild the site")
-
-    def _get(self, data: object, key: str, where: str) -> object:
-        if not isinstance(data, dict) or key not in data:
-            self.fail(f"{where + '.' if where else ''}{key} is missing")
-        return data[key]
-
-    def dict(self, data: object, key: str, where: str = "") -> dict:
-        value = self._get(data, key, where)
-        if not isinstance(value, dict):
-            self.fail(f"{where + '.' if where else ''}{key} must be an object")
-        return value
-
-    def list(self, data: object, key: str, where: str = "") -> list:
-        value = self._get(data, key, where)
-        if not isinstance(value, list):
-            self.fail(f"{where + '.' if where else ''}{key} must be a list")
-        return value
-
-    def str(self, data: object, key: str, where: str = "") -> str:
-        value = self._get(data, key, where)
-        if not isinstance(value, str):
-            self.fail(f"{where + '.' if where else ''}{key} must be a string")
-        return value
-
-    def int(self, data: object, key: str, where: str = "", lo: int = 0,
-            hi: int = 2**53) -> int:
-        value = self._get(data, key, where)
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            self.fail(f"{where + '.' if where else ''}{key} is {value!r}, not a whole number "
-                      f"from {lo} to {hi}")
-        return value
-
-    def number(self, data: object, key: str, where: str = "", lo: float = -math.inf,
-               hi: float = math.inf, *, positive: bool = False) -> float:
-        value = self._get(data, key, where)
-        ok = (not isinstance(value, bool) and isinstance(value, (int, float))
-              and math.isfinite(value) and lo <= value <= hi and (value > 0 or not positive))
-        if not ok:
-            wanted = "a positive number" if positive else f"a number from {lo} to {hi}"
-            self.fail(f"{where + '.' if where else ''}{key} is {value!r}, not {wanted}")
-        return float(value)
-
-    def hex(self, data: object, key: str, where: str, length: int) -> str:
-        value = self.str(data, key, where)
-        if not re.fullmatch(f"[0-9a-f]{{{length}}}", value):
-            self.fail(f"{where}.{key} is not {length} hex digits")
-        return value
-
-    def payloads(self, data: object, key: str, where: str, first: type) -> list[tuple]:
-        """A shard list `[[first key, name, bytes], ...]`, first keys ascending."""
-        rows = self.list(data, key, where)
-        out: list[tuple] = []
-        for row in rows:
-            ok = (isinstance(row, list) and len(row) == 3 and isinstance(row[0], first)
-                  and not isinstance(row[0], bool) and isinstance(row[2], int)
-                  and not isinstance(row[2], bool) and row[2] >= 0)
-            if not ok:
-                self.fail(f"{where}.{key} has a malformed entry {str(row)[:80]}")
-            try:
-                check_name(row[1])
-            except PayloadError as exc:
-                self.fail(f"{where}.{key}: {exc}")
-            if out and not out[-1][0] < row[0]:
-                self.fail(f"{where}.{key} is not in ascending order")
-            out.append(tuple(row))
-        return out
 
 
 @dataclass
@@ -344,6 +264,9 @@ class Bundle:
         if transformer:
             model_path = self.root / transformer["model"][0]
             tokenizer_path = self.root / transformer["tokenizer"][0]
+            if sha256_file(model_path) != m["sha256"]:
+                raise BundleError(f"{model_path} is not the model the catalog names (changed "
+                                  "or corrupt): rebuild the site")
         elif m["sha256"] == DEFAULT_MODEL_SHA256:
             installed = default_model_spec()
             model_path, tokenizer_path = installed.model_path, installed.tokenizer_path
@@ -547,8 +470,8 @@ def _copy_payload(out: Path, written: list[Payload], folder: str, stem: str, sou
 def _remove_stale(out: Path, keep: set[str]) -> None:
     """Delete this package's payloads (and older formats' files) that `keep` does not list."""
     for entry in out.iterdir():
-        if entry.is_file() and (_CATALOG_NAME.match(entry.name)
-                                or _OLD_PAYLOAD.match(entry.name)) and entry.name not in keep:
+        if entry.is_file() and (CATALOG_NAME.match(entry.name)
+                                or OLD_PAYLOAD.match(entry.name)) and entry.name not in keep:
             entry.unlink()
         elif entry.is_dir() and entry.name in PAYLOAD_FOLDERS:
             for item in entry.iterdir():
@@ -568,95 +491,6 @@ def filter_keys(chunks: list[Chunk]) -> list[str]:
     for chunk in chunks:
         keys.update(dict.fromkeys(chunk.facets))
     return list(keys)
-
-
-# --- the bundle folder belongs to the bundle -------------------------------------------
-
-
-def bundle_dir_problem(value: str) -> str | None:
-    """Why `value` cannot be the bundle folder inside a site, or None when it can.
-
-    The bundle folder must be a folder of its own: the writer replaces what it wrote
-    there before, so it must never share a folder with pages or the site root.
-    """
-    path = PurePosixPath(value.replace("\\", "/"))
-    parts = [p for p in path.parts if p not in ("", ".", "/")]
-    if path.is_absolute() or Path(value).is_absolute() or ".." in path.parts:
-        return "a relative folder inside the site, such as 'semantic'"
-    if not parts:
-        return "a folder of its own inside the site, not the site root; e.g. 'semantic'"
-    return None
-
-
-def foreign_entries(out: Path) -> list[str]:
-    """Entries in the bundle folder `out` that this package did not write (relative paths).
-
-    The writer deletes and replaces only what this lists as its own, and refuses to
-    write into a folder that holds anything else.
-    """
-    if not out.exists():
-        return []
-    if not out.is_dir():
-        return ["."]
-    foreign = []
-    for entry in sorted(out.iterdir()):
-        plain_dir = entry.is_dir() and not entry.is_symlink()
-        if entry.name == CLIENT_FOLDER and plain_dir:
-            foreign += [f"{CLIENT_FOLDER}/{child.name}" for child in sorted(entry.iterdir())
-                        if not _is_client_copy(child)]
-        elif entry.name in PAYLOAD_FOLDERS and plain_dir:
-            foreign += [f"{entry.name}/{child.name}" for child in sorted(entry.iterdir())
-                        if not _is_own_payload(entry.name, child)]
-        elif not (entry.is_file() and not entry.is_symlink() and _is_own_file(entry)):
-            foreign.append(entry.name + ("/" if entry.is_dir() else ""))
-    return foreign
-
-
-def claim_bundle_dir(out: Path) -> None:
-    """Fail, naming what is there, unless `out` is missing or holds only bundle files."""
-    foreign = foreign_entries(out)
-    if foreign:
-        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5
-                                           else "")
-        raise BundleError(
-            f"{out} holds files this plugin did not write ({shown}); it writes its bundle "
-            "only into a folder of its own, so nothing was written or deleted. Choose a "
-            "bundle folder that no page or other plugin uses, or remove those files"
-        )
-
-
-def _is_own_file(path: Path) -> bool:
-    """Ours by name; the two plain names (a PWA has a manifest.json too) also by content."""
-    name = path.name
-    if name in (MANIFEST, API_ENTRY):
-        head = _head(path)
-        return (_OWN_MANIFEST.search(head) if name == MANIFEST
-                else _OWN_API_ENTRY.fullmatch(head)) is not None
-    # a write killed half way leaves atomic_write's temporary file behind
-    return any(p.match(name) for p in (_CATALOG_NAME, _OLD_PAYLOAD, _TEMPORARY))
-
-
-def _is_own_payload(folder: str, path: Path) -> bool:
-    if not path.is_file() or path.is_symlink():
-        return False
-    try:
-        check_name(f"{folder}/{path.name}")
-        return True
-    except PayloadError:
-        return _TEMPORARY.match(path.name) is not None
-
-
-def _is_client_copy(path: Path) -> bool:
-    return (path.is_dir() and not path.is_symlink()
-            and _CLIENT_HASH.match(path.name) is not None)
-
-
-def _head(path: Path, size: int = 512) -> str:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(size).decode("utf-8", errors="replace")
-    except OSError:
-        return ""
 
 
 # --- reading -------------------------------------------------------------------------
@@ -748,98 +582,6 @@ def read_catalog(root: Path, manifest: Manifest) -> dict:
     return check_catalog(catalog, manifest, root / entry.name)
 
 
-def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> dict:
-    """The catalog's structure and ranges, checked once so that readers can trust it."""
-    check = _Checker(str(source))
-    pages, chunks = manifest.counts["pages"], manifest.counts["chunks"]
-    model = check.dict(catalog, "model")
-    check.str(model, "id", "model")
-    check.hex(model, "sha256", "model", 64)
-    check.int(model, "dim", "model", 1, MAX_DIM)
-    check.int(model, "max_tokens", "model", 16, MAX_MODEL_TOKENS)
-    if check.str(model, "pooling", "model") not in ("mean", "cls"):
-        check.fail("model.pooling must be mean or cls")
-    if not isinstance(model.get("normalize"), bool):
-        check.fail("model.normalize must be true or false")
-    check.str(model, "query_prefix", "model")
-    check.str(model, "document_prefix", "model")
-    page_info = check.dict(catalog, "pages")
-    starts = check.list(page_info, "starts", "pages")
-    if (len(starts) != pages + 1 or any(isinstance(s, bool) or not isinstance(s, int)
-                                        for s in starts)
-            or starts[:1] != [0] or starts[-1] != chunks
-            or any(b <= a for a, b in pairwise(starts))):
-        check.fail("pages.starts must rise from 0 to the chunk count, one entry per page")
-    for key, boost in check.dict(page_info, "boosts", "pages").items():
-        if not (key.isdigit() and int(key) < pages) or isinstance(boost, bool) or \
-                not isinstance(boost, (int, float)) or not (math.isfinite(boost) and boost > 0):
-            check.fail(f"pages.boosts has a bad entry {key!r}: {boost!r}")
-    for piece in check.list(page_info, "pieces", "pages"):
-        if not (isinstance(piece, list) and len(piece) == 2
-                and all(isinstance(x, int) and not isinstance(x, bool) for x in piece)
-                and 0 <= piece[1] < piece[0] < chunks):
-            check.fail(f"pages.pieces has a bad entry {str(piece)[:40]}")
-    for key, values in check.dict(catalog, "facets").items():
-        if not isinstance(values, dict) or not all(
-                isinstance(v, list) and all(isinstance(p, int) and not isinstance(p, bool)
-                                            and 0 <= p < pages for p in v)
-                for v in values.values()):
-            check.fail(f"facets.{key} must map values to lists of page numbers")
-    for key in ("fragments", "text"):
-        shards = check.payloads(catalog, key, "", int)
-        if pages and (not shards or shards[0][0] != 0 or shards[-1][0] >= pages):
-            check.fail(f"{key} does not cover every page")
-    lexical = check.dict(catalog, "lexical")
-    if check.int(lexical, "version", "lexical") != SHARD_VERSION:
-        check.fail(f"lexical.version is not {SHARD_VERSION}")
-    check.number(lexical, "scale", "lexical", positive=True)
-    if check.int(lexical, "count", "lexical") != chunks:
-        check.fail("lexical.count is not the chunk count")
-    check.payloads(lexical, "shards", "lexical", str)
-    sets = check.list(catalog, "vectors")
-    if not sets:
-        check.fail("vectors lists no vector set")
-    for i, vectors in enumerate(sets):
-        where = f"vectors[{i}]"
-        if check.str(vectors, "dtype", where) not in SCALAR_BYTES:
-            check.fail(f"{where}.dtype must be one of {', '.join(SCALAR_BYTES)}")
-        check.number(vectors, "scale", where, positive=True)
-        check.int(vectors, "dim", where, 1, MAX_DIM)
-        if check.str(vectors, "metric", where) != METRIC or \
-                check.str(vectors, "layout", where) != "exact":
-            check.fail(f"{where} has a metric or layout this version does not read")
-        parts = check.payloads(vectors, "parts", where, int)
-        if pages and (not parts or parts[0][0] != 0 or parts[-1][0] >= pages):
-            check.fail(f"{where}.parts does not cover every page")
-    encoders = check.dict(catalog, "encoders")
-    if manifest.query_encoder not in encoders:
-        check.fail(f"the manifest's query_encoder {manifest.query_encoder!r} is not in the "
-                   "catalog")
-    for kind, encoder in encoders.items():
-        where = f"encoders.{kind}"
-        if kind not in QUERY_ENCODERS:
-            check.fail(f"{where} is an encoder this version does not know")
-        check.int(encoder, "vectors", where, 0, len(sets) - 1)
-        names = ("tokenizer", "model") if kind == "transformer" else ("tokenizer",)
-        for key in names:
-            entry = check.list(encoder, key, where)
-            if len(entry) != 2 or not isinstance(entry[1], int):
-                check.fail(f"{where}.{key} must be [name, bytes]")
-            try:
-                check_name(entry[0])
-            except PayloadError as exc:
-                check.fail(f"{where}.{key}: {exc}")
-        if kind == "static":
-            check.int(encoder, "max_tokens", where, 1, MAX_MODEL_TOKENS)
-            if check.str(encoder, "dtype", where) != "i8":
-                check.fail(f"{where}.dtype must be i8")
-            check.number(encoder, "scale", where, positive=True)
-            if check.int(encoder, "dim", where, 1, MAX_DIM) != sets[encoder["vectors"]]["dim"]:
-                check.fail(f"{where}.dim differs from its vector set's")
-            check.payloads(encoder, "shards", where, int)
-    return catalog
-
-
 def read_bundle(path: Path) -> Bundle:
     """Read and verify a bundle: every payload against its listed size and its hash."""
     root = find_bundle_dir(Path(path))
@@ -869,10 +611,10 @@ def read_bundle(path: Path) -> Bundle:
     static = catalog["encoders"].get("static")
     table = _read_table(root, static) if static else None
     files = [Payload(manifest.catalog.name, manifest.catalog.bytes), *payloads_of(catalog)]
-    transformer = catalog["encoders"].get("transformer")
-    if transformer:
-        for key in ("tokenizer", "model"):
-            name, size = transformer[key]
+    for encoder in catalog["encoders"].values():
+        read_payload(root, *encoder["tokenizer"])
+        if "model" in encoder:  # 23 MB: checked here by size, by hash when loaded
+            name, size = encoder["model"]
             if not (root / name).is_file() or (root / name).stat().st_size != size:
                 raise BundleError(f"{root / name} is missing or does not match the catalog: "
                                   "rebuild the site")

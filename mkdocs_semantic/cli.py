@@ -234,21 +234,33 @@ def bundle_facts(bundle) -> dict:
                 cell = facets.setdefault(facet, {}).setdefault(value, {"pages": 0, "chunks": 0})
                 cell["pages"] += first
                 cell["chunks"] += 1
+    catalog = bundle.catalog
+    model = catalog["model"]
     return {
         "bundle": str(bundle.root),
         "format": m.format,
         "generator": m.generator,
-        "model": {"id": m.model.get("id"), "dim": m.model.get("dim"),
-                  "max_tokens": m.model.get("max_tokens")},
-        "dtype": m.quantization.get("dtype"),
-        "pages": m.counts.get("pages"),
-        "chunks": m.counts.get("chunks"),
+        "model": {"id": model["id"], "dim": model["dim"], "max_tokens": model["max_tokens"]},
+        "query_encoder": m.query_encoder,
+        "dtype": bundle.vectors.dtype,
+        "pages": m.counts["pages"],
+        "chunks": m.counts["chunks"],
         "kinds": dict(Counter(c.kind for c in bundle.chunks)),
         "sections": sections,
         "facets": facets,
-        "files": {k: {"name": f.name, "bytes": f.bytes} for k, f in m.files.items()},
-        "total_bytes": sum(f.bytes for f in m.files.values()),
+        "files": {group: {"files": len(files), "bytes": sum(f.bytes for f in files)}
+                  for group, files in _payload_groups(bundle).items()},
+        "total_bytes": sum(f.bytes for f in bundle.files),
     }
+
+
+def _payload_groups(bundle) -> dict[str, list]:
+    """Payloads by folder (`catalog` for the catalog itself)."""
+    groups: dict[str, list] = {}
+    for payload in bundle.files:
+        folder = payload.name.split("/")[0] if "/" in payload.name else "catalog"
+        groups.setdefault(folder, []).append(payload)
+    return groups
 
 
 def render_facts(facts: dict) -> str:
@@ -258,7 +270,7 @@ def render_facts(facts: dict) -> str:
         f"format     {facts['format']}",
         f"generator  {facts['generator']}",
         f"model      {model['id']} ({model['dim']} dims, {model['max_tokens']} tokens)",
-        f"dtype      {facts['dtype']}",
+        f"encoder    {facts['query_encoder']} (query), vectors {facts['dtype']}",
         f"pages      {facts['pages']}",
         f"chunks     {facts['chunks']} ("
         + ", ".join(f"{n} {kind}" for kind, n in sorted(facts["kinds"].items())) + ")",
@@ -268,12 +280,11 @@ def render_facts(facts: dict) -> str:
                                       for k, v in facts["sections"].items()})
     for facet, values in facts["facets"].items():
         lines += ["", *_count_table(facet, values)]
-    files = facts["files"]
-    name_width = max([len(f["name"]) for f in files.values()] + [4])
-    lines += ["", f"{'file':<10} {'name':<{name_width}} {'bytes':>12}"]
-    for logical, f in files.items():
-        lines.append(f"{logical:<10} {f['name']:<{name_width}} {f['bytes']:>12,}")
-    lines.append(f"{'total':<10} {'':<{name_width}} {facts['total_bytes']:>12,}")
+    lines += ["", f"{'payload':<10} {'files':>6} {'bytes':>12}"]
+    for group, f in facts["files"].items():
+        lines.append(f"{group:<10} {f['files']:>6} {f['bytes']:>12,}")
+    total_files = sum(f["files"] for f in facts["files"].values())
+    lines.append(f"{'total':<10} {total_files:>6} {facts['total_bytes']:>12,}")
     return "\n".join(lines)
 
 

@@ -54,8 +54,9 @@ class BuildStats:
     def summary(self) -> str:
         return (
             f"semantic: {self.pages} pages, {self.chunks} chunks, {self.embedded} embedded, "
-            f"{self.reused} reused; bundle {human_bytes(self.bundle_bytes)} + model "
-            f"{human_bytes(self.model_bytes)}; {self.seconds:.1f} s"
+            f"{self.reused} reused; bundle {human_bytes(self.bundle_bytes)}"
+            + (f" + model {human_bytes(self.model_bytes)}" if self.model_bytes else "")
+            + f"; {self.seconds:.1f} s"
         )
 
 
@@ -179,19 +180,22 @@ class Indexer:
         manifest = write_bundle(out, chunks=chunks, stored=quantize(vectors, self.options.dtype),
                                 spec=self.spec, search=dict(self.options.search),
                                 model_sha256=self.spec.sha256)
-        return stats_of(manifest, pages=pages, chunks=len(chunks), embedded=embedded,
+        return stats_of(manifest, out=out, pages=pages, chunks=len(chunks), embedded=embedded,
                         seconds=time.perf_counter() - started)
 
 
-def stats_of(manifest: Manifest, *, pages: int, chunks: int, embedded: int,
+def stats_of(manifest: Manifest, *, out: Path, pages: int, chunks: int, embedded: int,
              seconds: float) -> BuildStats:
-    model_bytes = sum(manifest.files[k].bytes for k in ("model", "tokenizer"))
+    from .bundle import payloads_of, read_catalog
+
+    payloads = payloads_of(read_catalog(out, manifest))
+    model_bytes = sum(p.bytes for p in payloads if p.name.startswith("model/model."))
     return BuildStats(
         pages=pages,
         chunks=chunks,
         embedded=embedded,
         reused=chunks - embedded,
-        bundle_bytes=sum(f.bytes for f in manifest.files.values()) - model_bytes,
+        bundle_bytes=manifest.catalog.bytes + sum(p.bytes for p in payloads) - model_bytes,
         model_bytes=model_bytes,
         seconds=seconds,
     )

@@ -154,13 +154,15 @@ class QueryService:
         }
 
     def health(self) -> dict[str, Any]:
-        manifest = self.searcher.bundle.manifest
+        bundle = self.searcher.bundle
+        manifest = bundle.manifest
         return {"status": "ok", "format": manifest.format, "generator": manifest.generator,
-                "model": manifest.model.get("id"), **manifest.counts,
+                "model": bundle.catalog["model"]["id"], "query_encoder": self.searcher.encoder,
+                **manifest.counts,
                 "modes": list(self.modes), "filters": list(self.filter_keys)}
 
     def warm_up(self) -> None:
-        """Load the model now, so the first request (and no two at once) pays for it."""
+        """Load the query encoder now, so the first request (and no two at once) pays."""
         self.searcher.embed("warm up")
 
 
@@ -179,7 +181,9 @@ def open_service(bundle_dir: Path, *, threads: int = 0) -> QueryService:
     from .embedding import OnnxEmbedder
 
     bundle = read_bundle(bundle_dir)
-    embedder = OnnxEmbedder(bundle.model_spec(), threads=threads)
+    embedder = None
+    if bundle.manifest.query_encoder == "transformer":
+        embedder = OnnxEmbedder(bundle.model_spec(), threads=threads)
     service = QueryService(Searcher(bundle, embedder))
     service.warm_up()
     return service

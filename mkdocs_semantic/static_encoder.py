@@ -1,0 +1,346 @@
+"""A static query encoder: a token table fitted at build time on the site's own text.
+
+Documents keep their transformer vectors. A query is embedded as the sum of the
+table rows of its tokens (each row already carries its token's weight), then L2
+normalized: no model at query time. The table comes from a ridge regression
+that makes the weighted mean of a text's token rows predict the model's vector
+of that text, pulled towards a prior row per token (the model's vector of the
+token alone):
+
+    minimize  sum_i s_i |sum_j a_ij E_j - y_i|^2  +  lam * sum_t |E_t - P_t|^2
+
+`a_ij` is token j's weight in text i divided by the text's total weight (so a
+row of A sums to 1), `s_i` an optional per-text weight. The normal equations
+(A^T S A + lam I) E = A^T S Y + lam P are solved densely over the tokens that
+occur in the training texts; a token only in the prior keeps its prior row.
+
+Query side, in any language: ids -> rows of the known ids summed (int8 rows may
+be summed as integers: the one scale cancels in the normalization) -> divided
+by the sum's length. Unknown ids add nothing; no known id means no vector, and
+the caller falls back to keyword results.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+WEIGHTINGS = ("none", "sif", "idf")
+SIF_A = 1e-3
+PAIRS_PER_BINCOUNT = 8_000_000
+COLUMNS_PER_BLOCK = 1024
+
+
+@dataclass(frozen=True)
+class TokenStats:
+    """How often each token occurs in the site's text (special tokens left out)."""
+
+    token_ids: np.ndarray
+    """Distinct token ids, ascending."""
+    counts: np.ndarray
+    """Occurrences of each token over all texts."""
+    document_counts: np.ndarray
+    """Texts each token occurs in."""
+    texts: int
+
+    @classmethod
+    def of(cls, sequences: Iterable[Sequence[int]], special_ids: Iterable[int]) -> TokenStats:
+        special = np.fromiter(special_ids, dtype=np.int64)
+        counts: dict[int, int] = {}
+        documents: dict[int, int] = {}
+        texts = 0
+        for sequence in sequences:
+            texts += 1
+            ids = np.asarray(sequence, dtype=np.int64)
+            ids = ids[~np.isin(ids, special)]
+            distinct, occurrences = np.unique(ids, return_counts=True)
+            for token, n in zip(distinct.tolist(), occurrences.tolist()):
+                counts[token] = counts.get(token, 0) + n
+                documents[token] = documents.get(token, 0) + 1
+        token_ids = np.array(sorted(counts), dtype=np.int64)
+        return cls(token_ids=token_ids,
+                   counts=np.array([counts[t] for t in token_ids.tolist()], dtype=np.int64),
+                   document_counts=np.array([documents[t] for t in token_ids.tolist()],
+                                            dtype=np.int64),
+                   texts=texts)
+
+    def weights(self, weighting: str, *, sif_a: float = SIF_A) -> np.ndarray:
+        """Per-token weight, aligned with `token_ids`.
+
+        none: 1. sif: a / (a + p(t)), p the token's share of all tokens (frequent
+        tokens fade). idf: log((1 + N) / (1 + df)) + 1, N texts, df texts with the token.
+        """
+        if weighting == "none":
+            return np.ones(len(self.token_ids))
+        if weighting == "sif":
+            share = self.counts / max(1, int(self.counts.sum()))
+            return sif_a / (sif_a + share)
+        if weighting == "idf":
+            return np.log((1 + self.texts) / (1 + self.document_counts)) + 1
+        raise ValueError(f"unknown token weighting {weighting!r}: use one of "
+                         f"{', '.join(WEIGHTINGS)}")
+
+
+@dataclass(frozen=True)
+class StaticTable:
+    """Token id -> row (the token's weight baked in); float32 or int8 with one scale."""
+
+    token_ids: np.ndarray
+    """Token ids, ascending (int64)."""
+    rows: np.ndarray
+    """(len(token_ids), dim): float32, or int8 where `scale` maps back (float = int8 / scale)."""
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.rows.ndim != 2 or len(self.rows) != len(self.token_ids):
+            raise ValueError(f"a table needs one row per token id: {len(self.token_ids)} ids, "
+                             f"rows of shape {self.rows.shape}")
+        if len(self.token_ids) > 1 and np.any(np.diff(self.token_ids) <= 0):
+            raise ValueError("table token ids must be strictly ascending")
+
+    @property
+    def dim(self) -> int:
+        return int(self.rows.shape[1])
+
+    def lookup(self, ids: Sequence[int]) -> np.ndarray:
+        """Row numbers of the known ids among `ids` (unknown ones dropped, repeats kept)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        if len(self.token_ids) == 0 or len(ids) == 0:
+            return np.zeros(0, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.token_ids, ids), len(self.token_ids) - 1)
+        return at[self.token_ids[at] == ids]
+
+    def encode(self, ids: Sequence[int]) -> np.ndarray | None:
+        """The query vector of token `ids` (special ids are simply not in the table):
+        sum of rows, L2 normalized, float32; None when no id is known."""
+        rows = self.lookup(ids)
+        if len(rows) == 0:
+            return None
+        # Integer rows sum exactly (as they would in Float32 up to 2**24); the scale cancels.
+        total = self.rows[rows].astype(np.float32 if self.rows.dtype.kind == "f" else np.int64)
+        total = total.sum(axis=0).astype(np.float32)
+        norm = float(np.linalg.norm(total))
+        if norm == 0.0:
+            return None
+        return total / np.float32(norm)
+
+    def quantize(self) -> StaticTable:
+        """int8 rows with one global scale: the largest component maps to 127."""
+        if self.rows.dtype == np.int8:
+            return self
+        peak = float(np.abs(self.rows).max()) if self.rows.size else 0.0
+        scale = 127.0 / peak if peak > 0 else 1.0
+        stored = np.clip(np.rint(self.rows * scale), -127, 127).astype(np.int8)
+        return StaticTable(self.token_ids, stored, scale)
+
+    def dequantize(self) -> StaticTable:
+        if self.rows.dtype != np.int8:
+            return self
+        return StaticTable(self.token_ids, self.rows.astype(np.float32) / np.float32(self.scale))
+
+
+@dataclass(frozen=True)
+class TokenWeights:
+    """Weight per token id for the fit and the query alike; ids not listed weigh `default`."""
+
+    token_ids: np.ndarray
+    weights: np.ndarray
+    default: float = 1.0
+
+    def of(self, ids: np.ndarray) -> np.ndarray:
+        if len(self.token_ids) == 0:
+            return np.full(len(ids), self.default)
+        at = np.minimum(np.searchsorted(self.token_ids, ids), len(self.token_ids) - 1)
+        return np.where(self.token_ids[at] == ids, self.weights[at], self.default)
+
+
+@dataclass(frozen=True)
+class Design:
+    """The sparse text x token weight matrix A, as coordinates; rows sum to 1."""
+
+    token_ids: np.ndarray
+    """The columns: distinct token ids over all texts, ascending."""
+    text: np.ndarray
+    column: np.ndarray
+    value: np.ndarray
+    texts: int
+
+
+def design_matrix(sequences: Sequence[Sequence[int]], *, special_ids: Iterable[int],
+                  weights: TokenWeights | None = None) -> Design:
+    """A for `sequences` of token ids: each text's tokens (specials skipped), repeats
+    summed, weighted, divided by the text's total weight. A text with no token left
+    gets an empty row (it then only adds nothing to the fit)."""
+    special = np.fromiter(special_ids, dtype=np.int64)
+    texts, tokens, values = [], [], []
+    for i, sequence in enumerate(sequences):
+        ids = np.asarray(sequence, dtype=np.int64)
+        ids = ids[~np.isin(ids, special)]
+        if len(ids) == 0:
+            continue
+        distinct, occurrences = np.unique(ids, return_counts=True)
+        w = occurrences * (weights.of(distinct) if weights is not None else 1.0)
+        total = w.sum()
+        if total <= 0:
+            continue
+        texts.append(np.full(len(distinct), i, dtype=np.int64))
+        tokens.append(distinct)
+        values.append(w / total)
+    if not tokens:
+        empty = np.zeros(0, dtype=np.int64)
+        return Design(empty, empty, empty, np.zeros(0), len(sequences))
+    token_ids, column = np.unique(np.concatenate(tokens), return_inverse=True)
+    return Design(token_ids=token_ids, text=np.concatenate(texts), column=column,
+                  value=np.concatenate(values), texts=len(sequences))
+
+
+def gram(design: Design, sample_weight: np.ndarray | None = None) -> np.ndarray:
+    """A^T S A, dense (columns x columns), float64."""
+    n = len(design.token_ids)
+    out = np.zeros(n * n)
+    if n == 0:
+        return out.reshape(0, 0)
+    s = np.ones(design.texts) if sample_weight is None else np.asarray(sample_weight, float)
+    # Entries are grouped by text (design_matrix emits them text by text).
+    starts = np.flatnonzero(np.r_[True, design.text[1:] != design.text[:-1]])
+    ends = np.r_[starts[1:], len(design.text)]
+    keys, vals, pending = [], [], 0
+    for lo, hi in zip(starts.tolist(), ends.tolist()):
+        c, v = design.column[lo:hi], design.value[lo:hi] * math.sqrt(s[design.text[lo]])
+        keys.append((c[:, None] * n + c[None, :]).ravel())
+        vals.append((v[:, None] * v[None, :]).ravel())
+        pending += len(c) * len(c)
+        if pending >= PAIRS_PER_BINCOUNT:
+            out += np.bincount(np.concatenate(keys), np.concatenate(vals), minlength=n * n)
+            keys, vals, pending = [], [], 0
+    if keys:
+        out += np.bincount(np.concatenate(keys), np.concatenate(vals), minlength=n * n)
+    return out.reshape(n, n)
+
+
+def project_targets(design: Design, targets: np.ndarray,
+                    sample_weight: np.ndarray | None = None) -> np.ndarray:
+    """A^T S Y (columns x dim), float64."""
+    targets = np.asarray(targets)
+    out = np.zeros((len(design.token_ids), targets.shape[1]))
+    if len(design.value) == 0:
+        return out
+    value = design.value if sample_weight is None else \
+        design.value * np.asarray(sample_weight, float)[design.text]
+    order = np.argsort(design.column, kind="stable")
+    column, text, value = design.column[order], design.text[order], value[order]
+    starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])
+    for b in range(0, len(starts), COLUMNS_PER_BLOCK):
+        block = starts[b : b + COLUMNS_PER_BLOCK]
+        lo = block[0]
+        hi = starts[b + COLUMNS_PER_BLOCK] if b + COLUMNS_PER_BLOCK < len(starts) else len(column)
+        product = value[lo:hi, None] * targets[text[lo:hi]]
+        out[column[block]] = np.add.reduceat(product, block - lo, axis=0)
+    return out
+
+
+def fit_table(design: Design, targets: np.ndarray, *, lam: float,
+              prior: StaticTable | None = None, weights: TokenWeights | None = None,
+              sample_weight: np.ndarray | None = None, solve_ids: np.ndarray | None = None,
+              dtype: type = np.float64) -> StaticTable:
+    """Solve (A^T S A + lam I) E = A^T S Y + lam P and bake each token's weight in.
+
+    `prior` rows (unweighted) are P for the tokens it holds and zero elsewhere; its
+    tokens missing from the training texts keep their prior row (what the solve
+    gives them). With `solve_ids`, only those tokens are solved for: every other
+    token is held at its prior row (dropped when it has none) and its share of each
+    text's prediction is taken off that text's target, which bounds the dense solve
+    on a large vocabulary. lam must be positive unless A^T S A alone is invertible.
+    """
+    if lam < 0:
+        raise ValueError(f"lam must be at least 0, got {lam}")
+    if len(targets) != design.texts:
+        raise ValueError(f"{design.texts} texts but {len(targets)} target vectors")
+    dim = targets.shape[1]
+    known = None
+    if prior is not None:
+        if prior.dim != dim:
+            raise ValueError(f"prior rows have {prior.dim} dims, targets {dim}")
+        known = prior.dequantize()
+    if solve_ids is not None:
+        design, targets = _hold_at_prior(design, np.asarray(targets, dtype=np.float64),
+                                         solve_ids=np.asarray(solve_ids), prior=known)
+    left = gram(design, sample_weight).astype(dtype)
+    right = project_targets(design, targets, sample_weight).astype(dtype)
+    token_ids = design.token_ids
+    if known is not None:
+        rows = known.lookup(token_ids)
+        present = np.isin(token_ids, known.token_ids)
+        right[present] += lam * known.rows[rows].astype(dtype)
+    left[np.diag_indices_from(left)] += lam
+    solved = np.linalg.solve(left, right) if len(token_ids) else np.zeros((0, dim))
+    if prior is not None:
+        extra = ~np.isin(prior.token_ids, token_ids)
+        token_ids = np.concatenate([token_ids, prior.token_ids[extra]])
+        solved = np.concatenate([solved, prior.dequantize().rows[extra].astype(dtype)])
+        order = np.argsort(token_ids)
+        token_ids, solved = token_ids[order], solved[order]
+    if weights is not None:
+        solved = solved * weights.of(token_ids)[:, None]
+    return StaticTable(token_ids.astype(np.int64), solved.astype(np.float32))
+
+
+def _hold_at_prior(design: Design, targets: np.ndarray, *, solve_ids: np.ndarray,
+                   prior: StaticTable | None) -> tuple[Design, np.ndarray]:
+    """The design restricted to `solve_ids`, and the targets less the held tokens' part."""
+    solve = np.isin(design.token_ids, solve_ids)
+    entry_solved = solve[design.column]
+    held = ~entry_solved
+    residual = targets.copy()
+    if prior is not None and held.any():
+        held_ids = design.token_ids[design.column[held]]
+        has_prior = np.isin(held_ids, prior.token_ids)
+        text = design.text[held][has_prior]
+        part = design.value[held][has_prior, None] * \
+            prior.rows[prior.lookup(held_ids[has_prior])].astype(np.float64)
+        np.add.at(residual, text, -part)
+    kept_ids = design.token_ids[solve]
+    renumber = np.cumsum(solve) - 1
+    restricted = Design(token_ids=kept_ids, text=design.text[entry_solved],
+                        column=renumber[design.column[entry_solved]],
+                        value=design.value[entry_solved], texts=design.texts)
+    return restricted, residual
+
+
+def prior_table(token_ids: np.ndarray, vectors: np.ndarray) -> StaticTable:
+    """A table of each token's own model vector (unweighted), e.g. as the fit's prior."""
+    order = np.argsort(token_ids)
+    return StaticTable(np.asarray(token_ids, dtype=np.int64)[order],
+                       np.asarray(vectors, dtype=np.float32)[order])
+
+
+def single_token_vectors(embedder, token_ids: Sequence[int], *, cls_id: int, sep_id: int,
+                         batch_size: int = 512) -> np.ndarray:
+    """The model's vector of each token alone ([CLS] token [SEP]), pooled and normalized
+    as the embedder pools a text. `embedder` is an `OnnxEmbedder`; ids go in directly so
+    word pieces (`##ing`) keep their own identity."""
+    from .embedding import l2_normalize, pool
+
+    session = embedder.session
+    inputs = {i.name for i in session.get_inputs()}
+    out = np.zeros((len(token_ids), embedder.dim), dtype=np.float32)
+    ids = np.asarray(token_ids, dtype=np.int64)
+    for start in range(0, len(ids), batch_size):
+        batch = ids[start : start + batch_size]
+        input_ids = np.stack([np.full(len(batch), cls_id), batch, np.full(len(batch), sep_id)],
+                             axis=1).astype(np.int64)
+        mask = np.ones_like(input_ids)
+        feeds = {"input_ids": input_ids}
+        if "attention_mask" in inputs:
+            feeds["attention_mask"] = mask
+        if "token_type_ids" in inputs:
+            feeds["token_type_ids"] = np.zeros_like(input_ids)
+        hidden = session.run(None, feeds)[0]
+        pooled = pool(hidden, mask, embedder.spec.pooling) if hidden.ndim == 3 else hidden
+        pooled = pooled.astype(np.float32)
+        out[start : start + len(batch)] = l2_normalize(pooled) if embedder.spec.normalize \
+            else pooled
+    return out

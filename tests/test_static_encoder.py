@@ -1,0 +1,185 @@
+"""The static query encoder's fit and encode, on small synthetic problems."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mkdocs_semantic.static_encoder import (
+    StaticTable,
+    TokenStats,
+    TokenWeights,
+    design_matrix,
+    fit_table,
+    prior_table,
+    single_token_vectors,
+)
+
+SPECIAL = (101, 102, 0)
+SEQUENCES = [
+    [101, 5, 7, 7, 102],
+    [101, 7, 9, 102, 0, 0],
+    [101, 5, 11, 9, 12, 102],
+    [101, 12, 102],
+    [101, 9, 9, 5, 102],
+    [101, 11, 7, 102],
+]
+
+
+def dense_a(sequences, token_ids, weights=None):
+    """A built the slow, obvious way: counts x weights, each row divided by its sum."""
+    a = np.zeros((len(sequences), len(token_ids)))
+    for i, seq in enumerate(sequences):
+        for t in seq:
+            if t in SPECIAL:
+                continue
+            j = list(token_ids).index(t)
+            a[i, j] += 1.0 if weights is None else weights[t]
+        a[i] /= a[i].sum()
+    return a
+
+
+def test_ridge_solution_equals_direct_least_squares():
+    rng = np.random.default_rng(1)
+    targets = rng.normal(size=(len(SEQUENCES), 4))
+    prior_ids = np.array([5, 7, 9, 11, 12])
+    prior_rows = rng.normal(size=(5, 4))
+    sample = rng.uniform(0.5, 2.0, size=len(SEQUENCES))
+    lam = 0.3
+    weights = TokenWeights(prior_ids, np.array([0.5, 2.0, 1.0, 3.0, 0.25]))
+    design = design_matrix(SEQUENCES, special_ids=SPECIAL, weights=weights)
+    table = fit_table(design, targets, lam=lam, prior=prior_table(prior_ids, prior_rows),
+                      weights=weights, sample_weight=sample)
+
+    a = dense_a(SEQUENCES, prior_ids, dict(zip(prior_ids.tolist(), weights.weights)))
+    root = np.sqrt(sample)[:, None]
+    stacked_a = np.vstack([a * root, np.sqrt(lam) * np.eye(5)])
+    stacked_y = np.vstack([targets * root, np.sqrt(lam) * prior_rows])
+    expected, *_ = np.linalg.lstsq(stacked_a, stacked_y, rcond=None)
+
+    assert table.token_ids.tolist() == [5, 7, 9, 11, 12]
+    np.testing.assert_allclose(table.rows, expected * weights.weights[:, None], atol=1e-5)
+
+
+def test_huge_lambda_returns_the_prior_and_keeps_prior_only_tokens():
+    rng = np.random.default_rng(2)
+    prior_ids = np.array([5, 7, 9, 11, 12, 40])  # 40 never occurs in the texts
+    prior_rows = rng.normal(size=(6, 3))
+    design = design_matrix(SEQUENCES, special_ids=SPECIAL)
+    table = fit_table(design, rng.normal(size=(len(SEQUENCES), 3)), lam=1e9,
+                      prior=prior_table(prior_ids, prior_rows))
+    assert table.token_ids.tolist() == prior_ids.tolist()
+    np.testing.assert_allclose(table.rows, prior_rows, atol=1e-6)
+
+
+def test_without_prior_a_small_lambda_fits_the_targets():
+    # Four texts of one token each and two mixed ones that agree with them: exactly solvable.
+    rows = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    sequences = [[5], [7], [9], [5, 7], [7, 9], [5, 9]]
+    targets = np.array([rows[0], rows[1], rows[2], (rows[0] + rows[1]) / 2,
+                        (rows[1] + rows[2]) / 2, (rows[0] + rows[2]) / 2])
+    table = fit_table(design_matrix(sequences, special_ids=SPECIAL), targets, lam=1e-9)
+    np.testing.assert_allclose(table.rows, rows, atol=1e-6)
+
+
+def test_design_rows_are_weighted_means_and_skip_specials():
+    weights = TokenWeights(np.array([5, 7]), np.array([3.0, 1.0]), default=0.5)
+    design = design_matrix([[101, 5, 7, 7, 102], [101, 102], [9]], special_ids=SPECIAL,
+                           weights=weights)
+    got = {(int(t), int(design.token_ids[c])): v
+           for t, c, v in zip(design.text, design.column, design.value)}
+    assert got == pytest.approx({(0, 5): 3 / 5, (0, 7): 2 / 5, (2, 9): 1.0})
+    assert design.texts == 3
+
+
+def test_token_stats_weights():
+    stats = TokenStats.of([[101, 5, 5, 7, 102], [101, 5, 102], [9]], SPECIAL)
+    assert stats.token_ids.tolist() == [5, 7, 9]
+    assert stats.counts.tolist() == [3, 1, 1]
+    assert stats.document_counts.tolist() == [2, 1, 1]
+    np.testing.assert_allclose(stats.weights("none"), [1, 1, 1])
+    np.testing.assert_allclose(stats.weights("sif", sif_a=0.1),
+                               [0.1 / (0.1 + 3 / 5), 0.1 / (0.1 + 1 / 5), 0.1 / (0.1 + 1 / 5)])
+    np.testing.assert_allclose(stats.weights("idf"),
+                               [np.log(4 / 3) + 1, np.log(2) + 1, np.log(2) + 1])
+    with pytest.raises(ValueError, match="unknown token weighting 'bm25'"):
+        stats.weights("bm25")
+
+
+def test_encode_sums_known_rows_and_ignores_unknown_ids():
+    table = StaticTable(np.array([3, 8]), np.array([[3.0, 0.0], [0.0, 4.0]], dtype=np.float32))
+    np.testing.assert_allclose(table.encode([3]), [1.0, 0.0])
+    np.testing.assert_allclose(table.encode([3, 8, 99, 101]), [0.6, 0.8])
+    np.testing.assert_allclose(table.encode([3, 3, 8]), np.array([6.0, 4.0]) / np.hypot(6, 4),
+                               rtol=1e-6)
+    assert table.encode([99, 101]) is None
+    assert table.encode([]) is None
+
+
+def test_encode_of_one_token_is_its_row_normalized():
+    rng = np.random.default_rng(3)
+    table = StaticTable(np.array([2, 4, 6]), rng.normal(size=(3, 8)).astype(np.float32))
+    row = table.rows[1]
+    np.testing.assert_allclose(table.encode([101, 4, 102]), row / np.linalg.norm(row),
+                               rtol=1e-6)
+
+
+def test_int8_round_trip_is_within_half_a_step():
+    rng = np.random.default_rng(4)
+    table = StaticTable(np.arange(50), rng.normal(size=(50, 16)).astype(np.float32))
+    stored = table.quantize()
+    assert stored.rows.dtype == np.int8
+    assert np.abs(stored.rows).max() == 127
+    back = stored.dequantize()
+    assert np.abs(back.rows - table.rows).max() <= 0.5 / stored.scale + 1e-7
+    # Integer sums normalize to (nearly) the float encoding: the scale cancels.
+    ids = [1, 7, 7, 30]
+    assert float(stored.encode(ids) @ table.encode(ids)) > 0.999
+
+
+def test_table_rejects_unsorted_ids_and_wrong_row_count():
+    with pytest.raises(ValueError, match="ascending"):
+        StaticTable(np.array([4, 2]), np.zeros((2, 3), dtype=np.float32))
+    with pytest.raises(ValueError, match="one row per token id"):
+        StaticTable(np.array([1, 2]), np.zeros((3, 3), dtype=np.float32))
+
+
+def test_fit_rejects_mismatched_targets():
+    design = design_matrix(SEQUENCES, special_ids=SPECIAL)
+    with pytest.raises(ValueError, match="6 texts but 2 target vectors"):
+        fit_table(design, np.zeros((2, 3)), lam=1.0)
+
+
+def test_single_token_vector_equals_the_model_vector_of_that_word():
+    from mkdocs_semantic.embedding import OnnxEmbedder, default_model_spec
+
+    embedder = OnnxEmbedder(default_model_spec())
+    tokenizer = embedder.tokenizer
+    cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    words = ["search", "install", "theme"]
+    ids = [tokenizer.token_to_id(w) for w in words]
+    got = single_token_vectors(embedder, ids, cls_id=cls_id, sep_id=sep_id)
+    expected = embedder.embed_documents(words)
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+
+
+def test_tokens_outside_solve_ids_are_held_at_their_prior():
+    rng = np.random.default_rng(5)
+    targets = rng.normal(size=(len(SEQUENCES), 3))
+    prior_ids = np.array([5, 7, 9, 11, 12])
+    prior_rows = rng.normal(size=(5, 3))
+    lam = 0.2
+    design = design_matrix(SEQUENCES, special_ids=SPECIAL)
+    table = fit_table(design, targets, lam=lam, prior=prior_table(prior_ids, prior_rows),
+                      solve_ids=np.array([5, 9, 12]))
+
+    a = dense_a(SEQUENCES, prior_ids)
+    solved, held = [0, 2, 4], [1, 3]
+    residual = targets - a[:, held] @ prior_rows[held]
+    stacked_a = np.vstack([a[:, solved], np.sqrt(lam) * np.eye(3)])
+    stacked_y = np.vstack([residual, np.sqrt(lam) * prior_rows[solved]])
+    expected, *_ = np.linalg.lstsq(stacked_a, stacked_y, rcond=None)
+
+    assert table.token_ids.tolist() == prior_ids.tolist()
+    np.testing.assert_allclose(table.rows[solved], expected, atol=1e-5)
+    np.testing.assert_allclose(table.rows[held], prior_rows[held], atol=1e-6)
