@@ -79,6 +79,11 @@ class SemanticConfig(base.Config):
     min_score = c.Optional(c.Type(float))
     """Drop vector matches below this cosine similarity (off by default; see the docs)."""
 
+    query_encoder = c.Choice(("static", "transformer"), default="static")
+    """How readers embed a query: `static` (a token table fitted on the site at build time:
+    no model download in the browser) or `transformer` (the model itself, shipped in the
+    site: about 37 MB for a reader's first semantic search)."""
+
     model = c.SubConfig(ModelConfig)
     """The embedding model; see `ModelConfig`."""
 

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .bundle import Manifest, claim_bundle_dir, write_bundle
+from .bundle import Manifest, TokenTable, claim_bundle_dir, write_bundle
 from .cache import ChunkCache, EmbeddingCache, cache_key
 from .chunking import CHUNKING_VERSION, Chunk, PageFacts, chunk_page
-from .embedding import ModelSpec, OnnxEmbedder, TokenCounter, sha256_file
+from .embedding import ModelSpec, OnnxEmbedder, TokenCounter, load_tokenizer, sha256_file
 from .quantize import quantize
+from .query_table import TableFitter
 
 log = logging.getLogger("mkdocs.plugins.semantic")
 PROGRESS_MIN_CHUNKS = 64
@@ -37,6 +38,8 @@ class IndexOptions:
     batch_size: int = 32
     search: tuple[tuple[str, object], ...] = ()
     """Search defaults written into the manifest (top_k, min_score)."""
+    query_encoder: str = "static"
+    """How readers embed queries: `static` (a token table fitted here) or `transformer`."""
 
 
 @dataclass
@@ -89,6 +92,7 @@ class Indexer:
             fingerprint=f"{CHUNKING_VERSION}|{sha256_file(spec.tokenizer_path)}",
         )
         self._embedder: OnnxEmbedder | None = None
+        self._fitter: TableFitter | None = None
         self.pages_chunked = 0
         """Pages parsed and chunked since `start_build` (the rest came from the cache)."""
 
@@ -168,8 +172,54 @@ class Indexer:
                                file=sys.stderr, show_pos=True, show_eta=True) as bar:
             return self.embedder.embed_documents(texts, progress=bar.update)
 
+    def cached_vectors(self, keys: list[bytes], texts: list[str], embed) -> np.ndarray:
+        """Vectors of `keys` from the cache; `embed(texts)` makes (and caches) the rest."""
+        missing = [i for i, key in enumerate(keys) if key not in self.cache.vectors]
+        if missing:
+            new = embed([texts[i] for i in missing])
+            for i, vector in zip(missing, new):
+                self.cache.put(keys[i], vector)
+        return np.stack([self.cache.get(key) for key in keys]) if keys else \
+            np.zeros((0, self.embedder.dim), dtype=np.float32)
+
+    def text_vectors(self, texts: list[str]) -> np.ndarray:
+        keys = [cache_key(self.cache.fingerprint, t) for t in texts]
+        return self.cached_vectors(keys, texts, self.embedder.embed_documents)
+
+    def token_vectors(self, ids: list[int]) -> np.ndarray:
+        """The model's vector of each token id alone (the query table's prior)."""
+        from .static_encoder import single_token_vectors
+
+        keys = [cache_key(self.cache.fingerprint, f"\0token {i}") for i in ids]
+        cls_id, sep_id = (self.fitter.tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]"))
+        return self.cached_vectors(keys, [str(i) for i in ids], lambda found: (
+            single_token_vectors(self.embedder, [int(i) for i in found], cls_id=cls_id,
+                                 sep_id=sep_id)))
+
+    @property
+    def fitter(self) -> TableFitter:
+        if self._fitter is None:
+            self._fitter = TableFitter(
+                tokenizer=load_tokenizer(self.spec.tokenizer_path, self.spec.max_tokens),
+                embed_texts=self.text_vectors, embed_tokens=self.token_vectors,
+                cache_path=self.cache.path.with_name("query_table.npz")
+                if self.cache.path else None,
+                document_prefix=self.spec.document_prefix)
+        return self._fitter
+
+    def query_table(self, chunks: list[Chunk], vectors: np.ndarray) -> TokenTable | None:
+        """The static encoder's table (None for `query_encoder: transformer`)."""
+        if self.options.query_encoder != "static":
+            return None
+        table = self.fitter.fit(chunks, vectors, fingerprint=self.cache.fingerprint)
+        try:
+            self.cache.save()
+        except OSError as exc:
+            log.warning("semantic: could not save the embedding cache (%s)", exc)
+        return table
+
     def write(self, out: Path, chunks: list[Chunk], *, pages: int) -> BuildStats:
-        """Embed what the cache lacks and write the bundle into `out`."""
+        """Embed what the cache lacks, fit the query table, and write the bundle into `out`."""
         started = time.perf_counter()
         claim_bundle_dir(out)  # before minutes of embedding, not after
         vectors, embedded = self.vectors(chunks)
@@ -177,8 +227,10 @@ class Indexer:
             self.chunk_cache.save()
         except OSError as exc:
             log.warning("semantic: could not save the chunk cache (%s)", exc)
+        table = self.query_table(chunks, vectors)
         manifest = write_bundle(out, chunks=chunks, stored=quantize(vectors, self.options.dtype),
                                 spec=self.spec, search=dict(self.options.search),
+                                table=table, query_encoder=self.options.query_encoder,
                                 model_sha256=self.spec.sha256)
         return stats_of(manifest, out=out, pages=pages, chunks=len(chunks), embedded=embedded,
                         seconds=time.perf_counter() - started)

@@ -61,6 +61,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             threads=self.config.threads,
             batch_size=self.config.batch_size,
             search=(("top_k", self.config.top_k), ("min_score", self.config.min_score)),
+            query_encoder=self.config.query_encoder,
         )
         # Under `mkdocs serve` the same instance sees every rebuild: keep model and cache.
         if self.indexer is None or not self.indexer.matches(spec, options, cache_path):

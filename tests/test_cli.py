@@ -159,12 +159,18 @@ def test_stats_counts_sections_and_files(site):
     assert facts["sections"]["Learn"]["pages"] == 2
     assert facts["sections"]["Deploy"]["pages"] == 1
     assert sum(s["chunks"] for s in facts["sections"].values()) == len(bundle.chunks)
-    for logical, entry in facts["files"].items():
-        assert (bundle.root / entry["name"]).stat().st_size == entry["bytes"], logical
+    on_disk = [p for p in bundle.root.rglob("*") if p.is_file() and p.name != "manifest.json"
+               and "client" not in p.relative_to(bundle.root).parts
+               and p.name != "semantic.js"]
+    assert sum(f["files"] for f in facts["files"].values()) == len(on_disk)
+    assert facts["total_bytes"] == sum(p.stat().st_size for p in on_disk)
+    assert set(facts["files"]) == {"catalog", "fragments", "text", "lexical", "vectors",
+                                   "table", "model"}
     assert facts["model"]["dim"] == 384 and facts["dtype"] == "i8"
+    assert facts["query_encoder"] == "static"
 
     text = run("stats", str(site)).stdout
-    assert "Learn" in text and "(top level)" in text and "model.8199be6f699a.onnx" in text
+    assert "Learn" in text and "(top level)" in text and "static (query)" in text
 
 
 def test_eval_tsv_and_beir_give_the_same_numbers(site, tmp_path):
@@ -236,8 +242,9 @@ def _manifest(bundle: Path) -> dict:
     return json.loads((bundle / "manifest.json").read_text())
 
 
-def _payload(bundle: Path, logical: str) -> Path:
-    return bundle / _manifest(bundle)["files"][logical]["name"]
+def _payload(bundle: Path, folder: str) -> Path:
+    """The first payload file in `folder` (fragments, text, vectors, lexical, table)."""
+    return sorted((bundle / folder).iterdir())[0]
 
 
 BROKEN = {
@@ -248,10 +255,10 @@ BROKEN = {
 
 
 @pytest.mark.parametrize("damage", BROKEN)
-@pytest.mark.parametrize("logical", ["chunks", "text", "index"])
+@pytest.mark.parametrize("logical", ["fragments", "text", "vectors", "lexical", "table"])
 def test_broken_bundle_names_the_file(bundle_copy, damage, logical):
     target = _payload(bundle_copy, logical)
-    if damage == "tampered" and logical == "index":
+    if damage == "tampered" and logical in ("vectors", "table", "lexical"):
         data = bytearray(target.read_bytes())
         data[-1] ^= 0xFF
         target.write_bytes(bytes(data))
@@ -263,10 +270,10 @@ def test_broken_bundle_names_the_file(bundle_copy, damage, logical):
     assert len(lines) == 1 and target.name in lines[0] and "rebuild" in lines[0]
 
 
-def test_tampered_model_is_refused(bundle_copy):
+def test_tampered_tokenizer_is_refused(bundle_copy):
     model = _payload(bundle_copy, "model")
     data = bytearray(model.read_bytes())
-    data[1000] ^= 0xFF
+    data[1000] ^= 0x01
     model.write_bytes(bytes(data))
     result = CliRunner().invoke(cli, ["query", str(bundle_copy), "cookies"])
     assert result.exit_code == 1
@@ -279,7 +286,7 @@ def test_unknown_manifest_format_names_both_versions(bundle_copy):
     (bundle_copy / "manifest.json").write_text(json.dumps(manifest))
     result = CliRunner().invoke(cli, ["stats", str(bundle_copy)])
     assert result.exit_code == 1
-    assert "format 99" in result.stderr and "reads format 1" in result.stderr
+    assert "format 99" in result.stderr and "reads format 2" in result.stderr
 
 
 def test_missing_source_and_unreachable_url(tmp_path):

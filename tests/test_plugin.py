@@ -67,12 +67,16 @@ def site(project):
 def test_build_writes_a_bundle_that_answers_paraphrases(site):
     plugin = site.build()
     manifest = json.loads((site.bundle / "manifest.json").read_text())
-    assert manifest["format"] == 1
+    assert manifest["format"] == 2 and manifest["query_encoder"] == "static"
     assert manifest["counts"]["pages"] == 3
-    assert manifest["model"]["dim"] == 384
-    for entry in manifest["files"].values():
-        assert (site.bundle / entry["name"]).stat().st_size == entry["bytes"]
+    bundle = read_bundle(site.site)
+    assert bundle.catalog["model"]["dim"] == 384
+    assert bundle.table is not None and len(bundle.table.token_ids) > 50
+    for payload in bundle.files:
+        assert (site.bundle / payload.name).stat().st_size == payload.bytes
+    assert not any(p.name.startswith("model/model.") for p in bundle.files)
     assert plugin.last_build.embedded == plugin.last_build.chunks > 0
+    assert plugin.last_build.model_bytes == 0
 
     searcher = Searcher.open(site.site)
     top = searcher.search("run code when the server starts up", top_k=3)
@@ -140,7 +144,7 @@ def test_float_dtypes(site, dtype):
     site.plugin_options = {"dtype": dtype}
     site.build()
     bundle = read_bundle(site.site)
-    assert bundle.manifest.quantization == {"dtype": dtype, "scale": 1.0}
+    assert (bundle.vectors.dtype, bundle.vectors.scale) == (dtype, 1.0)
     assert Searcher(bundle).search("biscuit", top_k=1)[0].url == "cookies/"
 
 

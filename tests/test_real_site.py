@@ -62,7 +62,7 @@ def test_every_heading_is_reachable_and_no_chunk_exceeds_max_tokens(fastapi_site
                if hid not in reachable[url]]
     assert missing == []
     sizes = count_tokens([c.embed_text for c in bundle.chunks])
-    assert max(sizes) <= bundle.manifest.model["max_tokens"] == 256
+    assert max(sizes) <= bundle.catalog["model"]["max_tokens"] == 256
 
 
 def test_no_permalink_symbols_or_empty_chunks(fastapi_site):
