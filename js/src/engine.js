@@ -67,11 +67,6 @@ export class Engine {
     return { pages, chunks: manifest.counts.chunks };
   }
 
-  /** Kept for callers of format 1: keyword search needs only `open()`. */
-  loadKeyword() {
-    return this.open();
-  }
-
   /**
    * What the query encoder needs before its first query: for the static encoder the
    * tokenizer and the vectors (no model); for the transformer also the model and
@@ -248,11 +243,6 @@ export class Engine {
       const [anchor, path, excerpt, kind] = row;
       return { id, url, anchor, title, path, section, excerpt, kind: kind === "p" ? "page" : "section" };
     }));
-  }
-
-  /** Names of the payloads fetched so far, in order (for tests and diagnostics). */
-  get fetched() {
-    return [...this.store.fetched];
   }
 
   destroy() {

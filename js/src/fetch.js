@@ -23,21 +23,22 @@ async function request(url, init) {
   return response;
 }
 
+const MAX_MANIFEST_BYTES = 1 << 20; // as bundle_format.py: no manifest is larger
+
 /** The manifest is never cached long: a cache-buster makes every visit see the latest build. */
 export async function fetchManifest(url) {
   const busted = new URL(url);
   busted.searchParams.set("v", Date.now().toString(36));
-  const response = await request(busted.href, { cache: "no-store" });
-  try {
-    return await response.json();
-  } catch {
-    throw new LoadError(`${url} is not valid JSON: rebuild the site`);
+  const buffer = await fetchBytes(busted.href, undefined, { cache: "no-store" });
+  if (buffer.byteLength > MAX_MANIFEST_BYTES) {
+    throw new BundleError(`${url} is larger than 1 MB, which no manifest is: rebuild the site`);
   }
+  return parseJson(buffer, url);
 }
 
 /** Downloads `url` as an ArrayBuffer, calling `onBytes(n)` as chunks arrive. */
-export async function fetchBytes(url, onBytes = () => {}) {
-  const response = await request(url);
+export async function fetchBytes(url, onBytes = () => {}, init = undefined) {
+  const response = await request(url, init);
   if (!response.body) {
     const buffer = await response.arrayBuffer();
     onBytes(buffer.byteLength);
@@ -81,7 +82,6 @@ export class PayloadStore {
   constructor(manifestUrl) {
     this.manifestUrl = manifestUrl;
     this.loads = new Map();
-    this.fetched = [];
   }
 
   get({ name, bytes, sha256 }, parse = (buffer) => buffer, onBytes = undefined) {
@@ -89,7 +89,6 @@ export class PayloadStore {
     if (!load) {
       load = (async () => {
         const url = payloadUrl(name, this.manifestUrl);
-        this.fetched.push(name);
         const buffer = await fetchBytes(url, onBytes);
         return parse(await verifyPayload(buffer, { name, bytes, sha256 }));
       })();

@@ -55,6 +55,16 @@ test("a format-1 manifest is refused, naming both versions", async () => {
   await assert.rejects(engine.search("cache"), /format 1.*reads format 2/);
 });
 
+test("a manifest that is not JSON, or absurdly large, is refused", async () => {
+  const { engine } = await servedCopy((dir, manifest) => {
+    manifest.generator = "x".repeat(1 << 20);
+  });
+  await assert.rejects(engine.open(), /manifest\.json is larger than 1 MB/);
+  const broken = await servedCopy();
+  writeFileSync(join(temporary.at(-1), "manifest.json"), "{\"format\": 2,");
+  await assert.rejects(broken.engine.open(), /manifest\.json is not valid JSON/);
+});
+
 test("a tampered payload is refused; the same size, other bytes", async () => {
   let changed;
   const { engine } = await servedCopy((dir, manifest, catalog) => {
