@@ -1,12 +1,13 @@
 """Sources: a local site or bundle directory, or the URL of a deployed site.
 
 A URL's bundle is downloaded into a user cache directory keyed by the URL:
-the manifest every time (it is small and never cached long), a payload file only
-when the cache lacks a copy with the manifest's sha256. Payload names are
-content-hashed, so a redeployed site costs only its changed files.
+the manifest every time (it is small and never cached long), then the catalog and
+every payload it lists, each only when the cache lacks a copy with the hash its name
+carries. Payload names are content-hashed, so a redeployed site costs only its
+changed files.
 
 A fetch is bounded: the manifest may be at most `MAX_MANIFEST_BYTES`, a payload
-file no larger than the manifest says, and the whole fetch must finish within
+file no larger than the catalog says, and the whole fetch must finish within
 its deadline (default `FETCH_DEADLINE`), however slowly the server sends. A fetch
 that fails leaves the cache folder as it was before.
 """
@@ -33,7 +34,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
-from .bundle import MANIFEST, BundleError, Manifest, find_bundle_dir
+from .bundle import (
+    MANIFEST,
+    BundleError,
+    Manifest,
+    check_catalog,
+    find_bundle_dir,
+    parse_json,
+    payloads_of,
+)
 
 log = logging.getLogger("mkdocs_semantic")
 CACHE_ENV = "MKDOCS_SEMANTIC_CACHE"
@@ -45,7 +54,6 @@ FETCH_DEADLINE = 120.0
 MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 """A real manifest is a few kB; anything past this is not one."""
 USER_AGENT = f"mkdocs-semantic-search/{__version__}"
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
 _BLOCK = 1 << 20
 
 
@@ -158,26 +166,45 @@ def fetch_bundle(url: str, *, cache_dir: Path | None = None,
             raise RemoteError(f"{manifest_url} is not JSON ({exc}): is this a site built with "
                               "the semantic plugin?") from exc
         manifest = Manifest.from_json(data, manifest_url)  # refuses unknown formats by name
-        for entry in manifest.files.values():
-            if not _SAFE_NAME.match(entry.name):
-                raise RemoteError(f"{manifest_url} lists an unsafe file name {entry.name!r}")
         base_url = urllib.parse.urljoin(manifest_url, "../")
         with _undone_on_failure(target):
             target.mkdir(parents=True, exist_ok=True)
-            for entry in manifest.files.values():
-                local = target / entry.name
-                if not _matches(local, entry.bytes, entry.sha256):
-                    _download(urllib.parse.urljoin(manifest_url, entry.name), local,
-                              size=entry.bytes, sha256=entry.sha256, opener=opener,
-                              deadline=deadline)
+            entry = manifest.catalog
+            _fetch(manifest_url, target, entry.name, size=entry.bytes, sha256=entry.sha256,
+                   opener=opener, deadline=deadline, listed_by="manifest")
+            catalog = check_catalog(parse_json((target / entry.name).read_bytes(),
+                                               target / entry.name), manifest, manifest_url)
+            payloads = payloads_of(catalog)
+            for payload in payloads:  # names were checked: no "..", no other folders
+                _fetch(manifest_url, target, payload.name, size=payload.bytes,
+                       sha256=_hash_in_name(payload.name), opener=opener, deadline=deadline)
             _write_atomic(target / "source.json", json.dumps({
                 "url": url, "manifest": manifest_url, "base_url": base_url}).encode())
             _write_atomic(target / MANIFEST, raw)
-    keep = {e.name for e in manifest.files.values()} | {MANIFEST, "source.json"}
-    for old in target.iterdir():
-        if old.name not in keep and not old.name.startswith(".tmp-"):
+    keep = {p.name for p in payloads} | {manifest.catalog.name, MANIFEST, "source.json"}
+    for old in sorted(target.rglob("*"), reverse=True):
+        name = old.relative_to(target).as_posix()
+        if old.is_file() and name not in keep and not old.name.startswith(".tmp-"):
             old.unlink(missing_ok=True)
+        elif old.is_dir() and not any(old.iterdir()):
+            old.rmdir()
     return target, base_url
+
+
+def _hash_in_name(name: str) -> str:
+    """The sha256 prefix a payload's name carries (payloads.NAME)."""
+    return name.rsplit(".", 2)[-2]
+
+
+def _fetch(manifest_url: str, target: Path, name: str, *, size: int, sha256: str,
+           opener: urllib.request.OpenerDirector, deadline: _Deadline,
+           listed_by: str = "catalog") -> None:
+    """Download one file of the bundle unless the cached copy already matches."""
+    local = target / name
+    local.parent.mkdir(parents=True, exist_ok=True)
+    if not _matches(local, size, sha256):
+        _download(urllib.parse.urljoin(manifest_url, name), local, size=size, sha256=sha256,
+                  opener=opener, deadline=deadline, listed_by=listed_by)
 
 
 @contextmanager
@@ -191,13 +218,16 @@ def _undone_on_failure(target: Path) -> Iterator[None]:
     while not folder.exists():
         made.append(folder)  # deepest first
         folder = folder.parent
-    before = {p.name for p in target.iterdir()} if target.is_dir() else set()
+    before = set(target.rglob("*")) if target.is_dir() else set()
     try:
         yield
     except BaseException:
         if target.is_dir():
-            for path in target.iterdir():
-                if path.name not in before and not path.name.startswith(".tmp-"):
+            for path in sorted(set(target.rglob("*")) - before, reverse=True):
+                if path.is_dir():
+                    with suppress(OSError):
+                        path.rmdir()
+                elif not path.name.startswith(".tmp-"):
                     path.unlink(missing_ok=True)
         for folder in made:
             try:
@@ -377,10 +407,11 @@ def _blocks(response, url: str, deadline: _Deadline, *, limit: int) -> Iterator[
 
 
 def _download(url: str, dest: Path, *, size: int, sha256: str,
-              opener: urllib.request.OpenerDirector, deadline: _Deadline) -> None:
+              opener: urllib.request.OpenerDirector, deadline: _Deadline,
+              listed_by: str = "catalog") -> None:
     """Stream `url` into `dest`, keeping it only if size and sha256 match the manifest.
 
-    Reads at most one byte more than the manifest declares: a larger file is
+    Reads at most one byte more than the listing declares: a larger file is
     refused at that point, not after it has filled the disk.
     """
     digest = hashlib.sha256()
@@ -393,17 +424,17 @@ def _download(url: str, dest: Path, *, size: int, sha256: str,
             declared = _content_length(response)
             if declared is not None and declared > size:
                 raise RemoteError(f"{url} is {declared:,} bytes, larger than the {size:,} its "
-                                  f"manifest declares, so it was not downloaded: {mismatch}")
+                                  f"{listed_by} declares, so it was not downloaded: {mismatch}")
             for block in _blocks(response, url, deadline, limit=size + 1):
                 got += len(block)
                 if got > size:
-                    raise RemoteError(f"{url} is larger than the {size:,} bytes its manifest "
+                    raise RemoteError(f"{url} is larger than the {size:,} bytes its {listed_by} "
                                       f"declares, so the download was stopped: {mismatch}")
                 digest.update(block)
                 out.write(block)
-        if got != size or digest.hexdigest() != sha256:
+        if got != size or not digest.hexdigest().startswith(sha256):
             raise RemoteError(
-                f"{url} does not match its manifest ({got} bytes, sha256 "
+                f"{url} does not match its {listed_by} ({got} bytes, sha256 "
                 f"{digest.hexdigest()[:12]}…; expected {size} bytes, {sha256[:12]}…): {mismatch}"
             )
         os.replace(tmp, dest)
@@ -420,7 +451,7 @@ def _matches(path: Path, size: int, sha256: str) -> bool:
     with open(path, "rb") as fh:
         while block := fh.read(_BLOCK):
             digest.update(block)
-    return digest.hexdigest() == sha256
+    return digest.hexdigest().startswith(sha256)
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

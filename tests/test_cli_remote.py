@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from mkdocs_semantic.bundle import read_bundle
 from mkdocs_semantic.cli import cli
 
 from .conftest import Project
@@ -109,9 +110,8 @@ def test_download_once_then_only_changed_files(project, deployed, tmp_path):
     url = deployed.url + "docs/"
     first = run("query", url, "cookies", "--json", "--cache-dir", str(cache))
     assert first.exit_code == 0, first.output
-    manifest = json.loads((project / "site" / "semantic" / "manifest.json").read_text())
-    names = {f["name"] for f in manifest["files"].values()}
-    assert sorted(deployed.downloads()) == sorted(names)
+    names = {f["name"] for f in listed(project / "site" / "semantic")}
+    assert sorted(deployed.downloads()) == sorted(n.rsplit("/", 1)[-1] for n in names)
 
     deployed.requested.clear()
     assert run("stats", url, "--cache-dir", str(cache)).exit_code == 0
@@ -128,12 +128,13 @@ def test_download_once_then_only_changed_files(project, deployed, tmp_path):
     deployed.requested.clear()
     second = run("query", url, "cookies", "--json", "--cache-dir", str(cache))
     assert second.exit_code == 0, second.output
-    new = json.loads((project / "site" / "semantic" / "manifest.json").read_text())["files"]
-    changed = {f["name"] for f in new.values()} - names
-    assert changed and set(deployed.downloads()) == changed
-    assert not any(n.startswith(("model.", "tokenizer.")) for n in deployed.downloads())
-    cached = {p.name for p in next(cache.iterdir()).iterdir()}
-    assert cached == {f["name"] for f in new.values()} | {"manifest.json", "source.json"}
+    new = {f["name"] for f in listed(project / "site" / "semantic")}
+    changed = new - names
+    assert changed and set(deployed.downloads()) == {n.rsplit("/", 1)[-1] for n in changed}
+    assert not any(n.startswith("tokenizer.") for n in deployed.downloads())  # unchanged
+    folder = next(cache.iterdir())
+    cached = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    assert cached == new | {"manifest.json", "source.json"}
     assert "Read them with" in json.dumps(json.loads(second.stdout))
 
 
@@ -150,14 +151,14 @@ def test_offline_uses_the_cached_copy_with_a_warning(deployed, tmp_path):
 
 def test_tampered_download_is_refused_and_not_cached(deployed, tmp_path):
     root = deployed.root / "docs" / "semantic"
-    manifest = json.loads((root / "manifest.json").read_text())
-    chunks = root / manifest["files"]["chunks"]["name"]
+    chunks = root / next(f["name"] for f in listed(root) if f["name"].startswith("fragments/"))
+    assert b"Cookie" in chunks.read_bytes()
     chunks.write_bytes(chunks.read_bytes().replace(b"Cookie", b"Biscut"))
     cache = tmp_path / "cache"
     result = run("query", deployed.url + "docs/", "cookies", "--cache-dir", str(cache))
     assert result.exit_code == 1
     line = result.stderr.strip()
-    assert line.count("\n") == 0 and chunks.name in line and "does not match its manifest" in line
+    assert line.count("\n") == 0 and chunks.name in line and "does not match its catalog" in line
     assert not list(cache.rglob(chunks.name))
 
 
@@ -237,6 +238,23 @@ def bundle_files(deployed: StaticSite) -> tuple[Path, dict]:
     return root, json.loads((root / "manifest.json").read_text())
 
 
+def listed(bundle: Path) -> list[dict]:
+    """Every file the bundle lists, in the order a reader fetches them: the catalog,
+    then its payloads."""
+    files = read_bundle(bundle).files
+    return [{"name": f.name, "bytes": f.bytes} for f in files]
+
+
+def write_catalog(root: Path, manifest: dict, catalog: dict) -> None:
+    """Publish an edited catalog under its hashed name and point the manifest at it."""
+    data = json.dumps(catalog).encode()
+    digest = hashlib.sha256(data).hexdigest()
+    name = f"catalog.{digest[:16]}.json"
+    (root / name).write_bytes(data)
+    manifest["catalog"] = {"name": name, "bytes": len(data), "sha256": digest}
+    (root / "manifest.json").write_text(json.dumps(manifest))
+
+
 def snapshot(cache: Path) -> dict[str, str]:
     """Every file and folder under `cache`, with a hash of each file's bytes."""
     return {str(p.relative_to(cache)): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -245,8 +263,8 @@ def snapshot(cache: Path) -> dict[str, str]:
 
 @pytest.mark.parametrize("declare", [False, True], ids=["unstated-length", "stated-length"])
 def test_oversize_payload_is_refused_at_its_declared_size(deployed, tmp_path, declare):
-    _, manifest = bundle_files(deployed)
-    last = list(manifest["files"].values())[-1]  # so other files are verified before it
+    root, _ = bundle_files(deployed)
+    last = listed(root)[-1]  # so other files are verified before it
     sent = Sent()
     total = last["bytes"] + 64 * MB
     deployed.overrides["/docs/semantic/" + last["name"]] = endless(
@@ -255,7 +273,7 @@ def test_oversize_payload_is_refused_at_its_declared_size(deployed, tmp_path, de
     result = run("stats", deployed.url + "docs/", "--cache-dir", str(cache))
     assert result.exit_code == 1
     assert f"larger than the {last['bytes']:,}" in result.stderr
-    assert last["name"] in result.stderr and "manifest declares" in result.stderr
+    assert last["name"] in result.stderr and "catalog declares" in result.stderr
     assert sent.bytes < total  # the client stopped reading, long before the end
     assert snapshot(cache) == {}  # nothing of this fetch stays, not even verified files
 
@@ -286,8 +304,8 @@ def test_oversize_manifest_is_refused_without_reading_it_whole(deployed, tmp_pat
                                                   ("manifest", trickle_head)])
 def test_a_trickling_server_is_stopped_at_the_fetch_deadline(deployed, tmp_path, where,
                                                              behaviour):
-    _, manifest = bundle_files(deployed)
-    last = list(manifest["files"].values())[-1]
+    root, _ = bundle_files(deployed)
+    last = listed(root)[-1]
     name = "manifest.json" if where == "manifest" else last["name"]
     deployed.overrides["/docs/semantic/" + name] = behaviour(last["bytes"])
     cache = tmp_path / "cache"
@@ -308,16 +326,19 @@ def test_a_failed_refresh_leaves_the_earlier_copy_as_it_was(deployed, tmp_path):
 
     # a redeploy whose first new file is sound and whose last one is not
     root, manifest = bundle_files(deployed)
-    entries = list(manifest["files"].values())
-    sound, broken = entries[0], entries[-1]
-    data = (root / sound["name"]).read_bytes() + b"\n"
-    new_name = "new-" + sound["name"]
-    sound.update(name=new_name, bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+    catalog = json.loads((root / manifest["catalog"]["name"]).read_text())
+    sound, broken = catalog["fragments"][0], catalog["text"][-1]
+    data = (root / sound[1]).read_bytes() + b" "
+    new_name = f"fragments/frag.{hashlib.sha256(data).hexdigest()[:16]}.json"
     (root / new_name).write_bytes(data)
-    broken["sha256"] = "0" * 64  # its bytes no longer match what the manifest says
-    (root / "manifest.json").write_text(json.dumps(manifest))
+    sound[1:] = [new_name, len(data)]
+    promised = (root / broken[1]).read_bytes() + b" "
+    bad_name = f"text/text.{hashlib.sha256(promised).hexdigest()[:16]}.json"
+    (root / bad_name).write_bytes(promised.replace(b"e", b"E", 1))  # not what its name says
+    broken[1:] = [bad_name, len(promised)]
+    write_catalog(root, manifest, catalog)
 
     result = run("stats", url, "--cache-dir", str(cache))
-    assert result.exit_code == 1 and "does not match its manifest" in result.stderr
-    assert new_name in {p.rsplit("/", 1)[-1] for p in deployed.requested}  # it came down
+    assert result.exit_code == 1 and "does not match its catalog" in result.stderr
+    assert any(p.endswith(new_name) for p in deployed.requested)  # it came down
     assert snapshot(cache) == before
