@@ -1,6 +1,7 @@
-"""A bundle whose manifest sets model.max_tokens above what the model reads.
+"""A bundle whose catalog sets model.max_tokens above what the model reads.
 
-Every Python reader builds its embedder from the manifest; each must fail with a
+With `query_encoder: transformer` every Python reader builds its embedder from the
+catalog; each must fail with a
 clear message naming model.max_tokens, the value, the real limit and the fix, not
 with the runtime's traceback on the first long query.
 """
@@ -8,6 +9,7 @@ with the runtime's traceback on the first long query.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import subprocess
 import sys
@@ -33,14 +35,21 @@ LIMIT = "reads at most 512 tokens: set model.max_tokens to 512 or less"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    """A built site whose manifest was then edited to claim 1024 tokens."""
+    """A site built with the transformer encoder whose catalog was then edited to claim
+    1024 tokens (and republished under its new hash, as a hostile host could)."""
     root = tmp_path_factory.mktemp("limit")
-    project = Project(root=root, plugin_options={})
+    project = Project(root=root, plugin_options={"query_encoder": "transformer"})
     project.write("index.md", "# Caching\n\nSet Cache-Control headers on every response.\n")
     project.build()
     manifest_file = project.bundle / "manifest.json"
     manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
-    manifest["model"]["max_tokens"] = 1024
+    catalog = json.loads((project.bundle / manifest["catalog"]["name"]).read_text())
+    catalog["model"]["max_tokens"] = 1024
+    data = json.dumps(catalog).encode()
+    digest = hashlib.sha256(data).hexdigest()
+    manifest["catalog"] = {"name": f"catalog.{digest[:16]}.json", "bytes": len(data),
+                           "sha256": digest}
+    (project.bundle / manifest["catalog"]["name"]).write_bytes(data)
     manifest_file.write_text(json.dumps(manifest), encoding="utf-8")
     return project.site
 

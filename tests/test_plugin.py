@@ -355,7 +355,7 @@ def test_model_max_tokens_above_the_models_limit_fails_the_build(site, caplog):
 def test_model_max_tokens_at_the_models_limit_builds(site):
     site.plugin_options = {"model": {"max_tokens": 512}}
     site.build()
-    assert read_bundle(site.site).manifest.model["max_tokens"] == 512
+    assert read_bundle(site.site).catalog["model"]["max_tokens"] == 512
 
 
 @pytest.mark.parametrize("threads", [100_000, -1])
