@@ -9,6 +9,7 @@ is `""`). A page's section is its first URL folder (`guide`), "" at the root.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,8 @@ CONTENT_SELECTORS = ("[data-pagefind-body]", "main", "article", "[role=main]", "
 CHROME = ("nav", "aside", "footer", "header")
 SKIPPED_FILES = {"404.html"}
 
+log = logging.getLogger(__name__)
+
 
 @dataclass
 class Page:
@@ -34,13 +37,33 @@ class Page:
 
 
 def iter_html(site: Path, *, skip: Path | None = None) -> Iterator[Path]:
-    """HTML files under `site` in a stable order, leaving out `skip` (the bundle folder)."""
+    """HTML files under `site` in a stable order, leaving out `skip` (the bundle folder)
+    and symbolic links that lead out of the site (with a warning naming each)."""
+    root = site.resolve()
     for path in sorted(site.rglob("*.html")):
         if skip is not None and path.is_relative_to(skip):
             continue
         if path.relative_to(site).as_posix() in SKIPPED_FILES or not path.is_file():
             continue
+        if not _inside(path, root):
+            log.warning("skipped %s: it is a link to %s, outside the site %s",
+                        path, _target(path), site)
+            continue
         yield path
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        return path.resolve(strict=True).is_relative_to(root)
+    except (OSError, RuntimeError):  # a link loop, or a link that vanished
+        return False
+
+
+def _target(path: Path) -> str:
+    try:
+        return str(path.resolve())
+    except (OSError, RuntimeError) as exc:
+        return f"nowhere ({exc})"
 
 
 def page_url(site: Path, path: Path) -> str:
@@ -55,7 +78,8 @@ def page_url(site: Path, path: Path) -> str:
 
 def read_page(site: Path, path: Path) -> Page | None:
     """The page's main content and facts; None for redirects and `noindex` pages."""
-    soup = BeautifulSoup(path.read_bytes(), "html.parser")
+    # The first of repeated attributes wins, as in browsers (and in chunking).
+    soup = BeautifulSoup(path.read_bytes(), "html.parser", on_duplicate_attribute="ignore")
     for meta in soup.find_all("meta"):
         name = str(meta.get("name", "")).lower()
         if (str(meta.get("http-equiv", "")).lower() == "refresh"

@@ -154,3 +154,22 @@ def test_index_refuses_a_folder_without_pages(tmp_path):
     assert result.exit_code == 1 and "no HTML page with text" in result.stderr
     result = CliRunner().invoke(cli, ["index", str(tmp_path / "empty"), "--bundle-dir", "../x"])
     assert result.exit_code == 2 and "must be a folder inside SITE_DIR" in result.stderr
+
+
+def test_index_skips_links_that_lead_out_of_the_site(tmp_path):
+    site = tmp_path / "public"
+    site.mkdir()
+    (site / "index.html").write_text(page("Home", "<h1>Home</h1><p>Dashboards for teams "
+                                          "that update themselves every few minutes.</p>"))
+    outside = tmp_path / "private"
+    outside.mkdir()
+    (outside / "secret.html").write_text(page("Secret", "<h1>Secret</h1><p>The database "
+                                              "password is hunter2, keep it safe.</p>"))
+    (site / "leak.html").symlink_to(outside / "secret.html")
+    (site / "alias.html").symlink_to(site / "index.html")  # inside the site: fine
+    result = CliRunner().invoke(cli, ["index", str(site)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert {c.url for c in read_bundle(site).chunks} == {"", "alias.html"}
+    assert all("hunter2" not in c.text for c in read_bundle(site).chunks)
+    assert f"skipped {site / 'leak.html'}: it is a link to {outside / 'secret.html'}, " \
+           "outside the site" in result.stderr
