@@ -17,7 +17,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup, Tag
 
 from .bundle import BundleError, read_bundle
-from .chunking import Chunk, PageFacts
+from .chunking import Chunk, PageFacts, tags_holding
 from .indexer import Indexer
 
 CONTENT_SELECTORS = ("[data-pagefind-body]", "main", "article", "[role=main]", "body")
@@ -107,14 +107,31 @@ def main_content(soup: BeautifulSoup) -> Tag:
     else:
         found = (soup.select_one(selector) for selector in CONTENT_SELECTORS[1:])
         content = next((el for el in found if el is not None), soup)
-    for el in content.find_all(CHROME):
-        if el.decomposed:
-            continue
-        if el.name == "header" and el.find("h1") is not None:
-            el.unwrap()  # an article's own header holds its title: keep it
-        else:
-            el.decompose()
+    for el in _outermost_chrome(content):
+        el.decompose()
     return content
+
+
+def _outermost_chrome(content: Tag) -> list[Tag]:
+    """Chrome elements not inside other chrome, in one walk over the tree.
+
+    A header holding an h1 is an article's own header: it stays. (A find per header,
+    or bs4's `decomposed`, which searches the subtree, costs time in the square of
+    the nesting depth.)
+    """
+    titled = tags_holding(content, ("h1",))
+    found: list[Tag] = []
+    stack = [iter(content.contents)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+        elif isinstance(child, Tag):
+            if child.name in CHROME and not (child.name == "header" and id(child) in titled):
+                found.append(child)
+            else:
+                stack.append(iter(child.contents))
+    return found
 
 
 @dataclass
