@@ -340,8 +340,8 @@ class ChunkSizer:
 
     @staticmethod
     def joined(blocks: Sequence[Block]) -> int:
-        """Tokens of the blocks joined by line breaks, one spare token per join."""
-        return sum(b.tokens for b in blocks) + max(0, len(blocks) - 1)
+        """Tokens of the blocks joined by line breaks (a line break is no token)."""
+        return sum(b.tokens for b in blocks)
 
     def split_block(self, block: Block, budget: int) -> list[str]:
         """Split one block that is too big alone: lines for code, sentences for prose,
@@ -368,7 +368,8 @@ class ChunkSizer:
             used += size + (1 if len(current) > 1 else 0)
         if current:
             pieces.append(joiner.join(current))
-        return [p.strip() for p in pieces if p.strip()]
+        # Sentences keep the space after them; lines of code keep their indentation.
+        return [p if joiner else p.strip() for p in pieces if p.strip()]
 
     def hard_split(self, text: str, budget: int) -> list[str]:
         """Cut after every `budget` tokens, at a space where one is near: the text is
@@ -505,8 +506,8 @@ def _fit_section(section: Section, header: str, sizer: ChunkSizer) -> list[str]:
         return [section.path[-1]] if section.path and section.path[-1] else []
     sizer.measure(section.blocks)  # merging may have added heading blocks
     budget = sizer.budget(header)
-    if sizer.joined(section.blocks) <= budget:
-        return sizer.refit([body], header)
+    if sizer.joined(section.blocks) <= budget and sizer.fits(header, body):
+        return [body]
     if budget < 16:
         raise ValueError(
             f"the heading path {header!r} leaves {budget} tokens for text; "
@@ -516,13 +517,13 @@ def _fit_section(section: Section, header: str, sizer: ChunkSizer) -> list[str]:
     current: list[Block] = []
     used = 0
     for block in section.blocks:
-        if current and (block.tokens > budget or used + 1 + block.tokens > budget):
+        if current and (block.tokens > budget or used + block.tokens > budget):
             pieces.append("\n".join(b.text for b in current))
             current, used = [], 0
         if block.tokens > budget:
             pieces.extend(sizer.split_block(block, budget))
         else:
-            used += block.tokens + (1 if current else 0)
+            used += block.tokens
             current.append(block)
     if current:
         pieces.append("\n".join(b.text for b in current))
@@ -546,6 +547,7 @@ def page_chunk(sections: list[Section], page: PageFacts, sizer: ChunkSizer) -> C
     header = page.title
     if text:
         budget = sizer.budget(header)
+        sizer.measure(lead)  # a merged heading block may not be counted yet
         if sizer.joined(lead) > budget:
             # Only the first piece is kept: pack no more text than it can hold.
             text = sizer.pack(_sentences(text[: budget * 48]), budget, "")[0]
