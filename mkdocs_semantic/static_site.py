@@ -5,6 +5,7 @@ Each page's main content is the first of `[data-pagefind-body]`, `main`,
 `header`s; its title is the first `h1`, else `<title>`. URLs are relative to the
 site root, with directory URLs (`guide/index.html` -> `guide/`, the home page
 is `""`). A page's section is its first URL folder (`guide`), "" at the root.
+Symbolic links that lead out of the site are skipped with a warning.
 """
 
 from __future__ import annotations
