@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -322,3 +323,64 @@ def test_the_installed_command_runs_as_a_process(site):
     assert bad.returncode == 2
     assert bad.stderr.strip().splitlines() == [
         "Error: the query is empty: give a few words to search for"]
+
+
+# What a hostile page could make a terminal do: clear it, set its title, ring, reorder text.
+HOSTILE = "\x1b[2J\x1b]0;owned\x07\x9b31m\r\u202e\u2067"
+TERMINAL_CONTROLS = [chr(c) for c in [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F),
+                                      *range(0x2066, 0x206A)] if chr(c) not in "\n\t"]
+
+
+def assert_printable(text: str) -> None:
+    found = sorted({f"U+{ord(ch):04X}" for ch in text if ch in TERMINAL_CONTROLS})
+    assert not found, f"control characters in human output: {found}"
+
+
+def test_format_results_prints_no_control_characters():
+    results = [{"title": f"Title{HOSTILE}", "path": [f"Part{HOSTILE}"],
+                "href": f"evil{HOSTILE}/#x", "score": 0.5, "excerpt": f"Body{HOSTILE} text"}]
+    text = click.unstyle(format_results(results, width=200))
+    assert_printable(text)
+    assert "Title[2J]0;owned31m > Part" in text and "Body[2J]0;owned31m text" in text
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory) -> Path:
+    site = tmp_path_factory.mktemp("hostile") / "site"
+    folder = site / f"guide{HOSTILE}"
+    folder.mkdir(parents=True)
+    (folder / "index.html").write_text(
+        f"<html><head><title>t</title></head><body><main><h1>Caching{HOSTILE} guide</h1>"
+        f"<p>Responses are cached{HOSTILE} for ten minutes by the proxy.</p></main></body>"
+        "</html>", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["index", str(site)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return site
+
+
+def test_human_output_drops_control_characters_and_json_keeps_the_text(hostile_site):
+    site = str(hostile_site)
+    for args in (["query", site, "cached responses", "-k", "5"], ["stats", site],
+                 ["index", site, "--dry-run", "--bundle-dir", "fresh"]):
+        result = CliRunner().invoke(cli, args, color=True)
+        assert result.exit_code == 0, result.output
+        assert "guide[2J]0;owned31m" in result.stdout, args
+        assert_printable(click.unstyle(result.stdout + result.stderr))
+    result = CliRunner().invoke(cli, ["query", site, "cached responses", "-k", "5", "--json"])
+    assert_printable(result.stdout.replace("\n", "").replace("\t", ""))  # all escaped
+    results = json.loads(result.stdout)["results"]
+    # The build drops C0/C1 controls from chunk text; bidi characters and URLs stay exact.
+    assert {r["url"] for r in results} == {f"guide{HOSTILE}/"}
+    assert any("cached[2J]0;owned31m \u202e\u2067 for" in r["excerpt"] for r in results)
+    stats = json.loads(CliRunner().invoke(cli, ["stats", site, "--json"]).stdout)
+    assert set(stats["sections"]) == {f"guide{HOSTILE}"}
+
+
+def test_eval_names_a_query_file_that_is_not_utf8(site, tmp_path):
+    latin = tmp_path / "judged.tsv"
+    latin.write_bytes("caf\u00e9\tindex\n".encode("latin-1"))
+    result = CliRunner().invoke(cli, ["eval", str(site), str(latin)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.strip().splitlines() == [
+        f"Error: {latin}:1: not UTF-8 text (byte 0xe9 at offset 3); query files must be "
+        "UTF-8: re-save it as UTF-8"]
