@@ -314,7 +314,7 @@ def test_missing_extra_names_the_pip_command(site, monkeypatch, command, extra, 
 def test_the_installed_command_runs_as_a_process(site):
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     ok = subprocess.run([sys.executable, "-m", "mkdocs_semantic", "query", str(site),
-                         "package the app in an image", "-k", "1", "--mode", "vector"],
+                         "build an image of the application", "-k", "1", "--mode", "vector"],
                         capture_output=True, text=True, env=env, timeout=120)
     assert ok.returncode == 0, ok.stderr
     assert "/deploy/containers/" in ok.stdout

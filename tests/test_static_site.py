@@ -115,7 +115,7 @@ def test_index_writes_a_bundle_that_query_searches(indexed):
                                       "vector"])
     top = json.loads(result.stdout)["results"][0]
     assert top["url"] == "guide/install/" and "USB stick" in top["excerpt"]
-    result = CliRunner().invoke(cli, ["query", str(site), "let a coworker look at my charts "
+    result = CliRunner().invoke(cli, ["query", str(site), "let colleagues view my charts "
                                       "without editing", "--json", "-f", "section=guide"])
     results = json.loads(result.stdout)["results"]
     assert results[0]["url"] == "guide/sharing.html"
