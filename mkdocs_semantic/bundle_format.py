@@ -11,6 +11,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .embedding import MAX_MODEL_TOKENS
 from .lexical import SHARD_VERSION
 from .payloads import PayloadError, check_name
 
@@ -28,8 +29,8 @@ KIND_CODES = {"page": "p", "section": "s"}
 KIND_NAMES = {v: k for k, v in KIND_CODES.items()}
 SCALAR_BYTES = {"i8": 1, "f16": 2, "f32": 4}
 MAX_MANIFEST_BYTES = 1 << 20
+"""A real manifest is under 1 kB; anything past this is not one."""
 MAX_DIM = 8192
-MAX_MODEL_TOKENS = 8192
 STATIC_MAX_TOKENS = 128
 """Tokens of a query the static encoder reads; a query is rarely a tenth of that."""
 

@@ -43,6 +43,7 @@ from .bundle import (
     parse_json,
     payloads_of,
 )
+from .bundle_format import MAX_MANIFEST_BYTES
 
 log = logging.getLogger("mkdocs_semantic")
 CACHE_ENV = "MKDOCS_SEMANTIC_CACHE"
@@ -51,8 +52,6 @@ TIMEOUT = 30.0
 """Seconds one connect or read may wait for the server."""
 FETCH_DEADLINE = 120.0
 """Seconds a whole fetch (manifest and every payload file) may take."""
-MAX_MANIFEST_BYTES = 4 * 1024 * 1024
-"""A real manifest is a few kB; anything past this is not one."""
 USER_AGENT = f"mkdocs-semantic-search/{__version__}"
 _BLOCK = 1 << 20
 

@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 
 from .bundle import QUERY_ENCODERS, Bundle, BundleError, read_bundle
+from .bundle_format import MAX_TOP_K
 from .embedding import Embedder, OnnxEmbedder
 from .query_encoder import StaticQueryEncoder, query_codes
 from .ranking import chunk_order, fuse, size_priors
 
 MODES = ("hybrid", "vector", "lexical")
-MAX_TOP_K = 1000
 
 
 @dataclass

@@ -294,7 +294,7 @@ def test_oversize_manifest_is_refused_without_reading_it_whole(deployed, tmp_pat
     cache = tmp_path / "cache"
     result = run("stats", deployed.url + "docs/", "--cache-dir", str(cache))
     assert result.exit_code == 1
-    assert f"manifest at {deployed.url}docs/semantic/manifest.json is larger than 4 MB" \
+    assert f"manifest at {deployed.url}docs/semantic/manifest.json is larger than 1 MB" \
         in result.stderr
     assert sent.bytes < total - len(real)
     assert snapshot(cache) == {}
