@@ -108,9 +108,15 @@ class Searcher:
             vector = self.static.encode(query)
         else:
             vector = self.embedder.embed_queries([query])[0]
-        if vector is None or self.bundle.vectors.dtype != "i8":
-            return vector
-        return query_codes(vector)
+        if vector is None:
+            return None
+        if self.bundle.vectors.dtype == "i8":
+            return query_codes(vector)
+        if self.encoder == "static":
+            # a sum of table rows: unit length makes float scores cosines, like the model's
+            vector = vector.astype(np.float64)
+            vector /= np.linalg.norm(vector) or 1.0
+        return vector
 
     def scores(self, vector: np.ndarray) -> np.ndarray:
         return self.bundle.vectors.scores(vector)

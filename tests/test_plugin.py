@@ -148,6 +148,8 @@ def test_float_dtypes(site, dtype):
     # the static encoder knows only the site's own words: query with them
     top = Searcher(bundle).search("declare a cookie parameter", top_k=1, mode="vector")[0]
     assert top.url == "cookies/"
+    # a static query is scaled to unit length, so float scores are cosines as with int8
+    assert 0.3 < top.vector_score <= 1.0
 
 
 def test_corrupt_cache_warns_and_the_build_succeeds(site, caplog):

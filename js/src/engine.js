@@ -9,7 +9,7 @@ import { BundleError, checkCatalog, checkManifest, parseTableShard, parseVectorP
 import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "./fetch.js";
 import { LexicalIndex } from "./lexical.js";
 import { chunkOrder, fuse, sizePriors } from "./ranking.js";
-import { queryCodes, scoreAll, topK as bestOf } from "./scan.js";
+import { queryCodes, scoreAll, topK as bestOf, unitLength } from "./scan.js";
 import { StaticEncoder } from "./static-encoder.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
 
@@ -157,8 +157,10 @@ export class Engine {
     } else {
       vector = await (await this.#transformer()).embed(text);
     }
-    if (vector === null || this.catalog.vectors[this.encoder.vectors].dtype !== "i8") return vector;
-    return queryCodes(vector);
+    if (vector === null) return null;
+    if (this.catalog.vectors[this.encoder.vectors].dtype === "i8") return queryCodes(vector);
+    // a sum of table rows: unit length makes float scores cosines, like the model's
+    return this.encoder.kind === "static" ? unitLength(vector) : vector;
   }
 
   /** Vector score of every chunk for `query`, or null when it has no vector. */

@@ -14,6 +14,14 @@ export function queryCodes(vector) {
   return Int8Array.from(vector, (x) => Math.floor(x * factor + 0.5));
 }
 
+/** `vector` scaled to length 1 (Float64Array); a zero vector stays zero (search.py's embed). */
+export function unitLength(vector) {
+  let sum = 0;
+  for (const x of vector) sum += x * x;
+  const norm = Math.sqrt(sum) || 1;
+  return Float64Array.from(vector, (x) => x / norm);
+}
+
 /** |codes|: an exact integer sum, then IEEE sqrt (codes_norm). */
 export function codesNorm(codes) {
   let sum = 0;

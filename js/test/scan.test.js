@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { makeFilter } from "../src/engine.js";
-import { codesNorm, queryCodes, scoreAll, topK } from "../src/scan.js";
+import { codesNorm, queryCodes, scoreAll, topK, unitLength } from "../src/scan.js";
 
 test("int8 scores are integer dot products divided once by scale * |codes|", () => {
   const set = { dtype: "i8", dim: 2, scale: 10, parts: [
@@ -14,6 +14,11 @@ test("int8 scores are integer dot products divided once by scale * |codes|", () 
   const floats = { dtype: "f32", dim: 2, scale: 1, parts: [{ rows: 1, data: Float32Array.from([0.5, 0.25]) }] };
   assert.deepEqual(Array.from(scoreAll(floats, [1, 2])), [1]);
   assert.equal(queryCodes([0, 0]), null);
+});
+
+test("a static query against float vectors is scaled to unit length", () => {
+  assert.deepEqual(Array.from(unitLength(Int32Array.from([3, -4]))), [0.6, -0.8]);
+  assert.deepEqual(Array.from(unitLength([0, 0])), [0, 0]);
 });
 
 test("top k is highest first, ties by chunk number, filters respected", () => {
