@@ -15,6 +15,7 @@ from mkdocs_semantic.bundle import (
     FORMAT_VERSION,
     BundleError,
     TokenTable,
+    VectorSet,
     find_bundle_dir,
     read_bundle,
     write_bundle,
@@ -289,3 +290,16 @@ def test_empty_bundle(tmp_path):
     assert bundle.chunks == [] and bundle.vectors.rows == 0
     assert Searcher(bundle).search_vector(query_codes(sample_vectors(1)[0])) == []
     assert Searcher(bundle).search("anything") == []
+
+
+@pytest.mark.parametrize("dim", [384, 2000])
+def test_int8_scores_are_exact_integer_dots_at_any_dim(dim):
+    rng = np.random.default_rng(dim)
+    parts = [rng.integers(-127, 128, size=(rows, dim), dtype=np.int8) for rows in (3, 0, 5)]
+    parts[0][0] = 127  # near the largest dot there is, and odd: float32 cannot hold it
+    parts[0][0][0] = 126
+    codes = np.full(dim, 127, dtype=np.int8)
+    vectors = VectorSet(dtype="i8", scale=2.0, dim=dim, parts=parts)
+    exact = np.concatenate(parts).astype(np.int64) @ codes.astype(np.int64)
+    norm = float(np.sqrt(float(codes.astype(np.int64) @ codes.astype(np.int64))))
+    assert np.array_equal(vectors.scores(codes), exact.astype(np.float64) / (2.0 * norm))
