@@ -7,7 +7,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +28,17 @@ class Running:
         if self.final is not None:
             return self.final
         return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def wait_for(self, predicate: Callable[[str], bool], *, what: str,
+                 timeout: float = 120) -> str:
+        """The output once `predicate(output)` holds: waits on the server's own report
+        of an event, never on a guess of how long it takes (`timeout` is a hang guard)."""
+        deadline = time.monotonic() + timeout
+        while not predicate(output := self.output()):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the server never reported {what}:\n{output[-3000:]}")
+            time.sleep(0.1)
+        return output
 
 
 @contextmanager

@@ -184,6 +184,11 @@ def test_search_answers_while_thousands_of_idle_connections_are_open(site, room_
         port = int(base.rsplit(":", 1)[1])
         idle = open_idle(port, IDLE_SOCKETS)
         try:
+            # search only once the server has taken in enough idle connections to hit
+            # its cap and say so (the fifth such line says that more are held back)
+            process[0].wait_for(lambda out: any(
+                "reached: closed connections" in line and "held back" in line
+                for line in out.splitlines()), what="closing idle connections at its cap")
             # the timeout only guards against a hang: the old server never accepted this
             with urllib.request.urlopen(search_url(base, q="package my app with its "
                                                    "dependencies", k=2, mode="vector"),
