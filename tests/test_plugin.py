@@ -146,7 +146,8 @@ def test_float_dtypes(site, dtype):
     bundle = read_bundle(site.site)
     assert (bundle.vectors.dtype, bundle.vectors.scale) == (dtype, 1.0)
     # the static encoder knows only the site's own words: query with them
-    assert Searcher(bundle).search("declare a cookie parameter", top_k=1, mode="vector")[0].url == "cookies/"
+    best = Searcher(bundle).search("declare a cookie parameter", top_k=1, mode="vector")[0]
+    assert best.url == "cookies/"
 
 
 def test_corrupt_cache_warns_and_the_build_succeeds(site, caplog):
