@@ -23,9 +23,14 @@ function announce(type, text) {
   channel.postMessage({ type, text, query: latest ?? current });
 }
 
+// Material sends SETUP with its own index once it has downloaded it. The plugin keeps
+// it from downloading that index (it drops the search form's name, which Material
+// looks for first), so this worker is ready at once, and ready again on a SETUP that
+// a customized page may still send (Material listens for the first READY only).
+self.postMessage({ type: READY });
+
 self.onmessage = ({ data }) => {
   if (data.type === SETUP) {
-    // data.data.docs is Material's keyword index: unused until hybrid search.
     self.postMessage({ type: READY });
   } else if (data.type === QUERY) {
     latest = data.data;

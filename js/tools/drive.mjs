@@ -37,6 +37,18 @@ const THEMES = {
     results: links(".md-search-result__list a.md-search-result__link"),
     status: ".md-search-result__meta",
   },
+  // The readthedocs theme: its sidebar box submits to search.html?q=..., whose own
+  // search box and result list (the search plugin's ids) show the results.
+  readthedocs: {
+    input: "#rtd-search-form input[name=q]",
+    open: (page) => page.click("#rtd-search-form input[name=q]"),
+    submit: async (page) => {
+      await page.keyboard.press("Enter");
+      await page.waitForURL(/\/search\.html\?q=/, { waitUntil: "commit", timeout: TIMEOUT });
+    },
+    results: links("#mkdocs-search-results a.semantic-hit"),
+    status: ".semantic-status",
+  },
   dialog: {
     input: ".semantic-dialog input",
     open: async (page) => {
@@ -109,7 +121,10 @@ async function withSite(plan, fn) {
   }
 }
 
-// plan: {theme, start, navigate: [link selector, ...], queries: [{query, press, pick, edit}]}
+// plan: {theme, start, navigate: [link selector, ...], typeDelayMs, marks,
+//        queries: [{query, press, pick, edit}]}
+// Queries are typed key by key, `typeDelayMs` apart (default: no pause). `marks`:
+// record the words the opened page marks (Material's search.highlight).
 // `pick`: choose the result whose link ends with it by arrow keys before Enter.
 // A step with `edit: {file, text}` appends text to a source file and, instead of
 // loading the start page, waits for `mkdocs serve` to rebuild and reload the page.
@@ -133,7 +148,8 @@ async function search(plan) {
       const searchedOn = page.url();
       await watchStatus(page, theme.status);
       await theme.open(page);
-      await page.locator(theme.input).pressSequentially(step.query);
+      await page.keyboard.type(step.query, { delay: plan.typeDelayMs ?? 0 });
+      if (theme.submit) await theme.submit(page);
       const results = await stableResults(page, theme);
       const record = {
         query: step.query,
@@ -155,6 +171,12 @@ async function search(plan) {
         await page.keyboard.press("Enter");
         await page.waitForURL((url) => url.href !== before, { waitUntil: "commit", timeout: TIMEOUT });
         record.landed = page.url();
+        if (plan.marks) {
+          // Material's search.highlight: the opened page marks the words of the query.
+          const marked = "[data-md-component=content] mark[data-md-highlight]";
+          await page.waitForSelector(marked, { timeout: TIMEOUT });
+          record.marks = await page.$$eval(marked, (els) => els.map((e) => e.textContent));
+        }
       }
       out.push(record);
     }
