@@ -196,6 +196,8 @@ def test_the_themes_own_search_index_is_never_fetched(sites, tmp_path, theme):
                                          typeDelayMs=40), tmp_path)
     seen = report["queries"][0]
     assert expected in top_sections(seen["results"], 3), seen["results"][:3]
+    # The result box says what it shows (bench/browser.py times the first result by it).
+    assert seen["ranking"] == [["hybrid", query]]
     assert [r for r in report["requests"] if r.startswith(PREFIX + "search/")] == []
     assert model_requests(report) == []
     assert (sites[theme] / "search" / "search_index.json").is_file()  # still written

@@ -10,8 +10,9 @@ import { runtimeFiles } from "./runtime.js";
 const TOP_K = 10;
 
 /**
- * Returns `search(query, show)`: calls `show(items)` with keyword results while the
- * model loads (first query only), then with the hybrid results; `onProgress(text)`.
+ * Returns `search(query, show)`: calls `show(items, "keyword")` with keyword results
+ * while the query encoder loads (first query only), then `show(items, "hybrid")`;
+ * `onProgress(text)`.
  */
 export function createSearch({ manifestUrl, workerUrl, onProgress }) {
   const engine = new Engine({
@@ -30,8 +31,8 @@ export function createSearch({ manifestUrl, workerUrl, onProgress }) {
         engine.search(query, { topK: TOP_K, mode: "lexical" }),
         hybrid.then(() => null, () => null),
       ]);
-      if (keyword && !modelReady) show(toItems(keyword, query));
+      if (keyword && !modelReady) show(toItems(keyword, query), "keyword");
     }
-    show(toItems(await hybrid, query));
+    show(toItems(await hybrid, query), "hybrid");
   };
 }

@@ -59,8 +59,10 @@ async function drain() {
     latest = null;
     try {
       // A newer query supersedes this one: its results are then not shown.
-      await answer(current, (items) => {
-        if (latest === null) self.postMessage({ type: RESULT, data: { items } });
+      await answer(current, (items, ranking = "hybrid") => {
+        if (latest !== null) return;
+        self.postMessage({ type: RESULT, data: { items } });
+        channel.postMessage({ type: "results", ranking, query: current });
       });
     } catch (error) {
       announce("error", `Semantic search is unavailable: ${error.message}`);
