@@ -35,12 +35,16 @@ STATIC_MAX_TOKENS = 128
 """Tokens of a query the static encoder reads; a query is rarely a tenth of that."""
 
 # Shard sizes: small enough that a query fetches little, large enough to keep the file
-# count sane (measured in bench/: bytes per query against files per build).
+# count sane (measured in bench/: bytes per query against files per build). A query
+# touches about one table shard per token, one lexical shard per term and one fragments
+# shard per page shown, whatever their size, so these are small: on fastapi-docs 8
+# rows a table shard (not 32) and about a page of fragments (not four) took a typed
+# query's first result from 1.9 to 1.47 MB sent (bench/browser.py).
 VECTOR_PART_BYTES = 128 << 10
-FRAGMENT_SHARD_BYTES = 16 << 10
+FRAGMENT_SHARD_BYTES = 4 << 10
 TEXT_SHARD_BYTES = 256 << 10
-LEXICAL_SHARD_BYTES = 16 << 10
-TABLE_SHARD_ROWS = 32
+LEXICAL_SHARD_BYTES = 4 << 10
+TABLE_SHARD_ROWS = 8
 
 
 class BundleError(ValueError):

@@ -27,6 +27,13 @@ _HEAD_END = re.compile(r"</head\s*>", re.IGNORECASE)
 _MATERIAL_CONFIG = re.compile(
     r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL
 )
+# Material's search form: `<form class="md-search__form" name="search">`.
+_MATERIAL_FORM = re.compile(r"<form\b[^>]*\bmd-search__form\b[^>]*>")
+_NAME_SEARCH = re.compile(r"""\s+name\s*=\s*(?:"search"|'search'|search(?=[\s>/]))""")
+# Themes whose search box is the search plugin's (#mkdocs-search-query): the plugin's
+# main.js loads lunr and the index into it on every page.
+SEARCH_PLUGIN_BOXES = ("mkdocs", "readthedocs")
+SEARCH_PLUGIN_SCRIPT = "search/main.js"
 
 
 class ClientError(RuntimeError):
@@ -88,12 +95,21 @@ class ClientAssets:
 
 
 def choose_ui(option: str, *, theme: str | None, has_search_box: bool) -> str:
-    """`mkdocs` or `material` (take over the theme's search box), `dialog`, or `none`."""
+    """`mkdocs`, `readthedocs` or `material` (take over the theme's search box),
+    `dialog`, or `none`."""
     if option != "auto":
         return option
-    if has_search_box and theme in ("mkdocs", "material"):
+    if has_search_box and theme in ("material", *SEARCH_PLUGIN_BOXES):
         return theme
     return "dialog"
+
+
+def without_search_plugin_script(scripts: list) -> list:
+    """`extra_javascript` without the search plugin's main.js (lunr and its index).
+
+    Entries may be strings or MkDocs' ExtraScriptValue, whose str() is its path.
+    """
+    return [script for script in scripts if str(script) != SEARCH_PLUGIN_SCRIPT]
 
 
 def relative_url(target: str, page_url: str) -> str:
@@ -133,6 +149,21 @@ def material_worker_url(*, page_url: str, bundle_dir: str, assets: ClientAssets)
     manifest = posixpath.relpath(posixpath.join(bundle_dir.strip("/"), "manifest.json"), folder)
     return relative_url(posixpath.join(folder, "material-worker.js"), page_url) + \
         f"?manifest={manifest}"
+
+
+def skip_material_index(page_html: str) -> str:
+    """Keep Material from downloading its own search index.
+
+    Material fetches search/search_index.json on every page load when the page has a
+    form named `search` (`document.forms.namedItem("search")`), and hands the index to
+    its search worker. Our worker needs none of it: without the name Material fetches
+    nothing, and the form still works (Material finds it by its components).
+    """
+    match = _MATERIAL_FORM.search(page_html)
+    if match is None:
+        return page_html
+    tag = _NAME_SEARCH.sub("", match.group(0), count=1)
+    return page_html[: match.start()] + tag + page_html[match.end():]
 
 
 def point_material_search(page_html: str, worker_url: str) -> str:

@@ -100,5 +100,6 @@ class SemanticConfig(base.Config):
     """The embedding model; see `ModelConfig`."""
 
     ui = c.Choice(("auto", "dialog", "none"), default="auto")
-    """Browser search UI: `auto` takes over the `mkdocs`/`material` theme's search box (else a
-    dialog on `/` and Ctrl-K), `dialog` always uses the dialog, `none` ships only the client."""
+    """Browser search UI: `auto` takes over the `mkdocs`/`material`/`readthedocs` theme's search
+    box, which then no longer downloads the theme's own index (else a dialog on `/` and
+    Ctrl-K), `dialog` always uses the dialog, `none` ships only the client."""

@@ -24,6 +24,7 @@ from .embedding import (
 from .indexer import BuildStats, Indexer, IndexOptions
 
 log = logging.getLogger("mkdocs.plugins.semantic")
+SEARCH_PAGE = "search.html"  # the search plugin's page, in themes that have one
 
 
 class SemanticPlugin(BasePlugin[SemanticConfig]):
@@ -158,6 +159,15 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             option = "model.tokenizer" if "tokenizer" in str(exc) else "model.path"
             raise PluginError(f"semantic: option '{option}': {exc}") from exc
 
+    def on_pre_build(self, *, config) -> None:
+        """Where our search takes over the search plugin's box, leave out its main.js,
+        which would download lunr and search/search_index.json on every page. The index
+        is still written: other tools may read it. This runs after every plugin's
+        on_config, whichever order `plugins:` lists them in."""
+        if not self.config.enabled or self.ui not in client.SEARCH_PLUGIN_BOXES:
+            return
+        config.extra_javascript[:] = client.without_search_plugin_script(config.extra_javascript)
+
     def on_files(self, files, *, config):
         if not self.config.enabled:
             return
@@ -217,7 +227,18 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                  "assets": self.client}
         if self.ui == "material":
             output = client.point_material_search(output, client.material_worker_url(**where))
+            output = client.skip_material_index(output)
         return client.add_to_head(output, client.page_tags(**where, ui=self.ui))
+
+    def on_post_template(self, output_content, *, template_name, config):
+        """The readthedocs theme's search page (a static template, not a page): its
+        search box is the one the theme's sidebar box submits to."""
+        if not self.config.enabled or template_name != SEARCH_PAGE \
+                or self.ui not in client.SEARCH_PLUGIN_BOXES:
+            return output_content
+        tags = client.page_tags(page_url=SEARCH_PAGE, bundle_dir=self.config.bundle_dir,
+                                assets=self.client, ui=self.ui)
+        return client.add_to_head(output_content, tags)
 
     def _excluded(self, page) -> bool:
         meta = page.meta.get("search")

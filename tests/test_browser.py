@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
@@ -75,7 +76,8 @@ def sites(tmp_path_factory) -> dict[str, Path]:
     # One embedding cache for both builds: the second build embeds nothing.
     options = {"cache_dir": str(root / "cache")}
     material = {"name": "material", "features": ["navigation.instant", "navigation.footer"]}
-    themes = {"mkdocs": {"name": "mkdocs"}, "material": material,
+    highlight = {"name": "material", "features": ["navigation.instant", "search.highlight"]}
+    themes = {"mkdocs": {"name": "mkdocs"}, "material": material, "highlight": highlight,
               "readthedocs": {"name": "readthedocs"}, "transformer": {"name": "mkdocs"}}
     built = {}
     for name, theme in themes.items():
@@ -174,7 +176,7 @@ def test_material_search_box_with_instant_navigation(sites, tmp_path):
     assert report["pageErrors"] == [] and report["dialogs"] == []
 
 
-def test_themes_without_a_search_box_get_a_dialog(sites, tmp_path):
+def test_readthedocs_pages_open_the_dialog_with_a_slash(sites, tmp_path):
     query, expected = QUERIES[1]
     report = drive("search", search_plan(sites["readthedocs"], "dialog", [(query, True)]),
                    tmp_path)
@@ -182,6 +184,40 @@ def test_themes_without_a_search_box_get_a_dialog(sites, tmp_path):
     assert expected in top_sections(seen["results"], 3), seen["results"][:3]
     assert seen["landed"].endswith(PREFIX + top_sections(seen["results"], 1)[0])
     assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
+
+
+@pytest.mark.parametrize("theme", ["material", "mkdocs", "readthedocs"])
+def test_the_themes_own_search_index_is_never_fetched(sites, tmp_path, theme):
+    """Our search takes over the theme's search box, so the theme's own index
+    (search/search_index.json, and lunr for the mkdocs themes) is dead weight: no
+    page load and no search may fetch it, nor the model on the static path."""
+    query, expected = QUERIES[1]
+    report = drive("search", search_plan(sites[theme], theme, [(query, False)],
+                                         typeDelayMs=40), tmp_path)
+    seen = report["queries"][0]
+    assert expected in top_sections(seen["results"], 3), seen["results"][:3]
+    # The result box says what it shows (bench/browser.py times the first result by it).
+    assert seen["ranking"] == [["hybrid", query]]
+    assert [r for r in report["requests"] if r.startswith(PREFIX + "search/")] == []
+    assert model_requests(report) == []
+    assert (sites[theme] / "search" / "search_index.json").is_file()  # still written
+    assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
+
+
+def test_material_search_highlight_marks_the_query_on_the_opened_page(sites, tmp_path):
+    """Material marks `?h=` with its own index's settings, which it no longer
+    downloads: the client marks the words instead."""
+    query, expected = QUERIES[1]
+    report = drive("search", search_plan(sites["highlight"], "material", [(query, True)],
+                                         marks=True), tmp_path)
+    seen = report["queries"][0]
+    landed = urlsplit(seen["landed"])
+    assert f"{landed.path}#{landed.fragment}".endswith(expected) and "h=" in landed.query
+    words = [w for w in query.split() if len(w) > 3]
+    assert seen["marks"], "no word marked"
+    assert all(any(m.lower().startswith(w[:4]) for w in words) for m in seen["marks"])
+    assert [r for r in report["requests"] if r.startswith(PREFIX + "search/")] == []
+    assert report["pageErrors"] == [] and report["dialogs"] == []
 
 
 @pytest.mark.parametrize("ui, theme", [("mkdocs", "mkdocs"), ("material", "material"),

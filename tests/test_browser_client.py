@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ from mkdocs_semantic.client import (
     page_tags,
     point_material_search,
     relative_url,
+    skip_material_index,
+    without_search_plugin_script,
 )
 
 ASSETS = ClientAssets(root=Path("unused"), hash="abc123", files=("auto.js",))
@@ -71,10 +74,48 @@ def test_material_config_points_at_our_worker_and_stays_inert_json():
         ("auto", "mkdocs", True, "mkdocs"),
         ("auto", "material", True, "material"),
         ("auto", "material", False, "dialog"),
-        ("auto", "readthedocs", True, "dialog"),
+        ("auto", "readthedocs", True, "readthedocs"),
+        ("auto", "readthedocs", False, "dialog"),
         ("dialog", "material", True, "dialog"),
         ("none", "mkdocs", True, "none"),
     ],
 )
 def test_choose_ui(option, theme, has_box, expected):
     assert choose_ui(option, theme=theme, has_search_box=has_box) == expected
+
+
+def form_attributes(page: str) -> list[dict[str, str | None]]:
+    forms = []
+    parser = HTMLParser()
+    parser.handle_starttag = lambda tag, attrs: forms.append(dict(attrs)) if tag == "form" \
+        else None
+    parser.feed(page)
+    return forms
+
+
+@pytest.mark.parametrize("form", [
+    '<form class="md-search__form" name="search">',
+    "<form name='search' class=\"md-search__form\">",
+    "<form class=md-search__form name=search>",
+])
+def test_material_pages_lose_the_form_name_that_makes_material_fetch_its_index(form):
+    # Material downloads search_index.json when document.forms.namedItem("search") exists.
+    page = f'<div data-md-component="search">{form}<input name="query"></form></div>'
+    out = skip_material_index(page)
+    assert form_attributes(out) == [{"class": "md-search__form"}]
+    assert out.endswith('<input name="query"></form></div>')
+    other = '<form name="search" class="site-form"></form>'  # not Material's: left alone
+    assert skip_material_index(other) == other
+
+
+def test_the_search_plugin_script_is_left_out_whatever_its_type():
+    class ExtraScript:  # like MkDocs' ExtraScriptValue: str() is its path
+        def __init__(self, path):
+            self.path = path
+
+        def __str__(self):
+            return self.path
+
+    mine = ExtraScript("js/mine.js")
+    scripts = ["search/main.js", mine, ExtraScript("search/main.js"), "js/other.js"]
+    assert without_search_plugin_script(scripts) == [mine, "js/other.js"]

@@ -2,6 +2,7 @@
 // wires semantic search into the theme's search box, or into a dialog of its own.
 // Cheap to load: the search data is fetched on the first focus of the box.
 
+import { attachMaterialHighlight } from "./material-highlight.js";
 import { attachMaterialStatus } from "./material-page.js";
 import { init, pageOptions } from "./semantic.js";
 import { attachDialog } from "./ui-dialog.js";
@@ -20,12 +21,17 @@ function start() {
   const options = pageOptions();
   if (!options.manifest) return;
   if (options.ui === "material") {
-    window.__mkdocsSemanticSearch = { detach: attachMaterialStatus() };
+    const detachStatus = attachMaterialStatus();
+    const detachHighlight = attachMaterialHighlight();
+    window.__mkdocsSemanticSearch = { detach: () => { detachStatus(); detachHighlight(); } };
     return;
   }
   addStylesheet();
   const client = init(options);
-  const detach = (options.ui === "mkdocs" && attachMkdocs(client)) || attachDialog(client);
+  // The search plugin's box: the mkdocs theme's modal, the readthedocs theme's search
+  // page (its other pages get the dialog).
+  const themeBox = options.ui === "mkdocs" || options.ui === "readthedocs";
+  const detach = (themeBox && attachMkdocs(client)) || attachDialog(client);
   window.__mkdocsSemanticSearch = { client, detach };
 }
 

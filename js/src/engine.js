@@ -150,6 +150,11 @@ export class Engine {
    */
   async embed(query) {
     await this.open();
+    return this.#embedOpen(query);
+  }
+
+  /** `embed` once the catalog is open: asks for the encoder's files before it awaits. */
+  async #embedOpen(query) {
     const text = this.catalog.model.queryPrefix + query;
     let vector;
     if (this.encoder.kind === "static") {
@@ -165,19 +170,24 @@ export class Engine {
 
   /** Vector score of every chunk for `query`, or null when it has no vector. */
   async #vectorScores(query) {
-    const [vector, set] = await Promise.all([this.embed(query), this.#vectors()]);
-    return vector === null ? null : scoreAll(set, vector);
+    // The encoder's files first: the table shards wait for the tokenizer, while the
+    // vector parts wait for nothing (browsers open few connections per host at once).
+    const vector = this.#embedOpen(query);
+    const [codes, set] = await Promise.all([vector, this.#vectors()]);
+    return codes === null ? null : scoreAll(set, codes);
   }
 
   /**
    * The reference searcher's `search`: modes `hybrid` (default), `vector`, `lexical`,
    * filters, `minScore` and `topK`, ranked by the page-aware fusion of ranking.js.
    * Results carry `score` (the page's fused score), `sectionScore` (the section's, which
-   * orders sections within a page), `vectorScore` and `lexicalScore`.
+   * orders sections within a page), `vectorScore` and `lexicalScore`. `signal`: an
+   * AbortSignal; once aborted the search stops at its next step, rejecting with the
+   * signal's reason (downloads it started go on, for the searches after it).
    */
-  async search(query, { topK, filters, mode, minScore } = {}) {
+  async search(query, { topK, filters, mode, minScore, signal } = {}) {
     if (!query.trim()) return [];
-    await this.open();
+    await abortable(this.open(), signal);
     mode ??= this.defaults.mode;
     if (!MODES.includes(mode)) {
       throw new Error(`unknown mode ${JSON.stringify(mode)}: use one of ${MODES.join(", ")}`);
@@ -190,10 +200,10 @@ export class Engine {
     const accept = makeFilter(filters, {
       facets: this.catalog.facets, pageOfChunk: this.pageOfChunk, allowed: this.defaults.filters,
     }) ?? (() => true);
-    const [vectorScores, lexicalScores] = await Promise.all([
+    const [vectorScores, lexicalScores] = await abortable(Promise.all([
       mode === "lexical" ? null : this.#vectorScores(query),
       mode === "vector" ? null : this.lexical.scores(query),
-    ]);
+    ]), signal);
     const orders = [];
     if (vectorScores) {
       orders.push(chunkOrder(vectorScores,
@@ -204,7 +214,7 @@ export class Engine {
       pageOfChunk: this.pageOfChunk, sections: this.catalog.sections, priors: this.priors,
       boosts: this.catalog.boosts, rrfK: this.defaults.rrf_k, topK,
     });
-    const described = await this.describe(fused.map((r) => r.chunk));
+    const described = await abortable(this.describe(fused.map((r) => r.chunk)), signal);
     return fused.map(({ chunk, pageScore, sectionScore }, i) => ({
       ...described[i],
       score: pageScore,
@@ -250,6 +260,20 @@ export class Engine {
   destroy() {
     this.pending.get("transformer")?.then((embedder) => embedder.release(), () => {});
   }
+}
+
+/**
+ * `promise`, or a rejection with `signal`'s reason as soon as it is aborted (what the
+ * promise was waiting for goes on, and is kept for later searches).
+ */
+function abortable(promise, signal) {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
+  });
 }
 
 /**

@@ -10,8 +10,10 @@ import { runtimeFiles } from "./runtime.js";
 const TOP_K = 10;
 
 /**
- * Returns `search(query, show)`: calls `show(items)` with keyword results while the
- * model loads (first query only), then with the hybrid results; `onProgress(text)`.
+ * Returns `search(query, show, signal)`: calls `show(items, "keyword")` with keyword
+ * results while the query encoder loads (first query only), then `show(items,
+ * "hybrid")`; `onProgress(text)`. Aborting `signal` stops the search (the typing has
+ * moved on): it rejects with an AbortError.
  */
 export function createSearch({ manifestUrl, workerUrl, onProgress }) {
   const engine = new Engine({
@@ -20,18 +22,17 @@ export function createSearch({ manifestUrl, workerUrl, onProgress }) {
     onProgress: (progress) => onProgress(describeProgress(progress).text),
   });
   let modelReady = false;
-  return async (query, show) => {
-    const hybrid = engine.search(query, { topK: TOP_K }).then((results) => {
+  return async (query, show, signal) => {
+    const hybrid = engine.search(query, { topK: TOP_K, signal }).then((results) => {
       modelReady = true;
       return results;
     });
     if (!modelReady) {
-      const keyword = await Promise.race([
-        engine.search(query, { topK: TOP_K, mode: "lexical" }),
-        hybrid.then(() => null, () => null),
-      ]);
-      if (keyword && !modelReady) show(toItems(keyword, query));
+      const lexical = engine.search(query, { topK: TOP_K, mode: "lexical", signal });
+      lexical.catch(() => {}); // when the hybrid results win, its outcome no longer matters
+      const keyword = await Promise.race([lexical, hybrid.then(() => null, () => null)]);
+      if (keyword && !modelReady) show(toItems(keyword, query), "keyword");
     }
-    show(toItems(await hybrid, query));
+    show(toItems(await hybrid, query), "hybrid");
   };
 }

@@ -17,24 +17,31 @@ const channel = new BroadcastChannel(CHANNEL);
 let search = null; // loaded on the first query that is not empty
 let latest = null; // the newest query not yet answered
 let current = null; // the query being answered
+let stop = null; // aborts the search of `current`
 let busy = false;
 
 function announce(type, text) {
   channel.postMessage({ type, text, query: latest ?? current });
 }
 
+// Material sends SETUP with its own index once it has downloaded it. The plugin keeps
+// it from downloading that index (it drops the search form's name, which Material
+// looks for first), so this worker is ready at once, and ready again on a SETUP that
+// a customized page may still send (Material listens for the first READY only).
+self.postMessage({ type: READY });
+
 self.onmessage = ({ data }) => {
   if (data.type === SETUP) {
-    // data.data.docs is Material's keyword index: unused until hybrid search.
     self.postMessage({ type: READY });
   } else if (data.type === QUERY) {
     latest = data.data;
+    stop?.abort(); // its results would not be shown: stop its work for the newer query
     if (!busy) drain();
   }
 };
 
 /** Answers `query` through `show(items)`, keyword results first while the model loads. */
-async function answer(query, show) {
+async function answer(query, show, signal) {
   if (!query.trim()) return show([]);
   if (!search) {
     const { createSearch } = await import("./material-search.js");
@@ -44,7 +51,7 @@ async function answer(query, show) {
       onProgress: (text) => announce("progress", text),
     });
   }
-  return search(query, show);
+  return search(query, show, signal);
 }
 
 async function drain() {
@@ -52,13 +59,17 @@ async function drain() {
   while (latest !== null) {
     current = latest;
     latest = null;
+    const controller = new AbortController();
+    stop = controller;
     try {
       // A newer query supersedes this one: its results are then not shown.
-      await answer(current, (items) => {
-        if (latest === null) self.postMessage({ type: RESULT, data: { items } });
-      });
+      await answer(current, (items, ranking = "hybrid") => {
+        if (latest !== null) return;
+        self.postMessage({ type: RESULT, data: { items } });
+        channel.postMessage({ type: "results", ranking, query: current });
+      }, controller.signal);
     } catch (error) {
-      announce("error", `Semantic search is unavailable: ${error.message}`);
+      if (!controller.signal.aborted) announce("error", `Semantic search is unavailable: ${error.message}`);
     }
   }
   busy = false;

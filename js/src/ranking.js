@@ -25,46 +25,57 @@ export function chunkOrder(scores, eligible) {
 /**
  * Fuses each signal's chunk order into `[{chunk, pageScore, sectionScore}]`, best first.
  * `sections[chunk]` is the chunk's section number (its first piece's chunk number): of
- * the pieces of one long section only the best is listed.
+ * the pieces of one long section only the best is listed. Every score is the same sum,
+ * in the same order, as ranking.py's: signal by signal, 0 plus each term. Section scores
+ * are ordered only on the pages listed, as ranking.py does.
  */
 export function fuse(orders, { pageOfChunk, sections, priors, boosts, rrfK, topK }) {
-  const pageScore = new Map();
-  const sectionScore = new Map();
+  const pages = priors.length;
+  const pageScore = new Float64Array(pages);
+  const pageSeen = new Uint8Array(pages);
+  const sectionScore = new Float64Array(pageOfChunk.length); // 0: no signal ranked it
   for (const order of orders) {
-    const seenPages = new Set();
-    order.forEach((chunk, index) => {
-      const rank = index + 1;
-      sectionScore.set(chunk, (sectionScore.get(chunk) ?? 0) + 1 / (rrfK + rank));
+    const seenPages = new Uint8Array(pages);
+    let pageRank = 0;
+    for (let index = 0; index < order.length; index++) {
+      const chunk = order[index];
+      sectionScore[chunk] += 1 / (rrfK + index + 1);
       const page = pageOfChunk[chunk];
-      if (!seenPages.has(page) && seenPages.size < PAGE_DEPTH) {
-        seenPages.add(page);
-        const pageRank = seenPages.size;
-        pageScore.set(page, (pageScore.get(page) ?? 0) + priors[page] / (rrfK + pageRank / boosts[page]));
+      if (!seenPages[page] && pageRank < PAGE_DEPTH) {
+        seenPages[page] = 1;
+        pageSeen[page] = 1;
+        pageRank += 1;
+        pageScore[page] += priors[page] / (rrfK + pageRank / boosts[page]);
       }
-    });
+    }
   }
-  const sectionsOf = new Map();
-  const bySection = [...sectionScore.keys()].sort(
-    (a, b) => sectionScore.get(b) - sectionScore.get(a) || a - b,
-  );
-  const listed = new Set(); // one piece per long section
-  for (const chunk of bySection) {
-    const page = pageOfChunk[chunk];
-    const key = sections[chunk];
-    if (listed.has(key)) continue;
-    listed.add(key);
-    if (!sectionsOf.has(page)) sectionsOf.set(page, []);
-    sectionsOf.get(page).push(chunk);
-  }
-  const pagesInOrder = [...pageScore.keys()].sort(
-    (a, b) => pageScore.get(b) - pageScore.get(a) || a - b,
-  );
+  const pagesInOrder = [];
+  for (let page = 0; page < pages; page++) if (pageSeen[page]) pagesInOrder.push(page);
+  pagesInOrder.sort((a, b) => pageScore[b] - pageScore[a] || a - b);
+  const starts = pageStarts(pageOfChunk, pages);
   const results = [];
   for (const page of pagesInOrder) {
-    for (const chunk of sectionsOf.get(page).slice(0, PER_PAGE)) {
-      results.push({ chunk, pageScore: pageScore.get(page), sectionScore: sectionScore.get(chunk) });
+    const ranked = [];
+    for (let chunk = starts[page]; chunk < starts[page + 1]; chunk++) {
+      if (sectionScore[chunk] > 0) ranked.push(chunk);
+    }
+    ranked.sort((a, b) => sectionScore[b] - sectionScore[a] || a - b);
+    const listed = new Set(); // one piece per long section
+    for (const chunk of ranked) {
+      if (listed.has(sections[chunk])) continue;
+      listed.add(sections[chunk]);
+      results.push({ chunk, pageScore: pageScore[page], sectionScore: sectionScore[chunk] });
       if (results.length === topK) return results;
+      if (listed.size === PER_PAGE) break;
     }
   }
   return results;
+}
+
+/** First chunk of each page (and the chunk count last); chunks are in page order. */
+function pageStarts(pageOfChunk, pages) {
+  const starts = new Int32Array(pages + 1).fill(pageOfChunk.length);
+  for (let chunk = pageOfChunk.length - 1; chunk >= 0; chunk--) starts[pageOfChunk[chunk]] = chunk;
+  for (let page = pages - 1; page >= 0; page--) starts[page] = Math.min(starts[page], starts[page + 1]);
+  return starts;
 }

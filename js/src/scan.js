@@ -37,11 +37,28 @@ export function scoreAll({ dtype, dim, scale, parts }, query) {
   const total = parts.reduce((n, part) => n + part.rows, 0);
   const scores = new Float64Array(total);
   const divisor = dtype === "i8" ? codesNorm(query) * scale : scale;
+  if (dtype === "i8") return scoreInt8(parts, dim, Int32Array.from(query), divisor, scores);
   let at = 0;
   for (const { rows, data } of parts) {
     for (let r = 0, base = 0; r < rows; r++, base += dim) {
       let dot = 0;
       for (let d = 0; d < dim; d++) dot += data[base + d] * query[d];
+      scores[at++] = divisor ? dot / divisor : dot;
+    }
+  }
+  return scores;
+}
+
+/**
+ * int8 rows: each dot product in int32 arithmetic, which is exact (|dot| is at most
+ * dim * 127 * 128, far below 2^31) and lets the engine keep it in integer registers.
+ */
+function scoreInt8(parts, dim, codes, divisor, scores) {
+  let at = 0;
+  for (const { rows, data } of parts) {
+    for (let r = 0, base = 0; r < rows; r++, base += dim) {
+      let dot = 0;
+      for (let d = 0; d < dim; d++) dot = (dot + data[base + d] * codes[d]) | 0;
       scores[at++] = divisor ? dot / divisor : dot;
     }
   }

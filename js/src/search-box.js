@@ -127,6 +127,7 @@ export class SearchBox {
     if (!results.length && final) renderStatus(this.output, "No results");
     if (!final && results.length) renderNote(this.output, KEYWORD_NOTE);
     this.output.dataset.ranking = final ? "hybrid" : "keyword";
+    this.output.dataset.query = query;
     if (final) {
       if (this.enterPending && query === this.input.value && this.links.length) {
         this.#follow(this.links[0]);

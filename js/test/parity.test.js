@@ -54,3 +54,17 @@ test("query codes round halves up, as query_codes does", () => {
     assert.deepEqual(Array.from(queryCodes(Int32Array.from(vector))), codes);
   }
 });
+
+test("an aborted search stops with the signal's reason; the next one answers", async () => {
+  const fresh = new Engine({ manifestUrl: `${server.url}bundle/manifest.json` });
+  const { query, hybrid } = expected.queries[0];
+  const before = new AbortController();
+  before.abort();
+  await assert.rejects(fresh.search(query, { signal: before.signal }), { name: "AbortError" });
+  // Aborted while its shards download: it stops before ranking and the excerpts.
+  const during = new AbortController();
+  const stopped = fresh.search(query, { signal: during.signal });
+  during.abort();
+  await assert.rejects(stopped, { name: "AbortError" });
+  assert.deepEqual(rows(await fresh.search(query, { topK: expected.top_k })), hybrid);
+});

@@ -37,6 +37,18 @@ const THEMES = {
     results: links(".md-search-result__list a.md-search-result__link"),
     status: ".md-search-result__meta",
   },
+  // The readthedocs theme: its sidebar box submits to search.html?q=..., whose own
+  // search box and result list (the search plugin's ids) show the results.
+  readthedocs: {
+    input: "#rtd-search-form input[name=q]",
+    open: (page) => page.click("#rtd-search-form input[name=q]"),
+    submit: async (page) => {
+      await page.keyboard.press("Enter");
+      await page.waitForURL(/\/search\.html\?q=/, { waitUntil: "commit", timeout: TIMEOUT });
+    },
+    results: links("#mkdocs-search-results a.semantic-hit"),
+    status: ".semantic-status",
+  },
   dialog: {
     input: ".semantic-dialog input",
     open: async (page) => {
@@ -88,7 +100,7 @@ function watchStatus(page, selector) {
 /** `plan.url`: a running server (mkdocs serve); else `plan.site` is served here. */
 async function withSite(plan, fn) {
   const server = plan.url ? { url: plan.url, log: [], close: async () => {} }
-    : await serveSite(plan.site, { prefix: plan.prefix ?? "/" });
+    : await serveSite(plan.site, { prefix: plan.prefix ?? "/", gzip: plan.gzip ?? false });
   const browser = await launch();
   const page = await browser.context.newPage();
   const seen = { dialogs: [], pageErrors: [], consoleErrors: [] };
@@ -102,14 +114,18 @@ async function withSite(plan, fn) {
   });
   try {
     const result = await fn({ page, server, context: browser.context });
-    return { ...result, ...seen, requests: server.log.map((entry) => entry.path) };
+    return { ...result, ...seen, requests: server.log.map((entry) => entry.path),
+             served: tally(server.log) };
   } finally {
     await browser.close();
     await server.close();
   }
 }
 
-// plan: {theme, start, navigate: [link selector, ...], queries: [{query, press, pick, edit}]}
+// plan: {theme, start, navigate: [link selector, ...], typeDelayMs, marks,
+//        queries: [{query, press, pick, edit}]}
+// Queries are typed key by key, each key held `typeDelayMs` (default: 0). `marks`:
+// record the words the opened page marks (Material's search.highlight).
 // `pick`: choose the result whose link ends with it by arrow keys before Enter.
 // A step with `edit: {file, text}` appends text to a source file and, instead of
 // loading the start page, waits for `mkdocs serve` to rebuild and reload the page.
@@ -133,7 +149,8 @@ async function search(plan) {
       const searchedOn = page.url();
       await watchStatus(page, theme.status);
       await theme.open(page);
-      await page.locator(theme.input).pressSequentially(step.query);
+      await page.keyboard.type(step.query, { delay: plan.typeDelayMs ?? 0 });
+      if (theme.submit) await theme.submit(page);
       const results = await stableResults(page, theme);
       const record = {
         query: step.query,
@@ -142,6 +159,8 @@ async function search(plan) {
         workers: page.workers().map((w) => w.url()),
         searchedOn,
         images: await page.$$eval(".semantic-hit img, .md-search-result img", (els) => els.length),
+        // What the result box says it shows: [ranking, query].
+        ranking: await page.$$eval("[data-ranking]", (els) => els.map((e) => [e.dataset.ranking, e.dataset.query])),
       };
       if (step.pick) {
         // Arrow keys down to the result whose link ends with `pick` (at most 3 steps).
@@ -155,6 +174,12 @@ async function search(plan) {
         await page.keyboard.press("Enter");
         await page.waitForURL((url) => url.href !== before, { waitUntil: "commit", timeout: TIMEOUT });
         record.landed = page.url();
+        if (plan.marks) {
+          // Material's search.highlight: the opened page marks the words of the query.
+          const marked = "[data-md-component=content] mark[data-md-highlight]";
+          await page.waitForSelector(marked, { timeout: TIMEOUT });
+          record.marks = await page.$$eval(marked, (els) => els.map((e) => e.textContent));
+        }
       }
       out.push(record);
     }
@@ -233,40 +258,101 @@ async function keywordFirst(plan) {
   });
 }
 
-const sum = (entries) => entries.reduce((total, e) => total + e.bytes, 0);
+/**
+ * Raw and sent bytes of log entries, and the entries as [path, bytes, sent, ms], ms
+ * being when the server began to answer, after `since` (epoch ms).
+ */
+function tally(entries, since = entries[0]?.at ?? 0) {
+  return {
+    requests: entries.length,
+    bytes: entries.reduce((total, e) => total + e.bytes, 0),
+    sent: entries.reduce((total, e) => total + e.sent, 0),
+    files: entries.map((e) => [e.path, e.bytes, e.sent, e.at - since]),
+  };
+}
 
-// plan: {theme, start, bundleDir, query, queries}: bytes on load, cold first result, warm latency.
+/**
+ * In the page: the time of every keydown and keyup, and when the hybrid results for `query` are
+ * on screen: the result box carries data-ranking="hybrid" and data-query=query (our
+ * search boxes set them, and on Material our page script from the worker's note) and
+ * holds results. Times are epoch ms (the server's log uses the same clock).
+ */
+function watchFirstResult(page, query) {
+  return page.evaluate((query) => {
+    const now = () => performance.timeOrigin + performance.now();
+    const seen = { keys: [], ups: [], shownAt: null };
+    window.__firstResult = seen;
+    addEventListener("keydown", () => seen.keys.push(now()), true);
+    addEventListener("keyup", () => seen.ups.push(now()), true);
+    const check = () => {
+      if (seen.shownAt !== null) return;
+      const box = document.querySelector('[data-ranking="hybrid"]');
+      if (box?.dataset.query === query && box.querySelector("a[href]")) seen.shownAt = now();
+    };
+    new MutationObserver(check).observe(document.documentElement, {
+      subtree: true, childList: true, attributes: true, attributeFilter: ["data-ranking", "data-query"],
+    });
+  }, query);
+}
+
+// plan: {theme, start, bundleDir, query, typeDelayMs, queries}, served gzip-compressed.
+// Page load: what the page fetched before the search box gets focus. First result:
+// `query` typed key by key with Playwright's keyboard.type and `typeDelayMs` (each key
+// held that long, the next pressed on its release), or without it filled in at once, in a
+// fresh profile; the requests from the first keystroke until the hybrid results are
+// shown, and the ms from the first key pressed, the last key pressed and the last key
+// released. Warm: with `queries`,
+// the public search() API's latency for each (everything loaded by the first result
+// stays loaded; shards a query needs that no query needed before load then), twice.
 async function bench(plan) {
   const theme = THEMES[plan.theme];
-  return withSite(plan, async ({ page, server }) => {
-    const ours = (entries) => sum(entries.filter((e) => e.path.includes(`/${plan.bundleDir}/`)));
+  return withSite({ ...plan, gzip: true }, async ({ page, server }) => {
     await page.goto(server.url + (plan.start ?? ""), { waitUntil: "networkidle" });
     const onLoad = server.log.slice();
+    await watchFirstResult(page, plan.query);
     await theme.open(page);
     const mark = server.log.length;
-    const started = performance.now();
-    await page.locator(theme.input).fill(plan.query);
-    await page.locator(theme.input).press("End"); // Material reads the box on keyup
-    await page.waitForFunction((selector) => document.querySelector(selector),
-      plan.theme === "material" ? ".md-search-result__list li" : "a.semantic-hit", { timeout: TIMEOUT });
-    const coldMs = performance.now() - started;
-    const cold = server.log.slice(mark);
-    const latencies = await api(page, async (semantic, queries) => {
-      await semantic.search(queries[0]);
-      const ms = [];
-      for (const query of queries) {
-        const t = performance.now();
-        await semantic.search(query, { topK: 10 });
-        ms.push(performance.now() - t);
-      }
-      return ms;
-    }, plan.queries);
-    return {
-      load: { bytes: sum(onLoad), semanticBytes: ours(onLoad), requests: onLoad.length },
-      cold: { ms: coldMs, bytes: sum(cold), semanticBytes: ours(cold),
-              files: cold.map((e) => [e.path, e.bytes]) },
-      warm: { ms: latencies },
+    if (plan.typeDelayMs) {
+      await page.keyboard.type(plan.query, { delay: plan.typeDelayMs });
+    } else {
+      await page.locator(theme.input).fill(plan.query);
+      await page.keyboard.press("End"); // one key: Material reads the box on keyup
+    }
+    await page.waitForFunction(() => window.__firstResult.shownAt !== null, null, { timeout: TIMEOUT });
+    const { keys, ups, shownAt } = await page.evaluate(() => window.__firstResult);
+    const first = server.log.slice(mark).filter((e) => e.at <= shownAt);
+    const result = {
+      load: tally(onLoad),
+      first: {
+        ...tally(first, keys.at(-1)), // file times after the last keystroke
+        fromFirstKeyMs: shownAt - keys[0],
+        fromLastKeyMs: shownAt - keys.at(-1), // from pressing the last key
+        fromLastKeyUpMs: shownAt - ups.at(-1), // from releasing it (Material reads on keyup)
+        keys: keys.length,
+      },
     };
+    if (plan.queries?.length) {
+      // One client for both passes (api() starts a fresh one): kept on the page.
+      await api(page, async (semantic, first) => {
+        await semantic.search(first);
+        window.__warmSearch = semantic.search;
+      }, plan.queries[0]);
+      const pass = async () => {
+        const before = server.log.length;
+        const ms = await page.evaluate(async (queries) => {
+          const out = [];
+          for (const query of queries) {
+            const t = performance.now();
+            await window.__warmSearch(query, { topK: 10 });
+            out.push(performance.now() - t);
+          }
+          return out;
+        }, plan.queries);
+        return { ms, requests: server.log.length - before };
+      };
+      result.warm = { first: await pass(), again: await pass() };
+    }
+    return result;
   });
 }
 

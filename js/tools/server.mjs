@@ -1,10 +1,17 @@
 // A static file server for browser tests and benchmarks: serves a built site under
 // a path prefix (like a GitHub Pages project site) on 127.0.0.1 and logs every
-// response's path and body size.
+// response: its path, the file's bytes, the body bytes sent and when.
+//
+// With `gzip`, it compresses as GitHub Pages does: text types (html, css, js, json,
+// svg, txt, xml) gzip-encoded when the browser accepts gzip, everything else (.bin,
+// .i8, .wasm, .onnx, images, fonts) sent as is. Every compressible file is compressed
+// before the server starts, as a CDN keeps compressed copies: no request waits for
+// compression.
 
-import { createReadStream, statSync } from "node:fs";
+import { createReadStream, readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
+import { gzipSync } from "node:zlib";
 
 const TYPES = {
   ".html": "text/html; charset=utf-8",
@@ -12,6 +19,7 @@ const TYPES = {
   ".mjs": "text/javascript; charset=utf-8",
   ".css": "text/css; charset=utf-8",
   ".json": "application/json",
+  ".txt": "text/plain; charset=utf-8",
   ".wasm": "application/wasm",
   ".svg": "image/svg+xml",
   ".png": "image/png",
@@ -19,6 +27,7 @@ const TYPES = {
   ".woff2": "font/woff2",
   ".xml": "application/xml",
 };
+const COMPRESSIBLE = new Set([".html", ".css", ".js", ".mjs", ".json", ".svg", ".txt", ".xml"]);
 
 function resolveFile(root, relative) {
   const path = normalize(join(root, decodeURIComponent(relative)));
@@ -32,24 +41,55 @@ function resolveFile(root, relative) {
   }
 }
 
-/** Serves `root` at `http://127.0.0.1:<port><prefix>`; resolves to {url, log, close}. */
-export function serveSite(root, { prefix = "/" } = {}) {
+/** Gzip bodies of every compressible file under `root`, by path. */
+function compressAll(root) {
+  const bodies = new Map();
+  for (const name of readdirSync(root, { recursive: true })) {
+    const path = join(root, name);
+    if (COMPRESSIBLE.has(extname(path)) && statSync(path).isFile()) {
+      bodies.set(path, gzipSync(readFileSync(path)));
+    }
+  }
+  return bodies;
+}
+
+/**
+ * Serves `root` at `http://127.0.0.1:<port><prefix>`; resolves to {url, log, close}.
+ * `log` entries: {path, status, bytes (the file's), sent (body bytes sent), encoding,
+ * at (Date.now() when the response started)}.
+ */
+export function serveSite(root, { prefix = "/", gzip = false } = {}) {
   const log = [];
+  const compressed = gzip ? compressAll(root) : new Map(); // file path -> gzip body
   const server = createServer((request, response) => {
     const path = new URL(request.url, "http://127.0.0.1").pathname;
     const file = path.startsWith(prefix) ? resolveFile(root, path.slice(prefix.length)) : null;
+    const at = Date.now();
     if (!file) {
       response.writeHead(404, { "content-type": "text/plain" });
       response.end("not found");
-      log.push({ path, status: 404, bytes: 0 });
+      log.push({ path, status: 404, bytes: 0, sent: 9, encoding: "identity", at });
       return;
     }
-    response.writeHead(200, {
+    const headers = {
       "content-type": TYPES[extname(file.path)] ?? "application/octet-stream",
-      "content-length": file.size,
       "cache-control": "no-cache",
-    });
-    log.push({ path, status: 200, bytes: file.size });
+    };
+    const accepts = /\bgzip\b/.test(request.headers["accept-encoding"] ?? "");
+    if (gzip && accepts && COMPRESSIBLE.has(extname(file.path))) {
+      let body = compressed.get(file.path);
+      if (!body) { // written after the server started (mkdocs serve)
+        body = gzipSync(readFileSync(file.path));
+        compressed.set(file.path, body);
+      }
+      response.writeHead(200, { ...headers, "content-encoding": "gzip", "content-length": body.length,
+                                vary: "Accept-Encoding" });
+      log.push({ path, status: 200, bytes: file.size, sent: body.length, encoding: "gzip", at });
+      response.end(request.method === "HEAD" ? undefined : body);
+      return;
+    }
+    response.writeHead(200, { ...headers, "content-length": file.size });
+    log.push({ path, status: 200, bytes: file.size, sent: file.size, encoding: "identity", at });
     if (request.method === "HEAD") response.end();
     else createReadStream(file.path).pipe(response);
   });
