@@ -1,83 +1,142 @@
-"""The search bundle: `write_bundle` and `read_bundle`, side by side.
+"""The search bundle (format 2): `write_bundle` and `read_bundle`, side by side.
 
-Layout of `<site>/<bundle_dir>/` (format 1):
+Layout of `<site>/<bundle_dir>/`:
 
-- `manifest.json`: format, generator, model, quantization, metric, counts, files.
-- `index.<h>.usearch`: a usearch index of the stored vectors, key = chunk number,
-  added with one thread so that slot order is key order.
-- `chunks.<h>.json`: what a result shows and filters on, kept small for browsers:
-  `{"pages": [[url, title, section, facets, boost]],
-    "chunks": [[page, anchor, path, excerpt, kind]]}`.
-- `lexical.<h>.json`: the BM25 index (see `lexical.py`).
-- `text.<h>.json`: full chunk text and covered anchors for Python readers:
-  `{"chunks": [[text, anchors]]}`.
-- `model.<h>.onnx`, `tokenizer.<h>.json`: the model that embeds queries.
+- `manifest.json`, small and never cached long: `format`, `generator`, `catalog` (name,
+  bytes, sha256), `counts` (pages, chunks), `search` (defaults every reader applies:
+  mode, top_k, min_score, rrf_k, filters) and `query_encoder` (`static` or
+  `transformer`: how readers embed a query by default).
+- `catalog.<h>.json`: what a reader needs to plan its downloads and to rank:
+  - `model`: the document model (id, sha256, dim, pooling, normalize, max_tokens, prefixes);
+  - `pages`: `starts` (the first chunk of each page, then the chunk count: chunks are
+    grouped by page), `boosts` (page -> search.boost, where not 1), `pieces`
+    ([chunk, first] for each later piece of a section split in several chunks);
+  - `facets`: filter key -> value -> pages that have it (`section`, `tags`, facets);
+  - `fragments`, `text`: shards of pages, `[[first page, name, bytes], ...]`;
+  - `lexical`: `version`, `scale`, `count`, `stopwords` and term shards
+    `[[first term, name, bytes], ...]`;
+  - `vectors`: vector sets, each `{model, dtype, scale, dim, metric, layout: "exact",
+    parts: [[first page, name, bytes], ...]}`;
+  - `encoders`: `static` (`vectors`: the set it queries, `tokenizer`, `max_tokens`,
+    `dtype`, `scale`, `dim`, token shards `[[first token id, name, bytes], ...]`) and,
+    when the site ships its model, `transformer` (`vectors`, `model`, `tokenizer`).
+- payloads, named by content hash (see payloads.py), in folders:
+  - `fragments/frag.<h>.json`: per page `[url, title, section, [[anchor, path, excerpt,
+    kind], ...]]`, kind `p` (page lead) or `s` (section);
+  - `text/text.<h>.json`: per page `[[text, anchors], ...]` (Python readers only);
+  - `vectors/vec.<h>.<dtype>`: the rows of the part's pages, raw little-endian;
+  - `lexical/lex.<h>.json`: see `LexicalIndex.to_shards`;
+  - `table/tab.<h>.bin`: u32 n, n u32 token ids ascending, n x dim int8 rows;
+  - `model/model.<h>.onnx`, `model/tokenizer.<h>.json`.
 
-`<h>` is the start of the file's sha256, so payload files can be cached forever.
+Chunk ids are positions in page order: chunk `starts[page] + local`. Everything a page
+owns is addressed by page and position, so an edit to one page leaves the payloads of
+the others unchanged unless they share a shard.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import re
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from . import __version__
+from .bundle_dir import (
+    API_ENTRY,
+    CATALOG_NAME,
+    CLIENT_FOLDER,
+    OLD_PAYLOAD,
+    PAYLOAD_FOLDERS,
+    bundle_dir_problem,
+    claim_bundle_dir,
+    foreign_entries,
+)
+from .bundle_format import (
+    DEFAULT_SEARCH,
+    FORMAT_VERSION,
+    FRAGMENT_SHARD_BYTES,
+    KIND_CODES,
+    KIND_NAMES,
+    LEXICAL_SHARD_BYTES,
+    MANIFEST,
+    MAX_MANIFEST_BYTES,
+    MAX_TOP_K,
+    METRIC,
+    QUERY_ENCODERS,
+    SCALAR_BYTES,
+    SEARCH_MODES,
+    STATIC_MAX_TOKENS,
+    TABLE_SHARD_ROWS,
+    TEXT_SHARD_BYTES,
+    VECTOR_PART_BYTES,
+    BundleError,
+    Checker,
+    check_catalog,
+)
 from .chunking import Chunk
-from .embedding import ModelSpec, sha256_file
+from .embedding import DEFAULT_MODEL_SHA256, ModelSpec, default_model_spec, sha256_file
 from .files import atomic_write
-from .lexical import LexicalFields, LexicalIndex
-from .native import usearch_index_class
-from .quantize import Quantized
+from .lexical import SHARD_VERSION, STOPWORDS, LexicalFields, LexicalIndex
+from .payloads import (
+    HASH_CHARS,
+    Payload,
+    PayloadError,
+    group_by_size,
+    json_bytes,
+    verify,
+    write_payload,
+)
+from .quantize import DTYPES, Quantized
 
-FORMAT_VERSION = 1
-MANIFEST = "manifest.json"
-METRIC = "ip"
-HASH_CHARS = 12
-_HASHED_NAME = re.compile(r"^(index|chunks|text|lexical|model|tokenizer)\.[0-9a-f]{12}\.\w+$")
-PAYLOADS = ("index", "chunks", "text", "lexical", "model", "tokenizer")
-DEFAULT_SEARCH = {"mode": "hybrid", "top_k": 10, "min_score": None, "rrf_k": 60}
-KIND_CODES = {"page": "p", "section": "s"}
-KIND_NAMES = {v: k for k, v in KIND_CODES.items()}
+__all__ = [
+    "API_ENTRY", "CLIENT_FOLDER", "FORMAT_VERSION", "MANIFEST", "QUERY_ENCODERS", "Bundle",
+    "BundleError", "FileEntry", "Manifest", "TokenTable", "VectorSet", "bundle_dir_problem",
+    "check_catalog", "claim_bundle_dir", "filter_keys", "find_bundle_dir", "foreign_entries",
+    "lexical_fields", "payloads_of", "read_bundle", "read_catalog", "read_manifest",
+    "read_payload", "write_bundle",
+]
 
 
-class BundleError(ValueError):
-    """A bundle cannot be read; the message names the file and what to do."""
-
-
-@dataclass
+@dataclass(frozen=True)
 class FileEntry:
     name: str
     bytes: int
     sha256: str
 
 
+@dataclass(frozen=True)
+class TokenTable:
+    """The static query encoder's table: one int8 row per known token."""
+
+    token_ids: np.ndarray
+    """uint32, ascending."""
+    rows: np.ndarray
+    """int8, one row of `dim` values per token id."""
+    scale: float
+    """rows / scale approximates the float table the fit produced."""
+
+
 @dataclass
 class Manifest:
     format: int
     generator: str
-    model: dict
-    quantization: dict
-    metric: str
+    catalog: FileEntry
     counts: dict
-    files: dict[str, FileEntry] = field(default_factory=dict)
     search: dict = field(default_factory=lambda: dict(DEFAULT_SEARCH))
     """Defaults every reader applies: mode, top_k, min_score, rrf_k, and the filter keys."""
+    query_encoder: str = "static"
 
     def to_json(self) -> dict:
-        data = dict(self.__dict__)
-        data["files"] = {k: v.__dict__ for k, v in self.files.items()}
-        return data
+        return {"format": self.format, "generator": self.generator,
+                "catalog": self.catalog.__dict__, "counts": self.counts,
+                "search": self.search, "query_encoder": self.query_encoder}
 
     @classmethod
-    def from_json(cls, data: dict, source: Path) -> Manifest:
+    def from_json(cls, data: object, source: Path | str) -> Manifest:
         fmt = data.get("format") if isinstance(data, dict) else None
         if fmt != FORMAT_VERSION:
             raise BundleError(
@@ -85,152 +144,341 @@ class Manifest:
                 f"({__version__}) reads format {FORMAT_VERSION}: rebuild the site with this "
                 "version, or install the version that wrote it"
             )
-        try:
-            files = {k: FileEntry(**v) for k, v in data["files"].items()}
-            return cls(
-                format=fmt,
-                generator=data["generator"],
-                model=data["model"],
-                quantization=data["quantization"],
-                metric=data["metric"],
-                counts=data["counts"],
-                files=files,
-                search=data["search"],
-            )
-        except (KeyError, TypeError) as exc:
-            raise BundleError(f"{source} is not a valid manifest ({exc}): rebuild the site") \
-                from exc
+        check = Checker(str(source))
+        catalog = check.dict(data, "catalog")
+        name = check.str(catalog, "name", "catalog")
+        if not CATALOG_NAME.match(name):
+            check.fail(f"catalog.name {name!r} is not a catalog file name")
+        counts = check.dict(data, "counts")
+        search = check.dict(data, "search")
+        mode = check.str(search, "mode", "search")
+        if mode not in SEARCH_MODES:
+            check.fail(f"search.mode {mode!r} is not one of {', '.join(SEARCH_MODES)}")
+        min_score = search.get("min_score")
+        if min_score is not None:
+            check.number(search, "min_score", "search", -1.0, 1.0)
+        filters = check.list(search, "filters", "search")
+        if not all(isinstance(f, str) for f in filters):
+            check.fail("search.filters must be a list of strings")
+        encoder = check.str(data, "query_encoder")
+        if encoder not in QUERY_ENCODERS:
+            check.fail(f"query_encoder {encoder!r} is not one of {', '.join(QUERY_ENCODERS)}")
+        return cls(
+            format=fmt,
+            generator=check.str(data, "generator"),
+            catalog=FileEntry(name=name, bytes=check.int(catalog, "bytes", "catalog", 0),
+                              sha256=check.hex(catalog, "sha256", "catalog", 64)),
+            counts={"pages": check.int(counts, "pages", "counts", 0),
+                    "chunks": check.int(counts, "chunks", "counts", 0)},
+            search={"mode": mode, "top_k": check.int(search, "top_k", "search", 1, MAX_TOP_K),
+                    "min_score": None if min_score is None else float(min_score),
+                    "rrf_k": check.int(search, "rrf_k", "search", 1, 10**6),
+                    "filters": list(filters)},
+            query_encoder=encoder,
+        )
+
+
+@dataclass
+class VectorSet:
+    """Stored chunk vectors, in parts of whole pages, scored where they lie (no copy)."""
+
+    dtype: str
+    scale: float
+    dim: int
+    parts: list[np.ndarray]
+
+    @property
+    def rows(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+    def matrix(self) -> np.ndarray:
+        """All rows as one array (a copy; for tools and tests, not for every query)."""
+        if not self.parts:
+            return np.zeros((0, self.dim), dtype=DTYPES[self.dtype])
+        return np.concatenate(self.parts)
+
+    def scores(self, query: np.ndarray) -> np.ndarray:
+        """Score of every row, in row order.
+
+        int8: `query` is int8 codes (query_encoder.query_codes); the score is the exact
+        integer dot product / (scale * |codes|), computed by usearch's exact int8 kernel
+        on the stored bytes. f16/f32: a float query, (rows . query) / scale.
+        """
+        if self.dtype != "i8":
+            vector = np.asarray(query, dtype=np.float32)
+            return np.concatenate([p.astype(np.float32) @ vector for p in self.parts]
+                                  or [np.zeros(0)]).astype(np.float64) / self.scale
+        from .native import usearch_exact_search
+        from .query_encoder import codes_norm
+
+        search, metric = usearch_exact_search()
+        codes = np.ascontiguousarray(query, dtype=np.int8)
+        dots = np.zeros(self.rows, dtype=np.float64)
+        at = 0
+        for part in self.parts:
+            if len(part):
+                found = search(part, codes, len(part), metric, exact=True, threads=1)
+                # usearch's inner-product distance is 1 - dot, exact for int8 rows
+                dots[at + found.keys.astype(np.int64)] = 1.0 - found.distances.astype(
+                    np.float64)
+            at += len(part)
+        norm = codes_norm(codes)
+        return dots / (self.scale * norm) if norm else dots
 
 
 @dataclass
 class Bundle:
-    """A bundle read back: its manifest, chunks and stored vectors."""
+    """A bundle read back and verified: manifest, catalog, chunks, vectors, keyword index."""
 
     root: Path
     manifest: Manifest
+    catalog: dict
     chunks: list[Chunk]
-    vectors: np.ndarray
+    vectors: VectorSet
     lexical: LexicalIndex
+    table: TokenTable | None
+    files: list[Payload]
+    """Every payload the catalog lists (the catalog itself included)."""
 
     @property
     def scale(self) -> float:
-        return float(self.manifest.quantization["scale"])
+        return self.vectors.scale
 
-    def path_of(self, logical: str) -> Path:
-        return self.root / self.manifest.files[logical].name
+    def path_of(self, name: str) -> Path:
+        return self.root / name
+
+    def size_of(self, *prefixes: str) -> int:
+        """Bytes of the payloads whose names start with one of `prefixes`."""
+        return sum(p.bytes for p in self.files if p.name.startswith(prefixes))
+
+    @property
+    def static_tokenizer(self) -> Path | None:
+        static = self.catalog["encoders"].get("static")
+        return self.root / static["tokenizer"][0] if static else None
 
     def model_spec(self) -> ModelSpec:
-        """The model that made the bundle's vectors, from the bundle's own (verified) files."""
-        for logical in ("model", "tokenizer"):
-            entry = self.manifest.files[logical]
-            path = self.root / entry.name
-            if not path.is_file() or sha256_file(path) != entry.sha256:
-                raise BundleError(
-                    f"{path} is missing or does not match manifest.json: rebuild the site"
-                )
-        m = self.manifest.model
-        return ModelSpec(
-            id=m["id"],
-            model_path=self.path_of("model"),
-            tokenizer_path=self.path_of("tokenizer"),
-            sha256=m["sha256"],
-            pooling=m["pooling"],
-            normalize=m["normalize"],
-            max_tokens=m["max_tokens"],
-            query_prefix=m["query_prefix"],
-            document_prefix=m["document_prefix"],
-            dim=m["dim"],
-        )
+        """The model that made the bundle's vectors: the bundle's own files when it ships
+        them, else the installed default model when it is the same one."""
+        m = self.catalog["model"]
+        transformer = self.catalog["encoders"].get("transformer")
+        if transformer:
+            model_path = self.root / transformer["model"][0]
+            tokenizer_path = self.root / transformer["tokenizer"][0]
+            if sha256_file(model_path) != m["sha256"]:
+                raise BundleError(f"{model_path} is not the model the catalog names (changed "
+                                  "or corrupt): rebuild the site")
+        elif m["sha256"] == DEFAULT_MODEL_SHA256:
+            installed = default_model_spec()
+            model_path, tokenizer_path = installed.model_path, installed.tokenizer_path
+        else:
+            raise BundleError(
+                f"{self.root} does not ship its model ({m['id']}), and it is not the "
+                "installed default model: rebuild the site with query_encoder: transformer "
+                "to query it with the model"
+            )
+        return ModelSpec(id=m["id"], model_path=model_path, tokenizer_path=tokenizer_path,
+                         sha256=m["sha256"], pooling=m["pooling"], normalize=m["normalize"],
+                         max_tokens=m["max_tokens"], query_prefix=m["query_prefix"],
+                         document_prefix=m["document_prefix"], dim=m["dim"])
 
 
-def _hashed_name(stem: str, suffix: str, digest: str) -> str:
-    return f"{stem}.{digest[:HASH_CHARS]}{suffix}"
-
-
-def _write_payload(out: Path, stem: str, suffix: str, data: bytes) -> FileEntry:
-    digest = hashlib.sha256(data).hexdigest()
-    name = _hashed_name(stem, suffix, digest)
-    atomic_write(out / name, data, shared=True)
-    return FileEntry(name=name, bytes=len(data), sha256=digest)
-
-
-def _copy_payload(out: Path, stem: str, source: Path, digest: str | None = None) -> FileEntry:
-    digest = digest or sha256_file(source)
-    name = _hashed_name(stem, source.suffix, digest)
-    target = out / name
-    if not (target.exists() and target.stat().st_size == source.stat().st_size):
-        shutil.copyfile(source, target)
-    return FileEntry(name=name, bytes=source.stat().st_size, sha256=digest)
-
-
-def _json_bytes(data: object) -> bytes:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-def _usearch_bytes(stored: Quantized, workdir: Path) -> bytes:
-    Index = usearch_index_class()
-    count, dim = stored.vectors.shape
-    index = Index(ndim=dim, metric=METRIC, dtype=stored.dtype)
-    if count:
-        index.add(np.arange(count, dtype=np.uint64), stored.vectors, threads=1)
-    fd, tmp = tempfile.mkstemp(suffix=".usearch", dir=workdir)
-    os.close(fd)
-    try:
-        index.save(tmp)
-        return Path(tmp).read_bytes()
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+# --- writing -------------------------------------------------------------------------
 
 
 def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: ModelSpec,
                  lexical: LexicalIndex | None = None, search: dict | None = None,
+                 table: TokenTable | None = None, query_encoder: str = "static",
                  model_sha256: str | None = None) -> Manifest:
-    """Write the bundle into `out`, replacing an older one; returns its manifest."""
+    """Write the bundle into `out`, replacing an older one; returns its manifest.
+
+    `chunks` must be grouped by page. `table` is the static query encoder's (required
+    when `query_encoder` is `static`); the model files are shipped only for
+    `query_encoder: transformer`. Raises BundleError, writing nothing, if `out` holds
+    files this package did not write.
+    """
+    claim_bundle_dir(out)
     if len(chunks) != len(stored.vectors):
         raise ValueError(f"{len(chunks)} chunks but {len(stored.vectors)} vectors")
+    if query_encoder not in QUERY_ENCODERS:
+        raise ValueError(f"unknown query encoder {query_encoder!r}")
+    if query_encoder == "static" and table is None:
+        raise ValueError("the static query encoder needs its token table")
+    pages = _pages_of(chunks)
+    starts = np.array([p[0] for p in pages] + [len(chunks)], dtype=np.int64)
     if lexical is None:
         lexical = LexicalIndex.build([lexical_fields(c) for c in chunks])
     out.mkdir(parents=True, exist_ok=True)
-    page_numbers: dict[str, int] = {}
-    pages: list[list] = []
-    rows: list[list] = []
-    texts: list[list] = []
-    for chunk in chunks:
-        if chunk.url not in page_numbers:
-            page_numbers[chunk.url] = len(pages)
-            pages.append([chunk.url, chunk.title, chunk.section, chunk.facets, chunk.boost])
-        rows.append([page_numbers[chunk.url], chunk.anchor, chunk.path, chunk.excerpt,
-                     KIND_CODES[chunk.kind]])
-        texts.append([chunk.text, chunk.anchors])
-    files = {
-        "index": _write_payload(out, "index", ".usearch", _usearch_bytes(stored, out)),
-        "chunks": _write_payload(out, "chunks", ".json", _json_bytes({"pages": pages,
-                                                                      "chunks": rows})),
-        "text": _write_payload(out, "text", ".json", _json_bytes({"chunks": texts})),
-        "lexical": _write_payload(out, "lexical", ".json", _json_bytes(lexical.to_json())),
-        "model": _copy_payload(out, "model", spec.model_path, model_sha256),
-        "tokenizer": _copy_payload(out, "tokenizer", spec.tokenizer_path),
-    }
+    written: list[Payload] = []
+
+    def put(folder: str, stem: str, ext: str, data: bytes) -> list:
+        payload = write_payload(out, folder=folder, stem=stem, ext=ext, data=data)
+        written.append(payload)
+        return payload.to_json()
+
+    fragments = [[c[0].url, c[0].title, c[0].section,
+                  [[x.anchor, x.path, x.excerpt, KIND_CODES[x.kind]] for x in c]]
+                 for _, c in pages]
+    texts = [[[x.text, x.anchors] for x in c] for _, c in pages]
+    dim = int(stored.vectors.shape[1]) if len(stored.vectors) else (spec.dim or 0)
+    row_bytes = dim * SCALAR_BYTES[stored.dtype]
     model = spec.manifest_entry()
-    model["sha256"] = files["model"].sha256
-    model["dim"] = int(stored.vectors.shape[1]) if len(stored.vectors) else spec.dim
+    model["sha256"] = model_sha256 or spec.sha256
+    model["dim"] = dim
+    catalog: dict = {
+        "model": model,
+        "pages": {
+            "starts": starts.tolist(),
+            "boosts": {str(i): c[0].boost for i, (_, c) in enumerate(pages)
+                       if c[0].boost != 1},
+            "pieces": _pieces(pages),
+        },
+        "facets": _facets(pages),
+        "fragments": _page_shards(put, "fragments", "frag", "json", fragments,
+                                  FRAGMENT_SHARD_BYTES),
+        "text": _page_shards(put, "text", "text", "json", texts, TEXT_SHARD_BYTES),
+        "lexical": {
+            "version": SHARD_VERSION, "scale": lexical.scale, "count": lexical.count,
+            "stopwords": sorted(STOPWORDS),
+            "shards": [[first, *put("lexical", "lex", "json", json_bytes(shard))]
+                       for first, shard in lexical.to_shards(starts,
+                                                             target_bytes=LEXICAL_SHARD_BYTES)],
+        },
+        "vectors": [{
+            "model": model["id"], "dtype": stored.dtype, "scale": stored.scale, "dim": dim,
+            "metric": METRIC, "layout": "exact",
+            "parts": _vector_parts(put, stored, starts, row_bytes),
+        }],
+        "encoders": {},
+    }
+    tokenizer = None
+    if table is not None or query_encoder == "transformer":
+        tokenizer = _copy_payload(out, written, "model", "tokenizer", spec.tokenizer_path)
+    if table is not None:
+        catalog["encoders"]["static"] = {
+            "vectors": 0, "tokenizer": tokenizer, "max_tokens": STATIC_MAX_TOKENS,
+            "dtype": "i8", "scale": table.scale, "dim": int(table.rows.shape[1]),
+            "shards": _table_shards(put, table),
+        }
+    if query_encoder == "transformer":
+        catalog["encoders"]["transformer"] = {
+            "vectors": 0, "tokenizer": tokenizer,
+            "model": _copy_payload(out, written, "model", "model", spec.model_path,
+                                   digest=model["sha256"]),
+        }
+    data = json_bytes(catalog)
+    digest = hashlib.sha256(data).hexdigest()
+    catalog_name = f"catalog.{digest[:HASH_CHARS]}.json"
+    atomic_write(out / catalog_name, data, shared=True)
     manifest = Manifest(
         format=FORMAT_VERSION,
         generator=f"mkdocs-semantic-search {__version__}",
-        model=model,
-        quantization={"dtype": stored.dtype, "scale": stored.scale},
-        metric=METRIC,
+        catalog=FileEntry(name=catalog_name, bytes=len(data), sha256=digest),
         counts={"pages": len(pages), "chunks": len(chunks)},
-        files=files,
         search={**DEFAULT_SEARCH, **(search or {}), "filters": filter_keys(chunks)},
+        query_encoder=query_encoder,
     )
     atomic_write(out / MANIFEST, json.dumps(manifest.to_json(), indent=1).encode("utf-8"),
                  shared=True)
-    keep = {entry.name for entry in files.values()}
-    for old in out.iterdir():
-        if _HASHED_NAME.match(old.name) and old.name not in keep:
-            old.unlink()
+    _remove_stale(out, keep={catalog_name, *(p.name for p in written)})
     return manifest
+
+
+def _pages_of(chunks: list[Chunk]) -> list[tuple[int, list[Chunk]]]:
+    """(first chunk id, chunks) of each page; the chunks of a page must be adjacent."""
+    pages: list[tuple[int, list[Chunk]]] = []
+    seen: set[str] = set()
+    for i, chunk in enumerate(chunks):
+        if pages and pages[-1][1][0].url == chunk.url:
+            pages[-1][1].append(chunk)
+            continue
+        if chunk.url in seen:
+            raise ValueError(f"the chunks of {chunk.url!r} are not adjacent: group by page")
+        seen.add(chunk.url)
+        pages.append((i, [chunk]))
+    return pages
+
+
+def _pieces(pages: list[tuple[int, list[Chunk]]]) -> list[list[int]]:
+    """[chunk, first chunk of the same section] for every later piece of a section."""
+    pieces = []
+    for start, page in pages:
+        first: dict[str, int] = {}
+        for i, chunk in enumerate(page, start):
+            if chunk.anchor in first:
+                pieces.append([i, first[chunk.anchor]])
+            else:
+                first[chunk.anchor] = i
+    return pieces
+
+
+def _facets(pages: list[tuple[int, list[Chunk]]]) -> dict[str, dict[str, list[int]]]:
+    facets: dict[str, dict[str, list[int]]] = {"section": {}}
+    for number, (_, page) in enumerate(pages):
+        lead = page[0]
+        facets["section"].setdefault(lead.section, []).append(number)
+        for key, values in lead.facets.items():
+            for value in dict.fromkeys(values):
+                facets.setdefault(key, {}).setdefault(value, []).append(number)
+    return facets
+
+
+def _page_shards(put, folder: str, stem: str, ext: str, rows: list, target: int) -> list:
+    encoded = [json_bytes(row) for row in rows]
+    cuts = group_by_size([len(e) for e in encoded], target) if rows else []
+    return [[a, *put(folder, stem, ext, b"[" + b",".join(encoded[a:b]) + b"]")]
+            for a, b in zip(cuts, [*cuts[1:], len(rows)])]
+
+
+def _vector_parts(put, stored: Quantized, starts: np.ndarray, row_bytes: int) -> list:
+    sizes = np.diff(starts) * row_bytes
+    cuts = group_by_size(sizes.tolist(), VECTOR_PART_BYTES) if len(sizes) else []
+    matrix = np.ascontiguousarray(stored.vectors.astype(stored.vectors.dtype.newbyteorder("<")))
+    return [[a, *put("vectors", "vec", stored.dtype, matrix[starts[a]:starts[b]].tobytes())]
+            for a, b in zip(cuts, [*cuts[1:], len(sizes)])]
+
+
+def _table_shards(put, table: TokenTable) -> list:
+    ids = np.asarray(table.token_ids, dtype="<u4")
+    rows = np.asarray(table.rows, dtype=np.int8)
+    shards = []
+    for a in range(0, len(ids), TABLE_SHARD_ROWS):
+        part = ids[a:a + TABLE_SHARD_ROWS]
+        data = (np.array([len(part)], dtype="<u4").tobytes() + part.tobytes()
+                + rows[a:a + TABLE_SHARD_ROWS].tobytes())
+        shards.append([int(part[0]), *put("table", "tab", "bin", data)])
+    return shards
+
+
+def _copy_payload(out: Path, written: list[Payload], folder: str, stem: str, source: Path,
+                  digest: str | None = None) -> list:
+    """Copy a large file under its hashed name without reading it twice."""
+    if digest is None:
+        digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    ext = source.suffix.lstrip(".")
+    name = f"{folder}/{stem}.{digest[:HASH_CHARS]}.{ext}"
+    target = out / name
+    size = source.stat().st_size
+    if not (target.is_file() and target.stat().st_size == size):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}-copy")
+        shutil.copyfile(source, tmp)
+        tmp.replace(target)
+    written.append(Payload(name=name, bytes=size))
+    return [name, size]
+
+
+def _remove_stale(out: Path, keep: set[str]) -> None:
+    """Delete this package's payloads (and older formats' files) that `keep` does not list."""
+    for entry in out.iterdir():
+        if entry.is_file() and (CATALOG_NAME.match(entry.name)
+                                or OLD_PAYLOAD.match(entry.name)) and entry.name not in keep:
+            entry.unlink()
+        elif entry.is_dir() and entry.name in PAYLOAD_FOLDERS:
+            for item in entry.iterdir():
+                if f"{entry.name}/{item.name}" not in keep:
+                    item.unlink()
+            if not any(entry.iterdir()):
+                entry.rmdir()
 
 
 def lexical_fields(chunk: Chunk) -> LexicalFields:
@@ -243,6 +491,9 @@ def filter_keys(chunks: list[Chunk]) -> list[str]:
     for chunk in chunks:
         keys.update(dict.fromkeys(chunk.facets))
     return list(keys)
+
+
+# --- reading -------------------------------------------------------------------------
 
 
 def find_bundle_dir(path: Path) -> Path:
@@ -261,76 +512,170 @@ def find_bundle_dir(path: Path) -> Path:
     )
 
 
-def _read_verified(root: Path, entry: FileEntry) -> bytes:
-    path = root / entry.name
+def parse_json(data: bytes, source: Path | str) -> object:
+    """JSON from untrusted bytes: a clear BundleError for bad text or absurd nesting."""
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise BundleError(f"{path} is missing or unreadable ({exc}): rebuild the site") from exc
-    if len(data) != entry.bytes or hashlib.sha256(data).hexdigest() != entry.sha256:
-        raise BundleError(
-            f"{path} does not match manifest.json (truncated or changed): rebuild the site"
-        )
-    return data
+        return json.loads(data.decode("utf-8"))
+    except RecursionError as exc:
+        raise BundleError(f"{source} is nested too deeply to be a bundle file: rebuild the "
+                          "site") from exc
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise BundleError(f"{source} is not valid JSON ({exc}): rebuild the site") from exc
 
 
 def read_manifest(root: Path) -> Manifest:
     path = root / MANIFEST
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        with path.open("rb") as fh:
+            data = fh.read(MAX_MANIFEST_BYTES + 1)
+    except OSError as exc:
         raise BundleError(f"cannot read {path} ({exc}): rebuild the site") from exc
-    return Manifest.from_json(data, path)
+    if len(data) > MAX_MANIFEST_BYTES:
+        raise BundleError(f"{path} is larger than {MAX_MANIFEST_BYTES >> 20} MB, which no "
+                          "manifest is: rebuild the site")
+    return Manifest.from_json(parse_json(data, path), path)
+
+
+def read_payload(root: Path, name: str, size: int, sha256: str | None = None) -> bytes:
+    """A payload's bytes, checked against its listed size and its hash."""
+    path = root / name
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BundleError(f"{path} is missing or unreadable ({exc}): rebuild the site") \
+            from exc
+    if sha256 is not None:
+        if len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
+            raise BundleError(f"{path} does not match manifest.json (truncated or changed): "
+                              "rebuild the site")
+        return data
+    try:
+        return verify(name, data, size=size)
+    except PayloadError as exc:
+        raise BundleError(f"{root}: {exc}: rebuild the site") from exc
+
+
+def payloads_of(catalog: dict) -> list[Payload]:
+    """Every payload a (checked) catalog lists."""
+    listed: list[Payload] = []
+    for key in ("fragments", "text"):
+        listed += [Payload(name, size) for _, name, size in catalog[key]]
+    listed += [Payload(name, size) for _, name, size in catalog["lexical"]["shards"]]
+    for vectors in catalog["vectors"]:
+        listed += [Payload(name, size) for _, name, size in vectors["parts"]]
+    static = catalog["encoders"].get("static")
+    if static:
+        listed += [Payload(name, size) for _, name, size in static["shards"]]
+    names = {p.name for p in listed}
+    for encoder in catalog["encoders"].values():
+        for key in ("tokenizer", "model"):
+            if key in encoder and encoder[key][0] not in names:
+                names.add(encoder[key][0])
+                listed.append(Payload(*encoder[key]))
+    return listed
+
+
+def read_catalog(root: Path, manifest: Manifest) -> dict:
+    entry = manifest.catalog
+    catalog = parse_json(read_payload(root, entry.name, entry.bytes, entry.sha256),
+                         root / entry.name)
+    return check_catalog(catalog, manifest, root / entry.name)
 
 
 def read_bundle(path: Path) -> Bundle:
-    """Read and verify a bundle (payload sizes and sha256 against the manifest)."""
+    """Read and verify a bundle: every payload against its listed size and its hash."""
     root = find_bundle_dir(Path(path))
     manifest = read_manifest(root)
-    for logical in PAYLOADS:
-        if logical not in manifest.files:
-            raise BundleError(f"{root / MANIFEST} lists no {logical} file: rebuild the site")
+    catalog = read_catalog(root, manifest)
+    starts = np.asarray(catalog["pages"]["starts"], dtype=np.int64)
+
+    def load_json(name: str, size: int) -> object:
+        return parse_json(read_payload(root, name, size), root / name)
+
     try:
-        listing = json.loads(_read_verified(root, manifest.files["chunks"]))
-        text_rows = json.loads(_read_verified(root, manifest.files["text"]))["chunks"]
-        pages = listing["pages"]
-        chunks = []
-        for (page, anchor, path_, _excerpt, kind), (text, anchors) in zip(
-            listing["chunks"], text_rows, strict=True
-        ):
-            url, title, section, facets, boost = pages[page]
-            chunks.append(Chunk(url=url, anchor=anchor, title=title, path=path_, text=text,
-                                kind=KIND_NAMES[kind], anchors=anchors, section=section,
-                                facets=facets, boost=boost))
-        lexical = LexicalIndex.from_json(json.loads(_read_verified(root,
-                                                                   manifest.files["lexical"])))
+        fragments = [page for _, name, size in catalog["fragments"]
+                     for page in load_json(name, size)]
+        texts = [page for _, name, size in catalog["text"] for page in load_json(name, size)]
+        chunks = _chunks_of(fragments, texts, starts, boosts=catalog["pages"]["boosts"],
+                            facets=catalog["facets"])
+        lex = catalog["lexical"]
+        lexical = LexicalIndex.from_shards(
+            [load_json(name, size) for _, name, size in lex["shards"]],
+            starts=starts, count=lex["count"], scale=float(lex["scale"]))
     except (ValueError, KeyError, TypeError, IndexError) as exc:
-        raise BundleError(f"the chunk files in {root} are malformed ({exc}): rebuild the site") \
-            from exc
-    vectors = _read_index(root, manifest)
-    if len(vectors) != len(chunks) or len(chunks) != manifest.counts.get("chunks"):
-        raise BundleError(
-            f"{root}: {len(vectors)} vectors, {len(chunks)} chunks, manifest says "
-            f"{manifest.counts.get('chunks')}: rebuild the site"
-        )
-    if lexical.count != len(chunks):
-        raise BundleError(f"{root}: the lexical index covers {lexical.count} chunks, not "
-                          f"{len(chunks)}: rebuild the site")
-    return Bundle(root=root, manifest=manifest, chunks=chunks, vectors=vectors, lexical=lexical)
+        if isinstance(exc, BundleError):
+            raise
+        raise BundleError(f"the chunk files in {root} are malformed ({exc}): rebuild the "
+                          "site") from exc
+    vectors = _read_vectors(root, catalog["vectors"][0], starts)
+    static = catalog["encoders"].get("static")
+    table = _read_table(root, static) if static else None
+    files = [Payload(manifest.catalog.name, manifest.catalog.bytes), *payloads_of(catalog)]
+    for encoder in catalog["encoders"].values():
+        read_payload(root, *encoder["tokenizer"])
+        if "model" in encoder:  # 23 MB: checked here by size, by hash when loaded
+            name, size = encoder["model"]
+            if not (root / name).is_file() or (root / name).stat().st_size != size:
+                raise BundleError(f"{root / name} is missing or does not match the catalog: "
+                                  "rebuild the site")
+    return Bundle(root=root, manifest=manifest, catalog=catalog, chunks=chunks,
+                  vectors=vectors, lexical=lexical, table=table, files=files)
 
 
-def _read_index(root: Path, manifest: Manifest) -> np.ndarray:
-    Index = usearch_index_class()
-    entry = manifest.files["index"]
-    _read_verified(root, entry)
-    path = root / entry.name
-    try:
-        index = Index.restore(str(path), view=True)
-    except Exception as exc:
-        raise BundleError(f"{path} is not a usearch index ({exc}): rebuild the site") from exc
-    if index is None:
-        raise BundleError(f"{path} is not a usearch index: rebuild the site")
-    count = len(index)
-    if count == 0:
-        return np.zeros((0, int(manifest.model["dim"] or 0)), dtype=np.float32)
-    return np.asarray(index.get(np.arange(count, dtype=np.uint64)))
+def _chunks_of(fragments: list, texts: list, starts: np.ndarray, *, boosts: dict,
+               facets: dict) -> list[Chunk]:
+    pages = len(starts) - 1
+    if len(fragments) != pages or len(texts) != pages:
+        raise ValueError(f"{len(fragments)} pages of fragments and {len(texts)} of text for "
+                         f"{pages} pages")
+    page_facets: list[dict[str, list[str]]] = [{} for _ in range(pages)]
+    for key, values in facets.items():
+        if key != "section":
+            for value, numbers in values.items():
+                for number in numbers:
+                    page_facets[number].setdefault(key, []).append(value)
+    chunks: list[Chunk] = []
+    for number, ((url, title, section, rows), text_rows) in enumerate(zip(fragments, texts)):
+        if len(rows) != starts[number + 1] - starts[number] or len(text_rows) != len(rows):
+            raise ValueError(f"page {number} ({url!r}) has the wrong number of chunks")
+        boost = float(boosts.get(str(number), 1.0))
+        for (anchor, path, _excerpt, kind), (text, anchors) in zip(rows, text_rows):
+            chunks.append(Chunk(url=url, anchor=anchor, title=title, path=path, text=text,
+                                kind=KIND_NAMES[kind], anchors=anchors, section=section,
+                                facets=page_facets[number], boost=boost))
+    return chunks
+
+
+def _read_vectors(root: Path, spec: dict, starts: np.ndarray) -> VectorSet:
+    dtype, dim = spec["dtype"], spec["dim"]
+    numpy_type = np.dtype(DTYPES[dtype]).newbyteorder("<")
+    parts = []
+    cuts = [p[0] for p in spec["parts"]] + [len(starts) - 1]
+    for (first, name, size), end in zip(spec["parts"], cuts[1:]):
+        rows = int(starts[end] - starts[first])
+        if size != rows * dim * numpy_type.itemsize:
+            raise BundleError(f"{root / name} should hold {rows} vectors of {dim} {dtype}: "
+                              "rebuild the site")
+        read_payload(root, name, size)  # verify once; then score the file where it lies
+        parts.append(np.memmap(root / name, dtype=numpy_type, mode="r", shape=(rows, dim))
+                     if rows else np.zeros((0, dim), dtype=numpy_type))
+    return VectorSet(dtype=dtype, scale=float(spec["scale"]), dim=dim, parts=parts)
+
+
+def _read_table(root: Path, static: dict) -> TokenTable:
+    dim = static["dim"]
+    ids, rows = [], []
+    for _, name, size in static["shards"]:
+        data = read_payload(root, name, size)
+        count = int(np.frombuffer(data[:4], dtype="<u4")[0]) if len(data) >= 4 else -1
+        if count < 0 or len(data) != 4 + count * (4 + dim):
+            raise BundleError(f"{root / name} is not a token table shard of {dim} dims: "
+                              "rebuild the site")
+        ids.append(np.frombuffer(data, dtype="<u4", count=count, offset=4))
+        rows.append(np.frombuffer(data, dtype=np.int8, offset=4 + 4 * count).reshape(count, dim))
+    token_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.uint32)
+    if np.any(np.diff(token_ids.astype(np.int64)) <= 0):
+        raise BundleError(f"the token table in {root} is not in token order: rebuild the site")
+    return TokenTable(token_ids=token_ids,
+                      rows=np.concatenate(rows) if rows else np.zeros((0, dim), np.int8),
+                      scale=float(static["scale"]))

@@ -6,11 +6,11 @@ Pure functions: the caller passes the HTML, page facts and a token counter.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from bs4 import BeautifulSoup, CData, NavigableString, Tag
+from bs4 import BeautifulSoup, CData, NavigableString, PageElement, Tag
 
 
 class TokenCounter(Protocol):
@@ -22,7 +22,7 @@ class TokenCounter(Protocol):
     def token_ends(self, text: str) -> list[int]:
         """Character offset where each (non-special) token of `text` ends."""
 
-CHUNKING_VERSION = 1
+CHUNKING_VERSION = 2
 """Bump whenever the same HTML would chunk differently: cached chunks are then dropped."""
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 # Elements whose text is never content: theme chrome, permalinks, scripts.
@@ -41,7 +41,20 @@ TEXT_TYPES = (NavigableString, CData)  # not comments, doctypes or processing in
 PAGE_LEAD_MAX_BLOCKS = 3
 EXCERPT_CHARS = 240
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u200b]+")
-_SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+")
+# A sentence ends at . ! ? before a space, or at a CJK full stop, which needs no space
+# (U+3002, U+FF01, U+FF1F, U+FF61, U+FF0E), after any closing quote or bracket.
+_SENTENCE_END = re.compile(
+    r"\s*\n\s*|(?<=[.!?])\s+"
+    r"|(?<=[\u3002\uff01\uff1f\uff61\uff0e])(?![\u300d\u300f\uff09\u201d\u2019])\s*"
+    r"|(?<=[\u3002\uff01\uff1f\uff61\uff0e][\u300d\u300f\uff09\u201d\u2019])\s*"
+)
+# C0 and C1 controls other than the whitespace ones: deleted, or a space where they are
+# separators (str.isspace), so that words are not glued together.
+_CONTROL_TABLE = {
+    c: (" " if chr(c).isspace() else None)
+    for c in [*range(0x00, 0x20), *range(0x7F, 0xA0)]
+    if chr(c) not in "\t\n\r\v\f"
+}
 
 
 @dataclass
@@ -73,6 +86,8 @@ class Chunk:
 class Block:
     text: str
     is_code: bool = False
+    tokens: int = -1
+    """Model tokens of `text` without [CLS]/[SEP]; -1 until `ChunkSizer.measure` counts it."""
 
 
 @dataclass
@@ -119,6 +134,12 @@ def clean_text(text: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
+def strip_controls(text: str) -> str:
+    """Drop C0/C1 control characters, which carry no text (a terminal obeys them);
+    tab, newline, CR, VT and FF stay, and separators like NEL become a space."""
+    return text.translate(_CONTROL_TABLE)
+
+
 def _is_chrome(el: Tag) -> bool:
     if el.name in DROP_TAGS or any(a in el.attrs for a in DROP_ATTRIBUTES):
         return True
@@ -126,19 +147,80 @@ def _is_chrome(el: Tag) -> bool:
     return bool(classes) and not DROP_CLASSES.isdisjoint(classes)
 
 
-def parse_content(html: str) -> Tag:
-    """Parse rendered HTML and drop everything that is not page content."""
-    soup = BeautifulSoup(html, "html.parser")
-    # One pass with plain checks: CSS selectors would walk the tree once per selector.
-    for el in soup.find_all(_is_chrome):
-        el.decompose()
-    # Mark block boundaries so that get_text() never glues two blocks' words together.
-    for el in soup.find_all(LINE_BREAK_TAGS):
-        if el.find_parent("pre") is None:
-            el.append("\n")
-    for el in soup.find_all(("td", "th")):
-        el.append(" ")
-    return soup
+def parse_content(html: str) -> BeautifulSoup:
+    """Parse rendered HTML. The tree is left as parsed: chrome is skipped while walking,
+    since removing it would walk each removed element's ancestors and descendants again.
+
+    Of repeated attributes the first wins, as in browsers (`<h2 id=a id=b>` is `#a`).
+    """
+    return BeautifulSoup(html, "html.parser", on_duplicate_attribute="ignore")
+
+
+# Every walk below is iterative over `.contents` with an explicit stack, and visits each
+# node once: pages nest thousands of elements deep (RecursionError) and a walk per element
+# over its ancestors or descendants is quadratic in the depth.
+
+
+def tags_holding(root: Tag, names: Collection[str]) -> set[int]:
+    """`id()` of every tag under `root` that has a descendant named in `names`,
+    not counting what sits inside chrome."""
+    held: set[int] = set()
+    stack: list[tuple[Tag, Iterator[PageElement]]] = [(root, iter(root.contents))]
+    while stack:
+        el, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            if stack and (el.name in names or id(el) in held):
+                held.add(id(stack[-1][0]))
+        elif isinstance(child, Tag) and not _is_chrome(child):
+            stack.append((child, iter(child.contents)))
+    return held
+
+
+@dataclass
+class Scan:
+    """What one walk over an element's subtree found."""
+
+    text: str
+    tags: set[str]
+    heading_ids: list[str]
+
+
+def scan(el: Tag) -> Scan:
+    """The element's text with a line break after each block (none inside `<pre>`) and a
+    space after table cells, the tag names under it and the ids of its headings."""
+    parts: list[str] = []
+    tags: set[str] = set()
+    heading_ids: list[str] = []
+    in_pre = 0
+
+    def enter(tag: Tag) -> None:
+        nonlocal in_pre
+        tags.add(tag.name)
+        in_pre += tag.name == "pre"
+        if tag.name in HEADINGS and tag.get("id"):
+            heading_ids.append(str(tag["id"]))
+
+    enter(el)
+    stack: list[tuple[Tag, Iterator[PageElement]]] = [(el, iter(el.contents))]
+    while stack:
+        node, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            in_pre -= node.name == "pre"
+            if node.name in LINE_BREAK_TAGS and not in_pre:
+                parts.append("\n")
+            elif node.name in ("td", "th"):
+                parts.append(" ")
+        elif isinstance(child, Tag):
+            if not _is_chrome(child):
+                enter(child)
+                stack.append((child, iter(child.contents)))
+        elif type(child) in TEXT_TYPES:
+            parts.append(str(child))
+    return Scan(text=strip_controls("".join(parts)), tags=tags, heading_ids=heading_ids)
 
 
 def _heading_level(el: Tag, max_level: int) -> int:
@@ -149,36 +231,30 @@ def _heading_level(el: Tag, max_level: int) -> int:
     return 0
 
 
-def _heading_ids(el: Tag) -> list[str]:
-    found = [el] if el.name in HEADINGS else []
-    found += el.find_all(HEADINGS)
-    return [str(h["id"]) for h in found if h.get("id")]
-
-
-def _holds_heading(el: Tag, max_level: int) -> bool:
-    return el.find(HEADINGS[:max_level]) is not None
-
-
-def _block_text(el: Tag) -> Block:
-    if el.name == "pre" or (el.name == "div" and el.find("pre") and not el.find("p")):
-        return Block(text=el.get_text().strip("\n"), is_code=True)
-    return Block(text=clean_text(el.get_text()))
+def _block(found: Scan, name: str) -> Block:
+    if name == "pre" or (name == "div" and "pre" in found.tags and "p" not in found.tags):
+        return Block(text=found.text.strip("\n"), is_code=True)
+    return Block(text=clean_text(found.text))
 
 
 def iter_blocks(root: Tag, max_level: int) -> Iterator[Tag | NavigableString]:
     """Yield headings and content blocks in document order, flattening containers
     that hold headings so that every heading starts its own section."""
-    for child in root.children:
-        if isinstance(child, NavigableString):
+    holding = tags_holding(root, HEADINGS[:max_level])
+    stack: list[Iterator[PageElement]] = [iter(root.contents)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+        elif isinstance(child, NavigableString):
             if type(child) in TEXT_TYPES and child.strip():
                 yield child
+        elif not isinstance(child, Tag) or _is_chrome(child):
             continue
-        if not isinstance(child, Tag):
-            continue
-        if _heading_level(child, max_level):
+        elif _heading_level(child, max_level):
             yield child
-        elif child.name not in ("pre", "table") and _holds_heading(child, max_level):
-            yield from iter_blocks(child, max_level)
+        elif child.name not in ("pre", "table") and id(child) in holding:
+            stack.append(iter(child.contents))
         else:
             yield child
 
@@ -190,7 +266,7 @@ def split_sections(root: Tag, *, page_title: str, max_level: int) -> list[Sectio
     inline: list[str] = []
 
     def flush_inline() -> None:
-        text = clean_text(" ".join(inline))
+        text = clean_text(strip_controls(" ".join(inline)))
         inline.clear()
         if text:
             sections[-1].blocks.append(Block(text=text))
@@ -199,10 +275,11 @@ def split_sections(root: Tag, *, page_title: str, max_level: int) -> list[Sectio
         if isinstance(node, NavigableString):
             inline.append(str(node))
             continue
+        found = scan(node)
         level = _heading_level(node, max_level)
         if level:
             flush_inline()
-            title = " ".join(node.get_text().split())
+            title = " ".join(found.text.split())
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, title))
@@ -217,13 +294,13 @@ def split_sections(root: Tag, *, page_title: str, max_level: int) -> list[Sectio
             )
         elif node.name in BLOCK_TAGS:
             flush_inline()
-            block = _block_text(node)
+            block = _block(found, node.name)
             if block.text.strip():
                 sections[-1].blocks.append(block)
             # Deeper headings do not start sections, but their ids still lead here.
-            sections[-1].anchors.extend(_heading_ids(node))
+            sections[-1].anchors.extend(found.heading_ids)
         else:
-            inline.append(node.get_text())
+            inline.append(found.text)
     flush_inline()
     # The page's own h1 repeats the page title: keep its anchor, drop it from paths.
     for section in sections:
@@ -233,7 +310,12 @@ def split_sections(root: Tag, *, page_title: str, max_level: int) -> list[Sectio
 
 
 class ChunkSizer:
-    """Packs text into pieces that fit a token budget, counted with the real tokenizer."""
+    """Packs text into pieces that fit a token budget, counted with the real tokenizer.
+
+    Every text is tokenized a bounded number of times: units are counted once and their
+    counts added up (word-piece counts add across spaces and punctuation), and only the
+    finished pieces are counted again, to catch the rare piece where they do not add up.
+    """
 
     def __init__(self, count: TokenCounter, max_tokens: int) -> None:
         self.count = count
@@ -246,20 +328,33 @@ class ChunkSizer:
         # Tokens left for the body once the header, the separator and specials are in.
         return self.max_tokens - self.count([header + "\n"])[0]
 
+    def body_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Tokens of each text without the [CLS]/[SEP] the budget already paid for."""
+        return [n - 2 for n in self.count(texts)] if texts else []
+
+    def measure(self, blocks: Sequence[Block]) -> None:
+        """Count the blocks not counted yet, in one batch."""
+        todo = [b for b in blocks if b.tokens < 0]
+        for block, size in zip(todo, self.body_tokens([b.text for b in todo])):
+            block.tokens = size
+
+    @staticmethod
+    def joined(blocks: Sequence[Block]) -> int:
+        """Tokens of the blocks joined by line breaks (a line break is no token)."""
+        return sum(b.tokens for b in blocks)
+
     def split_block(self, block: Block, budget: int) -> list[str]:
         """Split one block that is too big alone: lines for code, sentences for prose,
         and a hard cut at token boundaries for a unit that is still too big."""
         units = block.text.split("\n") if block.is_code else _sentences(block.text)
-        joiner = "\n" if block.is_code else " "
+        joiner = "\n" if block.is_code else ""
         return self.pack(units, budget, joiner)
 
     def pack(self, units: list[str], budget: int, joiner: str) -> list[str]:
         pieces: list[str] = []
         current: list[str] = []
-        sizes = self.count(units) if units else []
         used = 0
-        for unit, size in zip(units, sizes):
-            size -= 2  # counts include [CLS]/[SEP]; the budget already paid for them
+        for unit, size in zip(units, self.body_tokens(units)):
             if size > budget:
                 if current:
                     pieces.append(joiner.join(current))
@@ -273,32 +368,62 @@ class ChunkSizer:
             used += size + (1 if len(current) > 1 else 0)
         if current:
             pieces.append(joiner.join(current))
-        return [p for p in pieces if p.strip()]
+        # Sentences keep the space after them; lines of code keep their indentation.
+        return [p if joiner else p.strip() for p in pieces if p.strip()]
 
     def hard_split(self, text: str, budget: int) -> list[str]:
-        """Cut after the `budget`-th token, at a space where one is near."""
+        """Cut after every `budget` tokens, at a space where one is near: the text is
+        tokenized once and cut at the tokens' character offsets."""
+        if budget < 1:
+            raise ValueError(f"no room for text in a chunk of {self.max_tokens} tokens")
+        ends = self.count.token_ends(text)
         pieces = []
-        rest = text
-        while rest.strip():
-            # A token covers at most a few dozen characters: look no further than that.
-            window = rest[: budget * 48]
-            ends = self.count.token_ends(window)
-            if len(ends) <= budget:
-                cut = len(window)
-            else:
-                cut = ends[budget - 1]
-                space = window.rfind(" ", 0, cut + 1)
-                if space > cut // 2:
+        start = 0  # character where the next piece starts
+        first = 0  # its first token: the first that ends after `start`
+        while first < len(ends):
+            last = min(first + budget, len(ends)) - 1
+            cut = ends[last]
+            if last + 1 < len(ends):
+                space = text.rfind(" ", start, cut + 1)
+                if space > start + (cut - start) // 2:
                     cut = space
-            pieces.append(rest[:cut])
-            rest = rest[cut:].lstrip()
+            if text[start:cut].strip():
+                pieces.append(text[start:cut].strip())
+            start = cut
+            while first < len(ends) and ends[first] <= start:
+                first += 1
+        if text[start:].strip():
+            pieces.append(text[start:].strip())
         return pieces
+
+    def refit(self, pieces: list[str], header: str) -> list[str]:
+        """Count each finished piece with its header once, and cut again only those
+        where the added-up counts were short."""
+        budget = self.budget(header)
+        fitted: list[str] = []
+        sizes = self.count([header + "\n" + p for p in pieces]) if pieces else []
+        for piece, size in zip(pieces, sizes):
+            margin = 0
+            parts = [piece]
+            while size > self.max_tokens:
+                margin += 4
+                parts = self.hard_split(piece, budget - margin)
+                size = max(self.count([header + "\n" + p for p in parts]))
+            fitted.extend(parts)
+        return fitted
 
 
 def _sentences(text: str) -> list[str]:
+    """Sentences and lines, each with the white space after it, so that joining them
+    gives back the text (CJK sentences are not separated by spaces)."""
     out = []
-    for line in text.split("\n"):
-        out.extend(s for s in _SENTENCE_END.split(line) if s.strip())
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        if match.end() > start and text[start:match.end()].strip():
+            out.append(text[start:match.end()])
+            start = match.end()
+    if text[start:].strip():
+        out.append(text[start:])
     return out
 
 
@@ -350,8 +475,9 @@ def chunk_sections(sections: list[Section], page: PageFacts, *, sizer: ChunkSize
     sections = [s for s in sections if s.blocks or s.anchors]
     if not sections:
         return []
-    headers = [context_line(page.title, s.path) for s in sections]
-    sizes = sizer.count([h + "\n" + s.body for h, s in zip(headers, sections)])
+    sizer.measure([b for s in sections for b in s.blocks])
+    headers = sizer.count([context_line(page.title, s.path) + "\n" for s in sections])
+    sizes = [h + sizer.joined(s.blocks) for h, s in zip(headers, sections)]
     sections = _merge_tiny(sections, sizes, min_tokens, sizer.max_tokens)
     chunks: list[Chunk] = []
     for section in sections:
@@ -378,9 +504,10 @@ def _fit_section(section: Section, header: str, sizer: ChunkSizer) -> list[str]:
     if not body.strip():
         # A heading with nothing under it is still findable by its words.
         return [section.path[-1]] if section.path and section.path[-1] else []
-    if sizer.fits(header, body):
-        return [body]
+    sizer.measure(section.blocks)  # merging may have added heading blocks
     budget = sizer.budget(header)
+    if sizer.joined(section.blocks) <= budget and sizer.fits(header, body):
+        return [body]
     if budget < 16:
         raise ValueError(
             f"the heading path {header!r} leaves {budget} tokens for text; "
@@ -388,49 +515,43 @@ def _fit_section(section: Section, header: str, sizer: ChunkSizer) -> list[str]:
         )
     pieces: list[str] = []
     current: list[Block] = []
+    used = 0
     for block in section.blocks:
-        candidate = "\n".join(b.text for b in [*current, block])
-        if sizer.fits(header, candidate):
-            current.append(block)
-            continue
-        if current:
+        if current and (block.tokens > budget or used + block.tokens > budget):
             pieces.append("\n".join(b.text for b in current))
-            current = []
-        if sizer.fits(header, block.text):
-            current = [block]
-        else:
+            current, used = [], 0
+        if block.tokens > budget:
             pieces.extend(sizer.split_block(block, budget))
+        else:
+            used += block.tokens
+            current.append(block)
     if current:
         pieces.append("\n".join(b.text for b in current))
-    # Packing adds token counts of parts; re-check the whole and cut what still spills.
-    fitted: list[str] = []
-    for piece in pieces:
-        margin = 0
-        parts = [piece]
-        while not all(sizer.fits(header, part) for part in parts):
-            margin += 4
-            parts = sizer.hard_split(piece, budget - margin)
-        fitted.extend(parts)
-    return fitted
+    return sizer.refit(pieces, header)
 
 
 def page_chunk(sections: list[Section], page: PageFacts, sizer: ChunkSizer) -> Chunk | None:
     """One chunk for the page as a whole: its title and lead paragraphs."""
-    lead: list[str] = []
+    lead: list[Block] = []
     for section in sections:
         for block in section.blocks:
             if not block.is_code:
-                lead.append(block.text)
+                lead.append(block)
             if len(lead) >= PAGE_LEAD_MAX_BLOCKS:
                 break
         if lead:
             break
-    text = "\n".join(lead)
+    text = "\n".join(b.text for b in lead)
     if not page.title and not text:
         return None
     header = page.title
-    if text and not sizer.fits(header, text):
-        text = sizer.pack(_sentences(text), sizer.budget(header), " ")[0]
+    if text:
+        budget = sizer.budget(header)
+        sizer.measure(lead)  # a merged heading block may not be counted yet
+        if sizer.joined(lead) > budget:
+            # Only the first piece is kept: pack no more text than it can hold.
+            text = sizer.pack(_sentences(text[: budget * 48]), budget, "")[0]
+        text = sizer.refit([text], header)[0]
     first_anchor = next((s.anchor for s in sections if s.anchor), "")
     return Chunk(
         url=page.url,
@@ -449,7 +570,12 @@ def page_chunk(sections: list[Section], page: PageFacts, sizer: ChunkSizer) -> C
 def chunk_page(html: str, page: PageFacts, *, count: TokenCounter, max_tokens: int,
                min_tokens: int = 24, heading_levels: int = 3) -> list[Chunk]:
     """Rendered HTML of one page -> its page-level chunk, then its section chunks."""
-    root = parse_content(html)
+    page = replace(page, title=strip_controls(page.title))
+    try:
+        root = parse_content(html)
+    except RecursionError:
+        raise ValueError("its HTML nests elements too deeply for the HTML parser; "
+                         "flatten the nesting or exclude the page") from None
     sizer = ChunkSizer(count, max_tokens)
     sections = split_sections(root, page_title=page.title, max_level=heading_levels)
     chunks = chunk_sections(sections, page, sizer=sizer, min_tokens=min_tokens)

@@ -3,6 +3,9 @@
 SOURCE is a built site directory, a bundle directory, or the http(s) URL of a
 deployed site (its bundle is downloaded once and cached). Errors end the command
 with one line on stderr and a non-zero exit code: 2 for bad input, 1 otherwise.
+
+Text from a bundle may come from anyone's site: human output drops control and
+bidi characters (a terminal obeys them), JSON output escapes them.
 """
 
 from __future__ import annotations
@@ -17,14 +20,36 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .bundle import BundleError, read_bundle
+from .bundle import BundleError, bundle_dir_problem, read_bundle
 from .embedding import ModelError
 from .evaluate import QueryFileError
 from .remote import Source, open_source
 from .service import MODES as MODE_NAMES
 from .service import BadRequest, MissingDependency, Query, QueryService, parse_filters
 
-USER_ERRORS = (BundleError, ModelError, QueryFileError, MissingDependency, OSError)
+USER_ERRORS = (BundleError, ModelError, MissingDependency, OSError)
+# C0 and C1 controls but newline and tab, and the bidi embeddings, overrides and isolates.
+_CONTROLS = [*range(0x00, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F),
+             *range(0x2066, 0x206A)]
+_UNPRINTABLE = {c: None for c in _CONTROLS if chr(c) not in "\n\t"}
+# JSON escapes C0 itself; C1, DEL and bidi controls only ever stand inside its strings.
+_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in _CONTROLS if c >= 0x7F}
+
+
+def printable(text: object) -> str:
+    """`text` with nothing a terminal would obey: no escape sequences, bells, carriage
+    returns or bidi overrides."""
+    return str(text).translate(_UNPRINTABLE)
+
+
+def say(text: object = "", *, err: bool = False) -> None:
+    """Print one line of human output."""
+    click.echo(printable(text), err=err)
+
+
+def dump_json(data: object) -> str:
+    """JSON that decodes to exactly `data`, with every control character escaped."""
+    return json.dumps(data, ensure_ascii=False, indent=1).translate(_JSON_ESCAPES)
 
 
 class BadInput(click.ClickException):
@@ -39,10 +64,10 @@ class Cli(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except BadRequest as exc:
-            raise BadInput(str(exc)) from None
+        except (BadRequest, QueryFileError) as exc:
+            raise BadInput(printable(exc)) from None
         except USER_ERRORS as exc:
-            raise click.ClickException(str(exc)) from None
+            raise click.ClickException(printable(exc)) from None
 
 
 class _StderrHandler(logging.Handler):
@@ -50,7 +75,7 @@ class _StderrHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            print(self.format(record), file=sys.stderr)
+            print(printable(self.format(record)), file=sys.stderr)
         except Exception:
             self.handleError(record)
 
@@ -112,10 +137,10 @@ def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: boo
     from .indexer import Indexer, IndexOptions
     from .static_site import chunk_site, plan_site
 
-    inner = Path(bundle_dir)
-    if inner.is_absolute() or ".." in inner.parts or not bundle_dir.strip("/ "):
-        raise BadRequest(f"--bundle-dir {bundle_dir!r} must be a folder inside SITE_DIR")
-    out = site_dir / inner
+    problem = bundle_dir_problem(bundle_dir)
+    if problem:
+        raise BadRequest(f"--bundle-dir {bundle_dir!r} must be {problem}")
+    out = site_dir / bundle_dir
     spec = default_model_spec()
     verify_default_model(spec)
     cache_path = None
@@ -131,25 +156,25 @@ def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: boo
         _print_plan(plan_site(chunks, indexer, bundle_dir=out), out)
         return
     stats = indexer.write(out, chunks, pages=pages)
-    click.echo(f"{stats.summary()} -> {out}")
+    say(f"{stats.summary()} -> {out}")
 
 
 def _print_plan(plan, out: Path) -> None:
     against = "the existing bundle" if plan.existing_bundle else "no existing bundle"
     unchanged = plan.pages - len(plan.pages_new) - len(plan.pages_changed)
-    click.echo(f"dry run: nothing written; compared with {against} in {out}")
+    say(f"dry run: nothing written; compared with {against} in {out}")
     if plan.note:
-        click.echo(f"note: {plan.note}")
-    click.echo(f"pages   {plan.pages:>6} now: {len(plan.pages_new)} new, "
+        say(f"note: {plan.note}")
+    say(f"pages   {plan.pages:>6} now: {len(plan.pages_new)} new, "
                f"{len(plan.pages_changed)} changed, {len(plan.pages_removed)} removed, "
                f"{unchanged} unchanged")
-    click.echo(f"chunks  {plan.chunks:>6} now: {plan.chunks_new} new, "
+    say(f"chunks  {plan.chunks:>6} now: {plan.chunks_new} new, "
                f"{plan.chunks_removed} removed; {plan.from_cache} reused from the cache, "
                f"{plan.to_embed} to embed")
     for label, urls in (("new", plan.pages_new), ("changed", plan.pages_changed),
                         ("removed", plan.pages_removed)):
         for url in urls:
-            click.echo(f"  {label:<8} /{url}")
+            say(f"  {label:<8} /{url}")
 
 
 # query ---------------------------------------------------------------------------------
@@ -172,7 +197,7 @@ def query(source: str, text: tuple[str, ...], top_k: int, mode: str | None,
     located, service = load_source(source, cache_dir)
     answer = service.answer(request)
     if as_json:
-        click.echo(json.dumps(answer, ensure_ascii=False, indent=1))
+        click.echo(dump_json(answer))
         return
     if not answer["results"]:
         click.echo("no results")
@@ -187,12 +212,12 @@ def format_results(results: list[dict], *, base_url: str | None = None,
     indent = " " * (rank_width + 10)
     lines = []
     for rank, r in enumerate(results, 1):
-        heading = " > ".join([r["title"], *r["path"]])
-        link = base_url + r["href"] if base_url else "/" + r["href"]
+        heading = printable(" > ".join([r["title"], *r["path"]]))
+        link = printable(base_url + r["href"] if base_url else "/" + r["href"])
         lines.append(f"{rank:>{rank_width}}  {r['score']:6.4f}  "
                      + click.style(heading, bold=True))
         lines.append(indent + link)
-        excerpt = r["excerpt"]
+        excerpt = printable(r["excerpt"])
         room = max(20, width - len(indent))
         if len(excerpt) > room:
             excerpt = excerpt[: room - 1].rstrip() + "…"
@@ -212,9 +237,9 @@ def stats(source: str, as_json: bool, cache_dir: Path | None) -> None:
     bundle = read_bundle(open_source(source, cache_dir=cache_dir).bundle_dir)
     facts = bundle_facts(bundle)
     if as_json:
-        click.echo(json.dumps(facts, ensure_ascii=False, indent=1))
+        click.echo(dump_json(facts))
         return
-    click.echo(render_facts(facts))
+    say(render_facts(facts))
 
 
 def bundle_facts(bundle) -> dict:
@@ -234,21 +259,33 @@ def bundle_facts(bundle) -> dict:
                 cell = facets.setdefault(facet, {}).setdefault(value, {"pages": 0, "chunks": 0})
                 cell["pages"] += first
                 cell["chunks"] += 1
+    catalog = bundle.catalog
+    model = catalog["model"]
     return {
         "bundle": str(bundle.root),
         "format": m.format,
         "generator": m.generator,
-        "model": {"id": m.model.get("id"), "dim": m.model.get("dim"),
-                  "max_tokens": m.model.get("max_tokens")},
-        "dtype": m.quantization.get("dtype"),
-        "pages": m.counts.get("pages"),
-        "chunks": m.counts.get("chunks"),
+        "model": {"id": model["id"], "dim": model["dim"], "max_tokens": model["max_tokens"]},
+        "query_encoder": m.query_encoder,
+        "dtype": bundle.vectors.dtype,
+        "pages": m.counts["pages"],
+        "chunks": m.counts["chunks"],
         "kinds": dict(Counter(c.kind for c in bundle.chunks)),
         "sections": sections,
         "facets": facets,
-        "files": {k: {"name": f.name, "bytes": f.bytes} for k, f in m.files.items()},
-        "total_bytes": sum(f.bytes for f in m.files.values()),
+        "files": {group: {"files": len(files), "bytes": sum(f.bytes for f in files)}
+                  for group, files in _payload_groups(bundle).items()},
+        "total_bytes": sum(f.bytes for f in bundle.files),
     }
+
+
+def _payload_groups(bundle) -> dict[str, list]:
+    """Payloads by folder (`catalog` for the catalog itself)."""
+    groups: dict[str, list] = {}
+    for payload in bundle.files:
+        folder = payload.name.split("/")[0] if "/" in payload.name else "catalog"
+        groups.setdefault(folder, []).append(payload)
+    return groups
 
 
 def render_facts(facts: dict) -> str:
@@ -258,7 +295,7 @@ def render_facts(facts: dict) -> str:
         f"format     {facts['format']}",
         f"generator  {facts['generator']}",
         f"model      {model['id']} ({model['dim']} dims, {model['max_tokens']} tokens)",
-        f"dtype      {facts['dtype']}",
+        f"encoder    {facts['query_encoder']} (query), vectors {facts['dtype']}",
         f"pages      {facts['pages']}",
         f"chunks     {facts['chunks']} ("
         + ", ".join(f"{n} {kind}" for kind, n in sorted(facts["kinds"].items())) + ")",
@@ -268,12 +305,11 @@ def render_facts(facts: dict) -> str:
                                       for k, v in facts["sections"].items()})
     for facet, values in facts["facets"].items():
         lines += ["", *_count_table(facet, values)]
-    files = facts["files"]
-    name_width = max([len(f["name"]) for f in files.values()] + [4])
-    lines += ["", f"{'file':<10} {'name':<{name_width}} {'bytes':>12}"]
-    for logical, f in files.items():
-        lines.append(f"{logical:<10} {f['name']:<{name_width}} {f['bytes']:>12,}")
-    lines.append(f"{'total':<10} {'':<{name_width}} {facts['total_bytes']:>12,}")
+    lines += ["", f"{'payload':<10} {'files':>6} {'bytes':>12}"]
+    for group, f in facts["files"].items():
+        lines.append(f"{group:<10} {f['files']:>6} {f['bytes']:>12,}")
+    total_files = sum(f["files"] for f in facts["files"].values())
+    lines.append(f"{'total':<10} {total_files:>6} {facts['total_bytes']:>12,}")
     return "\n".join(lines)
 
 
@@ -322,24 +358,24 @@ def eval_(source: str, queries: Path, modes: tuple[str, ...], k: int, misses: bo
 
         reports.append(evaluate(judged, search, mode=mode, k=k))
     if as_json:
-        click.echo(json.dumps({"queries": len(judged), "unknown_pages": unknown,
-                               "modes": [r.figures() for r in reports],
-                               "misses": {r.mode: [_miss(o) for o in r.misses]
-                                          for r in reports} if misses else None}, indent=1))
+        click.echo(dump_json({"queries": len(judged), "unknown_pages": unknown,
+                              "modes": [r.figures() for r in reports],
+                              "misses": {r.mode: [_miss(o) for o in r.misses]
+                                         for r in reports} if misses else None}))
         return
-    click.echo(f"{len(judged)} queries from {queries}")
+    say(f"{len(judged)} queries from {queries}")
     if unknown:
-        click.echo(f"warning: {len(unknown)} expected pages are not in the bundle: "
+        say(f"warning: {len(unknown)} expected pages are not in the bundle: "
                    + ", ".join(unknown[:5]) + (" …" if len(unknown) > 5 else ""), err=True)
-    click.echo(f"{'mode':<8} {'MRR@10':>8} {'nDCG@10':>8} {f'Recall@{k}':>10}")
+    say(f"{'mode':<8} {'MRR@10':>8} {'nDCG@10':>8} {f'Recall@{k}':>10}")
     for r in reports:
-        click.echo(f"{r.mode:<8} {r.mrr:>8.4f} {r.ndcg:>8.4f} {r.recall:>10.4f}")
+        say(f"{r.mode:<8} {r.mrr:>8.4f} {r.ndcg:>8.4f} {r.recall:>10.4f}")
     if misses:
         for r in reports:
-            click.echo(f"\nmisses ({r.mode}): {len(r.misses)} of {r.queries}")
+            say(f"\nmisses ({r.mode}): {len(r.misses)} of {r.queries}")
             for o in r.misses:
                 miss = _miss(o)
-                click.echo(f"  {miss['query']}\n    expected {' '.join(miss['expected'])}\n"
+                say(f"  {miss['query']}\n    expected {' '.join(miss['expected'])}\n"
                            f"    got      {' '.join(miss['got']) or '-'}")
 
 
@@ -361,22 +397,44 @@ def _miss(outcome) -> dict:
               help="Worker processes, each with its own read-only copy.")
 @click.option("--threads", type=click.IntRange(0, 64), default=0, show_default=True,
               help="onnxruntime threads per worker (0: onnxruntime decides).")
+@click.option("--max-connections", type=click.IntRange(1, 1_000_000), default=1000,
+              show_default=True, help="Open connections per worker; past it, the one idle "
+              "longest is closed.")
+@click.option("--header-timeout", type=click.FloatRange(0.1, 3600), default=10.0,
+              show_default=True, metavar="SECONDS",
+              help="Close a connection that has not sent a whole request head by then.")
+@click.option("--keep-alive-timeout", type=click.FloatRange(0.1, 3600), default=5.0,
+              show_default=True, metavar="SECONDS",
+              help="Close an idle keep-alive connection after this long.")
+@click.option("--max-queued-searches", type=click.IntRange(0, 100_000), default=64,
+              show_default=True, help="Searches that may wait per worker; more are answered "
+              "503 with Retry-After at once.")
+@click.option("--fetch-timeout", type=click.FloatRange(0.1, 86400),
+              metavar="SECONDS", help="How long downloading a URL SOURCE's bundle may take "
+              "in all (default: $MKDOCS_SEMANTIC_FETCH_TIMEOUT, else 120).")
 @cache_option
 def serve(source: str, host: str, port: int, cors: tuple[str, ...], workers: int,
-          threads: int, cache_dir: Path | None) -> None:
+          threads: int, max_connections: int, header_timeout: float,
+          keep_alive_timeout: float, max_queued_searches: int,
+          fetch_timeout: float | None, cache_dir: Path | None) -> None:
     """Serve an HTTP JSON API (GET /search?q=&k=&mode=&filter=, GET /health) and, when
     SOURCE is a site directory, the site itself at /."""
     from .service import AppConfig, require
     from .service import serve as run
 
     require("serve", "starlette", "uvicorn")
-    located = open_source(source, cache_dir=cache_dir)
+    from .http_guard import ConnectionLimits
+
+    located = open_source(source, cache_dir=cache_dir, fetch_timeout=fetch_timeout)
     config = AppConfig(bundle_dir=located.bundle_dir, site_dir=located.site_dir,
-                       cors_origins=cors, threads=threads)
+                       cors_origins=cors, threads=threads,
+                       max_queued_searches=max_queued_searches)
     read_bundle(located.bundle_dir)  # a broken bundle fails here, not in a worker
     click.echo(f"serving {located.bundle_dir} on http://{host}:{port}/ "
                "(GET /search?q=..., GET /health)", err=True)
-    run(config, host=host, port=port, workers=workers)
+    limits = ConnectionLimits(max_connections=max_connections, header_timeout=header_timeout,
+                              keep_alive_timeout=keep_alive_timeout)
+    run(config, host=host, port=port, workers=workers, limits=limits)
 
 
 @cli.command()

@@ -18,10 +18,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from .bundle import API_ENTRY, CLIENT_FOLDER, claim_bundle_dir
+
 ASSETS = Path(__file__).parent / "assets"
 CLIENT_JSON = "client.json"
-CLIENT_FOLDER = "client"
-API_ENTRY = "semantic.js"
 UI_CHOICES = ("auto", "dialog", "none")
 _HEAD_END = re.compile(r"</head\s*>", re.IGNORECASE)
 _MATERIAL_CONFIG = re.compile(
@@ -66,7 +66,12 @@ class ClientAssets:
         return posixpath.join(bundle_dir.strip("/"), CLIENT_FOLDER, self.hash)
 
     def install(self, site_dir: Path, bundle_dir: str) -> Path:
-        """Copy the client into the site (unchanged files are kept) and drop older copies."""
+        """Copy the client into the site (unchanged files are kept) and drop older copies.
+
+        Raises BundleError, writing nothing, if the bundle folder holds files this
+        package did not write.
+        """
+        claim_bundle_dir(site_dir / bundle_dir)
         target = site_dir / self.folder(bundle_dir)
         target.mkdir(parents=True, exist_ok=True)
         for name in self.files:
@@ -75,7 +80,7 @@ class ClientAssets:
                     and dest.stat().st_mtime >= source.stat().st_mtime):
                 shutil.copy2(source, dest)
         for old in target.parent.iterdir():
-            if old != target and old.is_dir():
+            if old != target:  # claim_bundle_dir found only client copies here
                 shutil.rmtree(old)
         entry = f'export * from "./{CLIENT_FOLDER}/{self.hash}/{API_ENTRY}";\n'
         (site_dir / bundle_dir / API_ENTRY).write_text(entry, encoding="utf-8")

@@ -5,6 +5,18 @@ from __future__ import annotations
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
+MAX_THREADS = 64
+"""More onnxruntime threads than this only slow a build down (or hang it)."""
+
+
+class Number(c.BaseConfigOption[float]):
+    """A float option that also takes whole numbers: `min_score: 0` means 0.0."""
+
+    def run_validation(self, value: object) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise c.ValidationError(f"Expected a number but received: {value!r}")
+        return float(value)
+
 
 class ModelConfig(base.Config):
     """The embedding model. Leave it unset to use the bundled all-MiniLM-L6-v2 (int8)."""
@@ -65,7 +77,7 @@ class SemanticConfig(base.Config):
     """How vectors are stored: `i8` (one global scale, smallest), `f16`, or `f32`."""
 
     threads = c.Type(int, default=0)
-    """onnxruntime threads for embedding; 0 lets onnxruntime choose."""
+    """onnxruntime threads for embedding, 0 to MAX_THREADS; 0 lets onnxruntime choose."""
 
     batch_size = c.Type(int, default=32)
     """Chunks embedded per model call."""
@@ -76,8 +88,13 @@ class SemanticConfig(base.Config):
     top_k = c.Type(int, default=10)
     """Results a search returns unless the reader asks for another number (1-1000)."""
 
-    min_score = c.Optional(c.Type(float))
+    min_score = c.Optional(Number())
     """Drop vector matches below this cosine similarity (off by default; see the docs)."""
+
+    query_encoder = c.Choice(("static", "transformer"), default="static")
+    """How readers embed a query: `static` (a token table fitted on the site at build time:
+    no model download in the browser) or `transformer` (the model itself, shipped in the
+    site: about 37 MB for a reader's first semantic search)."""
 
     model = c.SubConfig(ModelConfig)
     """The embedding model; see `ModelConfig`."""

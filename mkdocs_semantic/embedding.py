@@ -20,8 +20,19 @@ PACKAGED_TOKENIZER = Path(__file__).parent / "model" / "tokenizer.json"
 ProgressCallback = Callable[[int], None]
 
 
+MAX_MODEL_TOKENS = 8192
+"""The longest input any model may be configured for (the probe runs one input this long)."""
+
+
 class ModelError(ValueError):
-    """The model or tokenizer cannot be used as configured; the message says why and how."""
+    """The model or tokenizer cannot be used as configured; the message says why and how.
+
+    `option` names the setting to fix (such as `model.max_tokens`) when one is to blame.
+    """
+
+    def __init__(self, message: str, *, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
 
 
 @dataclass(frozen=True)
@@ -142,10 +153,18 @@ class OnnxEmbedder:
     """Sentence embeddings from an ONNX transformer: pooling, then L2 normalisation."""
 
     def __init__(self, spec: ModelSpec, *, threads: int = 0, batch_size: int = 32) -> None:
+        max_tokens = spec.max_tokens
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) \
+                or not 2 <= max_tokens <= MAX_MODEL_TOKENS:
+            raise ModelError(
+                f"model.max_tokens is {max_tokens!r}; it must be a whole number from 2 to "
+                f"{MAX_MODEL_TOKENS} and at most what the model reads: set model.max_tokens in "
+                "mkdocs.yml (a built bundle: rebuild the site with a valid value)",
+                option="model.max_tokens")
         self.spec = spec
         self.threads = threads
         self.batch_size = max(1, batch_size)
-        self.tokenizer = load_tokenizer(spec.tokenizer_path, spec.max_tokens)
+        self.tokenizer = load_tokenizer(spec.tokenizer_path, max_tokens)
 
     @cached_property
     def session(self):
@@ -168,7 +187,64 @@ class OnnxEmbedder:
                 f"{self.spec.model_path} has inputs {sorted(self._input_names)}; "
                 "a sentence-embedding model with an 'input_ids' input is needed"
             )
+        self._check_max_tokens(session)
         return session
+
+    def _check_max_tokens(self, session) -> None:
+        """One inference at model.max_tokens tokens; if the model refuses it, find the
+        longest input it accepts (by bisection) and fail with a message that names it.
+
+        Without this, a too-high model.max_tokens fails only later, on the first long
+        query or chunk, with the runtime's own error.
+        """
+        wanted = self.spec.max_tokens
+        if self._accepts(session, wanted):
+            return
+        if not self._accepts(session, 2):
+            raise ModelError(f"the model {self.spec.model_path} fails even on a 2-token input: "
+                             "check that model.path and model.tokenizer belong together")
+        accepted, refused = 2, wanted
+        while refused - accepted > 1:
+            middle = (accepted + refused) // 2
+            if self._accepts(session, middle):
+                accepted = middle
+            else:
+                refused = middle
+        raise ModelError(
+            f"model.max_tokens is {wanted}, but the model {self.spec.id} reads at "
+            f"most {accepted} tokens: set model.max_tokens to {accepted} or less in mkdocs.yml "
+            "(a built bundle: rebuild the site with that setting)",
+            option="model.max_tokens")
+
+    def _accepts(self, session, length: int) -> bool:
+        """Whether the model runs on one input of `length` tokens."""
+        import onnxruntime as ort
+
+        ids = self._probe_ids(length)
+        quiet = ort.RunOptions()
+        quiet.log_severity_level = 4  # a refused probe is expected: do not log it
+        try:
+            session.run(None, self._feeds(ids[None, :], np.ones((1, length), dtype=np.int64)),
+                        quiet)
+        except Exception:  # onnxruntime's errors share no public base class
+            return False
+        return True
+
+    def _probe_ids(self, length: int) -> np.ndarray:
+        """Real token ids, `length` of them, ending with the tokenizer's closing token."""
+        ids = list(self.tokenizer.encode("word " * length).ids) or [0]  # cut at max_tokens
+        filler = ids[len(ids) // 2]
+        ids = ids[:-1] + [filler] * max(0, length - len(ids)) + ids[-1:]
+        return np.array(ids[: length - 1] + ids[-1:], dtype=np.int64)
+
+    def _feeds(self, ids: np.ndarray, mask: np.ndarray,
+               type_ids: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        feeds = {"input_ids": ids}
+        if "attention_mask" in self._input_names:
+            feeds["attention_mask"] = mask
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids) if type_ids is None else type_ids
+        return feeds
 
     @cached_property
     def dim(self) -> int:
@@ -176,7 +252,8 @@ class OnnxEmbedder:
         if self.spec.dim is not None and dim != self.spec.dim:
             raise ModelError(
                 f"the model {self.spec.model_path} returns {dim}-dimensional vectors "
-                f"but model.dim is {self.spec.dim}: set model.dim to {dim} or use another model"
+                f"but model.dim is {self.spec.dim}: set model.dim to {dim} or use another model",
+                option="model.dim",
             )
         return dim
 
@@ -206,12 +283,8 @@ class OnnxEmbedder:
         encodings = self.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feeds = {"input_ids": ids}
-        if "attention_mask" in self._input_names:
-            feeds["attention_mask"] = mask
-        if "token_type_ids" in self._input_names:
-            feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
-        output = session.run(None, feeds)[0]
+        type_ids = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        output = session.run(None, self._feeds(ids, mask, type_ids))[0]
         if output.ndim == 3:
             output = pool(output, mask, self.spec.pooling)
         output = output.astype(np.float32)

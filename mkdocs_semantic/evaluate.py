@@ -75,9 +75,22 @@ def page_key(url: str) -> str:
     return url.strip("/") or "index"
 
 
+def read_text(path: Path) -> str:
+    """The file's text, or a QueryFileError naming the file and the first bad byte."""
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise QueryFileError(
+            f"{path}:{line}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+            f"{exc.start}); query files must be UTF-8: re-save it as UTF-8") from None
+    except OSError as exc:
+        raise QueryFileError(f"cannot read {path} ({exc.strerror or exc})") from None
+
+
 def read_tsv(path: Path) -> list[JudgedQuery]:
     queries = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(read_text(path).splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         text, sep, expected = line.partition("\t")
@@ -98,24 +111,28 @@ def read_beir(folder: Path, split: str = "test") -> list[JudgedQuery]:
             raise QueryFileError(f"{folder} is not a BEIR folder: no qrels/{split}.tsv")
         qrels_file = found[0]
     qrels: dict[str, dict[str, int]] = {}
-    for number, line in enumerate(qrels_file.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(read_text(qrels_file).splitlines(), 1):
         cells = line.split("\t")
         if not line.strip() or (number == 1 and not cells[-1].strip().lstrip("-").isdigit()):
             continue  # blank, or the header row
-        if len(cells) < 3:
-            raise QueryFileError(f"{qrels_file}:{number}: expected query-id, corpus-id, score")
-        qid, did, score = cells[0], cells[-2], cells[-1]
+        score = cells[-1].strip()
+        if len(cells) < 3 or not score.lstrip("-").isdigit():
+            raise QueryFileError(f"{qrels_file}:{number}: expected query-id<TAB>corpus-id"
+                                 "<TAB>score, with a whole-number score")
+        qid, did = cells[0], cells[-2]
         if int(score) > 0:
             qrels.setdefault(qid, {})[page_key(did)] = int(score)
     texts: dict[str, str] = {}
     queries_file = folder / "queries.jsonl"
-    try:
-        for line in queries_file.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                texts[str(row["_id"])] = row["text"]
-    except (OSError, ValueError, KeyError) as exc:
-        raise QueryFileError(f"cannot read {queries_file} ({exc})") from exc
+    for number, line in enumerate(read_text(queries_file).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            texts[str(row["_id"])] = str(row["text"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise QueryFileError(f"{queries_file}:{number}: expected a JSON object with "
+                                 f"\"_id\" and \"text\" ({exc})") from None
     return [JudgedQuery(id=qid, text=texts[qid], relevant=rel)
             for qid, rel in qrels.items() if qid in texts]
 

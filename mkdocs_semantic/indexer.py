@@ -9,20 +9,25 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .bundle import Manifest, write_bundle
+from .bundle import Manifest, TokenTable, claim_bundle_dir, write_bundle
 from .cache import ChunkCache, EmbeddingCache, cache_key
 from .chunking import CHUNKING_VERSION, Chunk, PageFacts, chunk_page
-from .embedding import ModelSpec, OnnxEmbedder, TokenCounter, sha256_file
+from .embedding import ModelSpec, OnnxEmbedder, TokenCounter, load_tokenizer, sha256_file
 from .quantize import quantize
+from .query_table import TableFitter
 
 log = logging.getLogger("mkdocs.plugins.semantic")
 PROGRESS_MIN_CHUNKS = 64
+CHECKPOINT_SECONDS = 30.0
+"""How often a build saves the vectors it has embedded so far (a killed build loses
+at most this much work)."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,8 @@ class IndexOptions:
     batch_size: int = 32
     search: tuple[tuple[str, object], ...] = ()
     """Search defaults written into the manifest (top_k, min_score)."""
+    query_encoder: str = "static"
+    """How readers embed queries: `static` (a token table fitted here) or `transformer`."""
 
 
 @dataclass
@@ -54,8 +61,9 @@ class BuildStats:
     def summary(self) -> str:
         return (
             f"semantic: {self.pages} pages, {self.chunks} chunks, {self.embedded} embedded, "
-            f"{self.reused} reused; bundle {human_bytes(self.bundle_bytes)} + model "
-            f"{human_bytes(self.model_bytes)}; {self.seconds:.1f} s"
+            f"{self.reused} reused; bundle {human_bytes(self.bundle_bytes)}"
+            + (f" + model {human_bytes(self.model_bytes)}" if self.model_bytes else "")
+            + f"; {self.seconds:.1f} s"
         )
 
 
@@ -88,6 +96,7 @@ class Indexer:
             fingerprint=f"{CHUNKING_VERSION}|{sha256_file(spec.tokenizer_path)}",
         )
         self._embedder: OnnxEmbedder | None = None
+        self._fitter: TableFitter | None = None
         self.pages_chunked = 0
         """Pages parsed and chunked since `start_build` (the rest came from the cache)."""
 
@@ -139,6 +148,7 @@ class Indexer:
                 progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, int]:
         """Vectors for all chunks, from the cache where possible; returns (vectors, embedded)."""
         dim = self.embedder.dim  # loads the model and checks model.dim, even on a full cache
+        self.cache.require_dim(dim)
         plan = self.plan(chunks)
         self.cache.start_build()
         vectors = np.zeros((len(chunks), dim), dtype=np.float32)
@@ -146,51 +156,135 @@ class Indexer:
             if key not in plan.missing:
                 vectors[i] = self.cache.get(key)
         if plan.missing:
-            texts = [chunks[rows[0]].embed_text for rows in plan.missing.values()]
-            new = self._embed(texts, progress)
-            for (key, rows), vector in zip(plan.missing.items(), new):
+            new = self._embed_missing(plan, progress)
+            for rows, vector in zip(plan.missing.values(), new):
                 vectors[rows] = vector
-                self.cache.put(key, vector)
+        self._save_cache(prune=True)
+        return vectors, len(plan.missing)
+
+    def _embed_missing(self, plan: Plan,
+                       progress: Callable[[int], None] | None) -> np.ndarray:
+        """Embed the plan's missing texts one batch at a time, putting each vector in the
+        cache and saving it every CHECKPOINT_SECONDS: a killed build keeps its work."""
+        keys = list(plan.missing)
+        texts = [plan.chunks[rows[0]].embed_text for rows in plan.missing.values()]
+        # Similar lengths in one batch waste less work on padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.embedder.dim), dtype=np.float32)
+        step = self.options.batch_size
+        last_save = time.monotonic()
+        with self._progress(len(texts), progress) as advance:
+            try:
+                for start in range(0, len(order), step):
+                    batch = order[start : start + step]
+                    out[batch] = self.embedder.embed_documents([texts[i] for i in batch])
+                    for i in batch:
+                        self.cache.put(keys[i], out[i])
+                    advance(len(batch))
+                    if time.monotonic() - last_save >= CHECKPOINT_SECONDS:
+                        self._save_cache(prune=False)
+                        last_save = time.monotonic()
+            except BaseException:
+                self._save_cache(prune=False)  # Ctrl-C or an error: keep what is done
+                raise
+        return out
+
+    @contextmanager
+    def _progress(self, total: int,
+                  progress: Callable[[int], None] | None) -> Iterator[Callable[[int], None]]:
+        """The caller's progress callback, else a bar on stderr for long runs."""
+        if progress is not None or total < PROGRESS_MIN_CHUNKS:
+            yield progress or (lambda n: None)
+            return
+        import click
+
+        with click.progressbar(length=total, label="semantic: embedding chunks",
+                               file=sys.stderr, show_pos=True, show_eta=True) as bar:
+            yield bar.update
+
+    def _save_cache(self, *, prune: bool) -> None:
         try:
-            self.cache.save()
+            self.cache.save(prune=prune)
         except OSError as exc:
             log.warning("semantic: could not save the embedding cache (%s); the next build "
                         "will embed again. Check that cache_dir is writable", exc)
-        return vectors, len(plan.missing)
 
-    def _embed(self, texts: list[str], progress: Callable[[int], None] | None) -> np.ndarray:
-        if progress is not None or len(texts) < PROGRESS_MIN_CHUNKS:
-            return self.embedder.embed_documents(texts, progress=progress)
-        import click
+    def cached_vectors(self, keys: list[bytes], texts: list[str], embed) -> np.ndarray:
+        """Vectors of `keys` from the cache; `embed(texts)` makes (and caches) the rest."""
+        missing = [i for i, key in enumerate(keys) if key not in self.cache.vectors]
+        if missing:
+            new = embed([texts[i] for i in missing])
+            for i, vector in zip(missing, new):
+                self.cache.put(keys[i], vector)
+        return np.stack([self.cache.get(key) for key in keys]) if keys else \
+            np.zeros((0, self.embedder.dim), dtype=np.float32)
 
-        with click.progressbar(length=len(texts), label="semantic: embedding chunks",
-                               file=sys.stderr, show_pos=True, show_eta=True) as bar:
-            return self.embedder.embed_documents(texts, progress=bar.update)
+    def text_vectors(self, texts: list[str]) -> np.ndarray:
+        keys = [cache_key(self.cache.fingerprint, t) for t in texts]
+        return self.cached_vectors(keys, texts, self.embedder.embed_documents)
+
+    def token_vectors(self, ids: list[int]) -> np.ndarray:
+        """The model's vector of each token id alone (the query table's prior)."""
+        from .static_encoder import single_token_vectors
+
+        keys = [cache_key(self.cache.fingerprint, f"\0token {i}") for i in ids]
+        cls_id, sep_id = (self.fitter.tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]"))
+        return self.cached_vectors(keys, [str(i) for i in ids], lambda found: (
+            single_token_vectors(self.embedder, [int(i) for i in found], cls_id=cls_id,
+                                 sep_id=sep_id)))
+
+    @property
+    def fitter(self) -> TableFitter:
+        if self._fitter is None:
+            self._fitter = TableFitter(
+                tokenizer=load_tokenizer(self.spec.tokenizer_path, self.spec.max_tokens),
+                embed_texts=self.text_vectors, embed_tokens=self.token_vectors,
+                cache_path=self.cache.path.with_name("query_table.npz")
+                if self.cache.path else None,
+                document_prefix=self.spec.document_prefix)
+        return self._fitter
+
+    def query_table(self, chunks: list[Chunk], vectors: np.ndarray) -> TokenTable | None:
+        """The static encoder's table (None for `query_encoder: transformer`)."""
+        if self.options.query_encoder != "static":
+            return None
+        table = self.fitter.fit(chunks, vectors, fingerprint=self.cache.fingerprint)
+        try:
+            self.cache.save()
+        except OSError as exc:
+            log.warning("semantic: could not save the embedding cache (%s)", exc)
+        return table
 
     def write(self, out: Path, chunks: list[Chunk], *, pages: int) -> BuildStats:
-        """Embed what the cache lacks and write the bundle into `out`."""
+        """Embed what the cache lacks, fit the query table, and write the bundle into `out`."""
         started = time.perf_counter()
+        claim_bundle_dir(out)  # before minutes of embedding, not after
         vectors, embedded = self.vectors(chunks)
         try:
             self.chunk_cache.save()
         except OSError as exc:
             log.warning("semantic: could not save the chunk cache (%s)", exc)
+        table = self.query_table(chunks, vectors)
         manifest = write_bundle(out, chunks=chunks, stored=quantize(vectors, self.options.dtype),
                                 spec=self.spec, search=dict(self.options.search),
+                                table=table, query_encoder=self.options.query_encoder,
                                 model_sha256=self.spec.sha256)
-        return stats_of(manifest, pages=pages, chunks=len(chunks), embedded=embedded,
+        return stats_of(manifest, out=out, pages=pages, chunks=len(chunks), embedded=embedded,
                         seconds=time.perf_counter() - started)
 
 
-def stats_of(manifest: Manifest, *, pages: int, chunks: int, embedded: int,
+def stats_of(manifest: Manifest, *, out: Path, pages: int, chunks: int, embedded: int,
              seconds: float) -> BuildStats:
-    model_bytes = sum(manifest.files[k].bytes for k in ("model", "tokenizer"))
+    from .bundle import payloads_of, read_catalog
+
+    payloads = payloads_of(read_catalog(out, manifest))
+    model_bytes = sum(p.bytes for p in payloads if p.name.startswith("model/model."))
     return BuildStats(
         pages=pages,
         chunks=chunks,
         embedded=embedded,
         reused=chunks - embedded,
-        bundle_bytes=sum(f.bytes for f in manifest.files.values()) - model_bytes,
+        bundle_bytes=manifest.catalog.bytes + sum(p.bytes for p in payloads) - model_bytes,
         model_bytes=model_bytes,
         seconds=seconds,
     )

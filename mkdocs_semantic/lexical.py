@@ -14,10 +14,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 import numpy as np
 
+from .payloads import group_by_size
+
 LEXICAL_VERSION = 1
+SHARD_VERSION = 2
+"""Version of the sharded form (bundle format 2): postings addressed as (page, local)."""
 K1 = 1.2
 B = 0.75
 FIELD_WEIGHTS = {"title": 2, "heading": 3, "body": 1}
@@ -174,3 +179,45 @@ class LexicalIndex:
             postings[term] = (np.cumsum(pairs[:, 0]).astype(np.int32),
                               pairs[:, 1].astype(np.int32))
         return cls(count=int(data["count"]), scale=float(data["scale"]), postings=postings)
+
+    def to_shards(self, starts: np.ndarray, *, target_bytes: int) -> list[tuple[str, dict]]:
+        """The index cut by term into shards of about `target_bytes` of JSON.
+
+        Returns (first term, shard) pairs, terms ascending. A shard is `{"terms": [...],
+        "postings": [[page delta, local, quantum, ...], ...]}`: each posting names its
+        chunk by page number and position on the page (`starts[page] + local`), so a
+        page edit that keeps other pages' chunk counts leaves their postings unchanged.
+        """
+        terms = sorted(self.postings)
+        flat: list[list[int]] = []
+        sizes: list[int] = []
+        for term in terms:
+            docs, quanta = self.postings[term]
+            pages = np.searchsorted(starts, docs, side="right") - 1
+            local = docs - starts[pages]
+            rows = np.stack([np.diff(pages, prepend=0), local, quanta], axis=1)
+            flat.append(rows.ravel().tolist())
+            sizes.append(len(term) + 8 + 4 * rows.size)
+        cuts = [*group_by_size(sizes, target_bytes), len(terms)] if terms else [0]
+        return [(terms[a], {"terms": terms[a:b], "postings": flat[a:b]})
+                for a, b in pairwise(cuts)]
+
+    @classmethod
+    def from_shards(cls, shards: Sequence[dict], *, starts: np.ndarray, count: int,
+                    scale: float) -> LexicalIndex:
+        """The inverse of `to_shards` over all shards (raises ValueError when malformed)."""
+        postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for shard in shards:
+            for term, flat in zip(shard["terms"], shard["postings"], strict=True):
+                if not isinstance(term, str):
+                    raise ValueError(f"term {term!r} is not a string")
+                rows = np.asarray(flat, dtype=np.int64).reshape(-1, 3)
+                pages = np.cumsum(rows[:, 0])
+                if len(rows) and (pages.min() < 0 or pages.max() >= len(starts) - 1):
+                    raise ValueError(f"postings of {term!r} name a page that does not exist")
+                docs = starts[pages] + rows[:, 1]
+                if len(rows) and (docs.min() < 0 or docs.max() >= count
+                                  or np.any(docs >= starts[pages + 1])):
+                    raise ValueError(f"postings of {term!r} name a chunk that does not exist")
+                postings[term] = (docs.astype(np.int32), rows[:, 2].astype(np.int32))
+        return cls(count=count, scale=scale, postings=postings)

@@ -13,3 +13,12 @@ def usearch_index_class():
     from usearch.index import Index
 
     return Index
+
+
+def usearch_exact_search():
+    """usearch's exact (brute-force) `search` and its inner-product metric, loaded after
+    onnxruntime for the same reason."""
+    import onnxruntime  # noqa: F401
+    from usearch.index import MetricKind, search
+
+    return search, MetricKind.IP

@@ -10,8 +10,9 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 
 from . import client
+from .bundle import BundleError, bundle_dir_problem
 from .chunking import Chunk, PageFacts
-from .config import SemanticConfig
+from .config import MAX_THREADS, SemanticConfig
 from .embedding import (
     ModelError,
     ModelSpec,
@@ -60,11 +61,13 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             threads=self.config.threads,
             batch_size=self.config.batch_size,
             search=(("top_k", self.config.top_k), ("min_score", self.config.min_score)),
+            query_encoder=self.config.query_encoder,
         )
         # Under `mkdocs serve` the same instance sees every rebuild: keep model and cache.
         if self.indexer is None or not self.indexer.matches(spec, options, cache_path):
             self.indexer = Indexer(spec, options, cache_path=cache_path)
             self.page_chunks = {}
+        self._validate_model()
         self._setup_client(config)
         return config
 
@@ -93,9 +96,10 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             ("top_k", cfg.top_k, 1 <= cfg.top_k <= 1000, "between 1 and 1000"),
             ("min_score", cfg.min_score, cfg.min_score is None or -1 <= cfg.min_score <= 1,
              "a cosine similarity between -1 and 1, or unset"),
-            ("threads", cfg.threads, cfg.threads >= 0, "0 (automatic) or more"),
-            ("bundle_dir", cfg.bundle_dir, _is_inner_folder(cfg.bundle_dir),
-             "a relative folder inside site_dir, such as 'semantic'"),
+            ("threads", cfg.threads, 0 <= cfg.threads <= MAX_THREADS,
+             f"from 0 (onnxruntime chooses) to {MAX_THREADS}"),
+            ("bundle_dir", cfg.bundle_dir, bundle_dir_problem(cfg.bundle_dir) is None,
+             bundle_dir_problem(cfg.bundle_dir)),
         ]
         for option, value, ok, expected in checks:
             if not ok:
@@ -103,6 +107,14 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                     f"semantic: option '{option}' is {value!r}; it must be {expected}. "
                     "Fix it under 'plugins: - semantic:' in mkdocs.yml"
                 )
+
+    def _validate_model(self) -> None:
+        """Load the model now, so that a model.max_tokens above what it reads or a wrong
+        model.dim fails before any page is built (later rebuilds reuse the loaded model)."""
+        try:
+            _ = self.indexer.embedder.dim
+        except ModelError as exc:
+            raise PluginError(f"semantic: option '{exc.option or 'model.path'}': {exc}") from exc
 
     def _resolve_model(self, config_dir: Path) -> ModelSpec:
         m = self.config.model
@@ -150,8 +162,26 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         if not self.config.enabled:
             return
         self.page_order = [f.src_uri for f in files.documentation_pages()]
+        self._refuse_shared_bundle_dir(files)
         self.indexer.start_build()
         return files
+
+    def _refuse_shared_bundle_dir(self, files) -> None:
+        """The bundle folder is rewritten on every build: no page may live in it."""
+        folder = self.config.bundle_dir.replace("\\", "/").strip("/")
+        folder = "/".join(p for p in folder.split("/") if p not in ("", "."))
+        clashes = [f for f in files if f.dest_uri == folder
+                   or f.dest_uri.startswith(folder + "/")]
+        if clashes:
+            first = clashes[0]
+            more = f" (and {len(clashes) - 1} more files)" if len(clashes) > 1 else ""
+            raise PluginError(
+                f"semantic: option 'bundle_dir' is {self.config.bundle_dir!r}, but MkDocs "
+                f"writes {first.dest_uri} there (from {first.src_uri}){more}. The bundle "
+                "folder is rewritten on every build, so it must be a folder of its own: set "
+                "bundle_dir to a folder that no page or theme file uses (e.g. '_semantic'), "
+                "or move the page"
+            )
 
     def on_page_content(self, html, *, page, config, files):
         if not self.config.enabled:
@@ -205,11 +235,14 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         out = Path(config.site_dir) / self.config.bundle_dir
         try:
             self.last_build = self.indexer.write(out, chunks, pages=len(self.page_chunks))
+            self.client.install(Path(config.site_dir), self.config.bundle_dir)
         except ModelError as exc:
             option = "model.dim" if "model.dim" in str(exc) else "model.path"
             raise PluginError(f"semantic: option '{option}': {exc}") from exc
+        except BundleError as exc:
+            raise PluginError(f"semantic: option 'bundle_dir' is {self.config.bundle_dir!r}: "
+                              f"{exc}") from exc
         log.info(self.last_build.summary())
-        self.client.install(Path(config.site_dir), self.config.bundle_dir)
 
 
 def search_boost(meta: dict) -> float:
@@ -230,11 +263,6 @@ def top_section(page) -> str:
     while node is not None and node.parent is not None:
         node = node.parent
     return node.title if node is not None else ""
-
-
-def _is_inner_folder(value: str) -> bool:
-    path = Path(value)
-    return bool(value.strip("/ ")) and not path.is_absolute() and ".." not in path.parts
 
 
 def _existing_file(config_dir: Path, value: str, option: str) -> Path:

@@ -22,8 +22,9 @@ A reader wants the right page first, then the right section on it. So:
    sum over signals of 1 / (rrf_k + chunk rank).
 5. Output: pages by score descending (ties by page number), each with up to
    `PER_PAGE` of its sections by section score descending (ties by chunk
-   number), until `top_k` sections. Of the pieces of one long section (same
-   anchor) only the best is listed.
+   number), until `top_k` sections. Of the pieces of one long section only the
+   best is listed: `sections` gives each chunk its section's number (the number
+   of the section's first piece).
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def chunk_order(scores: np.ndarray, eligible: np.ndarray) -> np.ndarray:
     return candidates[np.lexsort((candidates, -scores[candidates]))]
 
 
-def fuse(orders: Sequence[np.ndarray], *, page_of_chunk: np.ndarray, anchors: Sequence[str],
+def fuse(orders: Sequence[np.ndarray], *, page_of_chunk: np.ndarray, sections: np.ndarray,
          priors: np.ndarray, boosts: np.ndarray, rrf_k: int, top_k: int) -> list[Ranked]:
     """Fuse each signal's chunk order into the page-aware result list.
 
@@ -95,12 +96,12 @@ def fuse(orders: Sequence[np.ndarray], *, page_of_chunk: np.ndarray, anchors: Se
         for rank in ranks:
             r = rank[chunks]
             section += np.where(r > 0, 1.0 / (rrf_k + np.maximum(r, 1)), 0.0)
-        listed: set[str] = set()
+        listed: set[int] = set()
         for i in np.lexsort((chunks, -section)).tolist():
             chunk = int(chunks[i])
-            if anchors[chunk] in listed:
+            if sections[chunk] in listed:
                 continue
-            listed.add(anchors[chunk])
+            listed.add(int(sections[chunk]))
             results.append(Ranked(chunk, float(page_score[page]), float(section[i])))
             if len(results) == top_k:
                 return results

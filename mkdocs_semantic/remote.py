@@ -1,34 +1,59 @@
 """Sources: a local site or bundle directory, or the URL of a deployed site.
 
 A URL's bundle is downloaded into a user cache directory keyed by the URL:
-the manifest every time (it is small and never cached long), a payload file only
-when the cache lacks a copy with the manifest's sha256. Payload names are
-content-hashed, so a redeployed site costs only its changed files.
+the manifest every time (it is small and never cached long), then the catalog and
+every payload it lists, each only when the cache lacks a copy with the hash its name
+carries. Payload names are content-hashed, so a redeployed site costs only its
+changed files.
+
+A fetch is bounded: the manifest may be at most `MAX_MANIFEST_BYTES`, a payload
+file no larger than the catalog says, and the whole fetch must finish within
+its deadline (default `FETCH_DEADLINE`), however slowly the server sends. A fetch
+that fails leaves the cache folder as it was before.
 """
 
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import logging
 import os
 import re
+import socket
 import sys
 import tempfile
+import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
-from .bundle import MANIFEST, BundleError, Manifest, find_bundle_dir
+from .bundle import (
+    MANIFEST,
+    BundleError,
+    Manifest,
+    check_catalog,
+    find_bundle_dir,
+    parse_json,
+    payloads_of,
+)
 
 log = logging.getLogger("mkdocs_semantic")
 CACHE_ENV = "MKDOCS_SEMANTIC_CACHE"
+FETCH_TIMEOUT_ENV = "MKDOCS_SEMANTIC_FETCH_TIMEOUT"
 TIMEOUT = 30.0
+"""Seconds one connect or read may wait for the server."""
+FETCH_DEADLINE = 120.0
+"""Seconds a whole fetch (manifest and every payload file) may take."""
+MAX_MANIFEST_BYTES = 4 * 1024 * 1024
+"""A real manifest is a few kB; anything past this is not one."""
 USER_AGENT = f"mkdocs-semantic-search/{__version__}"
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
 _BLOCK = 1 << 20
 
 
@@ -56,15 +81,35 @@ def is_url(text: str) -> bool:
 
 
 def open_source(source: str, *, cache_dir: Path | None = None,
-                timeout: float = TIMEOUT) -> Source:
-    """Resolve a site directory, a bundle directory or an http(s) URL to a local bundle."""
+                fetch_timeout: float | None = None) -> Source:
+    """Resolve a site directory, a bundle directory or an http(s) URL to a local bundle.
+
+    `fetch_timeout`: seconds a URL's whole fetch may take (default: $MKDOCS_SEMANTIC_FETCH_TIMEOUT,
+    else `FETCH_DEADLINE`).
+    """
     if is_url(source):
-        bundle_dir, base_url = fetch_bundle(source, cache_dir=cache_dir, timeout=timeout)
+        bundle_dir, base_url = fetch_bundle(source, cache_dir=cache_dir,
+                                            fetch_timeout=fetch_timeout)
         return Source(bundle_dir=bundle_dir, base_url=base_url)
     path = Path(source)
     bundle_dir = find_bundle_dir(path)
     site_dir = path if bundle_dir.resolve() != path.resolve() else None
     return Source(bundle_dir=bundle_dir, site_dir=site_dir)
+
+
+def default_fetch_timeout() -> float:
+    """$MKDOCS_SEMANTIC_FETCH_TIMEOUT (seconds), else `FETCH_DEADLINE`."""
+    text = os.environ.get(FETCH_TIMEOUT_ENV, "").strip()
+    if not text:
+        return FETCH_DEADLINE
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        raise RemoteError(f"{FETCH_TIMEOUT_ENV}={text!r} is not a number of seconds above 0: "
+                          f"set it to, for example, {FETCH_DEADLINE:g}")
+    return seconds
 
 
 def user_cache_dir() -> Path:
@@ -97,40 +142,183 @@ def manifest_candidates(url: str) -> list[str]:
 
 
 def fetch_bundle(url: str, *, cache_dir: Path | None = None,
-                 timeout: float = TIMEOUT) -> tuple[Path, str]:
-    """Download (or refresh) the bundle of a deployed site; returns (folder, site URL)."""
+                 fetch_timeout: float | None = None) -> tuple[Path, str]:
+    """Download (or refresh) the bundle of a deployed site; returns (folder, site URL).
+
+    The whole fetch ends within `fetch_timeout` seconds or fails; a failed fetch
+    leaves the cache folder as it was.
+    """
     root = cache_dir or user_cache_dir()
     target = cache_folder(url, root)
-    try:
-        manifest_url, raw = _find_manifest(url, timeout)
-    except RemoteError as exc:
-        if isinstance(exc, _NotFound) or not (target / MANIFEST).is_file():
-            raise
-        log.warning("%s; using the copy downloaded before, in %s", exc, target)
-        return target, _read_base(target)
-    try:
-        data = json.loads(raw)
-    except ValueError as exc:
-        raise RemoteError(f"{manifest_url} is not JSON ({exc}): is this a site built with "
-                          "the semantic plugin?") from exc
-    manifest = Manifest.from_json(data, manifest_url)  # refuses unknown formats by name
-    target.mkdir(parents=True, exist_ok=True)
-    for entry in manifest.files.values():
-        if not _SAFE_NAME.match(entry.name):
-            raise RemoteError(f"{manifest_url} lists an unsafe file name {entry.name!r}")
-        local = target / entry.name
-        if not _matches(local, entry.bytes, entry.sha256):
-            _download(urllib.parse.urljoin(manifest_url, entry.name), local, entry.bytes,
-                      entry.sha256, timeout)
-    base_url = urllib.parse.urljoin(manifest_url, "../")
-    _write_atomic(target / "source.json", json.dumps({"url": url, "manifest": manifest_url,
-                                                      "base_url": base_url}).encode())
-    _write_atomic(target / MANIFEST, raw)
-    keep = {e.name for e in manifest.files.values()} | {MANIFEST, "source.json"}
-    for old in target.iterdir():
-        if old.name not in keep and not old.name.startswith(".tmp-"):
+    seconds = default_fetch_timeout() if fetch_timeout is None else fetch_timeout
+    with _Deadline(seconds, url) as deadline:
+        opener = _opener(deadline)
+        try:
+            manifest_url, raw = _find_manifest(url, opener, deadline)
+        except RemoteError as exc:
+            if isinstance(exc, _NotFound) or not (target / MANIFEST).is_file():
+                raise
+            log.warning("%s; using the copy downloaded before, in %s", exc, target)
+            return target, _read_base(target)
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            raise RemoteError(f"{manifest_url} is not JSON ({exc}): is this a site built with "
+                              "the semantic plugin?") from exc
+        manifest = Manifest.from_json(data, manifest_url)  # refuses unknown formats by name
+        base_url = urllib.parse.urljoin(manifest_url, "../")
+        with _undone_on_failure(target):
+            target.mkdir(parents=True, exist_ok=True)
+            entry = manifest.catalog
+            _fetch(manifest_url, target, entry.name, size=entry.bytes, sha256=entry.sha256,
+                   opener=opener, deadline=deadline, listed_by="manifest")
+            catalog = check_catalog(parse_json((target / entry.name).read_bytes(),
+                                               target / entry.name), manifest, manifest_url)
+            payloads = payloads_of(catalog)
+            for payload in payloads:  # names were checked: no "..", no other folders
+                _fetch(manifest_url, target, payload.name, size=payload.bytes,
+                       sha256=_hash_in_name(payload.name), opener=opener, deadline=deadline)
+            _write_atomic(target / "source.json", json.dumps({
+                "url": url, "manifest": manifest_url, "base_url": base_url}).encode())
+            _write_atomic(target / MANIFEST, raw)
+    keep = {p.name for p in payloads} | {manifest.catalog.name, MANIFEST, "source.json"}
+    for old in sorted(target.rglob("*"), reverse=True):
+        name = old.relative_to(target).as_posix()
+        if old.is_file() and name not in keep and not old.name.startswith(".tmp-"):
             old.unlink(missing_ok=True)
+        elif old.is_dir() and not any(old.iterdir()):
+            old.rmdir()
     return target, base_url
+
+
+def _hash_in_name(name: str) -> str:
+    """The sha256 prefix a payload's name carries (payloads.NAME)."""
+    return name.rsplit(".", 2)[-2]
+
+
+def _fetch(manifest_url: str, target: Path, name: str, *, size: int, sha256: str,
+           opener: urllib.request.OpenerDirector, deadline: _Deadline,
+           listed_by: str = "catalog") -> None:
+    """Download one file of the bundle unless the cached copy already matches."""
+    local = target / name
+    local.parent.mkdir(parents=True, exist_ok=True)
+    if not _matches(local, size, sha256):
+        _download(urllib.parse.urljoin(manifest_url, name), local, size=size, sha256=sha256,
+                  opener=opener, deadline=deadline, listed_by=listed_by)
+
+
+@contextmanager
+def _undone_on_failure(target: Path) -> Iterator[None]:
+    """If the block fails, remove what it added under `target` and the folders it made.
+
+    Files that were there before stay: they belong to an earlier, complete fetch.
+    """
+    made: list[Path] = []
+    folder = target
+    while not folder.exists():
+        made.append(folder)  # deepest first
+        folder = folder.parent
+    before = set(target.rglob("*")) if target.is_dir() else set()
+    try:
+        yield
+    except BaseException:
+        if target.is_dir():
+            for path in sorted(set(target.rglob("*")) - before, reverse=True):
+                if path.is_dir():
+                    with suppress(OSError):
+                        path.rmdir()
+                elif not path.name.startswith(".tmp-"):
+                    path.unlink(missing_ok=True)
+        for folder in made:
+            try:
+                folder.rmdir()
+            except OSError:  # not empty: someone else put something there
+                break
+        raise
+
+
+class _Deadline:
+    """The end of one fetch.
+
+    Each connect and read waits at most until then, and when it passes every
+    connection the fetch opened is shut down, which ends a read that a server keeps
+    alive with a byte now and then (a socket timeout alone never fires on those).
+    """
+
+    def __init__(self, seconds: float, url: str) -> None:
+        self.seconds = seconds
+        self.url = url
+        self.ends = time.monotonic() + seconds
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self._passed = False
+        self._timer = threading.Timer(seconds, self._pass)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    @property
+    def passed(self) -> bool:
+        return self._passed or time.monotonic() >= self.ends
+
+    def check(self, cause: BaseException | None = None) -> None:
+        """Raise the deadline's error if it has passed."""
+        if self.passed:
+            raise RemoteError(
+                f"fetching the search bundle of {self.url} took longer than {self.seconds:g} s "
+                "and was stopped; nothing new was kept: the server is slow or stalled; try "
+                f"again later, or allow more time with --fetch-timeout or {FETCH_TIMEOUT_ENV}"
+            ) from cause
+
+    def socket_timeout(self) -> float:
+        """What one socket wait may take: `TIMEOUT`, or less if the deadline is nearer."""
+        self.check()
+        return max(0.05, min(TIMEOUT, self.ends - time.monotonic()))
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if self._passed:
+                _shut(sock)
+
+    def _pass(self) -> None:
+        with self._lock:
+            self._passed = True
+            for sock in self._sockets:
+                _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    # the plain socket's shutdown, also under TLS: it wakes a blocked read at once
+    with suppress(OSError):  # already closed
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+
+class _Watching(urllib.request.AbstractHTTPHandler):
+    """Registers every connection it opens with the fetch's deadline."""
+
+    deadline: _Deadline
+
+    def do_open(self, http_class, req, **kwargs):
+        deadline = self.deadline
+
+        class Watched(http_class):
+            def connect(self) -> None:
+                super().connect()
+                deadline.watch(self.sock)
+
+        return super().do_open(Watched, req, **kwargs)
+
+
+def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
+    http = type("HTTP", (_Watching, urllib.request.HTTPHandler), {"deadline": deadline})
+    https = type("HTTPS", (_Watching, urllib.request.HTTPSHandler), {"deadline": deadline})
+    return urllib.request.build_opener(http, https)
 
 
 def _read_base(target: Path) -> str:
@@ -140,59 +328,114 @@ def _read_base(target: Path) -> str:
         return ""
 
 
-def _find_manifest(url: str, timeout: float) -> tuple[str, bytes]:
+def _find_manifest(url: str, opener: urllib.request.OpenerDirector,
+                   deadline: _Deadline) -> tuple[str, bytes]:
     candidates = manifest_candidates(url)
     for candidate in candidates:
         try:
-            return candidate, _get(candidate, timeout, no_cache=True)
+            return candidate, _read_manifest(candidate, opener, deadline)
         except _NotFound:
             continue
     raise _NotFound(f"no search bundle at {url} (tried {', '.join(candidates)}): check the "
                     "URL, and that the site was built with plugins: [semantic]")
 
 
-def _open(url: str, timeout: float, *, no_cache: bool = False):
+def _read_manifest(url: str, opener: urllib.request.OpenerDirector,
+                   deadline: _Deadline) -> bytes:
+    """The manifest's bytes, refused past `MAX_MANIFEST_BYTES` without reading the rest."""
+    limit = MAX_MANIFEST_BYTES
+
+    def too_large() -> RemoteError:
+        return RemoteError(
+            f"manifest at {url} is larger than {limit // 2**20} MB, so it was not read: a "
+            "search manifest is a few kB; check that the URL points at a site built with the "
+            "semantic plugin")
+
+    data = bytearray()
+    with _open(url, opener, deadline, no_cache=True) as response:
+        if (_content_length(response) or 0) > limit:
+            raise too_large()
+        for block in _blocks(response, url, deadline, limit=limit + 1):
+            data += block
+    if len(data) > limit:
+        raise too_large()
+    return bytes(data)
+
+
+def _open(url: str, opener: urllib.request.OpenerDirector, deadline: _Deadline, *,
+          no_cache: bool = False):
     headers = {"User-Agent": USER_AGENT}
     if no_cache:
         headers["Cache-Control"] = "no-cache"
     try:
-        return urllib.request.urlopen(urllib.request.Request(url, headers=headers),
-                                      timeout=timeout)
+        return opener.open(urllib.request.Request(url, headers=headers),
+                           timeout=deadline.socket_timeout())
     except urllib.error.HTTPError as exc:
         if exc.code in (404, 410):
             raise _NotFound(f"{url} answered HTTP {exc.code}") from exc
         raise RemoteError(f"{url} answered HTTP {exc.code} {exc.reason}: try again later, "
                           "or check the URL") from exc
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+        deadline.check(exc)
         reason = getattr(exc, "reason", exc)
         raise RemoteError(f"cannot reach {url} ({reason}): check the URL and the network "
                           "connection") from exc
 
 
-def _get(url: str, timeout: float, *, no_cache: bool = False) -> bytes:
-    with _open(url, timeout, no_cache=no_cache) as response:
+def _content_length(response) -> int | None:
+    try:
+        return int(response.headers.get("Content-Length", ""))
+    except ValueError:
+        return None
+
+
+def _blocks(response, url: str, deadline: _Deadline, *, limit: int) -> Iterator[bytes]:
+    """The body as it arrives, at most `limit` bytes, each read bounded by the deadline."""
+    got = 0
+    while got < limit:
+        deadline.check()
         try:
-            return response.read()
-        except OSError as exc:
+            block = response.read1(min(_BLOCK, limit - got))
+        except (OSError, http.client.HTTPException) as exc:
+            deadline.check(exc)  # the deadline shut the socket
             raise RemoteError(f"download of {url} broke off ({exc}): try again") from exc
+        if not block:
+            deadline.check()  # a socket shut by the deadline reads as the end
+            return
+        got += len(block)
+        yield block
 
 
-def _download(url: str, dest: Path, size: int, sha256: str, timeout: float) -> None:
-    """Stream `url` into `dest`, keeping it only if size and sha256 match the manifest."""
+def _download(url: str, dest: Path, *, size: int, sha256: str,
+              opener: urllib.request.OpenerDirector, deadline: _Deadline,
+              listed_by: str = "catalog") -> None:
+    """Stream `url` into `dest`, keeping it only if size and sha256 match the manifest.
+
+    Reads at most one byte more than the listing declares: a larger file is
+    refused at that point, not after it has filled the disk.
+    """
     digest = hashlib.sha256()
     got = 0
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=dest.parent)
+    mismatch = ("the site may be mid-deploy, try again; if it persists, rebuild and "
+                "redeploy the site")
     try:
-        with os.fdopen(fd, "wb") as out, _open(url, timeout) as response:
-            while block := response.read(_BLOCK):
-                digest.update(block)
+        with os.fdopen(fd, "wb") as out, _open(url, opener, deadline) as response:
+            declared = _content_length(response)
+            if declared is not None and declared > size:
+                raise RemoteError(f"{url} is {declared:,} bytes, larger than the {size:,} its "
+                                  f"{listed_by} declares, so it was not downloaded: {mismatch}")
+            for block in _blocks(response, url, deadline, limit=size + 1):
                 got += len(block)
+                if got > size:
+                    raise RemoteError(f"{url} is larger than the {size:,} bytes its {listed_by} "
+                                      f"declares, so the download was stopped: {mismatch}")
+                digest.update(block)
                 out.write(block)
-        if got != size or digest.hexdigest() != sha256:
+        if got != size or not digest.hexdigest().startswith(sha256):
             raise RemoteError(
-                f"{url} does not match its manifest ({got} bytes, sha256 "
-                f"{digest.hexdigest()[:12]}…; expected {size} bytes, {sha256[:12]}…): the site "
-                "may be mid-deploy, try again; if it persists, rebuild and redeploy the site"
+                f"{url} does not match its {listed_by} ({got} bytes, sha256 "
+                f"{digest.hexdigest()[:12]}…; expected {size} bytes, {sha256[:12]}…): {mismatch}"
             )
         os.replace(tmp, dest)
     except OSError as exc:
@@ -208,7 +451,7 @@ def _matches(path: Path, size: int, sha256: str) -> bool:
     with open(path, "rb") as fh:
         while block := fh.read(_BLOCK):
             digest.update(block)
-    return digest.hexdigest() == sha256
+    return digest.hexdigest().startswith(sha256)
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

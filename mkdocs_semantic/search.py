@@ -1,6 +1,7 @@
 """The reference searcher over a built bundle: the executable spec of ranking.
 
-Vector score: (query · stored) / scale, an exact scan. Lexical score: the sum of
+Vector score: see query_encoder.py (int8: an exact integer dot product, then one
+division), an exact scan of every stored vector. Lexical score: the sum of
 the query terms' quantized BM25 (see `lexical.py`). Both rankings go through the
 page-aware reciprocal rank fusion of `ranking.py`; `mode` picks which take part.
 Every other reader (the browser client) must return the same top-k.
@@ -13,8 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .bundle import Bundle, read_bundle
+from .bundle import QUERY_ENCODERS, Bundle, BundleError, read_bundle
 from .embedding import Embedder, OnnxEmbedder
+from .query_encoder import StaticQueryEncoder, query_codes
 from .ranking import chunk_order, fuse, size_priors
 
 MODES = ("hybrid", "vector", "lexical")
@@ -44,26 +46,38 @@ class Result:
 
 
 class Searcher:
-    """Answers queries from one bundle, embedding them with the bundle's own model."""
+    """Answers queries from one bundle, embedding them with the bundle's query encoder
+    (or the one asked for: `static` or `transformer`)."""
 
-    def __init__(self, bundle: Bundle, embedder: Embedder | None = None) -> None:
+    def __init__(self, bundle: Bundle, embedder: Embedder | None = None, *,
+                 encoder: str | None = None) -> None:
         self.bundle = bundle
+        self.encoder = encoder or ("transformer" if embedder is not None
+                                   else bundle.manifest.query_encoder)
+        if self.encoder not in QUERY_ENCODERS:
+            raise ValueError(f"unknown query encoder {self.encoder!r}: use one of "
+                             f"{', '.join(QUERY_ENCODERS)}")
+        if self.encoder == "static" and bundle.table is None:
+            raise BundleError(f"{bundle.root} has no static query encoder: use "
+                              "encoder='transformer'")
         self._embedder = embedder
-        # Integer-valued float32 keeps the dot products exact up to the final division.
-        self._matrix = bundle.vectors.astype(np.float32)
-        pages: dict[str, int] = {}
-        self._page_of_chunk = np.array(
-            [pages.setdefault(c.url, len(pages)) for c in bundle.chunks], dtype=np.int64)
-        self._boosts = np.ones(len(pages))
-        for chunk, page in zip(bundle.chunks, self._page_of_chunk):
-            self._boosts[page] = chunk.boost
-        self._priors = size_priors(self._page_of_chunk, len(pages))
-        self._anchors = [c.anchor for c in bundle.chunks]
+        self._static: StaticQueryEncoder | None = None
+        starts = np.asarray(bundle.catalog["pages"]["starts"], dtype=np.int64)
+        pages = len(starts) - 1
+        self._page_of_chunk = np.repeat(np.arange(pages), np.diff(starts))
+        self._boosts = np.ones(pages)
+        for page, boost in bundle.catalog["pages"]["boosts"].items():
+            self._boosts[int(page)] = float(boost)
+        self._priors = size_priors(self._page_of_chunk, pages)
+        self._sections = np.arange(len(self._page_of_chunk))
+        for chunk, first in bundle.catalog["pages"]["pieces"]:
+            self._sections[chunk] = first
 
     @classmethod
-    def open(cls, path: str | Path, embedder: Embedder | None = None) -> Searcher:
+    def open(cls, path: str | Path, embedder: Embedder | None = None, *,
+             encoder: str | None = None) -> Searcher:
         """Open a site directory or bundle directory written by the plugin."""
-        return cls(read_bundle(Path(path)), embedder)
+        return cls(read_bundle(Path(path)), embedder, encoder=encoder)
 
     @property
     def defaults(self) -> dict:
@@ -71,15 +85,35 @@ class Searcher:
 
     @property
     def embedder(self) -> Embedder:
+        """The transformer, loaded on first use."""
         if self._embedder is None:
             self._embedder = OnnxEmbedder(self.bundle.model_spec())
         return self._embedder
 
-    def embed(self, query: str) -> np.ndarray:
-        return self.embedder.embed_queries([query])[0]
+    @property
+    def static(self) -> StaticQueryEncoder:
+        if self._static is None:
+            table = self.bundle.table
+            static = self.bundle.catalog["encoders"]["static"]
+            self._static = StaticQueryEncoder(
+                tokenizer_path=self.bundle.static_tokenizer, token_ids=table.token_ids,
+                rows=table.rows, max_tokens=static["max_tokens"],
+                prefix=self.bundle.catalog["model"]["query_prefix"])
+        return self._static
+
+    def embed(self, query: str) -> np.ndarray | None:
+        """The query as the vector set is scored with (int8 codes for int8 vectors);
+        None when the static encoder knows none of its tokens."""
+        if self.encoder == "static":
+            vector = self.static.encode(query)
+        else:
+            vector = self.embedder.embed_queries([query])[0]
+        if vector is None or self.bundle.vectors.dtype != "i8":
+            return vector
+        return query_codes(vector)
 
     def scores(self, vector: np.ndarray) -> np.ndarray:
-        return (self._matrix @ vector.astype(np.float32)) / np.float32(self.bundle.scale)
+        return self.bundle.vectors.scores(vector)
 
     def search(self, query: str, *, top_k: int | None = None, mode: str | None = None,
                filters: dict[str, list[str]] | None = None,
@@ -94,11 +128,13 @@ class Searcher:
         return self.rank(query=query, vector=vector, mode=mode, top_k=top_k, filters=filters,
                          min_score=min_score)
 
-    def search_vector(self, vector: np.ndarray, *, top_k: int = 10) -> list[Result]:
-        """Plain exact nearest chunks for an already embedded query: score descending,
-        ties by chunk number; no filters, no page-aware fusion."""
+    def search_vector(self, vector: np.ndarray | None, *, top_k: int = 10) -> list[Result]:
+        """Plain exact nearest chunks for an already embedded query (see `embed`): score
+        descending, ties by chunk number; no filters, no page-aware fusion."""
         if top_k < 1:
             raise ValueError(f"top_k must be at least 1, got {top_k}")
+        if vector is None:
+            return []
         scores = self.scores(vector)
         order = np.lexsort((np.arange(len(scores)), -scores))[:top_k]
         return [self._result(int(i), float(scores[i]), scores, None) for i in order]
@@ -120,7 +156,7 @@ class Searcher:
         if mode in ("hybrid", "lexical"):
             lexical_scores = self.bundle.lexical.scores(query)
             orders.append(chunk_order(lexical_scores, eligible & (lexical_scores > 0)))
-        fused = fuse(orders, page_of_chunk=self._page_of_chunk, anchors=self._anchors,
+        fused = fuse(orders, page_of_chunk=self._page_of_chunk, sections=self._sections,
                      priors=self._priors,
                      boosts=self._boosts, rrf_k=int(self.defaults["rrf_k"]), top_k=top_k)
         return [self._result(r.chunk, r.page_score, vector_scores, lexical_scores)

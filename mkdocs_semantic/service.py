@@ -7,18 +7,27 @@ is stateless and read-only: run as many workers or replicas as the load needs.
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import dataclasses
 import inspect
+import logging
 import os
 import socket
 import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .bundle import BundleError
 from .embedding import ModelError
 from .search import Result, Searcher
+
+if TYPE_CHECKING:
+    from .http_guard import ConnectionLimits
+
+log = logging.getLogger("mkdocs_semantic")
 
 MODES = ("hybrid", "vector", "lexical")
 DEFAULT_FILTER_KEYS = ("section",)
@@ -30,6 +39,10 @@ contention; requests queue instead, and /health stays responsive."""
 SOURCE_ENV = "MKDOCS_SEMANTIC_SOURCE"
 CORS_ENV = "MKDOCS_SEMANTIC_CORS"
 THREADS_ENV = "MKDOCS_SEMANTIC_THREADS"
+QUEUE_ENV = "MKDOCS_SEMANTIC_MAX_QUEUED"
+MAX_QUEUED_SEARCHES = 64
+"""Searches that may wait for the searcher in one worker; past that, 503 at once. At
+tens of milliseconds a search, a full queue is already seconds of waiting."""
 
 
 class BadRequest(ValueError):
@@ -154,13 +167,15 @@ class QueryService:
         }
 
     def health(self) -> dict[str, Any]:
-        manifest = self.searcher.bundle.manifest
+        bundle = self.searcher.bundle
+        manifest = bundle.manifest
         return {"status": "ok", "format": manifest.format, "generator": manifest.generator,
-                "model": manifest.model.get("id"), **manifest.counts,
+                "model": bundle.catalog["model"]["id"], "query_encoder": self.searcher.encoder,
+                **manifest.counts,
                 "modes": list(self.modes), "filters": list(self.filter_keys)}
 
     def warm_up(self) -> None:
-        """Load the model now, so the first request (and no two at once) pays for it."""
+        """Load the query encoder now, so the first request (and no two at once) pays."""
         self.searcher.embed("warm up")
 
 
@@ -172,6 +187,7 @@ class AppConfig:
     site_dir: Path | None = None
     cors_origins: tuple[str, ...] = ()
     threads: int = 0
+    max_queued_searches: int = MAX_QUEUED_SEARCHES
 
 
 def open_service(bundle_dir: Path, *, threads: int = 0) -> QueryService:
@@ -179,7 +195,9 @@ def open_service(bundle_dir: Path, *, threads: int = 0) -> QueryService:
     from .embedding import OnnxEmbedder
 
     bundle = read_bundle(bundle_dir)
-    embedder = OnnxEmbedder(bundle.model_spec(), threads=threads)
+    embedder = None
+    if bundle.manifest.query_encoder == "transformer":
+        embedder = OnnxEmbedder(bundle.model_spec(), threads=threads)
     service = QueryService(Searcher(bundle, embedder))
     service.warm_up()
     return service
@@ -211,6 +229,13 @@ def create_app(config: AppConfig, service: QueryService | None = None):
             service.check(query)  # cheap: bad requests never wait for the searcher
             if not limiter:
                 limiter.append(anyio.CapacityLimiter(SEARCHES_PER_WORKER))
+                app.state.searches = limiter[0]
+            waiting = limiter[0].statistics().tasks_waiting
+            if waiting >= config.max_queued_searches:
+                log.warning("search queue full (%d waiting): answered 503", waiting)
+                return JSONResponse(
+                    {"error": f"busy: {waiting} searches are already waiting; try again in a "
+                              "moment"}, status_code=503, headers={"Retry-After": "1"})
             answer = await anyio.to_thread.run_sync(service.answer, query, limiter=limiter[0])
             return JSONResponse(answer)
         except BadRequest as exc:
@@ -227,13 +252,15 @@ def create_app(config: AppConfig, service: QueryService | None = None):
     if config.cors_origins:
         middleware.append(Middleware(CORSMiddleware, allow_origins=list(config.cors_origins),
                                      allow_methods=["GET"]))
-    return Starlette(routes=routes, middleware=middleware)
+    app = Starlette(routes=routes, middleware=middleware)
+    return app
 
 
 def config_to_env(config: AppConfig) -> dict[str, str]:
     """The environment that `app_from_env` reads: how each worker process gets its config."""
     return {SOURCE_ENV: str(config.site_dir or config.bundle_dir),
-            THREADS_ENV: str(config.threads), CORS_ENV: " ".join(config.cors_origins)}
+            THREADS_ENV: str(config.threads), CORS_ENV: " ".join(config.cors_origins),
+            QUEUE_ENV: str(config.max_queued_searches)}
 
 
 def app_from_env():
@@ -241,7 +268,8 @@ def app_from_env():
 
     Reads MKDOCS_SEMANTIC_SOURCE (a site directory, also served at /, a bundle
     directory or a site URL), and optionally MKDOCS_SEMANTIC_CORS (origins,
-    space-separated) and MKDOCS_SEMANTIC_THREADS (onnxruntime threads).
+    space-separated), MKDOCS_SEMANTIC_THREADS (onnxruntime threads) and
+    MKDOCS_SEMANTIC_MAX_QUEUED (searches that may wait; more get 503).
     """
     from .remote import open_source
 
@@ -254,24 +282,94 @@ def app_from_env():
         site_dir=located.site_dir,
         cors_origins=tuple(os.environ.get(CORS_ENV, "").split()),
         threads=int(os.environ.get(THREADS_ENV) or 0),
+        max_queued_searches=int(os.environ.get(QUEUE_ENV) or MAX_QUEUED_SEARCHES),
     ))
 
 
+FD_RESERVE = 128
+"""File descriptors a worker needs besides its connections (model, bundle, event loop)."""
+ACCEPT_BATCHES = 4
+"""Under a flood the event loop accepts a few batches of `backlog` connections before it
+hands the first to the protocol, which closes the surplus: each needs a descriptor."""
+
+
 def serve(config: AppConfig, *, host: str = "127.0.0.1", port: int = 8000,
-          workers: int = 1) -> None:
-    """Run the app with uvicorn; several workers each load their own copy (read-only)."""
+          workers: int = 1, limits: ConnectionLimits | None = None) -> None:
+    """Run the app with uvicorn; several workers each load their own copy (read-only).
+
+    Every worker holds to `limits` (connections, header and keep-alive timeouts) and
+    rate-limits repeated log lines (see `http_guard`).
+    """
     require("serve", "starlette", "uvicorn")
     import uvicorn
 
+    from .http_guard import PROTOCOL
+    from .http_guard import ConnectionLimits as Limits
+
+    limits = fit_file_limit(limits or Limits())
+    settings: dict[str, Any] = {
+        "host": host, "port": port, "access_log": False, "http": PROTOCOL,
+        "backlog": limits.backlog, "timeout_keep_alive": limits.keep_alive_timeout,
+        "log_config": log_config()}
     if workers == 1:
-        uvicorn.run(create_app(config), host=host, port=port, access_log=False)
+        uv_config = uvicorn.Config(create_app(config), **settings)
+        uv_config.connection_limits = limits  # type: ignore[attr-defined]  # read by PROTOCOL
+        server = uvicorn.Server(uv_config)
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run()
+        if not server.started:
+            raise SystemExit(3)  # uvicorn has said why
         return
     from uvicorn.supervisors import Multiprocess
 
     os.environ.update(config_to_env(config))
-    settings = uvicorn.Config("mkdocs_semantic.service:app_from_env", factory=True, host=host,
-                              port=port, workers=workers, access_log=False)
-    Multiprocess(settings, sockets=[tcp_listener(host, port)]).run()
+    uv_config = uvicorn.Config("mkdocs_semantic.service:app_from_env", factory=True,
+                               workers=workers, **settings)
+    uv_config.connection_limits = limits  # type: ignore[attr-defined]
+    Multiprocess(uv_config, sockets=[tcp_listener(host, port)]).run()
+
+
+def log_config() -> dict[str, Any]:
+    """uvicorn's logging, with repeated lines rate-limited, and ours and asyncio's beside it."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["filters"] = {"rate_limit": {"()": "mkdocs_semantic.http_guard.RateLimitFilter"}}
+    for handler in config["handlers"].values():
+        handler["filters"] = ["rate_limit"]
+    for name in ("mkdocs_semantic", "asyncio"):
+        config["loggers"][name] = {"handlers": ["default"], "level": "INFO",
+                                   "propagate": False}
+    return config
+
+
+def fit_file_limit(limits: ConnectionLimits) -> ConnectionLimits:
+    """`limits`, or less if this process cannot open enough files for them.
+
+    Raises the soft open-file limit up to the hard one when that is enough; else
+    lowers the connection cap and the backlog to fit, with a warning.
+    """
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit
+        return limits
+    need = limits.max_connections + ACCEPT_BATCHES * limits.backlog + FD_RESERVE
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < need:
+        wanted = need if hard == resource.RLIM_INFINITY else min(need, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+    if soft == resource.RLIM_INFINITY or soft >= need:
+        return limits
+    room = max(soft - FD_RESERVE, 32)
+    backlog = min(limits.backlog, max(4, room // (2 * ACCEPT_BATCHES)))
+    connections = max(16, min(limits.max_connections, room - ACCEPT_BATCHES * backlog))
+    log.warning("this process may open only %d files (ulimit -n), too few for "
+                "--max-connections %d: serving at most %d connections (backlog %d); raise "
+                "the limit to %d or more to allow them all", soft, limits.max_connections,
+                connections, backlog, need)
+    return dataclasses.replace(limits, max_connections=connections, backlog=backlog)
 
 
 def tcp_listener(host: str, port: int) -> socket.socket:

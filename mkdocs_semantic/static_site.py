@@ -5,10 +5,12 @@ Each page's main content is the first of `[data-pagefind-body]`, `main`,
 `header`s; its title is the first `h1`, else `<title>`. URLs are relative to the
 site root, with directory URLs (`guide/index.html` -> `guide/`, the home page
 is `""`). A page's section is its first URL folder (`guide`), "" at the root.
+Symbolic links that lead out of the site are skipped with a warning.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,12 +18,14 @@ from pathlib import Path
 from bs4 import BeautifulSoup, Tag
 
 from .bundle import BundleError, read_bundle
-from .chunking import Chunk, PageFacts
+from .chunking import Chunk, PageFacts, tags_holding
 from .indexer import Indexer
 
 CONTENT_SELECTORS = ("[data-pagefind-body]", "main", "article", "[role=main]", "body")
 CHROME = ("nav", "aside", "footer", "header")
 SKIPPED_FILES = {"404.html"}
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -34,13 +38,33 @@ class Page:
 
 
 def iter_html(site: Path, *, skip: Path | None = None) -> Iterator[Path]:
-    """HTML files under `site` in a stable order, leaving out `skip` (the bundle folder)."""
+    """HTML files under `site` in a stable order, leaving out `skip` (the bundle folder)
+    and symbolic links that lead out of the site (with a warning naming each)."""
+    root = site.resolve()
     for path in sorted(site.rglob("*.html")):
         if skip is not None and path.is_relative_to(skip):
             continue
         if path.relative_to(site).as_posix() in SKIPPED_FILES or not path.is_file():
             continue
+        if not _inside(path, root):
+            log.warning("skipped %s: it is a link to %s, outside the site %s",
+                        path, _target(path), site)
+            continue
         yield path
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        return path.resolve(strict=True).is_relative_to(root)
+    except (OSError, RuntimeError):  # a link loop, or a link that vanished
+        return False
+
+
+def _target(path: Path) -> str:
+    try:
+        return str(path.resolve())
+    except (OSError, RuntimeError) as exc:
+        return f"nowhere ({exc})"
 
 
 def page_url(site: Path, path: Path) -> str:
@@ -55,7 +79,8 @@ def page_url(site: Path, path: Path) -> str:
 
 def read_page(site: Path, path: Path) -> Page | None:
     """The page's main content and facts; None for redirects and `noindex` pages."""
-    soup = BeautifulSoup(path.read_bytes(), "html.parser")
+    # The first of repeated attributes wins, as in browsers (and in chunking).
+    soup = BeautifulSoup(path.read_bytes(), "html.parser", on_duplicate_attribute="ignore")
     for meta in soup.find_all("meta"):
         name = str(meta.get("name", "")).lower()
         if (str(meta.get("http-equiv", "")).lower() == "refresh"
@@ -83,14 +108,31 @@ def main_content(soup: BeautifulSoup) -> Tag:
     else:
         found = (soup.select_one(selector) for selector in CONTENT_SELECTORS[1:])
         content = next((el for el in found if el is not None), soup)
-    for el in content.find_all(CHROME):
-        if el.decomposed:
-            continue
-        if el.name == "header" and el.find("h1") is not None:
-            el.unwrap()  # an article's own header holds its title: keep it
-        else:
-            el.decompose()
+    for el in _outermost_chrome(content):
+        el.decompose()
     return content
+
+
+def _outermost_chrome(content: Tag) -> list[Tag]:
+    """Chrome elements not inside other chrome, in one walk over the tree.
+
+    A header holding an h1 is an article's own header: it stays. (A find per header,
+    or bs4's `decomposed`, which searches the subtree, costs time in the square of
+    the nesting depth.)
+    """
+    titled = tags_holding(content, ("h1",))
+    found: list[Tag] = []
+    stack = [iter(content.contents)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+        elif isinstance(child, Tag):
+            if child.name in CHROME and not (child.name == "header" and id(child) in titled):
+                found.append(child)
+            else:
+                stack.append(iter(child.contents))
+    return found
 
 
 @dataclass

@@ -1,5 +1,7 @@
 """The browser client in headless Chromium: the themes' real search boxes on a site
 served under a sub-path, parity with the Python searcher, and page text as text.
+Sites use the default static query encoder (no model download: no .wasm or .onnx
+request) unless a test says `transformer` (the model, with download progress).
 
 Each test drives `js/tools/drive.mjs` (playwright-core with Debian's chromium) and
 asserts on what it reports. The example site is built once per theme per module.
@@ -51,6 +53,7 @@ QUERIES = [
      "service-workers/#offline-support"),
 ]
 MARKUP_QUERY = "a heading that quotes an image tag with an error handler"
+MODEL_FILES = (".wasm", ".onnx", ".mjs")
 # The mkdocs and readthedocs themes load highlight.js from a CDN, which the test
 # browser cannot reach; their inline `hljs.highlightAll()` then fails.
 CDN_ERRORS = {"hljs is not defined"}
@@ -58,7 +61,8 @@ CDN_ERRORS = {"hljs is not defined"}
 
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory) -> dict[str, Path]:
-    """The example site (plus a page with markup in a heading) built with each theme."""
+    """The example site (plus a page with markup in a heading) built with each theme,
+    and with the mkdocs theme and the transformer query encoder."""
     if shutil.which("node") is None or not (JS / "node_modules" / "playwright-core").is_dir():
         pytest.fail("the browser tests need Node.js and js/node_modules: run scripts/setup")
     root = tmp_path_factory.mktemp("browser")
@@ -69,13 +73,15 @@ def sites(tmp_path_factory) -> dict[str, Path]:
     base = yaml.safe_load((source / "mkdocs.yml").read_text(encoding="utf-8"))
     base["nav"].append({"Markup in headings": "markup.md"})
     # One embedding cache for both builds: the second build embeds nothing.
-    plugins = ["search", {"semantic": {"cache_dir": str(root / "cache")}}]
+    options = {"cache_dir": str(root / "cache")}
     material = {"name": "material", "features": ["navigation.instant", "navigation.footer"]}
     themes = {"mkdocs": {"name": "mkdocs"}, "material": material,
-              "readthedocs": {"name": "readthedocs"}}
+              "readthedocs": {"name": "readthedocs"}, "transformer": {"name": "mkdocs"}}
     built = {}
     for name, theme in themes.items():
         config_file = source / f"mkdocs-{name}.yml"
+        encoder = {"query_encoder": "transformer"} if name == "transformer" else {}
+        plugins = ["search", {"semantic": {**options, **encoder}}]
         config = {**base, "theme": theme, "plugins": plugins, "site_dir": str(root / name)}
         config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
         MkDocsConfig.plugins.plugin_cache.clear()
@@ -93,6 +99,22 @@ def drive(scenario: str, plan: dict, tmp_path: Path) -> dict:
     if proc.returncode != 0:
         pytest.fail(f"{DRIVER.name} {scenario} failed:\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout)
+
+
+def showed_download_progress(status: list[str]) -> bool:
+    """Whether the status line ever reported the model download.
+
+    Each progress report reaches the page in a task of its own and is rendered there,
+    before the model can be ready; the driver's MutationObserver records every text the
+    line shows. So a download report is always recorded, but not always first on the
+    line: when the keyword results arrive before it, it follows their note.
+    """
+    return any("Downloading the search model: " in text and " MB" in text for text in status)
+
+
+def model_requests(report: dict) -> list[str]:
+    """Requests for the model or onnxruntime-web's files."""
+    return [r for r in report["requests"] if r.endswith(MODEL_FILES) or "/model/model." in r]
 
 
 def top_sections(results: list[dict], n: int) -> list[str]:
@@ -114,8 +136,9 @@ def picking_plan(site: Path, theme: str, **extra) -> dict:
             **extra}
 
 
-def test_mkdocs_theme_search_box(sites, tmp_path):
-    report = drive("search", picking_plan(sites["mkdocs"], "mkdocs"), tmp_path)
+@pytest.mark.parametrize("site", ["mkdocs", "transformer"])
+def test_mkdocs_theme_search_box(sites, tmp_path, site):
+    report = drive("search", picking_plan(sites[site], "mkdocs"), tmp_path)
     best, picked = report["queries"][:2], report["queries"][2:]
     for (query, expected), seen in zip(QUERIES, best):
         assert expected in top_sections(seen["results"], 3), (query, seen["results"][:3])
@@ -123,8 +146,13 @@ def test_mkdocs_theme_search_box(sites, tmp_path):
         assert seen["landed"].endswith(PREFIX + top_sections(seen["results"], 1)[0])
     for (_, expected), seen in zip(QUERIES, picked):
         assert seen["landed"].endswith(PREFIX + expected)  # arrow keys, then Enter
-    first = report["queries"][0]
-    assert any(s.startswith("Downloading the search model") for s in first["status"])
+    status = report["queries"][0]["status"]
+    if site == "transformer":  # the model downloads, with progress
+        assert showed_download_progress(status)
+        assert any(r.endswith(".wasm") for r in model_requests(report))
+        assert any(r.endswith(".onnx") for r in model_requests(report))
+    else:  # the static query encoder: no model, no onnxruntime-web
+        assert not any("Downloading" in s for s in status) and model_requests(report) == []
     assert set(report["pageErrors"]) <= CDN_ERRORS
     assert report["dialogs"] == []
 
@@ -141,8 +169,8 @@ def test_material_search_box_with_instant_navigation(sites, tmp_path):
         assert seen["landed"].endswith(PREFIX + top_sections(seen["results"], 1)[0])
         # One search worker, ours, after two instant navigations and a search.
         assert len(seen["workers"]) == 1 and "/semantic/client/" in seen["workers"][0]
-    assert any(s.startswith("Downloading the search model")
-               for s in report["queries"][0]["status"])
+    assert not any("Downloading" in s for q in report["queries"] for s in q["status"])
+    assert model_requests(report) == []
     assert report["pageErrors"] == [] and report["dialogs"] == []
 
 
@@ -209,8 +237,9 @@ def test_browser_matches_python_vectors_and_top_10(sites, tmp_path):
     queries = PARITY_QUERIES.read_text(encoding="utf-8").splitlines()
     assert len(queries) == 20
     filters = {"section": ["Controlling caches", "In practice"]}
-    answers = drive("parity", {"site": str(sites["mkdocs"]), "prefix": PREFIX,
-                               "queries": queries, "filters": filters}, tmp_path)["answers"]
+    report = drive("parity", {"site": str(sites["mkdocs"]), "prefix": PREFIX,
+                              "queries": queries, "filters": filters}, tmp_path)
+    answers = report["answers"]
     searcher = Searcher.open(sites["mkdocs"])
     for query, answer in zip(queries, answers, strict=True):
         ids = lambda results: [r.chunk_id for r in results]  # noqa: E731
@@ -219,25 +248,45 @@ def test_browser_matches_python_vectors_and_top_10(sites, tmp_path):
         assert answer["lexical"] == ids(searcher.search(query, top_k=10, mode="lexical")), query
     assert any(answer["filtered"] != answer["hybrid"] for answer in answers)
     for query, answer in zip(queries, answers, strict=True):
+        # the static encoder: the same int8 codes and the same scores, exactly
         expected = searcher.embed(query)
-        vector = np.asarray(answer["vector"], dtype=np.float64)
-        cosine = float(vector @ expected / (np.linalg.norm(vector) * np.linalg.norm(expected)))
-        assert cosine >= 0.9999, (query, cosine)
+        assert answer["vector"] == expected.astype(int).tolist(), query
         reference = searcher.search_vector(expected, top_k=10)
         assert answer["ids"] == [r.chunk_id for r in reference], query
-        assert answer["scores"] == pytest.approx([r.score for r in reference], abs=1e-3)
+        assert answer["scores"] == [r.score for r in reference], query
+    assert model_requests(report) == []
 
 
-def test_keyword_results_come_before_the_model_and_hybrid_after(sites, tmp_path):
+def test_transformer_in_the_browser_matches_python(sites, tmp_path):
+    queries = PARITY_QUERIES.read_text(encoding="utf-8").splitlines()[:5]
+    answers = drive("parity", {"site": str(sites["transformer"]), "prefix": PREFIX,
+                               "queries": queries, "filters": {}}, tmp_path)["answers"]
+    searcher = Searcher.open(sites["transformer"])
+    assert searcher.encoder == "transformer"
+    for query, answer in zip(queries, answers, strict=True):
+        # onnxruntime-web and onnxruntime round differently: codes may differ by one
+        expected = searcher.embed(query).astype(int)
+        assert np.abs(np.asarray(answer["vector"]) - expected).max() <= 1, query
+        reference = searcher.search_vector(expected, top_k=10)
+        assert answer["scores"] == pytest.approx([r.score for r in reference], abs=0.02)
+
+
+# What the hybrid ranking waits for: the static encoder's vectors, or the model.
+HELD = {"mkdocs": r"/semantic/vectors/vec\.[0-9a-f]+\.i8$",
+        "transformer": r"/model\.[0-9a-f]+\.onnx$"}
+
+
+@pytest.mark.parametrize("site", ["mkdocs", "transformer"])
+def test_keyword_results_come_before_the_model_and_hybrid_after(sites, tmp_path, site):
     query = "Cache-Control no-store sensitive pages"
-    report = drive("keywordFirst", {"site": str(sites["mkdocs"]), "prefix": PREFIX,
+    report = drive("keywordFirst", {"site": str(sites[site]), "prefix": PREFIX,
                                     "theme": "mkdocs", "start": "", "query": query,
-                                    "delayMs": 6000}, tmp_path)
+                                    "delayMs": 6000, "hold": HELD[site]}, tmp_path)
     early, late = report["early"], report["late"]
     assert early["modelRequested"] and early["atMs"] < 6000  # shown while the model is held
     assert early["results"] and "Keyword matches" in early["note"]
     assert late["atMs"] >= 6000
-    searcher = Searcher.open(sites["mkdocs"])
+    searcher = Searcher.open(sites[site])
     hrefs = lambda results: [r["href"].split(PREFIX, 1)[1] for r in results]  # noqa: E731
     assert hrefs(early["results"]) == [r.href for r in searcher.search(query, mode="lexical")]
     assert hrefs(late["results"]) == [r.href for r in searcher.search(query)]

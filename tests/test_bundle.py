@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -12,6 +14,7 @@ import pytest
 from mkdocs_semantic.bundle import (
     FORMAT_VERSION,
     BundleError,
+    TokenTable,
     find_bundle_dir,
     read_bundle,
     write_bundle,
@@ -19,6 +22,7 @@ from mkdocs_semantic.bundle import (
 from mkdocs_semantic.chunking import Chunk
 from mkdocs_semantic.embedding import default_model_spec
 from mkdocs_semantic.quantize import quantize
+from mkdocs_semantic.query_encoder import query_codes
 from mkdocs_semantic.search import Searcher
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bundles"
@@ -39,48 +43,126 @@ def sample_vectors(n: int = 6, dim: int = 384) -> np.ndarray:
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
-def write_sample(root: Path, n: int = 6):
-    return write_bundle(root, chunks=sample_chunks(n), stored=quantize(sample_vectors(n), "i8"),
-                        spec=default_model_spec())
+def sample_table(chunks: list[Chunk], dim: int = 384) -> TokenTable:
+    """A table with a row for every token of the chunks' text (rows: deterministic noise;
+    these tests are about storage and arithmetic, not meaning)."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(default_model_spec().tokenizer_path))
+    ids = sorted({i for c in chunks for i in tokenizer.encode(c.text).ids} - {101, 102})
+    rows = np.random.default_rng(3).integers(-127, 128, (len(ids), dim), dtype=np.int8)
+    return TokenTable(token_ids=np.array(ids, dtype=np.uint32), rows=rows, scale=90.0)
+
+
+def write_sample(root: Path, n: int = 6, **options):
+    chunks = sample_chunks(n)
+    return write_bundle(root, chunks=chunks, stored=quantize(sample_vectors(n), "i8"),
+                        spec=default_model_spec(), table=sample_table(chunks), **options)
+
+
+def catalog_of(root: Path) -> dict:
+    manifest = json.loads((root / "manifest.json").read_text())
+    return json.loads((root / manifest["catalog"]["name"]).read_text())
 
 
 @pytest.mark.parametrize("dtype", ["i8", "f16", "f32"])
 def test_round_trip(tmp_path, dtype):
     chunks, vectors = sample_chunks(), sample_vectors()
+    chunks[0].facets = chunks[1].facets = {"tags": ["http", "cache"], "version": ["2"]}
+    chunks[0].boost = chunks[1].boost = 2.0
     stored = quantize(vectors, dtype)
-    manifest = write_bundle(tmp_path, chunks=chunks, stored=stored, spec=default_model_spec())
+    table = sample_table(chunks)
+    manifest = write_bundle(tmp_path, chunks=chunks, stored=stored, spec=default_model_spec(),
+                            table=table)
     bundle = read_bundle(tmp_path)
     assert bundle.manifest == manifest
     assert bundle.chunks == chunks
-    np.testing.assert_array_equal(bundle.vectors, stored.vectors)
+    np.testing.assert_array_equal(bundle.vectors.matrix(), stored.vectors)
+    np.testing.assert_array_equal(bundle.table.token_ids, table.token_ids)
+    np.testing.assert_array_equal(bundle.table.rows, table.rows)
     assert manifest.format == FORMAT_VERSION
     assert manifest.counts == {"pages": 3, "chunks": 6}
-    assert manifest.quantization["dtype"] == dtype
-    for entry in manifest.files.values():
-        assert (tmp_path / entry.name).stat().st_size == entry.bytes
+    assert manifest.query_encoder == "static"
+    assert manifest.search["filters"] == ["section", "tags", "version"]
+    assert bundle.vectors.dtype == dtype
+    for payload in bundle.files:
+        assert (tmp_path / payload.name).stat().st_size == payload.bytes
+    assert not any(p.name.startswith("model/model.") for p in bundle.files)
+
+
+def test_transformer_bundles_ship_the_model(tmp_path):
+    write_sample(tmp_path, query_encoder="transformer")
+    bundle = read_bundle(tmp_path)
+    shipped = [p for p in bundle.files if p.name.startswith("model/model.")]
+    assert len(shipped) == 1 and shipped[0].bytes == default_model_spec().model_path.stat().st_size
+    assert bundle.model_spec().model_path == tmp_path / shipped[0].name
 
 
 def test_payload_names_carry_their_hash_and_old_payloads_are_removed(tmp_path):
-    first = write_sample(tmp_path)
-    second = write_sample(tmp_path, 4)
-    assert first.files["index"].name != second.files["index"].name
-    assert first.files["index"].name.startswith("index.")
-    assert first.files["index"].sha256.startswith(first.files["index"].name.split(".")[1])
-    names = {p.name for p in tmp_path.iterdir()}
-    assert names == {"manifest.json", *(e.name for e in second.files.values())}
+    write_sample(tmp_path)
+    first = {p.name for p in read_bundle(tmp_path).files}
+    write_sample(tmp_path, 4)
+    second = {p.name for p in read_bundle(tmp_path).files}
+    assert first != second
+    for name in second:
+        digest = hashlib.sha256((tmp_path / name).read_bytes()).hexdigest()
+        assert name.split("/")[-1].split(".")[1] == digest[:16]
+    on_disk = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()}
+    assert on_disk == {"manifest.json", *second}
 
 
-def test_the_searcher_ranks_by_exact_dequantized_inner_product(tmp_path):
+def test_a_page_edit_changes_only_the_payloads_that_hold_it(tmp_path):
+    chunks = sample_chunks(40)
+    vectors = sample_vectors(40)
+    table = sample_table(chunks)
+    write_bundle(tmp_path, chunks=chunks, stored=quantize(vectors, "i8"),
+                 spec=default_model_spec(), table=table)
+    before = {p.name for p in read_bundle(tmp_path).files}
+    chunks[-1].text += " An added sentence."
+    write_bundle(tmp_path, chunks=chunks, stored=quantize(vectors, "i8"),
+                 spec=default_model_spec(), table=table)
+    after = {p.name for p in read_bundle(tmp_path).files}
+    changed = after - before
+    # the page's text and excerpt, its terms, and the catalog that lists them; its
+    # vectors were not re-embedded here, and the other pages' payloads stay as they were
+    assert {n.split("/")[0].split(".")[0] for n in changed} == {
+        "text", "fragments", "lexical", "catalog"}
+    assert len(changed) == 4
+
+
+def test_the_searcher_scores_by_exact_integer_dot_products(tmp_path):
     vectors = sample_vectors(50)
     chunks = sample_chunks(50)
-    write_bundle(tmp_path, chunks=chunks, stored=quantize(vectors, "i8"), spec=default_model_spec())
+    stored = quantize(vectors, "i8")
+    write_bundle(tmp_path, chunks=chunks, stored=stored, spec=default_model_spec(),
+                 table=sample_table(chunks))
     searcher = Searcher.open(tmp_path)
-    query = vectors[17] + 0.01 * vectors[3]
-    results = searcher.search_vector(query, top_k=5)
+    codes = query_codes(vectors[17] + 0.01 * vectors[3])
+    results = searcher.search_vector(codes, top_k=5)
     assert results[0].chunk_id == 17
     assert results[0].href == "page8/#s17"
-    assert results[0].score == pytest.approx(float(vectors[17] @ query), abs=0.01)
+    dots = stored.vectors.astype(np.int64) @ codes.astype(np.int64)
+    expected = dots / (stored.scale * np.sqrt(float(codes.astype(np.int64) @ codes)))
+    assert [r.score for r in results] == [expected[r.chunk_id] for r in results]
+    assert results[0].score == pytest.approx(float(vectors[17] @ vectors[17]), abs=0.02)
     assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
+
+
+def test_the_static_encoder_sums_the_rows_of_known_tokens(tmp_path):
+    chunks = sample_chunks()
+    table = sample_table(chunks)
+    write_bundle(tmp_path, chunks=chunks, stored=quantize(sample_vectors(), "i8"),
+                 spec=default_model_spec(), table=table)
+    searcher = Searcher.open(tmp_path)
+    ids = searcher.static.token_ids("section text")
+    rows = [int(np.searchsorted(table.token_ids, i)) for i in ids if i in table.token_ids]
+    assert len(rows) == 2
+    np.testing.assert_array_equal(searcher.static.encode("section text"),
+                                  table.rows[rows].astype(np.int64).sum(axis=0))
+    assert searcher.embed("zyzzyva quokka") is None
+    assert searcher.search("zyzzyva quokka", mode="vector") == []
+    lexical = searcher.search("section", mode="lexical")
+    assert searcher.search("section zyzzyva", mode="hybrid")[0].href == lexical[0].href
 
 
 def test_unknown_format_names_both_versions(tmp_path):
@@ -88,26 +170,105 @@ def test_unknown_format_names_both_versions(tmp_path):
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     manifest["format"] = 99
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(BundleError, match=r"format 99.*reads format 1"):
+    with pytest.raises(BundleError, match=r"format 99.*reads format 2"):
         read_bundle(tmp_path)
 
 
-@pytest.mark.parametrize("logical", ["index", "chunks", "text"])
-def test_truncated_or_changed_payload_is_named(tmp_path, logical):
-    manifest = write_sample(tmp_path)
-    path = tmp_path / manifest.files[logical].name
-    path.write_bytes(path.read_bytes()[:-10])
-    with pytest.raises(BundleError, match=rf"{path.name} does not match manifest.json"):
-        read_bundle(tmp_path)
+def test_a_format_1_bundle_is_refused_with_what_to_do(tmp_path):
+    shutil.copytree(FIXTURES / "v1", tmp_path / "v1")
+    with pytest.raises(BundleError, match=r"format 1; .* reads format 2: rebuild the site"):
+        read_bundle(tmp_path / "v1")
 
 
-def test_missing_payload_and_garbage_manifest(tmp_path):
-    manifest = write_sample(tmp_path)
-    (tmp_path / manifest.files["chunks"].name).unlink()
-    with pytest.raises(BundleError, match="missing or unreadable"):
-        read_bundle(tmp_path)
+def test_changed_truncated_or_missing_payloads_are_named(tmp_path):
+    write_sample(tmp_path)
+    names = [p.name for p in read_bundle(tmp_path).files]
+    for name in names:
+        path = tmp_path / name
+        original = path.read_bytes()
+        path.write_bytes(original[:-1] + bytes([original[-1] ^ 1]))
+        with pytest.raises(BundleError, match=re.escape(name.split("/")[-1])):
+            read_bundle(tmp_path)
+        path.write_bytes(original[:-3])
+        with pytest.raises(BundleError, match=re.escape(name.split("/")[-1])):
+            read_bundle(tmp_path)
+        path.unlink()
+        with pytest.raises(BundleError, match="missing or unreadable"):
+            read_bundle(tmp_path)
+        path.write_bytes(original)
+    read_bundle(tmp_path)
+
+
+def test_garbage_manifest(tmp_path):
+    write_sample(tmp_path)
     (tmp_path / "manifest.json").write_text("{not json")
-    with pytest.raises(BundleError, match=r"cannot read .*manifest\.json"):
+    with pytest.raises(BundleError, match=r"manifest\.json is not valid JSON"):
+        read_bundle(tmp_path)
+    (tmp_path / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(BundleError, match="nested too deeply"):
+        read_bundle(tmp_path)
+
+
+def set_field(data: dict, path: str, value) -> None:
+    keys = path.split(".")
+    for key in keys[:-1]:
+        data = data[int(key)] if isinstance(data, list) else data[key]
+    if value is DELETE:
+        del data[keys[-1]]
+    elif isinstance(data, list):
+        data[int(keys[-1])] = value
+    else:
+        data[keys[-1]] = value
+
+
+DELETE = object()
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("search.rrf_k", "x", r"search\.rrf_k is 'x', not a whole number"),
+    ("search.top_k", 0, r"search\.top_k is 0"),
+    ("search.min_score", "0.5", r"search\.min_score is '0\.5'"),
+    ("search.mode", "fuzzy", r"search\.mode 'fuzzy'"),
+    ("query_encoder", "bert", r"query_encoder 'bert'"),
+    ("counts.chunks", -1, r"counts\.chunks is -1"),
+    ("catalog.name", "../../etc/passwd", r"catalog\.name '\.\./\.\./etc/passwd'"),
+    ("catalog.name", "/etc/catalog.0123456789abcdef.json", r"is not a catalog file name"),
+    ("catalog", ["a", "b"], r"catalog must be an object"),
+])
+def test_bad_manifest_fields_are_refused_by_name(tmp_path, field, value, message):
+    write_sample(tmp_path)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    set_field(manifest, field, value)
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(BundleError, match=message):
+        read_bundle(tmp_path)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("vectors.0.scale", 0, r"vectors\[0\]\.scale is 0, not a positive number"),
+    ("vectors.0.scale", "big", r"vectors\[0\]\.scale is 'big'"),
+    ("vectors.0.dtype", "b1", r"vectors\[0\]\.dtype must be one of"),
+    ("model.id", DELETE, r"model\.id is missing"),
+    ("model.max_tokens", 100_000, r"model\.max_tokens is 100000"),
+    ("fragments", {"a": 1}, r"fragments must be a list"),
+    ("text.0.1", "../text.0123456789abcdef.json", r"not a payload name"),
+    ("lexical.shards.0.1", "/abs/lex.0123456789abcdef.json", r"not a payload name"),
+    ("pages.starts", [0, 1], r"pages\.starts must rise"),
+    ("pages.boosts", {"0": -1}, r"pages\.boosts has a bad entry"),
+    ("encoders.static.dim", 12, r"encoders\.static\.dim"),
+])
+def test_bad_catalog_fields_are_refused_by_name(tmp_path, field, value, message):
+    write_sample(tmp_path)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    catalog = catalog_of(tmp_path)
+    set_field(catalog, field, value)
+    data = json.dumps(catalog).encode()
+    digest = hashlib.sha256(data).hexdigest()
+    name = f"catalog.{digest[:16]}.json"
+    (tmp_path / name).write_bytes(data)
+    manifest["catalog"] = {"name": name, "bytes": len(data), "sha256": digest}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(BundleError, match=message):
         read_bundle(tmp_path)
 
 
@@ -123,32 +284,8 @@ def test_find_bundle_dir_accepts_the_site_and_explains_a_wrong_path(tmp_path):
 
 def test_empty_bundle(tmp_path):
     write_bundle(tmp_path, chunks=[], stored=quantize(np.zeros((0, 384), np.float32), "i8"),
-                 spec=default_model_spec())
+                 spec=default_model_spec(), table=sample_table([]))
     bundle = read_bundle(tmp_path)
-    assert bundle.chunks == [] and len(bundle.vectors) == 0
-    assert Searcher(bundle).search_vector(sample_vectors(1)[0]) == []
-
-
-@pytest.mark.parametrize("version_dir", sorted(p.name for p in FIXTURES.iterdir() if p.is_dir()))
-def test_frozen_bundles_still_read_and_answer(tmp_path, version_dir, embedder):
-    """Every released format stays readable. The frozen copies omit the model files
-    (23 MB); the packaged model with the same sha256 stands in for them."""
-    frozen = FIXTURES / version_dir
-    root = tmp_path / version_dir
-    shutil.copytree(frozen, root)
-    expected = json.loads((frozen / "expected.json").read_text())
-    bundle = read_bundle_without_model(root)
-    searcher = Searcher(bundle, embedder)
-    for query, href in expected["top1"].items():
-        assert searcher.search(query, top_k=1)[0].href == href
-
-
-def read_bundle_without_model(root: Path):
-    """Put the packaged model files where the frozen manifest expects them."""
-    manifest = json.loads((root / "manifest.json").read_text())
-    spec = default_model_spec()
-    for logical, source in (("model", spec.model_path), ("tokenizer", spec.tokenizer_path)):
-        target = root / manifest["files"][logical]["name"]
-        if not target.exists():
-            shutil.copyfile(source, target)
-    return read_bundle(root)
+    assert bundle.chunks == [] and bundle.vectors.rows == 0
+    assert Searcher(bundle).search_vector(query_codes(sample_vectors(1)[0])) == []
+    assert Searcher(bundle).search("anything") == []

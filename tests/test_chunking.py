@@ -186,3 +186,87 @@ def test_malformed_html_is_indexed_sensibly(count_tokens):
     text = " ".join(c.text for c in chunks)
     assert "Unclosed paragraph about caching" in text
     assert "cell one" in text and "cell two" in text and "tail & end" in text
+
+
+@pytest.mark.parametrize("depth", [1_000, 20_000])
+def test_deeply_nested_headings_chunk_without_recursion(count_tokens, depth):
+    html = ("<div class='wrap'>" * depth
+            + "<h2 id='deep'>Deep heading</h2><p>Caching answers repeated requests fast.</p>"
+            + "<nav>menu</nav><pre><div>code line</div></pre>" + "</div>" * depth
+            + "<h2 id='after'>After</h2><p>Text after the nested block.</p>")
+    chunks = sections(chunks_of(html, count_tokens, min_tokens=0))
+    by_anchor = {c.anchor: c for c in chunks}
+    assert set(by_anchor) == {"deep", "after"}
+    assert by_anchor["deep"].path == ["Deep heading"]
+    assert by_anchor["deep"].text == "Caching answers repeated requests fast.\ncode line"
+    assert "menu" not in by_anchor["deep"].text
+
+
+def test_the_first_of_repeated_id_attributes_is_the_anchor(count_tokens):
+    # Browsers keep the first of repeated attributes: #x is where the link must go.
+    chunks = chunks_of("<h2 id='x' id='y'>Twice</h2><p>Body of the twice named section.</p>"
+                       "<h3 id='p' id='q'>Deeper</h3><p>Deeper text.</p>",
+                       count_tokens, min_tokens=0, heading_levels=2)
+    assert {c.anchor for c in sections(chunks)} == {"x"}
+    assert sections(chunks)[0].anchors == ["x", "p"]
+
+
+def test_control_characters_never_reach_chunks(count_tokens):
+    html = ("<h2 id='c'>Col\x1b[31mors\x07</h2>"
+            "<p>Red\x1b]0;pwned\x07 text\x9b2J here.\x00\tTabbed\x85next.</p>"
+            "<pre><code>a\tb\x1b[0m\nc</code></pre>")
+    page = PageFacts(url="c/", title="Ti\x1btle\x9d")
+    chunks = chunk_page(html, page, count=count_tokens, max_tokens=256, min_tokens=0)
+    for chunk in chunks:
+        for text in (chunk.title, chunk.text, *chunk.path):
+            assert not any((ord(ch) < 32 and ch not in "\t\n") or 0x7F <= ord(ch) < 0xA0
+                           for ch in text), repr(text)
+    section = sections(chunks)[0]
+    assert section.title == "Title" and section.path == ["Col[31mors"]
+    assert section.text == "Red]0;pwned text2J here. Tabbed next.\na\tb[0m\nc"
+
+
+class TokenizedChars:
+    """The real token counter, keeping count of how many characters it tokenized."""
+
+    def __init__(self, count) -> None:
+        self.count = count
+        self.chars = 0
+
+    def __call__(self, texts):
+        self.chars += sum(len(t) for t in texts)
+        return self.count(texts)
+
+    def token_ends(self, text):
+        self.chars += len(text)
+        return self.count.token_ends(text)
+
+
+def test_cjk_paragraph_splits_at_full_stops_within_budget(count_tokens):
+    sentences = [f"第{i}章では東京の人口とキャッシュの仕組みを説明します。" for i in range(30)]
+    sentences[7] = sentences[7].replace("。", "\uff01")  # fullwidth !
+    sentences[12] = sentences[12].replace("。", "\uff1f」")  # fullwidth ?
+    chunks = sections(chunks_of(f"<h2 id='j'>日本語</h2><p>{''.join(sentences)}</p>",
+                                count_tokens, max_tokens=96))
+    assert len(chunks) > 3
+    assert max(count_tokens([c.embed_text for c in chunks])) <= 96
+    assert "".join(c.text for c in chunks) == "".join(sentences)
+    assert all(c.text.endswith(("。", "\uff01", "」")) for c in chunks)
+
+
+@pytest.mark.parametrize("sentence", [
+    "Caches keep copies of responses so that later requests are answered faster. ",
+    "東京は日本の首都です。人口は約千四百万人です。",
+    "word " * 40,
+], ids=["latin", "cjk", "no-sentence-end"])
+def test_megabyte_paragraph_is_split_reading_its_text_a_few_times(count_tokens, sentence):
+    text = sentence * (1_000_000 // len(sentence.encode()))
+    counter = TokenizedChars(count_tokens)
+    chunks = sections(chunk_page(f"<h2 id='big'>Big</h2><p>{text}</p>", PAGE, count=counter,
+                                 max_tokens=256))
+    assert len(chunks) > 100 and {c.anchor for c in chunks} == {"big"}
+    assert max(count_tokens([c.embed_text for c in chunks])) <= 256
+    assert "".join(c.text for c in chunks).replace(" ", "") == text.replace(" ", "")
+    # Linear: every character is tokenized a bounded number of times, whatever its size
+    # (cutting by re-tokenizing growing or sliding windows tokenized it hundreds of times).
+    assert counter.chars < 5 * len(text)

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -159,12 +160,18 @@ def test_stats_counts_sections_and_files(site):
     assert facts["sections"]["Learn"]["pages"] == 2
     assert facts["sections"]["Deploy"]["pages"] == 1
     assert sum(s["chunks"] for s in facts["sections"].values()) == len(bundle.chunks)
-    for logical, entry in facts["files"].items():
-        assert (bundle.root / entry["name"]).stat().st_size == entry["bytes"], logical
+    on_disk = [p for p in bundle.root.rglob("*") if p.is_file() and p.name != "manifest.json"
+               and "client" not in p.relative_to(bundle.root).parts
+               and p.name != "semantic.js"]
+    assert sum(f["files"] for f in facts["files"].values()) == len(on_disk)
+    assert facts["total_bytes"] == sum(p.stat().st_size for p in on_disk)
+    assert set(facts["files"]) == {"catalog", "fragments", "text", "lexical", "vectors",
+                                   "table", "model"}
     assert facts["model"]["dim"] == 384 and facts["dtype"] == "i8"
+    assert facts["query_encoder"] == "static"
 
     text = run("stats", str(site)).stdout
-    assert "Learn" in text and "(top level)" in text and "model.8199be6f699a.onnx" in text
+    assert "Learn" in text and "(top level)" in text and "static (query)" in text
 
 
 def test_eval_tsv_and_beir_give_the_same_numbers(site, tmp_path):
@@ -236,8 +243,9 @@ def _manifest(bundle: Path) -> dict:
     return json.loads((bundle / "manifest.json").read_text())
 
 
-def _payload(bundle: Path, logical: str) -> Path:
-    return bundle / _manifest(bundle)["files"][logical]["name"]
+def _payload(bundle: Path, folder: str) -> Path:
+    """The first payload file in `folder` (fragments, text, vectors, lexical, table)."""
+    return sorted((bundle / folder).iterdir())[0]
 
 
 BROKEN = {
@@ -248,10 +256,10 @@ BROKEN = {
 
 
 @pytest.mark.parametrize("damage", BROKEN)
-@pytest.mark.parametrize("logical", ["chunks", "text", "index"])
+@pytest.mark.parametrize("logical", ["fragments", "text", "vectors", "lexical", "table"])
 def test_broken_bundle_names_the_file(bundle_copy, damage, logical):
     target = _payload(bundle_copy, logical)
-    if damage == "tampered" and logical == "index":
+    if damage == "tampered" and logical in ("vectors", "table", "lexical"):
         data = bytearray(target.read_bytes())
         data[-1] ^= 0xFF
         target.write_bytes(bytes(data))
@@ -263,10 +271,10 @@ def test_broken_bundle_names_the_file(bundle_copy, damage, logical):
     assert len(lines) == 1 and target.name in lines[0] and "rebuild" in lines[0]
 
 
-def test_tampered_model_is_refused(bundle_copy):
+def test_tampered_tokenizer_is_refused(bundle_copy):
     model = _payload(bundle_copy, "model")
     data = bytearray(model.read_bytes())
-    data[1000] ^= 0xFF
+    data[1000] ^= 0x01
     model.write_bytes(bytes(data))
     result = CliRunner().invoke(cli, ["query", str(bundle_copy), "cookies"])
     assert result.exit_code == 1
@@ -279,7 +287,7 @@ def test_unknown_manifest_format_names_both_versions(bundle_copy):
     (bundle_copy / "manifest.json").write_text(json.dumps(manifest))
     result = CliRunner().invoke(cli, ["stats", str(bundle_copy)])
     assert result.exit_code == 1
-    assert "format 99" in result.stderr and "reads format 1" in result.stderr
+    assert "format 99" in result.stderr and "reads format 2" in result.stderr
 
 
 def test_missing_source_and_unreachable_url(tmp_path):
@@ -306,7 +314,7 @@ def test_missing_extra_names_the_pip_command(site, monkeypatch, command, extra, 
 def test_the_installed_command_runs_as_a_process(site):
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     ok = subprocess.run([sys.executable, "-m", "mkdocs_semantic", "query", str(site),
-                         "package the app in an image", "-k", "1", "--mode", "vector"],
+                         "build an image of the application", "-k", "1", "--mode", "vector"],
                         capture_output=True, text=True, env=env, timeout=120)
     assert ok.returncode == 0, ok.stderr
     assert "/deploy/containers/" in ok.stdout
@@ -315,3 +323,64 @@ def test_the_installed_command_runs_as_a_process(site):
     assert bad.returncode == 2
     assert bad.stderr.strip().splitlines() == [
         "Error: the query is empty: give a few words to search for"]
+
+
+# What a hostile page could make a terminal do: clear it, set its title, ring, reorder text.
+HOSTILE = "\x1b[2J\x1b]0;owned\x07\x9b31m\r\u202e\u2067"
+TERMINAL_CONTROLS = [chr(c) for c in [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F),
+                                      *range(0x2066, 0x206A)] if chr(c) not in "\n\t"]
+
+
+def assert_printable(text: str) -> None:
+    found = sorted({f"U+{ord(ch):04X}" for ch in text if ch in TERMINAL_CONTROLS})
+    assert not found, f"control characters in human output: {found}"
+
+
+def test_format_results_prints_no_control_characters():
+    results = [{"title": f"Title{HOSTILE}", "path": [f"Part{HOSTILE}"],
+                "href": f"evil{HOSTILE}/#x", "score": 0.5, "excerpt": f"Body{HOSTILE} text"}]
+    text = click.unstyle(format_results(results, width=200))
+    assert_printable(text)
+    assert "Title[2J]0;owned31m > Part" in text and "Body[2J]0;owned31m text" in text
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory) -> Path:
+    site = tmp_path_factory.mktemp("hostile") / "site"
+    folder = site / f"guide{HOSTILE}"
+    folder.mkdir(parents=True)
+    (folder / "index.html").write_text(
+        f"<html><head><title>t</title></head><body><main><h1>Caching{HOSTILE} guide</h1>"
+        f"<p>Responses are cached{HOSTILE} for ten minutes by the proxy.</p></main></body>"
+        "</html>", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["index", str(site)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return site
+
+
+def test_human_output_drops_control_characters_and_json_keeps_the_text(hostile_site):
+    site = str(hostile_site)
+    for args in (["query", site, "cached responses", "-k", "5"], ["stats", site],
+                 ["index", site, "--dry-run", "--bundle-dir", "fresh"]):
+        result = CliRunner().invoke(cli, args, color=True)
+        assert result.exit_code == 0, result.output
+        assert "guide[2J]0;owned31m" in result.stdout, args
+        assert_printable(click.unstyle(result.stdout + result.stderr))
+    result = CliRunner().invoke(cli, ["query", site, "cached responses", "-k", "5", "--json"])
+    assert_printable(result.stdout.replace("\n", "").replace("\t", ""))  # all escaped
+    results = json.loads(result.stdout)["results"]
+    # The build drops C0/C1 controls from chunk text; bidi characters and URLs stay exact.
+    assert {r["url"] for r in results} == {f"guide{HOSTILE}/"}
+    assert any("cached[2J]0;owned31m \u202e\u2067 for" in r["excerpt"] for r in results)
+    stats = json.loads(CliRunner().invoke(cli, ["stats", site, "--json"]).stdout)
+    assert set(stats["sections"]) == {f"guide{HOSTILE}"}
+
+
+def test_eval_names_a_query_file_that_is_not_utf8(site, tmp_path):
+    latin = tmp_path / "judged.tsv"
+    latin.write_bytes("caf\u00e9\tindex\n".encode("latin-1"))
+    result = CliRunner().invoke(cli, ["eval", str(site), str(latin)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.strip().splitlines() == [
+        f"Error: {latin}:1: not UTF-8 text (byte 0xe9 at offset 3); query files must be "
+        "UTF-8: re-save it as UTF-8"]

@@ -84,3 +84,30 @@ def test_beir_reader_skips_the_header_and_zero_scores(tmp_path):
                                                      {"tutorial/cookie-params": 2})
     with pytest.raises(QueryFileError, match="no qrels"):
         read_queries(tmp_path / "qrels")
+
+
+def test_a_query_file_that_is_not_utf8_is_named_with_the_encoding(tmp_path):
+    latin = tmp_path / "latin1.tsv"
+    latin.write_bytes("first\tguide/\ncaf\u00e9 menu\tmenu/\n".encode("latin-1"))
+    with pytest.raises(QueryFileError, match=r"latin1\.tsv:2: not UTF-8 text \(byte 0xe9 "
+                                             r"at offset 16\).*re-save it as UTF-8"):
+        read_queries(latin)
+    beir = tmp_path / "beir"
+    (beir / "qrels").mkdir(parents=True)
+    (beir / "qrels" / "test.tsv").write_text("q1\tindex\t1\n")
+    (beir / "queries.jsonl").write_bytes(b'{"_id": "q1", "text": "\xff"}\n')
+    with pytest.raises(QueryFileError, match=r"queries\.jsonl:1: not UTF-8"):
+        read_queries(beir)
+
+
+@pytest.mark.parametrize(("qrels", "queries", "message"), [
+    ("q1\tindex\tvery\n", '{"_id": "q1", "text": "x"}', r"test\.tsv:2: expected query-id"),
+    ("q1\tindex\t1\n", '{"_id": "q1"}', r"queries\.jsonl:1: expected a JSON object"),
+    ("q1\tindex\t1\n", '["q1", "x"]', r"queries\.jsonl:1: expected a JSON object"),
+])
+def test_malformed_beir_rows_are_named(tmp_path, qrels, queries, message):
+    (tmp_path / "qrels").mkdir()
+    (tmp_path / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + qrels)
+    (tmp_path / "queries.jsonl").write_text(queries + "\n")
+    with pytest.raises(QueryFileError, match=message):
+        read_queries(tmp_path)

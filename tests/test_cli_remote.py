@@ -1,18 +1,26 @@
-"""A deployed site as SOURCE: the built site served by a static HTTP server on 127.0.0.1."""
+"""A deployed site as SOURCE: the built site served by a static HTTP server on 127.0.0.1.
+
+The server can also misbehave on chosen paths (oversize, endless or trickling
+answers), to check that a fetch is bounded and leaves the cache as it was.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import json
 import shutil
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from mkdocs_semantic.bundle import read_bundle
 from mkdocs_semantic.cli import cli
 
 from .conftest import Project
@@ -23,20 +31,29 @@ class Recorder(SimpleHTTPRequestHandler):
     """Serves a folder and notes every path asked for."""
 
     requested: list[str]
+    overrides: dict[str, Callable[[Recorder], None]]
 
     def log_message(self, format, *args) -> None:  # keep test output quiet
         pass
 
     def do_GET(self) -> None:
         self.requested.append(self.path)
-        super().do_GET()
+        behaviour = self.overrides.get(self.path)
+        if behaviour is None:
+            super().do_GET()
+            return
+        self.close_connection = True
+        with contextlib.suppress(OSError):  # the client hung up, as a bounded client does
+            behaviour(self)
 
 
 class StaticSite:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.requested: list[str] = []
-        handler = type("Handler", (Recorder,), {"requested": self.requested})
+        self.overrides: dict[str, Callable[[Recorder], None]] = {}
+        handler = type("Handler", (Recorder,), {"requested": self.requested,
+                                                 "overrides": self.overrides})
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0),
                                          functools.partial(handler, directory=str(root)))
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
@@ -93,9 +110,8 @@ def test_download_once_then_only_changed_files(project, deployed, tmp_path):
     url = deployed.url + "docs/"
     first = run("query", url, "cookies", "--json", "--cache-dir", str(cache))
     assert first.exit_code == 0, first.output
-    manifest = json.loads((project / "site" / "semantic" / "manifest.json").read_text())
-    names = {f["name"] for f in manifest["files"].values()}
-    assert sorted(deployed.downloads()) == sorted(names)
+    names = {f["name"] for f in listed(project / "site" / "semantic")}
+    assert sorted(deployed.downloads()) == sorted(n.rsplit("/", 1)[-1] for n in names)
 
     deployed.requested.clear()
     assert run("stats", url, "--cache-dir", str(cache)).exit_code == 0
@@ -112,12 +128,13 @@ def test_download_once_then_only_changed_files(project, deployed, tmp_path):
     deployed.requested.clear()
     second = run("query", url, "cookies", "--json", "--cache-dir", str(cache))
     assert second.exit_code == 0, second.output
-    new = json.loads((project / "site" / "semantic" / "manifest.json").read_text())["files"]
-    changed = {f["name"] for f in new.values()} - names
-    assert changed and set(deployed.downloads()) == changed
-    assert not any(n.startswith(("model.", "tokenizer.")) for n in deployed.downloads())
-    cached = {p.name for p in next(cache.iterdir()).iterdir()}
-    assert cached == {f["name"] for f in new.values()} | {"manifest.json", "source.json"}
+    new = {f["name"] for f in listed(project / "site" / "semantic")}
+    changed = new - names
+    assert changed and set(deployed.downloads()) == {n.rsplit("/", 1)[-1] for n in changed}
+    assert not any(n.startswith("tokenizer.") for n in deployed.downloads())  # unchanged
+    folder = next(cache.iterdir())
+    cached = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    assert cached == new | {"manifest.json", "source.json"}
     assert "Read them with" in json.dumps(json.loads(second.stdout))
 
 
@@ -134,14 +151,14 @@ def test_offline_uses_the_cached_copy_with_a_warning(deployed, tmp_path):
 
 def test_tampered_download_is_refused_and_not_cached(deployed, tmp_path):
     root = deployed.root / "docs" / "semantic"
-    manifest = json.loads((root / "manifest.json").read_text())
-    chunks = root / manifest["files"]["chunks"]["name"]
+    chunks = root / next(f["name"] for f in listed(root) if f["name"].startswith("fragments/"))
+    assert b"Cookie" in chunks.read_bytes()
     chunks.write_bytes(chunks.read_bytes().replace(b"Cookie", b"Biscut"))
     cache = tmp_path / "cache"
     result = run("query", deployed.url + "docs/", "cookies", "--cache-dir", str(cache))
     assert result.exit_code == 1
     line = result.stderr.strip()
-    assert line.count("\n") == 0 and chunks.name in line and "does not match its manifest" in line
+    assert line.count("\n") == 0 and chunks.name in line and "does not match its catalog" in line
     assert not list(cache.rglob(chunks.name))
 
 
@@ -149,3 +166,179 @@ def test_a_site_without_a_bundle_says_so(deployed, tmp_path):
     result = run("stats", deployed.url + "elsewhere/", "--cache-dir", str(tmp_path / "c"))
     assert result.exit_code == 1
     assert "no search bundle at " + deployed.url + "elsewhere/" in result.stderr
+
+
+# a misbehaving server: every fetch is bounded, and a failed one changes nothing -----------
+
+MB = 1 << 20
+
+
+class Sent:
+    """Bytes a misbehaving answer managed to write before the client hung up."""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+
+
+class _NoHead:
+    """A handler whose answer has already started: only the body is left to write."""
+
+    def __init__(self, handler: Recorder) -> None:
+        self.wfile = handler.wfile
+
+    def send_response(self, code: int) -> None:
+        pass
+
+    def send_header(self, name: str, value: str) -> None:
+        pass
+
+    def end_headers(self) -> None:
+        pass
+
+
+def endless(sent: Sent, *, total: int, declare: int | None = None, fill: bytes = b"x"):
+    """Answer 200 with `total` bytes (stated as `declare` if given, else no length)."""
+    def behaviour(handler: Recorder) -> None:
+        handler.send_response(200)
+        if declare is not None:
+            handler.send_header("Content-Length", str(declare))
+        handler.end_headers()
+        block = fill * (64 << 10)
+        while sent.bytes < total:
+            handler.wfile.write(block)
+            sent.bytes += len(block)
+    return behaviour
+
+
+def trickle_body(size: int):
+    """Declare the right size, then send one byte every 0.5 s (for a minute at most, so
+    that a client with no deadline ends too)."""
+    def behaviour(handler: Recorder) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(size))
+        handler.end_headers()
+        for _ in range(120):
+            handler.wfile.write(b"x")
+            time.sleep(0.5)
+    return behaviour
+
+
+def trickle_head(size: int):
+    """Start the answer, then send a header one byte every 0.5 s."""
+    def behaviour(handler: Recorder) -> None:
+        handler.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+        for _ in range(120):
+            handler.wfile.write(b"x")
+            time.sleep(0.5)
+    return behaviour
+
+
+def bundle_files(deployed: StaticSite) -> tuple[Path, dict]:
+    root = deployed.root / "docs" / "semantic"
+    return root, json.loads((root / "manifest.json").read_text())
+
+
+def listed(bundle: Path) -> list[dict]:
+    """Every file the bundle lists, in the order a reader fetches them: the catalog,
+    then its payloads."""
+    files = read_bundle(bundle).files
+    return [{"name": f.name, "bytes": f.bytes} for f in files]
+
+
+def write_catalog(root: Path, manifest: dict, catalog: dict) -> None:
+    """Publish an edited catalog under its hashed name and point the manifest at it."""
+    data = json.dumps(catalog).encode()
+    digest = hashlib.sha256(data).hexdigest()
+    name = f"catalog.{digest[:16]}.json"
+    (root / name).write_bytes(data)
+    manifest["catalog"] = {"name": name, "bytes": len(data), "sha256": digest}
+    (root / "manifest.json").write_text(json.dumps(manifest))
+
+
+def snapshot(cache: Path) -> dict[str, str]:
+    """Every file and folder under `cache`, with a hash of each file's bytes."""
+    return {str(p.relative_to(cache)): hashlib.sha256(p.read_bytes()).hexdigest()
+            if p.is_file() else "folder" for p in sorted(cache.rglob("*"))}
+
+
+@pytest.mark.parametrize("declare", [False, True], ids=["unstated-length", "stated-length"])
+def test_oversize_payload_is_refused_at_its_declared_size(deployed, tmp_path, declare):
+    root, _ = bundle_files(deployed)
+    last = listed(root)[-1]  # so other files are verified before it
+    sent = Sent()
+    total = last["bytes"] + 64 * MB
+    deployed.overrides["/docs/semantic/" + last["name"]] = endless(
+        sent, total=total, declare=total if declare else None)
+    cache = tmp_path / "cache"
+    result = run("stats", deployed.url + "docs/", "--cache-dir", str(cache))
+    assert result.exit_code == 1
+    assert f"larger than the {last['bytes']:,}" in result.stderr
+    assert last["name"] in result.stderr and "catalog declares" in result.stderr
+    assert sent.bytes < total  # the client stopped reading, long before the end
+    assert snapshot(cache) == {}  # nothing of this fetch stays, not even verified files
+
+
+def test_oversize_manifest_is_refused_without_reading_it_whole(deployed, tmp_path):
+    root, _ = bundle_files(deployed)
+    real = (root / "manifest.json").read_bytes()
+    total = 64 * MB
+    sent = Sent()
+
+    def behaviour(handler: Recorder) -> None:  # the real manifest, then spaces: valid JSON
+        handler.send_response(200)
+        handler.end_headers()
+        handler.wfile.write(real)
+        endless(sent, total=total - len(real), fill=b" ")(_NoHead(handler))
+
+    deployed.overrides["/docs/semantic/manifest.json"] = behaviour
+    cache = tmp_path / "cache"
+    result = run("stats", deployed.url + "docs/", "--cache-dir", str(cache))
+    assert result.exit_code == 1
+    assert f"manifest at {deployed.url}docs/semantic/manifest.json is larger than 4 MB" \
+        in result.stderr
+    assert sent.bytes < total - len(real)
+    assert snapshot(cache) == {}
+
+
+@pytest.mark.parametrize(("where", "behaviour"), [("payload", trickle_body),
+                                                  ("manifest", trickle_head)])
+def test_a_trickling_server_is_stopped_at_the_fetch_deadline(deployed, tmp_path, where,
+                                                             behaviour):
+    root, _ = bundle_files(deployed)
+    last = listed(root)[-1]
+    name = "manifest.json" if where == "manifest" else last["name"]
+    deployed.overrides["/docs/semantic/" + name] = behaviour(last["bytes"])
+    cache = tmp_path / "cache"
+    result = CliRunner().invoke(cli, ["stats", deployed.url + "docs/", "--cache-dir",
+                                      str(cache)],
+                                env={"MKDOCS_SEMANTIC_FETCH_TIMEOUT": "1.5"})
+    assert result.exit_code == 1
+    assert "took longer than 1.5 s and was stopped" in result.stderr
+    assert "MKDOCS_SEMANTIC_FETCH_TIMEOUT" in result.stderr
+    assert snapshot(cache) == {}
+
+
+def test_a_failed_refresh_leaves_the_earlier_copy_as_it_was(deployed, tmp_path):
+    cache = tmp_path / "cache"
+    url = deployed.url + "docs/"
+    assert run("stats", url, "--cache-dir", str(cache)).exit_code == 0
+    before = snapshot(cache)
+
+    # a redeploy whose first new file is sound and whose last one is not
+    root, manifest = bundle_files(deployed)
+    catalog = json.loads((root / manifest["catalog"]["name"]).read_text())
+    sound, broken = catalog["fragments"][0], catalog["text"][-1]
+    data = (root / sound[1]).read_bytes() + b" "
+    new_name = f"fragments/frag.{hashlib.sha256(data).hexdigest()[:16]}.json"
+    (root / new_name).write_bytes(data)
+    sound[1:] = [new_name, len(data)]
+    promised = (root / broken[1]).read_bytes() + b" "
+    bad_name = f"text/text.{hashlib.sha256(promised).hexdigest()[:16]}.json"
+    (root / bad_name).write_bytes(promised.replace(b"e", b"E", 1))  # not what its name says
+    broken[1:] = [bad_name, len(promised)]
+    write_catalog(root, manifest, catalog)
+
+    result = run("stats", url, "--cache-dir", str(cache))
+    assert result.exit_code == 1 and "does not match its catalog" in result.stderr
+    assert any(p.endswith(new_name) for p in deployed.requested)  # it came down
+    assert snapshot(cache) == before

@@ -67,12 +67,16 @@ def site(project):
 def test_build_writes_a_bundle_that_answers_paraphrases(site):
     plugin = site.build()
     manifest = json.loads((site.bundle / "manifest.json").read_text())
-    assert manifest["format"] == 1
+    assert manifest["format"] == 2 and manifest["query_encoder"] == "static"
     assert manifest["counts"]["pages"] == 3
-    assert manifest["model"]["dim"] == 384
-    for entry in manifest["files"].values():
-        assert (site.bundle / entry["name"]).stat().st_size == entry["bytes"]
+    bundle = read_bundle(site.site)
+    assert bundle.catalog["model"]["dim"] == 384
+    assert bundle.table is not None and len(bundle.table.token_ids) > 50
+    for payload in bundle.files:
+        assert (site.bundle / payload.name).stat().st_size == payload.bytes
+    assert not any(p.name.startswith("model/model.") for p in bundle.files)
     assert plugin.last_build.embedded == plugin.last_build.chunks > 0
+    assert plugin.last_build.model_bytes == 0
 
     searcher = Searcher.open(site.site)
     top = searcher.search("run code when the server starts up", top_k=3)
@@ -140,8 +144,9 @@ def test_float_dtypes(site, dtype):
     site.plugin_options = {"dtype": dtype}
     site.build()
     bundle = read_bundle(site.site)
-    assert bundle.manifest.quantization == {"dtype": dtype, "scale": 1.0}
-    assert Searcher(bundle).search("biscuit", top_k=1)[0].url == "cookies/"
+    assert (bundle.vectors.dtype, bundle.vectors.scale) == (dtype, 1.0)
+    # the static encoder knows only the site's own words: query with them
+    assert Searcher(bundle).search("declare a cookie parameter", top_k=1, mode="vector")[0].url == "cookies/"
 
 
 def test_corrupt_cache_warns_and_the_build_succeeds(site, caplog):
@@ -228,3 +233,152 @@ def test_serve_style_rebuilds_keep_the_model_and_re_embed_only_edits(site):
     third = site.build(fresh=False).last_build
     assert third.embedded == 0 and third.pages == 2
     assert "deploy/" not in {c.url for c in read_bundle(site.site).chunks}
+
+
+def chunk_cache_rows(path) -> list[dict]:
+    """Every cached chunk (a dict with url and text) in chunks.json, wherever it sits."""
+    found: list[dict] = []
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            if "url" in node and "text" in node:
+                found.append(node)
+            else:
+                for value in node.values():
+                    walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(json.loads(path.read_text(encoding="utf-8")))
+    return found
+
+
+def edit_chunk_cache(site, edit) -> None:
+    """Apply `edit` to the cached chunks of cookies.md, as a stray hand or a bad disk would."""
+    path = site.root / ".cache" / "plugin" / "semantic" / "chunks.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    rows = [row for row in chunk_cache_rows(path) if row["url"] == "cookies/"]
+    assert rows
+    text = json.dumps(data, ensure_ascii=False)
+    for row in rows:
+        text = text.replace(json.dumps(row, ensure_ascii=False),
+                            json.dumps(edit(dict(row)), ensure_ascii=False))
+    path.write_text(text, encoding="utf-8")
+
+
+def test_a_renamed_key_in_the_chunk_cache_is_rebuilt_not_a_traceback(site, caplog):
+    site.build()
+    edit_chunk_cache(site, lambda row: {("uri" if k == "url" else k): v
+                                        for k, v in row.items()})
+    with caplog.at_level(logging.WARNING):
+        plugin = site.build()
+    assert "dropped 1 of 3 entries of the chunk cache" in caplog.text
+    assert plugin.indexer.pages_chunked == 1 and plugin.last_build.embedded == 0
+    assert site.build().indexer.pages_chunked == 0  # the rebuilt entry was saved
+
+
+def test_a_changed_letter_in_the_chunk_cache_is_not_published(site, caplog):
+    site.build()
+    edit_chunk_cache(site, lambda row: {**row, "text": row["text"].replace("Cookie", "Cookiz")})
+    with caplog.at_level(logging.WARNING):
+        plugin = site.build()
+    assert "dropped 1 of 3 entries of the chunk cache" in caplog.text
+    assert plugin.indexer.pages_chunked == 1
+    texts = " ".join(c.text for c in read_bundle(site.site).chunks)
+    assert "Cookie" in texts and "Cookiz" not in texts
+
+
+# Run as `python -c`: a real `mkdocs build`, except that the embedding cache is saved
+# after every batch and the process stops itself after the first such checkpoint, so
+# that the test kills it at a known point (no timing race).
+STOPPING_BUILD = """
+import os, signal, sys
+from mkdocs_semantic import cache, indexer
+indexer.CHECKPOINT_SECONDS = 0.0
+save = cache.EmbeddingCache.save
+def save_then_stop(self, *, prune=True):
+    save(self, prune=prune)
+    if not prune:
+        os.kill(os.getpid(), signal.SIGSTOP)
+cache.EmbeddingCache.save = save_then_stop
+from mkdocs.__main__ import cli
+cli(["build", "-q", "-f", sys.argv[1]])
+"""
+
+
+def test_a_killed_build_keeps_the_vectors_it_had_checkpointed(project):
+    import subprocess
+    import sys
+    import time
+
+    import numpy as np
+
+    words = ("cache proxy header token request browser origin server response stale "
+             "fresh validator etag revalidate expire").split()
+    for page in range(10):
+        sections = [f"## Topic {page}.{s}\n\n" + " ".join(
+            words[(page * 7 + s * 3 + i) % len(words)] for i in range(40)) + ".\n"
+            for s in range(8)]
+        project.write(f"page{page}.md", f"# Page {page}\n\n" + "\n".join(sections))
+    project.plugin_options = {"batch_size": 8}
+    config_file = project.write_config()
+    cache = project.root / ".cache" / "plugin" / "semantic" / "embeddings.npz"
+    log = project.root / "build.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-c", STOPPING_BUILD, str(config_file)],
+                                stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 300  # a hang guard only
+        while not cache.exists():
+            assert proc.poll() is None, log.read_text(errors="replace")[-3000:]
+            assert time.monotonic() < deadline, "no checkpoint was written"
+            time.sleep(0.05)
+    finally:
+        proc.kill()  # SIGKILL
+        proc.wait()
+    with np.load(cache) as data:
+        checkpointed = len(data["keys"])
+    assert checkpointed == 8  # the first batch
+    stats = project.build().last_build
+    assert stats.chunks >= 80
+    assert stats.reused == checkpointed and stats.embedded == stats.chunks - checkpointed
+
+
+def test_model_max_tokens_above_the_models_limit_fails_the_build(site, caplog):
+    site.plugin_options = {"model": {"max_tokens": 1024}}
+    error = build_error(site, caplog)
+    assert "option 'model.max_tokens': model.max_tokens is 1024" in error
+    assert "reads at most 512 tokens: set model.max_tokens to 512 or less" in error
+    assert not site.bundle.exists()
+
+
+def test_model_max_tokens_at_the_models_limit_builds(site):
+    site.plugin_options = {"model": {"max_tokens": 512}}
+    site.build()
+    assert read_bundle(site.site).catalog["model"]["max_tokens"] == 512
+
+
+@pytest.mark.parametrize("threads", [100_000, -1])
+def test_threads_out_of_range_fail_with_a_message_naming_the_option(site, caplog, threads):
+    site.plugin_options = {"threads": threads}
+    assert (f"option 'threads' is {threads}; it must be from 0 (onnxruntime chooses) to 64"
+            in build_error(site, caplog))
+
+
+@pytest.mark.parametrize("min_score", [0, 1, 0.25])
+def test_min_score_takes_whole_numbers(site, min_score):
+    site.plugin_options = {"min_score": min_score}
+    site.build()
+    stored = read_bundle(site.site).manifest.search["min_score"]
+    assert stored == min_score and isinstance(stored, float)
+
+
+@pytest.mark.parametrize("min_score, message", [
+    (2, "option 'min_score' is 2.0; it must be a cosine similarity between -1 and 1"),
+    (True, "option 'min_score': Expected a number but received: True"),
+    ("high", "option 'min_score': Expected a number but received: 'high'"),
+])
+def test_min_score_out_of_range_or_not_a_number_fails(site, caplog, min_score, message):
+    site.plugin_options = {"min_score": min_score}
+    assert message in build_error(site, caplog)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -15,15 +18,16 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs_semantic.bundle import read_bundle
 from mkdocs_semantic.search import Searcher
 
-from .conftest import SHARED
+from .conftest import REPO, SHARED, SHARED_ENV
 
 CORPUS = SHARED / "corpora" / "fastapi-docs"
 
 
 @pytest.fixture(scope="module")
 def fastapi_site(tmp_path_factory) -> Path:
-    if not CORPUS.exists():
-        pytest.fail(f"{CORPUS} is missing: the shared folder must sit beside the repository")
+    if not CORPUS.is_dir():
+        pytest.skip(f"the fastapi-docs corpus is missing: these tests build {CORPUS} "
+                    f"(shared/corpora/fastapi-docs beside the repository, or set {SHARED_ENV})")
     root = tmp_path_factory.mktemp("fastapi")
     shutil.copytree(CORPUS, root, dirs_exist_ok=True)
     config_file = root / "mkdocs.yml"
@@ -62,7 +66,7 @@ def test_every_heading_is_reachable_and_no_chunk_exceeds_max_tokens(fastapi_site
                if hid not in reachable[url]]
     assert missing == []
     sizes = count_tokens([c.embed_text for c in bundle.chunks])
-    assert max(sizes) <= bundle.manifest.model["max_tokens"] == 256
+    assert max(sizes) <= bundle.catalog["model"]["max_tokens"] == 256
 
 
 def test_no_permalink_symbols_or_empty_chunks(fastapi_site):
@@ -99,3 +103,16 @@ def test_paraphrased_questions_find_their_page_by_meaning(fastapi_site, embedder
 def test_hybrid_finds_paraphrases_and_identifiers(fastapi_site, embedder, query, expected_href):
     results = Searcher.open(fastapi_site, embedder).search(query, top_k=3)
     assert expected_href in [r.href for r in results]
+
+
+def test_without_the_corpus_the_real_site_tests_skip_and_say_why(tmp_path):
+    """A fresh clone without ../shared: skips that name the corpus, not errors."""
+    env = {**os.environ, SHARED_ENV: str(tmp_path / "no-shared")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
+         str(Path(__file__)), "-k", "not without_the_corpus"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "9 skipped" in proc.stdout
+    assert "the fastapi-docs corpus is missing" in proc.stdout
+    assert str(tmp_path / "no-shared" / "corpora" / "fastapi-docs") in proc.stdout

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
+import resource
+import select
+import socket
 import sys
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -14,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from .processes import running
+from mkdocs_semantic.http_guard import RateLimitFilter
+
+from .processes import Running, running, with_open_file_limit
 from .test_cli import build_sample_site, free_port
 
 
@@ -24,13 +31,22 @@ def site(tmp_path_factory) -> Path:
 
 
 @contextmanager
-def serving(*args: str, timeout: float = 60) -> Iterator[str]:
-    """Run `mkdocs-semantic serve ARGS` on 127.0.0.1 until /health answers; yields its URL."""
+def serving(*args: str, timeout: float = 60, open_files: int | None = None,
+            process: list[Running] | None = None) -> Iterator[str]:
+    """Run `mkdocs-semantic serve ARGS` on 127.0.0.1 until /health answers; yields its URL.
+
+    `open_files` caps the server's open-file limit; `process`, if given, receives the
+    running server (for its output).
+    """
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "mkdocs_semantic", "serve", *args, "--port", str(port)]
+    if open_files is not None:
+        command = with_open_file_limit(command, open_files)
     with running(command, ready_url=base + "/health", name="mkdocs-semantic serve",
-                 timeout=timeout, env={**os.environ, "PYTHONWARNINGS": "ignore"}):
+                 timeout=timeout, env={**os.environ, "PYTHONWARNINGS": "ignore"}) as server:
+        if process is not None:
+            process.append(server)
         yield base
 
 
@@ -56,7 +72,8 @@ def service(site) -> Iterator[str]:
 def test_health_describes_the_bundle(service):
     status, _, body = get(service + "/health")
     assert status == 200
-    assert body["status"] == "ok" and body["pages"] == 4 and body["format"] == 1
+    assert body["status"] == "ok" and body["pages"] == 4 and body["format"] == 2
+    assert body["query_encoder"] == "static"
     assert "vector" in body["modes"] and "section" in body["filters"]
 
 
@@ -116,3 +133,204 @@ def test_several_workers_serve_the_same_answers(site, service):
     assert status == 200
     for answer in answers:
         assert answer["results"] == single["results"]
+
+
+# slow and idle clients --------------------------------------------------------------------
+
+IDLE_SOCKETS = 3000
+SERVER_OPEN_FILES = 2048
+"""A common default limit; without a cap, 3,000 idle sockets use up the server's files."""
+
+
+LEVELS = ("DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:")
+
+
+@pytest.fixture
+def room_for_sockets():
+    """Raise this process's soft open-file limit for the idle sockets, and restore it."""
+    need = IDLE_SOCKETS + 512
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < need:
+        pytest.skip(f"the open-file hard limit ({hard}) is below the {need} this test needs")
+    if soft != resource.RLIM_INFINITY and soft < need:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
+    yield
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def open_idle(port: int, count: int) -> list[socket.socket]:
+    """`count` connections that send nothing (non-blocking connects: never waits)."""
+    socks = []
+    try:
+        for _ in range(count):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setblocking(False)
+            socks.append(sock)
+            sock.connect_ex(("127.0.0.1", port))
+    except BaseException:
+        close_all(socks)
+        raise
+    return socks
+
+
+def close_all(socks: list[socket.socket]) -> None:
+    for sock in socks:
+        sock.close()
+
+
+def test_search_answers_while_thousands_of_idle_connections_are_open(site, room_for_sockets):
+    process: list[Running] = []
+    with serving(str(site), open_files=SERVER_OPEN_FILES, process=process) as base:
+        port = int(base.rsplit(":", 1)[1])
+        idle = open_idle(port, IDLE_SOCKETS)
+        try:
+            # the timeout only guards against a hang: the old server never accepted this
+            with urllib.request.urlopen(search_url(base, q="package my app with its "
+                                                   "dependencies", k=2, mode="vector"),
+                                        timeout=60) as response:
+                status, body = response.status, json.loads(response.read())
+        finally:
+            close_all(idle)
+        assert status == 200
+        assert body["results"][0]["url"] == "deploy/containers/"
+        assert get(base + "/health")[0] == 200
+    output = process[0].output()
+    # the limit fits the server's 2,048 files, and says so once
+    assert output.count("raise the limit to") == 1
+    # thousands of closed connections, a handful of log records
+    closed = [line for line in output.splitlines() if "reached: closed connections" in line]
+    assert 1 <= len(closed) <= 5 and "held back" in closed[-1]
+    records = [line for line in output.splitlines() if line.startswith(LEVELS)]
+    assert len(records) < 25, output
+
+
+@pytest.fixture(scope="module")
+def strict(site) -> Iterator[str]:
+    """A server with a small connection cap, and a header timeout that never fires here."""
+    with serving(str(site), "--max-connections", "20", "--header-timeout", "3600") as base:
+        yield base
+
+
+def test_connections_past_the_cap_close_those_idle_longest(strict):
+    port = int(strict.rsplit(":", 1)[1])
+    idle = []
+    try:
+        for _ in range(50):
+            idle.append(socket.create_connection(("127.0.0.1", port), timeout=30))
+        # one more connection: it is served, and 31 idle ones made room for it
+        assert get(strict + "/health")[0] == 200
+        for sock in idle[:31]:
+            assert sock.recv(1) == b""  # closed by the server (the timeout is a hang guard)
+        poller = select.poll()
+        for sock in idle[31:]:
+            poller.register(sock, select.POLLIN)
+        assert poller.poll(0) == []  # the 19 youngest are still open
+    finally:
+        close_all(idle)
+
+
+@pytest.fixture(scope="module")
+def impatient(site) -> Iterator[str]:
+    """A server that wants each request head within 0.5 s, with keep-alive left long."""
+    with serving(str(site), "--header-timeout", "0.5", "--keep-alive-timeout", "600") as base:
+        yield base
+
+
+@pytest.mark.parametrize(("sent", "answers"), [
+    (b"", 0),
+    (b"GET /search?q=cookies HTTP/1.1\r\nHost: 127.0.0.1\r\n", 0),
+    (b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /health HTTP/1.1\r\n", 1),
+], ids=["nothing", "half-a-head", "a-request-then-half-a-head"])
+def test_a_connection_that_never_completes_its_request_head_is_closed(impatient, sent,
+                                                                      answers):
+    port = int(impatient.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(sent)
+        received = b""
+        while chunk := sock.recv(65536):  # ends when the server closes; 30 s hang guard
+            received += chunk
+    assert received.count(b"HTTP/1.1 200 OK") == answers
+
+
+def record(msg: str, *args) -> logging.LogRecord:
+    return logging.LogRecord("uvicorn.error", logging.WARNING, __file__, 1, msg, args, None)
+
+
+def test_repeated_log_lines_are_held_back_and_counted():
+    now = [0.0]
+    limit = RateLimitFilter(burst=3, interval=10, clock=lambda: now[0])
+    passed = [r for r in (record("refused %s", i) for i in range(20)) if limit.filter(r)]
+    assert [r.getMessage().split(" (")[0] for r in passed] == ["refused 0", "refused 1",
+                                                              "refused 2"]
+    assert "more like this are held back for up to 10 s" in passed[-1].getMessage()
+    assert limit.filter(record("another kind of line"))  # counted apart
+    now[0] = 10.0
+    first = record("refused %s", 20)
+    assert limit.filter(first)
+    assert first.getMessage() == "refused 20 (17 more like this were held back in 10 s)"
+    assert limit.filter(record("refused %s", 21)) and not limit._windows[
+        ("uvicorn.error", logging.WARNING, "refused %s")].held_back
+
+
+def test_searches_past_the_queue_bound_are_answered_503_at_once(site):
+    import anyio
+
+    from mkdocs_semantic.search import Searcher
+    from mkdocs_semantic.service import AppConfig, QueryService, create_app
+
+    class Gated(QueryService):
+        """Holds each search until the test lets them go: the queue is what is tested."""
+
+        gate = threading.Event()
+
+        def answer(self, query):
+            self.gate.wait(timeout=60)  # a hang guard only
+            return super().answer(query)
+
+    service = Gated(Searcher.open(site / "semantic"))
+    app = create_app(AppConfig(bundle_dir=site / "semantic", max_queued_searches=2),
+                     service=service)
+
+    async def call(query: str) -> tuple[int, dict, dict]:
+        sent: list[dict] = []
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                 "method": "GET", "scheme": "http", "path": "/search", "raw_path": b"/search",
+                 "query_string": urllib.parse.urlencode({"q": query}).encode(),
+                 "root_path": "", "headers": [], "client": ("127.0.0.1", 1),
+                 "server": ("127.0.0.1", 80)}
+
+        async def receive() -> dict:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict) -> None:
+            sent.append(message)
+
+        await app(scope, receive, send)
+        headers = {k.decode(): v.decode() for k, v in sent[0]["headers"]}
+        return sent[0]["status"], headers, json.loads(b"".join(m.get("body", b"")
+                                                              for m in sent[1:]))
+
+    async def scenario() -> tuple[tuple, list]:
+        answered: list = []
+
+        async def search(query: str) -> None:
+            answered.append(await call(query))
+
+        async with anyio.create_task_group() as tasks:
+            for query in ("cookies", "uploads", "containers"):  # one searching, two waiting
+                tasks.start_soon(search, query)
+            for _ in range(3000):  # until they are in place; bounded
+                searches = getattr(app.state, "searches", None)
+                if searches is not None and searches.statistics().tasks_waiting == 2:
+                    break
+                await anyio.sleep(0.01)
+            refused = await call("a fourth search")
+            service.gate.set()
+        return refused, answered
+
+    refused, answered = anyio.run(scenario)
+    status, headers, body = refused
+    assert status == 503 and headers["retry-after"] == "1"
+    assert body["error"].startswith("busy: 2 searches are already waiting")
+    assert [a[0] for a in answered] == [200, 200, 200]
+    assert all(a[2]["results"] for a in answered)

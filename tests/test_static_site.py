@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -113,7 +115,7 @@ def test_index_writes_a_bundle_that_query_searches(indexed):
                                       "vector"])
     top = json.loads(result.stdout)["results"][0]
     assert top["url"] == "guide/install/" and "USB stick" in top["excerpt"]
-    result = CliRunner().invoke(cli, ["query", str(site), "let a coworker look at my charts "
+    result = CliRunner().invoke(cli, ["query", str(site), "let colleagues view my charts "
                                       "without editing", "--json", "-f", "section=guide"])
     results = json.loads(result.stdout)["results"]
     assert results[0]["url"] == "guide/sharing.html"
@@ -153,4 +155,46 @@ def test_index_refuses_a_folder_without_pages(tmp_path):
     result = CliRunner().invoke(cli, ["index", str(tmp_path / "empty")])
     assert result.exit_code == 1 and "no HTML page with text" in result.stderr
     result = CliRunner().invoke(cli, ["index", str(tmp_path / "empty"), "--bundle-dir", "../x"])
-    assert result.exit_code == 2 and "must be a folder inside SITE_DIR" in result.stderr
+    assert result.exit_code == 2 and "must be a relative folder inside the site" in result.stderr
+
+
+def test_index_skips_links_that_lead_out_of_the_site(tmp_path):
+    site = tmp_path / "public"
+    site.mkdir()
+    (site / "index.html").write_text(page("Home", "<h1>Home</h1><p>Dashboards for teams "
+                                          "that update themselves every few minutes.</p>"))
+    outside = tmp_path / "private"
+    outside.mkdir()
+    (outside / "secret.html").write_text(page("Secret", "<h1>Secret</h1><p>The database "
+                                              "password is hunter2, keep it safe.</p>"))
+    (site / "leak.html").symlink_to(outside / "secret.html")
+    (site / "alias.html").symlink_to(site / "index.html")  # inside the site: fine
+    result = CliRunner().invoke(cli, ["index", str(site)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert {c.url for c in read_bundle(site).chunks} == {"", "alias.html"}
+    assert all("hunter2" not in c.text for c in read_bundle(site).chunks)
+    assert f"skipped {site / 'leak.html'}: it is a link to {outside / 'secret.html'}, " \
+           "outside the site" in result.stderr
+
+
+DEEP_HEADERS = """
+import sys
+from pathlib import Path
+from mkdocs_semantic.static_site import read_page
+site = Path(sys.argv[1])
+page = read_page(site, site / "deep.html")
+print(page.facts.title, "menu" in page.html, "Deep text" in page.html)
+"""
+
+
+def test_deeply_nested_headers_are_read_in_one_pass(tmp_path):
+    depth = 20_000
+    (tmp_path / "deep.html").write_text(
+        "<main>" + "<header><h1>Deep title</h1>" * depth + "<nav>menu</nav><p>Deep text</p>"
+        + "</header>" * depth + "</main>")
+    # A hang guard, not a timing: reading this took time in the square of the depth
+    # (about half an hour), and takes seconds in one pass.
+    done = subprocess.run([sys.executable, "-c", DEEP_HEADERS, str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["Deep", "title", "False", "True"]

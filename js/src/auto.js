@@ -1,6 +1,6 @@
 // Loaded by every built page (the plugin adds it with a <meta name="semantic-search">):
 // wires semantic search into the theme's search box, or into a dialog of its own.
-// Cheap to load: the model and index are fetched on the first focus of the box.
+// Cheap to load: the search data is fetched on the first focus of the box.
 
 import { attachMaterialStatus } from "./material-page.js";
 import { init, pageOptions } from "./semantic.js";

@@ -1,10 +1,19 @@
-// Reading a search bundle written by mkdocs_semantic/bundle.py (format 1).
+// Reading a search bundle written by mkdocs_semantic/bundle.py (format 2): checks of the
+// manifest and the catalog, payload names and URLs, hashes, and the binary payloads.
 // Pure functions over parsed JSON and ArrayBuffers, so they run in workers and in node tests.
 
-export const FORMAT_VERSION = 1;
-
-const SCALAR_BYTES = { i8: 1, f16: 2, f32: 4 };
-const HEADER_BYTES = 8; // u32 rows, u32 bytes per vector
+export const FORMAT_VERSION = 2;
+export const SCALAR_BYTES = { i8: 1, f16: 2, f32: 4 };
+export const QUERY_ENCODERS = ["static", "transformer"];
+const SEARCH_MODES = ["hybrid", "vector", "lexical"];
+const LEXICAL_VERSION = 2;
+const MAX_TOP_K = 1000;
+const MAX_DIM = 8192;
+const MAX_MODEL_TOKENS = 8192;
+const HASH_CHARS = 16;
+// mkdocs_semantic/payloads.py NAME: no "..", no absolute path, no other folders.
+const PAYLOAD_NAME = /^(?:[a-z]+\/)?[a-z]+\.([0-9a-f]{16})\.[a-z0-9]+$/;
+const CATALOG_NAME = /^catalog\.[0-9a-f]{16}\.json$/;
 
 export class BundleError extends Error {
   constructor(message) {
@@ -13,98 +22,375 @@ export class BundleError extends Error {
   }
 }
 
-/** Checks a parsed manifest.json; throws a BundleError that says what to do. */
-export function checkManifest(manifest, url) {
-  const format = manifest && typeof manifest === "object" ? manifest.format : undefined;
+/** Type and range checks of untrusted JSON; every failure names the file and the field. */
+class Checker {
+  constructor(source) {
+    this.source = source;
+  }
+
+  fail(problem) {
+    throw new BundleError(`${this.source}: ${problem}: rebuild the site`);
+  }
+
+  get(data, key, where) {
+    if (!isObject(data) || !(key in data)) this.fail(`${at(where, key)} is missing`);
+    return data[key];
+  }
+
+  object(data, key, where) {
+    const value = this.get(data, key, where);
+    if (!isObject(value)) this.fail(`${at(where, key)} must be an object`);
+    return value;
+  }
+
+  list(data, key, where) {
+    const value = this.get(data, key, where);
+    if (!Array.isArray(value)) this.fail(`${at(where, key)} must be a list`);
+    return value;
+  }
+
+  string(data, key, where) {
+    const value = this.get(data, key, where);
+    if (typeof value !== "string") this.fail(`${at(where, key)} must be a string`);
+    return value;
+  }
+
+  int(data, key, where, lo = 0, hi = Number.MAX_SAFE_INTEGER) {
+    const value = this.get(data, key, where);
+    if (!isInt(value) || value < lo || value > hi) {
+      this.fail(`${at(where, key)} is ${show(value)}, not a whole number from ${lo} to ${hi}`);
+    }
+    return value;
+  }
+
+  number(data, key, where, { lo = -Infinity, hi = Infinity, positive = false } = {}) {
+    const value = this.get(data, key, where);
+    if (typeof value !== "number" || !Number.isFinite(value) || value < lo || value > hi ||
+        (positive && !(value > 0))) {
+      this.fail(`${at(where, key)} is ${show(value)}, not ${positive ? "a positive number" : `a number from ${lo} to ${hi}`}`);
+    }
+    return value;
+  }
+
+  hex(data, key, where, length) {
+    const value = this.string(data, key, where);
+    if (!new RegExp(`^[0-9a-f]{${length}}$`).test(value)) this.fail(`${at(where, key)} is not ${length} hex digits`);
+    return value;
+  }
+
+  name(value, where) {
+    if (typeof value !== "string" || !PAYLOAD_NAME.test(value)) {
+      this.fail(`${where} lists ${show(value)}, which is not a payload name of this format`);
+    }
+    return value;
+  }
+
+  /** `[name, bytes]` of one payload. */
+  file(data, key, where) {
+    const entry = this.list(data, key, where);
+    if (entry.length !== 2 || !isInt(entry[1]) || entry[1] < 0) this.fail(`${at(where, key)} must be [name, bytes]`);
+    this.name(entry[0], at(where, key));
+    return { name: entry[0], bytes: entry[1] };
+  }
+
+  /** A shard list `[[first key, name, bytes], ...]`, first keys ascending. */
+  shards(data, key, where, firstType) {
+    const rows = this.list(data, key, where);
+    const out = [];
+    for (const row of rows) {
+      const ok = Array.isArray(row) && row.length === 3 && isInt(row[2]) && row[2] >= 0 &&
+        (firstType === "int" ? isInt(row[0]) : typeof row[0] === "string");
+      if (!ok) this.fail(`${at(where, key)} has a malformed entry ${show(row).slice(0, 80)}`);
+      this.name(row[1], at(where, key));
+      if (out.length && !(compareKeys(out[out.length - 1].first, row[0]) < 0)) {
+        this.fail(`${at(where, key)} is not in ascending order`);
+      }
+      out.push({ first: row[0], name: row[1], bytes: row[2] });
+    }
+    return out;
+  }
+}
+
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+const isInt = (v) => Number.isSafeInteger(v);
+const at = (where, key) => (where ? `${where}.${key}` : key);
+const show = (v) => {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+};
+
+/**
+ * Compares shard keys as Python sorts them: numbers by value, strings by code point
+ * (JavaScript's `<` compares UTF-16 units, which differs above U+FFFF).
+ */
+export function compareKeys(a, b) {
+  if (typeof a === "number") return a - b;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // A surrogate (U+D800-DFFF) stands for a code point above every BMP character.
+    const sx = x >= 0xd800 && x <= 0xdfff;
+    const sy = y >= 0xd800 && y <= 0xdfff;
+    if (sx !== sy) return sx ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+/** Index of the shard that holds `key` (the last whose first key <= key), or -1. */
+export function shardOf(shards, key) {
+  let lo = 0;
+  let hi = shards.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (compareKeys(shards[mid].first, key) <= 0) {
+      found = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return found;
+}
+
+/** A checked manifest.json: refuses any format but this one, naming both versions. */
+export function checkManifest(data, source) {
+  const format = isObject(data) ? data.format : undefined;
   if (format !== FORMAT_VERSION) {
     throw new BundleError(
-      `${url} is bundle format ${JSON.stringify(format)}, but this search client reads format ` +
+      `${source} is bundle format ${show(format)}, but this search client reads format ` +
         `${FORMAT_VERSION}: rebuild the site with the same mkdocs-semantic-search version`,
     );
   }
-  for (const logical of ["index", "chunks", "lexical", "model", "tokenizer"]) {
-    if (!manifest.files?.[logical]?.name) {
-      throw new BundleError(`${url} lists no ${logical} file: rebuild the site`);
-    }
-  }
-  const dtype = manifest.quantization?.dtype;
-  if (!(dtype in SCALAR_BYTES)) {
-    throw new BundleError(`${url} has an unknown vector type ${JSON.stringify(dtype)}`);
-  }
-  return manifest;
-}
-
-/** Absolute URL of a payload file: payload names are relative to the manifest. */
-export function fileUrl(manifest, logical, manifestUrl) {
-  return new URL(manifest.files[logical].name, manifestUrl).href;
-}
-
-/**
- * The chunk listing: `{"pages": [[url, title, section, facets, boost]],
- * "chunks": [[page, anchor, path, excerpt, kind]]}`.
- */
-export class Chunks {
-  constructor(listing) {
-    if (!Array.isArray(listing?.pages) || !Array.isArray(listing?.chunks)) {
-      throw new BundleError("the chunks file is malformed: rebuild the site");
-    }
-    this.pages = listing.pages;
-    this.rows = listing.chunks;
-  }
-
-  get length() {
-    return this.rows.length;
-  }
-
-  /** One chunk as a plain object (what search results carry). */
-  get(id) {
-    const [page, anchor, path, excerpt, kind] = this.rows[id];
-    const [url, title, section] = this.pages[page];
-    return { id, url, anchor, title, path, section, excerpt, kind: kind === "p" ? "page" : "section" };
-  }
-
-  /** The values a filter key has for a chunk's page (`section`, `tags` or a facet). */
-  facet(id, key) {
-    const [, , section, facets] = this.pages[this.rows[id][0]];
-    return key === "section" ? [section] : (facets?.[key] ?? []);
-  }
+  const check = new Checker(source);
+  const catalog = check.object(data, "catalog");
+  const name = check.string(catalog, "name", "catalog");
+  if (!CATALOG_NAME.test(name)) check.fail(`catalog.name ${show(name)} is not a catalog file name`);
+  const counts = check.object(data, "counts");
+  const search = check.object(data, "search");
+  const mode = check.string(search, "mode", "search");
+  if (!SEARCH_MODES.includes(mode)) check.fail(`search.mode ${show(mode)} is not one of ${SEARCH_MODES.join(", ")}`);
+  const minScore = search.min_score ?? null;
+  if (minScore !== null) check.number(search, "min_score", "search", { lo: -1, hi: 1 });
+  const filters = check.list(search, "filters", "search");
+  if (!filters.every((f) => typeof f === "string")) check.fail("search.filters must be a list of strings");
+  const encoder = check.string(data, "query_encoder");
+  if (!QUERY_ENCODERS.includes(encoder)) check.fail(`query_encoder ${show(encoder)} is not one of ${QUERY_ENCODERS.join(", ")}`);
+  return {
+    format,
+    generator: check.string(data, "generator"),
+    catalog: { name, bytes: check.int(catalog, "bytes", "catalog"), sha256: check.hex(catalog, "sha256", "catalog", 64) },
+    counts: { pages: check.int(counts, "pages", "counts"), chunks: check.int(counts, "chunks", "counts") },
+    search: {
+      mode,
+      top_k: check.int(search, "top_k", "search", 1, MAX_TOP_K),
+      min_score: minScore,
+      rrf_k: check.int(search, "rrf_k", "search", 1, 1e6),
+      filters: [...filters],
+    },
+    query_encoder: encoder,
+  };
 }
 
 /**
- * The stored vectors of a usearch file: u32 rows, u32 bytes per vector, then the
- * rows x dim matrix in key order (the HNSW header and graph after it are ignored).
- * int8 stays int8 (the scan multiplies integers); f16/f32 become a Float32Array.
+ * The catalog's fields this client reads, checked once so that the engine can trust
+ * them; returns them in a convenient shape (shard lists as `{first, name, bytes}`).
  */
-export function parseMatrix(buffer, { dtype, dim, count }) {
-  if (buffer.byteLength < HEADER_BYTES) {
-    throw new BundleError("the index file is truncated: rebuild the site");
+export function checkCatalog(data, manifest, source) {
+  const check = new Checker(source);
+  if (!isObject(data)) check.fail("the catalog must be an object");
+  const { pages, chunks } = manifest.counts;
+  const model = check.object(data, "model");
+  check.string(model, "id", "model");
+  const dim = check.int(model, "dim", "model", 1, MAX_DIM);
+  const maxTokens = check.int(model, "max_tokens", "model", 16, MAX_MODEL_TOKENS);
+  const pooling = check.string(model, "pooling", "model");
+  if (pooling !== "mean" && pooling !== "cls") check.fail("model.pooling must be mean or cls");
+  if (typeof model.normalize !== "boolean") check.fail("model.normalize must be true or false");
+  const queryPrefix = check.string(model, "query_prefix", "model");
+
+  const pageInfo = check.object(data, "pages");
+  const starts = check.list(pageInfo, "starts", "pages");
+  let rising = starts.length === pages + 1 && starts[0] === 0 && starts[pages] === chunks;
+  for (let i = 0; rising && i < starts.length; i++) {
+    rising = isInt(starts[i]) && (i === 0 || starts[i] > starts[i - 1]);
+  }
+  if (!rising) check.fail("pages.starts must rise from 0 to the chunk count, one entry per page");
+  const boosts = new Float64Array(pages).fill(1);
+  for (const [key, boost] of Object.entries(check.object(pageInfo, "boosts", "pages"))) {
+    if (!/^\d+$/.test(key) || Number(key) >= pages || typeof boost !== "number" ||
+        !Number.isFinite(boost) || !(boost > 0)) {
+      check.fail(`pages.boosts has a bad entry ${show(key)}: ${show(boost)}`);
+    }
+    boosts[Number(key)] = boost;
+  }
+  const sections = new Int32Array(chunks);
+  for (let i = 0; i < chunks; i++) sections[i] = i;
+  for (const piece of check.list(pageInfo, "pieces", "pages")) {
+    if (!(Array.isArray(piece) && piece.length === 2 && isInt(piece[0]) && isInt(piece[1]) &&
+          piece[1] >= 0 && piece[1] < piece[0] && piece[0] < chunks)) {
+      check.fail(`pages.pieces has a bad entry ${show(piece).slice(0, 40)}`);
+    }
+    sections[piece[0]] = piece[1];
+  }
+
+  const facets = check.object(data, "facets");
+  for (const [key, values] of Object.entries(facets)) {
+    const ok = isObject(values) && Object.values(values).every(
+      (list) => Array.isArray(list) && list.every((p) => isInt(p) && p >= 0 && p < pages));
+    if (!ok) check.fail(`facets.${key} must map values to lists of page numbers`);
+  }
+
+  const fragments = check.shards(data, "fragments", "", "int");
+  if (pages && (!fragments.length || fragments[0].first !== 0 || fragments[fragments.length - 1].first >= pages)) {
+    check.fail("fragments does not cover every page");
+  }
+
+  const lex = check.object(data, "lexical");
+  if (check.int(lex, "version", "lexical") !== LEXICAL_VERSION) check.fail(`lexical.version is not ${LEXICAL_VERSION}`);
+  const lexical = {
+    scale: check.number(lex, "scale", "lexical", { positive: true }),
+    count: check.int(lex, "count", "lexical"),
+    stopwords: check.list(lex, "stopwords", "lexical"),
+    shards: check.shards(lex, "shards", "lexical", "string"),
+  };
+  if (lexical.count !== chunks) check.fail("lexical.count is not the chunk count");
+  if (!lexical.stopwords.every((w) => typeof w === "string")) check.fail("lexical.stopwords must be strings");
+
+  const sets = check.list(data, "vectors");
+  if (!sets.length) check.fail("vectors lists no vector set");
+  const vectors = sets.map((set, i) => {
+    const where = `vectors[${i}]`;
+    const dtype = check.string(set, "dtype", where);
+    if (!(dtype in SCALAR_BYTES)) check.fail(`${where}.dtype must be one of ${Object.keys(SCALAR_BYTES).join(", ")}`);
+    const out = {
+      dtype,
+      scale: check.number(set, "scale", where, { positive: true }),
+      dim: check.int(set, "dim", where, 1, MAX_DIM),
+    };
+    if (check.string(set, "metric", where) !== "ip" || check.string(set, "layout", where) !== "exact") {
+      check.fail(`${where} has a metric or layout this version does not read`);
+    }
+    const parts = check.shards(set, "parts", where, "int");
+    if (pages && (!parts.length || parts[0].first !== 0 || parts[parts.length - 1].first >= pages)) {
+      check.fail(`${where}.parts does not cover every page`);
+    }
+    out.parts = parts.map((part, p) => {
+      const end = p + 1 < parts.length ? parts[p + 1].first : pages;
+      const rows = starts[end] - starts[part.first];
+      if (part.bytes !== rows * out.dim * SCALAR_BYTES[dtype]) {
+        check.fail(`${part.name} should hold ${rows} vectors of ${out.dim} ${dtype}`);
+      }
+      return { ...part, firstChunk: starts[part.first], rows };
+    });
+    return out;
+  });
+
+  const encoders = check.object(data, "encoders");
+  if (!(manifest.query_encoder in encoders)) {
+    check.fail(`the manifest's query_encoder ${show(manifest.query_encoder)} is not in the catalog`);
+  }
+  const checked = {};
+  for (const [kind, encoder] of Object.entries(encoders)) {
+    const where = `encoders.${kind}`;
+    if (!QUERY_ENCODERS.includes(kind)) check.fail(`${where} is an encoder this version does not know`);
+    const out = {
+      vectors: check.int(encoder, "vectors", where, 0, sets.length - 1),
+      tokenizer: check.file(encoder, "tokenizer", where),
+    };
+    if (kind === "transformer") out.model = check.file(encoder, "model", where);
+    if (kind === "static") {
+      out.maxTokens = check.int(encoder, "max_tokens", where, 1, MAX_MODEL_TOKENS);
+      if (check.string(encoder, "dtype", where) !== "i8") check.fail(`${where}.dtype must be i8`);
+      out.scale = check.number(encoder, "scale", where, { positive: true });
+      out.dim = check.int(encoder, "dim", where, 1, MAX_DIM);
+      if (out.dim !== vectors[out.vectors].dim) check.fail(`${where}.dim differs from its vector set's`);
+      out.shards = check.shards(encoder, "shards", where, "int");
+    }
+    checked[kind] = out;
+  }
+  return {
+    model: { dim, maxTokens, pooling, normalize: model.normalize, queryPrefix },
+    starts: Int32Array.from(starts),
+    boosts,
+    sections,
+    facets,
+    fragments,
+    lexical,
+    vectors,
+    encoders: checked,
+  };
+}
+
+/**
+ * Absolute URL of a payload, resolved against the manifest's URL; refuses a name that
+ * is not a payload name or a URL outside the manifest's folder.
+ */
+export function payloadUrl(name, manifestUrl) {
+  if (typeof name !== "string" || !(PAYLOAD_NAME.test(name) || CATALOG_NAME.test(name))) {
+    throw new BundleError(`${show(name)} is not a payload name of this format: rebuild the site`);
+  }
+  const folder = new URL("./", manifestUrl);
+  const url = new URL(name, folder);
+  if (url.origin !== folder.origin || !url.pathname.startsWith(folder.pathname) || url.search || url.hash) {
+    throw new BundleError(`${name} leaves the bundle folder ${folder.href}: rebuild the site`);
+  }
+  return url.href;
+}
+
+/** Lowercase hex of the SHA-256 of `buffer` (SubtleCrypto, in browsers and node). */
+export async function sha256Hex(buffer) {
+  const digest = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", buffer));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * `buffer` if it is what `name` promises: `bytes` long, its sha256 starting with the
+ * name's hash (or equal to `sha256`, for the catalog). Throws a BundleError otherwise.
+ */
+export async function verifyPayload(buffer, { name, bytes, sha256 }) {
+  if (buffer.byteLength !== bytes) {
+    throw new BundleError(`${name} is ${buffer.byteLength} bytes, the bundle says ${bytes} (truncated or changed): rebuild the site`);
+  }
+  const digest = await sha256Hex(buffer);
+  const expected = sha256 ?? PAYLOAD_NAME.exec(name)?.[1];
+  if (!expected || !(sha256 ? digest === expected : digest.startsWith(expected.slice(0, HASH_CHARS)))) {
+    throw new BundleError(`${name} does not match its hash (changed or corrupt): rebuild the site`);
+  }
+  return buffer;
+}
+
+/** A token table shard: u32 n, n u32 token ids ascending, n x dim int8 rows. */
+export function parseTableShard(buffer, dim, name) {
+  const count = buffer.byteLength >= 4 ? new DataView(buffer).getUint32(0, true) : -1;
+  if (count < 0 || buffer.byteLength !== 4 + count * (4 + dim)) {
+    throw new BundleError(`${name} is not a token table shard of ${dim} dims: rebuild the site`);
   }
   const view = new DataView(buffer);
-  const rows = view.getUint32(0, true);
-  const rowBytes = view.getUint32(4, true);
-  const scalar = SCALAR_BYTES[dtype];
-  if (rows !== count) {
-    throw new BundleError(`the index holds ${rows} vectors but the manifest says ${count}: rebuild the site`);
+  const ids = new Uint32Array(count);
+  for (let i = 0; i < count; i++) {
+    ids[i] = view.getUint32(4 + 4 * i, true);
+    if (i && ids[i] <= ids[i - 1]) throw new BundleError(`${name} is not in token order: rebuild the site`);
   }
-  if (rows && rowBytes !== dim * scalar) {
-    throw new BundleError(
-      `the index stores ${rowBytes} bytes per vector; ${dim} ${dtype} values need ${dim * scalar}: rebuild the site`,
-    );
-  }
-  if (buffer.byteLength < HEADER_BYTES + rows * rowBytes) {
-    throw new BundleError("the index file is truncated: rebuild the site");
-  }
+  return { ids, rows: new Int8Array(buffer, 4 + 4 * count, count * dim) };
+}
+
+/** A vector part: raw little-endian rows; int8 stays int8, f16/f32 become Float32Array. */
+export function parseVectorPart(buffer, { dtype, dim, rows }) {
   const size = rows * dim;
-  if (dtype === "i8") {
-    return { rows, dim, data: new Int8Array(buffer, HEADER_BYTES, size) };
-  }
+  if (dtype === "i8") return new Int8Array(buffer, 0, size);
+  const view = new DataView(buffer);
   const data = new Float32Array(size);
   for (let i = 0; i < size; i++) {
-    data[i] = dtype === "f32"
-      ? view.getFloat32(HEADER_BYTES + 4 * i, true)
-      : halfToFloat(view.getUint16(HEADER_BYTES + 2 * i, true));
+    data[i] = dtype === "f32" ? view.getFloat32(4 * i, true) : halfToFloat(view.getUint16(2 * i, true));
   }
-  return { rows, dim, data };
+  return data;
 }
 
 /** IEEE 754 half precision bits -> number. */

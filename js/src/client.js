@@ -4,7 +4,8 @@ export class SemanticSearch {
   /**
    * `manifest`: URL of the bundle's manifest.json. `siteRoot`: URL that page URLs in
    * the bundle are relative to (default: the folder above the bundle folder).
-   * `onProgress({phase, loaded, total})`: model download progress.
+   * `onProgress({phase, loaded, total})`: model download progress (only a site built
+   * with `query_encoder: transformer` downloads a model).
    */
   constructor({ manifest, siteRoot, onProgress = () => {} }) {
     if (!manifest) throw new Error("semantic search needs the URL of the bundle's manifest.json");
@@ -55,7 +56,10 @@ export class SemanticSearch {
     });
   }
 
-  /** Starts downloading the model and index; resolves when search is ready. */
+  /**
+   * Starts downloading what semantic search needs (the static encoder: tokenizer and
+   * vectors; the transformer: also the model); resolves when search is ready.
+   */
   preload() {
     this.ready ??= this.#call("load").catch((error) => {
       this.ready = null;
@@ -69,7 +73,7 @@ export class SemanticSearch {
    * section, excerpt, score, vectorScore, lexicalScore, kind, id}]`.
    * `mode`: "hybrid" (default), "vector" or "lexical"; `filters`: `{key: [values]}`
    * on `section`, `tags` and the site's facets; `topK`, `minScore`: the site's
-   * `top_k` and `min_score` unless given. Mode "lexical" answers without the model.
+   * `top_k` and `min_score` unless given. Mode "lexical" needs no vectors and no model.
    */
   async search(query, { topK, filters, mode, minScore } = {}) {
     if (mode !== "lexical") await this.preload();
@@ -84,10 +88,13 @@ export class SemanticSearch {
     return hits.map((hit) => this.#result(hit));
   }
 
-  /** The query's vector (Float32Array), as the bundle's model embeds it. */
+  /**
+   * The query as the site's vectors are scored with: int8 codes (an Int8Array) for
+   * int8 vectors, else a vector; null when the static encoder knows none of its tokens.
+   */
   async embed(query) {
     await this.preload();
-    return Float32Array.from(await this.#call("embed", { query }));
+    return this.#call("embed", { query });
   }
 
   #result(hit) {

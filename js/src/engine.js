@@ -1,109 +1,170 @@
-// The search engine that runs inside a worker: loads a bundle and answers queries
-// as mkdocs_semantic/search.py does. The keyword part (chunk list, lexical index)
-// loads first and answers on its own while the model downloads.
+// The search engine that runs inside a worker: reads a format-2 bundle and answers
+// queries as mkdocs_semantic/search.py does, loading only what each query needs.
+// Keyword results need the manifest, the catalog, the lexical shards of the query's
+// terms and the fragments of the results shown. The static query encoder adds the
+// tokenizer, the table shards of the query's tokens and the vector parts; only the
+// transformer encoder downloads a model and onnxruntime-web (imported on first use).
 
-import { Chunks, checkManifest, fileUrl, parseMatrix } from "./bundle.js";
-import { createEmbedder } from "./embed.js";
-import { fetchBytes, fetchJson, fetchManifest } from "./fetch.js";
+import { BundleError, checkCatalog, checkManifest, parseTableShard, parseVectorPart, shardOf } from "./bundle.js";
+import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "./fetch.js";
 import { LexicalIndex } from "./lexical.js";
 import { chunkOrder, fuse, sizePriors } from "./ranking.js";
-import { scoreAll, topK } from "./scan.js";
-import { createEncoder } from "./tokenize.js";
+import { queryCodes, scoreAll, topK as bestOf } from "./scan.js";
+import { StaticEncoder } from "./static-encoder.js";
+import { createEncoder, createTokenIds } from "./tokenize.js";
 
 export const MODES = ["hybrid", "vector", "lexical"];
+const MAX_TOP_K = 1000;
 
 /**
- * `runtime`: `{mjsUrl, wasmUrl, wasmBytes}` of onnxruntime-web's WebAssembly files.
- * `onProgress({phase, loaded, total})` reports downloads (phase "download"), then "start".
+ * `manifestUrl`: the bundle's manifest.json. `encoder`: "static" or "transformer" (the
+ * site's `query_encoder` unless given). `runtime`: `{mjsUrl, wasmUrl, wasmBytes}` of
+ * onnxruntime-web's files, used by the transformer only. `onProgress({phase, loaded,
+ * total})` reports the transformer's downloads (phase "download"), then "start".
  */
 export class Engine {
-  constructor({ manifestUrl, runtime, onProgress = () => {} }) {
+  constructor({ manifestUrl, runtime, encoder, onProgress = () => {} }) {
     this.manifestUrl = new URL(manifestUrl).href;
     this.runtime = runtime;
+    this.encoderKind = encoder;
     this.onProgress = onProgress;
-    this.keywordLoading = null;
-    this.loading = null;
+    this.store = new PayloadStore(this.manifestUrl);
+    this.opening = null;
+    this.pending = new Map(); // what load() and the encoders build once: name -> promise
   }
 
-  /** Manifest, chunk list and keyword index: small, enough for keyword results. */
-  loadKeyword() {
-    this.keywordLoading ??= this.#loadKeyword().catch((error) => {
-      this.keywordLoading = null;
+  /** Manifest and catalog: all that planning and ranking need. Returns the counts. */
+  open() {
+    this.opening ??= this.#open().catch((error) => {
+      this.opening = null;
       throw error;
     });
-    return this.keywordLoading;
+    return this.opening;
   }
 
-  /** Everything, the model included; after a failure the next call tries again. */
-  load() {
-    this.loading ??= this.#load().catch((error) => {
-      this.loading = null;
-      throw error;
-    });
-    return this.loading;
-  }
-
-  async #loadKeyword() {
+  async #open() {
     const manifest = checkManifest(await fetchManifest(this.manifestUrl), this.manifestUrl);
-    const url = (logical) => fileUrl(manifest, logical, this.manifestUrl);
-    const [listing, lexical] = await Promise.all([
-      fetchJson(url("chunks")),
-      fetchJson(url("lexical")),
-    ]);
-    this.manifest = manifest;
-    this.chunks = new Chunks(listing);
-    this.lexical = new LexicalIndex(lexical);
-    if (this.lexical.count !== this.chunks.length) {
-      throw new Error("the keyword index does not match the chunk list: rebuild the site");
+    const catalog = checkCatalog(
+      await this.store.get({ ...manifest.catalog }, (buffer) => parseJson(buffer, manifest.catalog.name)),
+      manifest, manifest.catalog.name);
+    const kind = this.encoderKind ?? manifest.query_encoder;
+    if (!catalog.encoders[kind]) {
+      throw new BundleError(
+        `this site has no ${kind} query encoder (it has ${Object.keys(catalog.encoders).join(", ")})` +
+          (kind === "transformer" ? ": build it with query_encoder: transformer" : ""));
     }
-    this.defaults = manifest.search ?? {};
-    this.pageOfChunk = this.chunks.rows.map((row) => row[0]);
-    this.anchors = this.chunks.rows.map((row) => row[1]);
-    this.boosts = this.chunks.pages.map((page) => page[4] ?? 1);
-    this.priors = sizePriors(this.pageOfChunk, this.chunks.pages.length);
-    return { chunks: this.chunks.length, pages: this.chunks.pages.length };
+    const { starts } = catalog;
+    const pages = starts.length - 1;
+    const pageOfChunk = new Int32Array(manifest.counts.chunks);
+    for (let page = 0; page < pages; page++) pageOfChunk.fill(page, starts[page], starts[page + 1]);
+    Object.assign(this, {
+      manifest, catalog, pageOfChunk,
+      defaults: manifest.search,
+      encoder: { kind, ...catalog.encoders[kind] },
+      priors: sizePriors(pageOfChunk, pages),
+      lexical: new LexicalIndex(catalog.lexical, { starts, load: (shard) => this.store.json(shard) }),
+    });
+    return { pages, chunks: manifest.counts.chunks };
   }
 
-  async #load() {
-    const counts = await this.loadKeyword();
-    const manifest = this.manifest;
-    const url = (logical) => fileUrl(manifest, logical, this.manifestUrl);
-    const sizes = ["index", "tokenizer", "model"].map((k) => manifest.files[k].bytes);
-    const total = sizes.reduce((a, b) => a + b, this.runtime.wasmBytes);
-    let loaded = 0;
-    const progress = (n) => {
-      loaded += n;
-      this.onProgress({ phase: "download", loaded, total });
-    };
-    const [index, tokenizer, model, wasmBinary] = await Promise.all([
-      fetchBytes(url("index"), progress),
-      fetchJson(url("tokenizer"), progress),
-      fetchBytes(url("model"), progress),
-      fetchBytes(this.runtime.wasmUrl, progress),
-    ]);
-    this.onProgress({ phase: "start", loaded, total });
-    const m = manifest.model;
-    this.matrix = parseMatrix(index, {
-      dtype: manifest.quantization.dtype,
-      dim: m.dim,
-      count: manifest.counts.chunks,
-    });
-    this.scale = manifest.quantization.scale;
-    this.prefix = m.query_prefix ?? "";
-    this.embedder = await createEmbedder({
-      model: new Uint8Array(model),
-      runtime: { mjsUrl: this.runtime.mjsUrl, wasmBinary },
-      encode: createEncoder(tokenizer, { maxTokens: m.max_tokens }),
-      pooling: m.pooling,
-      normalize: m.normalize,
-    });
+  /**
+   * What the query encoder needs before its first query: for the static encoder the
+   * tokenizer and the vectors (no model); for the transformer also the model and
+   * onnxruntime-web, with download progress. After a failure the next call tries again.
+   */
+  async load() {
+    const counts = await this.open();
+    await (this.encoder.kind === "static"
+      ? Promise.all([this.#staticEncoder(), this.#vectors()])
+      : this.#transformer());
     return counts;
   }
 
-  /** The query vector, as the bundle's model makes it (query prefix included). */
+  #once(key, make) {
+    let promise = this.pending.get(key);
+    if (!promise) {
+      promise = make();
+      this.pending.set(key, promise);
+      promise.catch(() => this.pending.delete(key));
+    }
+    return promise;
+  }
+
+  #vectors(onBytes) {
+    return this.#once("vectors", async () => {
+      const set = this.catalog.vectors[this.encoder.vectors];
+      const parts = await Promise.all(set.parts.map(async (part) => ({
+        rows: part.rows,
+        data: await this.store.get(part, (buffer) => parseVectorPart(buffer, { ...set, rows: part.rows }), onBytes),
+      })));
+      return { dtype: set.dtype, dim: set.dim, scale: set.scale, parts };
+    });
+  }
+
+  #staticEncoder() {
+    return this.#once("static", async () => {
+      const encoder = this.catalog.encoders.static;
+      const json = await this.store.json(encoder.tokenizer);
+      return new StaticEncoder({
+        encoder,
+        tokenize: createTokenIds(json, { maxTokens: encoder.maxTokens }),
+        loadShard: (shard) => this.store.get(shard, (buffer) => parseTableShard(buffer, encoder.dim, shard.name)),
+      });
+    });
+  }
+
+  #transformer() {
+    return this.#once("transformer", async () => {
+      const { model, tokenizer } = this.catalog.encoders.transformer;
+      const set = this.catalog.vectors[this.encoder.vectors];
+      const total = [model, tokenizer, ...set.parts].reduce((n, f) => n + f.bytes, this.runtime.wasmBytes);
+      let loaded = 0;
+      const progress = (n) => {
+        loaded += n;
+        this.onProgress({ phase: "download", loaded, total });
+      };
+      // onnxruntime-web is imported here, so the static path never loads its code.
+      const [{ createEmbedder }, tokenizerJson, modelBytes, wasmBinary] = await Promise.all([
+        import("./embed.js"),
+        this.store.get(tokenizer, (buffer) => parseJson(buffer, tokenizer.name), progress),
+        this.store.get(model, (buffer) => new Uint8Array(buffer), progress),
+        fetchBytes(this.runtime.wasmUrl, progress),
+        this.#vectors(progress),
+      ]);
+      this.onProgress({ phase: "start", loaded, total });
+      const m = this.catalog.model;
+      return createEmbedder({
+        model: modelBytes,
+        runtime: { mjsUrl: this.runtime.mjsUrl, wasmBinary },
+        encode: createEncoder(tokenizerJson, { maxTokens: m.maxTokens }),
+        pooling: m.pooling,
+        normalize: m.normalize,
+      });
+    });
+  }
+
+  /**
+   * The query as the vector set is scored with: int8 codes (Int8Array) for int8
+   * vectors, else the vector itself; null when the static encoder knows none of its
+   * tokens. The model's query prefix is included.
+   */
   async embed(query) {
-    await this.load();
-    return this.embedder.embed(this.prefix + query);
+    await this.open();
+    const text = this.catalog.model.queryPrefix + query;
+    let vector;
+    if (this.encoder.kind === "static") {
+      vector = await (await this.#staticEncoder()).encode(text);
+    } else {
+      vector = await (await this.#transformer()).embed(text);
+    }
+    if (vector === null || this.catalog.vectors[this.encoder.vectors].dtype !== "i8") return vector;
+    return queryCodes(vector);
+  }
+
+  /** Vector score of every chunk for `query`, or null when it has no vector. */
+  async #vectorScores(query) {
+    const [vector, set] = await Promise.all([this.embed(query), this.#vectors()]);
+    return vector === null ? null : scoreAll(set, vector);
   }
 
   /**
@@ -114,35 +175,36 @@ export class Engine {
    */
   async search(query, { topK, filters, mode, minScore } = {}) {
     if (!query.trim()) return [];
-    await this.loadKeyword();
-    mode ??= this.defaults.mode ?? "hybrid";
+    await this.open();
+    mode ??= this.defaults.mode;
     if (!MODES.includes(mode)) {
       throw new Error(`unknown mode ${JSON.stringify(mode)}: use one of ${MODES.join(", ")}`);
     }
-    topK ??= this.defaults.top_k ?? 10;
-    minScore ??= this.defaults.min_score ?? null;
-    const accept = makeFilter(filters, this.chunks, this.defaults.filters ?? ["section"]) ??
-      (() => true);
+    topK ??= this.defaults.top_k;
+    if (!(Number.isInteger(topK) && topK >= 1 && topK <= MAX_TOP_K)) {
+      throw new Error(`topK must be between 1 and ${MAX_TOP_K}, got ${topK}`);
+    }
+    minScore ??= this.defaults.min_score;
+    const accept = makeFilter(filters, {
+      facets: this.catalog.facets, pageOfChunk: this.pageOfChunk, allowed: this.defaults.filters,
+    }) ?? (() => true);
+    const [vectorScores, lexicalScores] = await Promise.all([
+      mode === "lexical" ? null : this.#vectorScores(query),
+      mode === "vector" ? null : this.lexical.scores(query),
+    ]);
     const orders = [];
-    let vectorScores = null;
-    let lexicalScores = null;
-    if (mode !== "lexical") {
-      await this.load();
-      vectorScores = scoreAll(this.matrix, await this.embed(query), this.scale);
+    if (vectorScores) {
       orders.push(chunkOrder(vectorScores,
         (id) => accept(id) && (minScore === null || vectorScores[id] >= minScore)));
     }
-    if (mode !== "vector") {
-      lexicalScores = this.lexical.scores(query);
-      orders.push(chunkOrder(lexicalScores, (id) => lexicalScores[id] > 0 && accept(id)));
-    }
+    if (lexicalScores) orders.push(chunkOrder(lexicalScores, (id) => lexicalScores[id] > 0 && accept(id)));
     const fused = fuse(orders, {
-      pageOfChunk: this.pageOfChunk, anchors: this.anchors, priors: this.priors,
-      boosts: this.boosts,
-      rrfK: this.defaults.rrf_k ?? 60, topK,
+      pageOfChunk: this.pageOfChunk, sections: this.catalog.sections, priors: this.priors,
+      boosts: this.catalog.boosts, rrfK: this.defaults.rrf_k, topK,
     });
-    return fused.map(({ chunk, pageScore, sectionScore }) => ({
-      ...this.chunks.get(chunk),
+    const described = await this.describe(fused.map((r) => r.chunk));
+    return fused.map(({ chunk, pageScore, sectionScore }, i) => ({
+      ...described[i],
       score: pageScore,
       sectionScore,
       vectorScore: vectorScores ? vectorScores[chunk] : null,
@@ -152,29 +214,60 @@ export class Engine {
 
   /** The reference searcher's `search_vector`: plain exact top-k, ties by chunk number. */
   async searchVector(query, { topK: k = 10 } = {}) {
-    await this.load();
-    const scores = scoreAll(this.matrix, await this.embed(query), this.scale);
-    return topK(scores, k).map((id) => ({ ...this.chunks.get(id), score: scores[id] }));
+    await this.open();
+    if (!(Number.isInteger(k) && k >= 1)) throw new Error(`topK must be at least 1, got ${k}`);
+    const scores = await this.#vectorScores(query);
+    if (!scores) return [];
+    const ids = bestOf(scores, k);
+    const described = await this.describe(ids);
+    return ids.map((id, i) => ({ ...described[i], score: scores[id] }));
+  }
+
+  /** What results show of chunks: url, anchor, title, path, section, excerpt, kind. */
+  async describe(ids) {
+    const { fragments, starts } = this.catalog;
+    const shards = ids.map((id) => {
+      const at = shardOf(fragments, this.pageOfChunk[id]);
+      return { at, load: this.store.json(fragments[at]) };
+    });
+    return Promise.all(ids.map(async (id, i) => {
+      const page = this.pageOfChunk[id];
+      const { at, load } = shards[i];
+      const entry = (await load)[page - fragments[at].first];
+      const rows = Array.isArray(entry) && entry.length === 4 ? entry[3] : null;
+      const row = rows?.[id - starts[page]];
+      if (!Array.isArray(row) || rows.length !== starts[page + 1] - starts[page] || row.length !== 4) {
+        throw new BundleError(`${fragments[at].name} does not describe page ${page}'s chunks: rebuild the site`);
+      }
+      const [url, title, section] = entry;
+      const [anchor, path, excerpt, kind] = row;
+      return { id, url, anchor, title, path, section, excerpt, kind: kind === "p" ? "page" : "section" };
+    }));
   }
 
   destroy() {
-    this.embedder?.release();
+    this.pending.get("transformer")?.then((embedder) => embedder.release(), () => {});
   }
 }
 
 /**
  * The reference searcher's filters: `{key: [values]}`, each key one of the bundle's
- * filter keys (`section`, `tags`, configured facets); a chunk passes when its page
- * has one of the values for every key.
+ * filter keys (`section`, `tags`, configured facets); a chunk passes when its page has
+ * one of the values for every key. Pages come from the catalog's `facets`.
  */
-export function makeFilter(filters, chunks, allowed) {
+export function makeFilter(filters, { facets, pageOfChunk, allowed }) {
   const entries = Object.entries(filters ?? {});
   if (!entries.length) return undefined;
-  for (const [key] of entries) {
+  const wanted = entries.map(([key, values]) => {
     if (!allowed.includes(key)) {
       throw new Error(`unknown filter ${JSON.stringify(key)}: this bundle has ${allowed.join(", ")}`);
     }
-  }
-  const wanted = entries.map(([key, values]) => [key, new Set([values].flat())]);
-  return (id) => wanted.every(([key, values]) => chunks.facet(id, key).some((v) => values.has(v)));
+    const pages = new Set();
+    const byValue = Object.hasOwn(facets, key) ? facets[key] : {};
+    for (const value of [values].flat()) {
+      if (Object.hasOwn(byValue, value)) for (const page of byValue[value]) pages.add(page);
+    }
+    return pages;
+  });
+  return (id) => wanted.every((pages) => pages.has(pageOfChunk[id]));
 }

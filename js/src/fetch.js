@@ -1,4 +1,7 @@
-// Fetching with byte counts, so the UI can say how much of the model has arrived.
+// Fetching with byte counts (so the UI can say how much of the model has arrived), and
+// the payload store: every bundle file fetched once, verified, parsed and kept by name.
+
+import { BundleError, payloadUrl, verifyPayload } from "./bundle.js";
 
 export class LoadError extends Error {
   constructor(message) {
@@ -20,21 +23,22 @@ async function request(url, init) {
   return response;
 }
 
+const MAX_MANIFEST_BYTES = 1 << 20; // as bundle_format.py: no manifest is larger
+
 /** The manifest is never cached long: a cache-buster makes every visit see the latest build. */
 export async function fetchManifest(url) {
   const busted = new URL(url);
   busted.searchParams.set("v", Date.now().toString(36));
-  const response = await request(busted.href, { cache: "no-store" });
-  try {
-    return await response.json();
-  } catch {
-    throw new LoadError(`${url} is not valid JSON: rebuild the site`);
+  const buffer = await fetchBytes(busted.href, undefined, { cache: "no-store" });
+  if (buffer.byteLength > MAX_MANIFEST_BYTES) {
+    throw new BundleError(`${url} is larger than 1 MB, which no manifest is: rebuild the site`);
   }
+  return parseJson(buffer, url);
 }
 
 /** Downloads `url` as an ArrayBuffer, calling `onBytes(n)` as chunks arrive. */
-export async function fetchBytes(url, onBytes = () => {}) {
-  const response = await request(url);
+export async function fetchBytes(url, onBytes = () => {}, init = undefined) {
+  const response = await request(url, init);
   if (!response.body) {
     const buffer = await response.arrayBuffer();
     onBytes(buffer.byteLength);
@@ -59,11 +63,42 @@ export async function fetchBytes(url, onBytes = () => {}) {
   return bytes.buffer;
 }
 
-export async function fetchJson(url, onBytes) {
-  const buffer = await fetchBytes(url, onBytes);
+/** Parsed JSON of a verified payload's bytes. */
+export function parseJson(buffer, name) {
   try {
-    return JSON.parse(new TextDecoder().decode(buffer));
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(buffer));
   } catch {
-    throw new LoadError(`${url} is not valid JSON: rebuild the site`);
+    throw new BundleError(`${name} is not valid JSON: rebuild the site`);
+  }
+}
+
+/**
+ * The payloads of one bundle, by name: each fetched at most once (concurrent requests
+ * share the download), checked against its listed size and the hash in its name (or
+ * the full `sha256` given), parsed with `parse(buffer)` and kept in memory. A failed
+ * load is forgotten, so the next request tries again.
+ */
+export class PayloadStore {
+  constructor(manifestUrl) {
+    this.manifestUrl = manifestUrl;
+    this.loads = new Map();
+  }
+
+  get({ name, bytes, sha256 }, parse = (buffer) => buffer, onBytes = undefined) {
+    let load = this.loads.get(name);
+    if (!load) {
+      load = (async () => {
+        const url = payloadUrl(name, this.manifestUrl);
+        const buffer = await fetchBytes(url, onBytes);
+        return parse(await verifyPayload(buffer, { name, bytes, sha256 }));
+      })();
+      this.loads.set(name, load);
+      load.catch(() => this.loads.delete(name));
+    }
+    return load;
+  }
+
+  json(file) {
+    return this.get(file, (buffer) => parseJson(buffer, file.name));
   }
 }

@@ -3,12 +3,12 @@
 // sums of the postings' stored BM25 quanta, so both sides rank identically.
 
 import snowball from "snowball-stemmers";
+import { BundleError, shardOf } from "./bundle.js";
 
 const TOKEN = /[\p{L}\p{N}_](?:[\p{L}\p{N}_.:-]*[\p{L}\p{N}_])?/gu;
 const SEPARATORS = /[._:-]+/;
 const CAMEL = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g;
 const ASCII_ALNUM = /^[A-Za-z0-9]+$/;
-export const LEXICAL_VERSION = 1;
 
 let porter;
 const stems = new Map();
@@ -56,32 +56,70 @@ export function analyze(text, stopwords) {
   return terms;
 }
 
-/** The lexical index of a bundle: `{version, count, scale, stopwords, terms, postings}`. */
+/**
+ * The bundle's keyword index, in shards of terms (`catalog.lexical`): a query loads only
+ * the shards its terms fall into. `load(shard)` returns a shard's parsed JSON
+ * `{terms, postings}`, each posting list flat as [page delta, local, quantum, ...].
+ */
 export class LexicalIndex {
-  constructor(data) {
-    if (data?.version !== LEXICAL_VERSION) {
-      throw new Error(
-        `lexical index version ${JSON.stringify(data?.version)}, expected ${LEXICAL_VERSION}: ` +
-          "rebuild the site with the same mkdocs-semantic-search version",
-      );
+  constructor({ scale, count, stopwords, shards }, { starts, load }) {
+    Object.assign(this, { scale, count, shards, starts, load });
+    this.stopwords = new Set(stopwords);
+    this.parsed = new Map(); // shard name -> Map(term -> flat postings)
+  }
+
+  /** The query's distinct index terms, in order. */
+  terms(query) {
+    return [...new Set(analyze(query, this.stopwords))];
+  }
+
+  /** The shards that `query`'s terms fall into (what `scores` will download). */
+  shardsFor(query) {
+    const picked = new Set();
+    for (const term of this.terms(query)) {
+      const at = shardOf(this.shards, term);
+      if (at >= 0) picked.add(this.shards[at]);
     }
-    this.count = data.count;
-    this.scale = data.scale;
-    this.stopwords = new Set(data.stopwords);
-    this.termIds = new Map(data.terms.map((term, i) => [term, i]));
-    this.postings = data.postings;
+    return [...picked];
+  }
+
+  async #postingsOf(shard) {
+    let postings = this.parsed.get(shard.name);
+    if (!postings) {
+      const data = await this.load(shard);
+      const { terms, postings: lists } = data ?? {};
+      if (!Array.isArray(terms) || !Array.isArray(lists) || terms.length !== lists.length) {
+        throw new BundleError(`${shard.name} is not a keyword index shard: rebuild the site`);
+      }
+      postings = new Map(terms.map((term, i) => [term, lists[i]]));
+      this.parsed.set(shard.name, postings);
+    }
+    return postings;
   }
 
   /** Quantized BM25 of every chunk for `query` (Float64Array of integers). */
-  scores(query) {
+  async scores(query) {
     const total = new Float64Array(this.count);
-    for (const term of new Set(analyze(query, this.stopwords))) {
-      const id = this.termIds.get(term);
-      if (id === undefined) continue;
-      const flat = this.postings[id];
-      for (let i = 0, doc = 0; i < flat.length; i += 2) {
-        doc += flat[i];
-        total[doc] += flat[i + 1];
+    const terms = this.terms(query);
+    const shards = terms.map((term) => {
+      const at = shardOf(this.shards, term);
+      return at < 0 ? null : this.#postingsOf(this.shards[at]);
+    });
+    const { starts } = this;
+    const pages = starts.length - 1;
+    for (let t = 0; t < terms.length; t++) {
+      const flat = (await shards[t])?.get(terms[t]);
+      if (flat === undefined) continue;
+      if (!Array.isArray(flat) || flat.length % 3) {
+        throw new BundleError(`the postings of ${JSON.stringify(terms[t])} are malformed: rebuild the site`);
+      }
+      for (let i = 0, page = 0; i < flat.length; i += 3) {
+        page += flat[i];
+        const chunk = starts[page] + flat[i + 1];
+        if (!(page >= 0 && page < pages && flat[i + 1] >= 0 && chunk < starts[page + 1])) {
+          throw new BundleError(`the postings of ${JSON.stringify(terms[t])} name a chunk that does not exist: rebuild the site`);
+        }
+        total[chunk] += flat[i + 2];
       }
     }
     return total;

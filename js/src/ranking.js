@@ -22,8 +22,12 @@ export function chunkOrder(scores, eligible) {
   return ids.sort((a, b) => scores[b] - scores[a] || a - b);
 }
 
-/** Fuses each signal's chunk order into `[{chunk, pageScore, sectionScore}]`, best first. */
-export function fuse(orders, { pageOfChunk, anchors, priors, boosts, rrfK, topK }) {
+/**
+ * Fuses each signal's chunk order into `[{chunk, pageScore, sectionScore}]`, best first.
+ * `sections[chunk]` is the chunk's section number (its first piece's chunk number): of
+ * the pieces of one long section only the best is listed.
+ */
+export function fuse(orders, { pageOfChunk, sections, priors, boosts, rrfK, topK }) {
   const pageScore = new Map();
   const sectionScore = new Map();
   for (const order of orders) {
@@ -43,10 +47,10 @@ export function fuse(orders, { pageOfChunk, anchors, priors, boosts, rrfK, topK 
   const bySection = [...sectionScore.keys()].sort(
     (a, b) => sectionScore.get(b) - sectionScore.get(a) || a - b,
   );
-  const listed = new Set(); // one piece per long section: `${page} ${anchor}`
+  const listed = new Set(); // one piece per long section
   for (const chunk of bySection) {
     const page = pageOfChunk[chunk];
-    const key = `${page} ${anchors[chunk]}`;
+    const key = sections[chunk];
     if (listed.has(key)) continue;
     listed.add(key);
     if (!sectionsOf.has(page)) sectionsOf.set(page, []);

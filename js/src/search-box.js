@@ -1,13 +1,13 @@
 // Connects a text input to the client: preload on focus, search as you type (the
 // latest query wins), results with arrow keys and Enter. Keyword results show at
-// once; the hybrid ranking replaces them when the model is ready, but never while
+// once; the hybrid ranking replaces them when it is ready, but never while
 // the reader's pointer or keyboard selection is in the list. Esc belongs to the
 // container (the theme's modal, or the native <dialog>).
 
 import { describeProgress } from "./progress.js";
 import { renderNote, renderResults, renderStatus } from "./results-view.js";
 
-const KEYWORD_NOTE = "Keyword matches; results by meaning follow when the search model is ready";
+const KEYWORD_NOTE = "Keyword matches; results by meaning follow";
 
 export class SearchBox {
   /**

@@ -1,10 +1,19 @@
-// Query text -> token ids, exactly as the Python build tokenizes (tokenizers, Rust).
+// Query text -> token ids, exactly as the Python side tokenizes (tokenizers, Rust).
 // @huggingface/tokenizers applies neither truncation nor padding, so truncation
-// happens here: content tokens are cut, the special tokens around them are kept.
+// happens here.
 
 import { Tokenizer } from "@huggingface/tokenizers";
 
-/** Returns `encode(text) -> {ids, typeIds}` for a parsed tokenizer.json. */
+/**
+ * The static query encoder's tokenization (query_encoder.StaticQueryEncoder.token_ids):
+ * `tokenize(text) -> ids`, special tokens included, cut to the first `maxTokens`.
+ */
+export function createTokenIds(tokenizerJson, { maxTokens }) {
+  const tokenizer = new Tokenizer(tokenizerJson, {});
+  return (text) => tokenizer.encode(text).ids.slice(0, maxTokens);
+}
+
+/** The transformer's: `encode(text) -> {ids, typeIds}`, truncated as the model's tokenizer. */
 export function createEncoder(tokenizerJson, { maxTokens }) {
   const tokenizer = new Tokenizer(tokenizerJson, {});
   return (text) => {

@@ -1,4 +1,4 @@
-// The module worker behind semantic.js: embedding and scanning off the main thread.
+// The module worker behind semantic.js: query encoding and scanning off the main thread.
 // Requests: {id, type: "init" | "load" | "search" | "searchVector" | "embed", ...}; answers
 // {id, type: "done", value} or {id, type: "error", message}; plus {type: "progress"}.
 
@@ -20,7 +20,7 @@ const handlers = {
   load: () => engine.load(),
   search: ({ query, options }) => engine.search(query, options),
   searchVector: ({ query, options }) => engine.searchVector(query, options),
-  embed: async ({ query }) => Array.from(await engine.embed(query)),
+  embed: ({ query }) => engine.embed(query), // a typed array (or null), cloned as such
 };
 
 self.onmessage = async ({ data }) => {

@@ -1,62 +1,187 @@
+// Reading format 2: refusals (other formats, tampered payloads, names that leave the
+// bundle folder) and what each kind of query downloads.
+
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { test } from "node:test";
-import { BundleError, Chunks, checkManifest, fileUrl, halfToFloat, parseMatrix } from "../src/bundle.js";
+import { createHash } from "node:crypto";
+import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import {
+  BundleError, checkManifest, compareKeys, halfToFloat, parseTableShard, parseVectorPart, payloadUrl, shardOf,
+} from "../src/bundle.js";
+import { Engine } from "../src/engine.js";
+import { serve } from "./serve.js";
 
-const FROZEN = new URL("../../tests/fixtures/bundles/v1/", import.meta.url);
-const read = (name) => readFileSync(new URL(name, FROZEN));
-const manifest = JSON.parse(read("manifest.json"));
+const BUNDLE = fileURLToPath(new URL("../../tests/fixtures/parity/bundle/", import.meta.url));
+const FROZEN_V1 = fileURLToPath(new URL("../../tests/fixtures/bundles/v1/", import.meta.url));
+const servers = [];
+const temporary = [];
+after(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
+});
 
-function arrayBuffer(bytes) {
-  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+/** A copy of the parity bundle, changed by `edit(dir, manifest, catalog)`, served. */
+async function servedCopy(edit = () => {}) {
+  const dir = mkdtempSync(join(tmpdir(), "semantic-bundle-"));
+  temporary.push(dir);
+  cpSync(BUNDLE, dir, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+  const catalog = JSON.parse(readFileSync(join(dir, manifest.catalog.name), "utf8"));
+  if (edit(dir, manifest, catalog) === "catalog") {
+    // re-sign the edited catalog, as a writer would: only its contents are wrong
+    unlinkSync(join(dir, manifest.catalog.name));
+    const data = Buffer.from(JSON.stringify(catalog));
+    const sha256 = createHash("sha256").update(data).digest("hex");
+    manifest.catalog = { name: `catalog.${sha256.slice(0, 16)}.json`, bytes: data.length, sha256 };
+    writeFileSync(join(dir, manifest.catalog.name), data);
+  }
+  writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
+  const server = await serve(dir);
+  servers.push(server);
+  return { server, dir, catalog, engine: new Engine({ manifestUrl: `${server.url}manifest.json` }) };
 }
 
-test("the frozen bundle's usearch matrix holds unit vectors once divided by the scale", () => {
-  const { rows, dim, data } = parseMatrix(arrayBuffer(read(manifest.files.index.name)), {
-    dtype: "i8", dim: manifest.model.dim, count: manifest.counts.chunks,
+test("a format-1 manifest is refused, naming both versions", async () => {
+  const v1 = JSON.parse(readFileSync(join(FROZEN_V1, "manifest.json"), "utf8"));
+  assert.throws(() => checkManifest(v1, "manifest.json"),
+    (error) => error instanceof BundleError && /format 1, but this search client reads format 2/.test(error.message));
+  const { engine } = await servedCopy((dir, manifest) => {
+    for (const key of Object.keys(manifest)) delete manifest[key];
+    Object.assign(manifest, v1);
   });
-  assert.equal(rows, 7);
-  assert.equal(dim, 384);
-  const scale = manifest.quantization.scale;
-  for (let r = 0; r < rows; r++) {
-    let sum = 0;
-    for (let d = 0; d < dim; d++) sum += (data[r * dim + d] / scale) ** 2;
-    assert.ok(Math.abs(Math.sqrt(sum) - 1) < 0.01, `row ${r} has length ${Math.sqrt(sum)}`);
+  await assert.rejects(engine.search("cache"), /format 1.*reads format 2/);
+});
+
+test("a manifest that is not JSON, or absurdly large, is refused", async () => {
+  const { engine } = await servedCopy((dir, manifest) => {
+    manifest.generator = "x".repeat(1 << 20);
+  });
+  await assert.rejects(engine.open(), /manifest\.json is larger than 1 MB/);
+  const broken = await servedCopy();
+  writeFileSync(join(temporary.at(-1), "manifest.json"), "{\"format\": 2,");
+  await assert.rejects(broken.engine.open(), /manifest\.json is not valid JSON/);
+});
+
+test("a tampered payload is refused; the same size, other bytes", async () => {
+  let changed;
+  const { engine } = await servedCopy((dir, manifest, catalog) => {
+    changed = catalog.lexical.shards[0][1];
+    const bytes = readFileSync(join(dir, changed));
+    bytes[bytes.length - 2] ^= 1;
+    writeFileSync(join(dir, changed), bytes);
+  });
+  const term = (await engine.open(), engine.catalog.lexical.shards[0].first);
+  await assert.rejects(engine.search(term, { mode: "lexical" }),
+    (error) => error instanceof BundleError && error.message.includes(`${changed} does not match its hash`));
+});
+
+test("a truncated payload and a changed catalog are refused", async () => {
+  const { engine } = await servedCopy((dir, manifest) => {
+    const path = join(dir, manifest.catalog.name);
+    writeFileSync(path, readFileSync(path, "utf8").replace('"Guide"', '"Guidf"'));
+  });
+  await assert.rejects(engine.open(), /catalog\.[0-9a-f]{16}\.json does not match its hash/);
+  const short = await servedCopy((dir, manifest, catalog) => {
+    const name = catalog.encoders.static.tokenizer[0];
+    writeFileSync(join(dir, name), readFileSync(join(dir, name)).subarray(0, 1000));
+  });
+  await assert.rejects(short.engine.embed("cache"), /tokenizer\.[0-9a-f]{16}\.json is 1000 bytes, the bundle says \d+/);
+});
+
+test("a catalog naming a file outside the bundle folder is refused", async () => {
+  const { engine } = await servedCopy((dir, manifest, catalog) => {
+    catalog.fragments[0][1] = `../${catalog.fragments[0][1]}`;
+    return "catalog";
+  });
+  await assert.rejects(engine.open(), (error) => error instanceof BundleError &&
+    /fragments lists "\.\.\/fragments\/frag\.[0-9a-f]{16}\.json", which is not a payload name/.test(error.message));
+  for (const name of ["../x/frag.0123456789abcdef.json", "/etc/frag.0123456789abcdef.json",
+    "https://evil.example/frag.0123456789abcdef.json", "frag.0123456789abcdef.json?x", "a/b/c.0123456789abcdef.json"]) {
+    assert.throws(() => payloadUrl(name, "https://site.example/docs/semantic/manifest.json"), BundleError, name);
+  }
+  assert.equal(payloadUrl("table/tab.0123456789abcdef.bin", "https://site.example/docs/semantic/manifest.json?v=1"),
+    "https://site.example/docs/semantic/table/tab.0123456789abcdef.bin");
+});
+
+test("bad catalog fields are refused with the field's name", async () => {
+  const cases = [
+    [(c) => { c.pages.starts[2] = c.pages.starts[1]; }, /pages\.starts must rise/],
+    [(c) => { c.vectors[0].dtype = "i4"; }, /vectors\[0\]\.dtype must be one of i8, f16, f32/],
+    [(c) => { c.encoders.static.shards.reverse(); }, /encoders\.static\.shards is not in ascending order/],
+    [(c) => { c.lexical.version = 1; }, /lexical\.version is not 2/],
+    [(c) => { c.facets.tags.cache = [99]; }, /facets\.tags must map values to lists of page numbers/],
+    [(c) => { c.vectors[0].parts[0][2] += 1; }, /should hold \d+ vectors of 384 i8/],
+  ];
+  for (const [edit, message] of cases) {
+    const { engine } = await servedCopy((dir, manifest, catalog) => {
+      edit(catalog);
+      return "catalog";
+    });
+    await assert.rejects(engine.open(), message);
   }
 });
 
-test("chunks resolve to their page's url, title and section", () => {
-  const chunks = new Chunks(JSON.parse(read(manifest.files.chunks.name)));
-  assert.equal(chunks.length, 7);
-  const first = chunks.get(0);
-  assert.deepEqual(Object.keys(first).sort(),
-    ["anchor", "excerpt", "id", "kind", "path", "section", "title", "url"]);
-  assert.ok(["page", "section"].includes(first.kind));
+test("keyword results fetch only the catalog, their terms' shards and their fragments", async () => {
+  const { server, catalog, engine } = await servedCopy();
+  const results = await engine.search("purge edge servers", { mode: "lexical" });
+  assert.ok(results.length);
+  const fetched = server.requests.map((path) => path.slice(1));
+  assert.equal(fetched[0], "manifest.json");
+  assert.equal(fetched[1], engine.manifest.catalog.name);
+  const rest = fetched.slice(2);
+  assert.ok(rest.every((name) => /^(lexical|fragments)\//.test(name)), rest.join(" "));
+  assert.ok(rest.filter((n) => n.startsWith("lexical/")).length < catalog.lexical.shards.length);
+  assert.equal(new Set(fetched).size, fetched.length, "each file is fetched once");
 });
 
-test("payload URLs are relative to the manifest", () => {
-  const url = fileUrl(manifest, "index", "https://example.org/project/semantic/manifest.json");
-  assert.equal(url, `https://example.org/project/semantic/${manifest.files.index.name}`);
+test("the static encoder's first semantic result loads no model; concurrent queries share fetches", async () => {
+  const { server, engine } = await servedCopy();
+  const queries = ["service worker offline", "service worker cache first", "offline service worker"];
+  const answers = await Promise.all(queries.flatMap((q) => [engine.search(q), engine.search(q, { mode: "lexical" })]));
+  assert.ok(answers.every((results) => results.length));
+  const fetched = server.requests.map((path) => path.slice(1));
+  assert.ok(!fetched.some((name) => /\.(onnx|wasm)$|^model\/model\./.test(name)), fetched.join(" "));
+  assert.ok(fetched.some((name) => name.startsWith("table/")));
+  assert.ok(!fetched.some((name) => name.startsWith("text/")), "text shards are for Python readers");
+  assert.equal(new Set(fetched).size, fetched.length, `each file once: ${fetched.join(" ")}`);
 });
 
-test("an unknown format is refused naming both versions", () => {
-  assert.throws(() => checkManifest({ ...manifest, format: 2 }, "m.json"),
-    (error) => error instanceof BundleError && /format 2.*reads format 1/.test(error.message));
+test("asking for the transformer on a site without the model says how to get it", async () => {
+  const { server } = await servedCopy();
+  const engine = new Engine({ manifestUrl: `${server.url}manifest.json`, encoder: "transformer" });
+  await assert.rejects(engine.open(), /no transformer query encoder.*query_encoder: transformer/);
 });
 
-test("f16 and f32 matrices are read little-endian; a short file is refused", () => {
+test("shard lookup: last shard whose first key is not above the key, strings by code point", () => {
+  const shards = [{ first: "b" }, { first: "m" }, { first: "\uffef" }];
+  assert.equal(shardOf(shards, "a"), -1);
+  assert.equal(shardOf(shards, "b"), 0);
+  assert.equal(shardOf(shards, "lzz"), 0);
+  assert.equal(shardOf(shards, "m"), 1);
+  assert.equal(shardOf(shards, "🚀"), 2, "U+1F680 sorts after U+FFEF, as Python sorts");
+  assert.ok(compareKeys("\uffef", "🚀") < 0);
+  assert.equal(shardOf([{ first: 0 }, { first: 100 }], 99), 0);
+});
+
+test("binary payloads: table shards and f16/f32 vector parts, little-endian", () => {
+  const table = new DataView(new ArrayBuffer(4 + 8 + 4));
+  table.setUint32(0, 2, true);
+  table.setUint32(4, 7, true);
+  table.setUint32(8, 9, true);
+  [1, -2, 3, -4].forEach((v, i) => table.setInt8(12 + i, v));
+  const { ids, rows } = parseTableShard(table.buffer, 2, "t");
+  assert.deepEqual([...ids], [7, 9]);
+  assert.deepEqual([...rows], [1, -2, 3, -4]);
+  assert.throws(() => parseTableShard(table.buffer, 3, "t"), /not a token table shard of 3 dims/);
   const values = [1, -0.5, 0.25, 2];
-  const f32 = new DataView(new ArrayBuffer(8 + 16));
-  f32.setUint32(0, 2, true);
-  f32.setUint32(4, 8, true);
-  values.forEach((v, i) => f32.setFloat32(8 + 4 * i, v, true));
-  assert.deepEqual(Array.from(parseMatrix(f32.buffer, { dtype: "f32", dim: 2, count: 2 }).data), values);
-  const f16 = new DataView(new ArrayBuffer(8 + 8));
-  f16.setUint32(0, 2, true);
-  f16.setUint32(4, 4, true);
-  [0x3c00, 0xb800, 0x3400, 0x4000].forEach((bits, i) => f16.setUint16(8 + 2 * i, bits, true));
-  assert.deepEqual(Array.from(parseMatrix(f16.buffer, { dtype: "f16", dim: 2, count: 2 }).data), values);
-  assert.throws(() => parseMatrix(f32.buffer.slice(0, 20), { dtype: "f32", dim: 2, count: 2 }), /truncated/);
-  assert.throws(() => parseMatrix(f32.buffer, { dtype: "f32", dim: 2, count: 3 }), /manifest says 3/);
+  const f32 = new DataView(new ArrayBuffer(16));
+  values.forEach((v, i) => f32.setFloat32(4 * i, v, true));
+  assert.deepEqual([...parseVectorPart(f32.buffer, { dtype: "f32", dim: 2, rows: 2 })], values);
+  const f16 = new DataView(new ArrayBuffer(8));
+  [0x3c00, 0xb800, 0x3400, 0x4000].forEach((bits, i) => f16.setUint16(2 * i, bits, true));
+  assert.deepEqual([...parseVectorPart(f16.buffer, { dtype: "f16", dim: 2, rows: 2 })], values);
   assert.equal(halfToFloat(0x7c00), Infinity);
 });

@@ -101,7 +101,8 @@ async function withSite(plan, fn) {
     if (message.type() === "error") seen.consoleErrors.push(message.text());
   });
   try {
-    return { ...(await fn({ page, server, context: browser.context })), ...seen };
+    const result = await fn({ page, server, context: browser.context });
+    return { ...result, ...seen, requests: server.log.map((entry) => entry.path) };
   } finally {
     await browser.close();
     await server.close();
@@ -176,8 +177,9 @@ async function api(page, fn, arg) {
   }, { fn: fn.toString(), arg });
 }
 
-// plan: {start, queries, filters}: per query the browser's vector, its plain vector
-// top 10 (ids, scores), and its hybrid top 10 without and with `filters`.
+// plan: {start, queries, filters}: per query the browser's query vector (int8 codes for
+// int8 vectors, null when it has none), its plain vector top 10 (ids, scores), and its
+// hybrid top 10 without and with `filters`, and its keyword top 10.
 async function parity(plan) {
   return withSite(plan, async ({ page, server }) => {
     await page.goto(server.url + (plan.start ?? ""));
@@ -185,11 +187,13 @@ async function parity(plan) {
       const out = [];
       const ids = (hits) => hits.map((h) => h.id);
       for (const query of queries) {
-        const vector = Array.from(await semantic.embed(query));
+        const embedded = await semantic.embed(query);
+        const vector = embedded === null ? null : Array.from(embedded);
         const hits = await semantic.searchVector(query, { topK: 10 });
         out.push({
           query, vector, ids: ids(hits), scores: hits.map((h) => h.score),
           hybrid: ids(await semantic.search(query, { topK: 10 })),
+          hybridScores: (await semantic.search(query, { topK: 10 })).map((h) => h.score),
           filtered: ids(await semantic.search(query, { topK: 10, filters })),
           lexical: ids(await semantic.search(query, { topK: 10, mode: "lexical" })),
         });
@@ -200,14 +204,15 @@ async function parity(plan) {
   });
 }
 
-// plan: {theme, start, query, delayMs}: the model file is held back `delayMs`; records
-// what the list shows (and its ranking) before the model arrives and after.
+// plan: {theme, start, query, delayMs, hold}: the files whose URL matches `hold` (a
+// regular expression; by default the model) are held back `delayMs`; records what the
+// list shows (and its ranking) before they arrive and after.
 async function keywordFirst(plan) {
   const theme = THEMES[plan.theme];
   return withSite(plan, async ({ page, server }) => {
     let modelRequested = 0;
-    await page.route(/\/model\.[0-9a-f]+\.onnx$/, async (route) => {
-      modelRequested = Date.now();
+    await page.route(new RegExp(plan.hold ?? "/model\\.[0-9a-f]+\\.onnx$"), async (route) => {
+      modelRequested ||= Date.now();
       await new Promise((resolve) => setTimeout(resolve, plan.delayMs));
       await route.continue();
     });

@@ -1,0 +1,28 @@
+// A static file server on 127.0.0.1 for the engine's tests: real fetches, and a record
+// of every path requested.
+
+import { readFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import { join, normalize } from "node:path";
+
+export async function serve(root) {
+  const requests = [];
+  const server = createServer(async (request, response) => {
+    const path = decodeURIComponent(new URL(request.url, "http://x").pathname);
+    requests.push(path);
+    const file = normalize(join(root, path));
+    if (!file.startsWith(normalize(root))) {
+      response.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      response.writeHead(200, { "content-length": body.length }).end(body);
+    } catch {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${server.address().port}/`;
+  return { url, requests, close: () => new Promise((resolve) => server.close(resolve)) };
+}

@@ -1,0 +1,214 @@
+"""Bundle format 2: its constants, and the checks every Python reader runs on the JSON
+it did not write (the manifest and the catalog), so that nothing downstream meets a
+wrong type, a path out of the bundle or an absurd number. See bundle.py for the layout.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from itertools import pairwise
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .lexical import SHARD_VERSION
+from .payloads import PayloadError, check_name
+
+if TYPE_CHECKING:
+    from .bundle import Manifest
+
+FORMAT_VERSION = 2
+MANIFEST = "manifest.json"
+METRIC = "ip"
+QUERY_ENCODERS = ("static", "transformer")
+SEARCH_MODES = ("hybrid", "vector", "lexical")
+DEFAULT_SEARCH = {"mode": "hybrid", "top_k": 10, "min_score": None, "rrf_k": 60}
+MAX_TOP_K = 1000
+KIND_CODES = {"page": "p", "section": "s"}
+KIND_NAMES = {v: k for k, v in KIND_CODES.items()}
+SCALAR_BYTES = {"i8": 1, "f16": 2, "f32": 4}
+MAX_MANIFEST_BYTES = 1 << 20
+MAX_DIM = 8192
+MAX_MODEL_TOKENS = 8192
+STATIC_MAX_TOKENS = 128
+"""Tokens of a query the static encoder reads; a query is rarely a tenth of that."""
+
+# Shard sizes: small enough that a query fetches little, large enough to keep the file
+# count sane (measured in bench/: bytes per query against files per build).
+VECTOR_PART_BYTES = 128 << 10
+FRAGMENT_SHARD_BYTES = 16 << 10
+TEXT_SHARD_BYTES = 256 << 10
+LEXICAL_SHARD_BYTES = 16 << 10
+TABLE_SHARD_ROWS = 32
+
+
+class BundleError(ValueError):
+    """A bundle cannot be read; the message names the file and what to do."""
+
+
+class Checker:
+    """Type and range checks of untrusted JSON; every failure names the file and field."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, problem: str) -> None:
+        raise BundleError(f"{self.source}: {problem}: rebuild the site")
+
+    def _get(self, data: object, key: str, where: str) -> object:
+        if not isinstance(data, dict) or key not in data:
+            self.fail(f"{where + '.' if where else ''}{key} is missing")
+        return data[key]
+
+    def dict(self, data: object, key: str, where: str = "") -> dict:
+        value = self._get(data, key, where)
+        if not isinstance(value, dict):
+            self.fail(f"{where + '.' if where else ''}{key} must be an object")
+        return value
+
+    def list(self, data: object, key: str, where: str = "") -> list:
+        value = self._get(data, key, where)
+        if not isinstance(value, list):
+            self.fail(f"{where + '.' if where else ''}{key} must be a list")
+        return value
+
+    def str(self, data: object, key: str, where: str = "") -> str:
+        value = self._get(data, key, where)
+        if not isinstance(value, str):
+            self.fail(f"{where + '.' if where else ''}{key} must be a string")
+        return value
+
+    def int(self, data: object, key: str, where: str = "", lo: int = 0,
+            hi: int = 2**53) -> int:
+        value = self._get(data, key, where)
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            self.fail(f"{where + '.' if where else ''}{key} is {value!r}, not a whole number "
+                      f"from {lo} to {hi}")
+        return value
+
+    def number(self, data: object, key: str, where: str = "", lo: float = -math.inf,
+               hi: float = math.inf, *, positive: bool = False) -> float:
+        value = self._get(data, key, where)
+        ok = (not isinstance(value, bool) and isinstance(value, (int, float))
+              and math.isfinite(value) and lo <= value <= hi and (value > 0 or not positive))
+        if not ok:
+            wanted = "a positive number" if positive else f"a number from {lo} to {hi}"
+            self.fail(f"{where + '.' if where else ''}{key} is {value!r}, not {wanted}")
+        return float(value)
+
+    def hex(self, data: object, key: str, where: str, length: int) -> str:
+        value = self.str(data, key, where)
+        if not re.fullmatch(f"[0-9a-f]{{{length}}}", value):
+            self.fail(f"{where}.{key} is not {length} hex digits")
+        return value
+
+    def payloads(self, data: object, key: str, where: str, first: type) -> list[tuple]:
+        """A shard list `[[first key, name, bytes], ...]`, first keys ascending."""
+        rows = self.list(data, key, where)
+        out: list[tuple] = []
+        for row in rows:
+            ok = (isinstance(row, list) and len(row) == 3 and isinstance(row[0], first)
+                  and not isinstance(row[0], bool) and isinstance(row[2], int)
+                  and not isinstance(row[2], bool) and row[2] >= 0)
+            if not ok:
+                self.fail(f"{where}.{key} has a malformed entry {str(row)[:80]}")
+            try:
+                check_name(row[1])
+            except PayloadError as exc:
+                self.fail(f"{where}.{key}: {exc}")
+            if out and not out[-1][0] < row[0]:
+                self.fail(f"{where}.{key} is not in ascending order")
+            out.append(tuple(row))
+        return out
+
+
+def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> dict:
+    """The catalog's structure and ranges, checked once so that readers can trust it."""
+    check = Checker(str(source))
+    pages, chunks = manifest.counts["pages"], manifest.counts["chunks"]
+    model = check.dict(catalog, "model")
+    check.str(model, "id", "model")
+    check.hex(model, "sha256", "model", 64)
+    check.int(model, "dim", "model", 1, MAX_DIM)
+    check.int(model, "max_tokens", "model", 16, MAX_MODEL_TOKENS)
+    if check.str(model, "pooling", "model") not in ("mean", "cls"):
+        check.fail("model.pooling must be mean or cls")
+    if not isinstance(model.get("normalize"), bool):
+        check.fail("model.normalize must be true or false")
+    check.str(model, "query_prefix", "model")
+    check.str(model, "document_prefix", "model")
+    page_info = check.dict(catalog, "pages")
+    starts = check.list(page_info, "starts", "pages")
+    if (len(starts) != pages + 1 or any(isinstance(s, bool) or not isinstance(s, int)
+                                        for s in starts)
+            or starts[:1] != [0] or starts[-1] != chunks
+            or any(b <= a for a, b in pairwise(starts))):
+        check.fail("pages.starts must rise from 0 to the chunk count, one entry per page")
+    for key, boost in check.dict(page_info, "boosts", "pages").items():
+        if not (key.isdigit() and int(key) < pages) or isinstance(boost, bool) or \
+                not isinstance(boost, (int, float)) or not (math.isfinite(boost) and boost > 0):
+            check.fail(f"pages.boosts has a bad entry {key!r}: {boost!r}")
+    for piece in check.list(page_info, "pieces", "pages"):
+        if not (isinstance(piece, list) and len(piece) == 2
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in piece)
+                and 0 <= piece[1] < piece[0] < chunks):
+            check.fail(f"pages.pieces has a bad entry {str(piece)[:40]}")
+    for key, values in check.dict(catalog, "facets").items():
+        if not isinstance(values, dict) or not all(
+                isinstance(v, list) and all(isinstance(p, int) and not isinstance(p, bool)
+                                            and 0 <= p < pages for p in v)
+                for v in values.values()):
+            check.fail(f"facets.{key} must map values to lists of page numbers")
+    for key in ("fragments", "text"):
+        shards = check.payloads(catalog, key, "", int)
+        if pages and (not shards or shards[0][0] != 0 or shards[-1][0] >= pages):
+            check.fail(f"{key} does not cover every page")
+    lexical = check.dict(catalog, "lexical")
+    if check.int(lexical, "version", "lexical") != SHARD_VERSION:
+        check.fail(f"lexical.version is not {SHARD_VERSION}")
+    check.number(lexical, "scale", "lexical", positive=True)
+    if check.int(lexical, "count", "lexical") != chunks:
+        check.fail("lexical.count is not the chunk count")
+    check.payloads(lexical, "shards", "lexical", str)
+    sets = check.list(catalog, "vectors")
+    if not sets:
+        check.fail("vectors lists no vector set")
+    for i, vectors in enumerate(sets):
+        where = f"vectors[{i}]"
+        if check.str(vectors, "dtype", where) not in SCALAR_BYTES:
+            check.fail(f"{where}.dtype must be one of {', '.join(SCALAR_BYTES)}")
+        check.number(vectors, "scale", where, positive=True)
+        check.int(vectors, "dim", where, 1, MAX_DIM)
+        if check.str(vectors, "metric", where) != METRIC or \
+                check.str(vectors, "layout", where) != "exact":
+            check.fail(f"{where} has a metric or layout this version does not read")
+        parts = check.payloads(vectors, "parts", where, int)
+        if pages and (not parts or parts[0][0] != 0 or parts[-1][0] >= pages):
+            check.fail(f"{where}.parts does not cover every page")
+    encoders = check.dict(catalog, "encoders")
+    if manifest.query_encoder not in encoders:
+        check.fail(f"the manifest's query_encoder {manifest.query_encoder!r} is not in the "
+                   "catalog")
+    for kind, encoder in encoders.items():
+        where = f"encoders.{kind}"
+        if kind not in QUERY_ENCODERS:
+            check.fail(f"{where} is an encoder this version does not know")
+        check.int(encoder, "vectors", where, 0, len(sets) - 1)
+        names = ("tokenizer", "model") if kind == "transformer" else ("tokenizer",)
+        for key in names:
+            entry = check.list(encoder, key, where)
+            if len(entry) != 2 or not isinstance(entry[1], int):
+                check.fail(f"{where}.{key} must be [name, bytes]")
+            try:
+                check_name(entry[0])
+            except PayloadError as exc:
+                check.fail(f"{where}.{key}: {exc}")
+        if kind == "static":
+            check.int(encoder, "max_tokens", where, 1, MAX_MODEL_TOKENS)
+            if check.str(encoder, "dtype", where) != "i8":
+                check.fail(f"{where}.dtype must be i8")
+            check.number(encoder, "scale", where, positive=True)
+            if check.int(encoder, "dim", where, 1, MAX_DIM) != sets[encoder["vectors"]]["dim"]:
+                check.fail(f"{where}.dim differs from its vector set's")
+            check.payloads(encoder, "shards", where, int)
+    return catalog

@@ -1,0 +1,70 @@
+"""Query vectors for a bundle's vector set, and how every reader scores them.
+
+Two encoders:
+
+- `StaticQueryEncoder`: the query's tokens (special tokens included, truncated to
+  `max_tokens`) each add their row of the bundle's token table; tokens without a row add
+  nothing. The sum is an integer vector, so every reader computes the same one. No
+  model runs: a table row is a few hundred bytes.
+- the transformer: the bundle's ONNX model (embedding.OnnxEmbedder), as at build time.
+
+Scoring against int8 vectors is exact integer arithmetic in every reader: the query
+vector becomes int8 codes (`query_codes`), the dot product with each stored row is an
+integer, and the score is `dot / (vector scale * |codes|)`, one float64 division.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+
+class StaticQueryEncoder:
+    """Query text -> integer vector, the sum of its tokens' table rows."""
+
+    def __init__(self, *, tokenizer_path: Path, token_ids: np.ndarray, rows: np.ndarray,
+                 max_tokens: int, prefix: str = "") -> None:
+        from tokenizers import Tokenizer
+
+        self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        # tokenizer.json may carry fixed padding and truncation: the encoder cuts itself.
+        self.tokenizer.no_padding()
+        self.tokenizer.no_truncation()
+        self.row_of = {int(t): i for i, t in enumerate(token_ids.tolist())}
+        self.rows = rows.astype(np.int64)
+        self.max_tokens = max_tokens
+        self.prefix = prefix
+
+    @property
+    def dim(self) -> int:
+        return int(self.rows.shape[1])
+
+    def token_ids(self, query: str) -> list[int]:
+        return self.tokenizer.encode(self.prefix + query).ids[: self.max_tokens]
+
+    def encode(self, query: str) -> np.ndarray | None:
+        """The query's integer vector, or None when no token of it has a row."""
+        found = [self.row_of[t] for t in self.token_ids(query) if t in self.row_of]
+        if not found:
+            return None
+        return self.rows[found].sum(axis=0)
+
+
+def query_codes(vector: np.ndarray) -> np.ndarray | None:
+    """int8 codes of a query vector: its largest component maps to 127, halves round up.
+
+    Written as floor(x * (127 / peak) + 0.5) in float64 so that JavaScript's
+    Math.floor gives the same codes. None for an all-zero vector.
+    """
+    values = np.asarray(vector, dtype=np.float64)
+    peak = float(np.abs(values).max()) if values.size else 0.0
+    if peak == 0.0:
+        return None
+    return np.floor(values * (127.0 / peak) + 0.5).astype(np.int8)
+
+
+def codes_norm(codes: np.ndarray) -> float:
+    """|codes|: an exact integer sum, then IEEE sqrt (the same in every language)."""
+    return math.sqrt(int(np.dot(codes.astype(np.int64), codes.astype(np.int64))))

@@ -1,0 +1,76 @@
+"""The static query encoder in headless Chromium, on the committed parity bundle.
+
+A one-page site holds tests/fixtures/parity/bundle and the built client, served under a
+sub-path. In the browser the engine must give exactly the Python searcher's answers
+(tests/fixtures/parity/expected.json), and the first semantic result must need no model
+and no onnxruntime-web: no .wasm, no .onnx, no ort-*.mjs request at all.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mkdocs_semantic.client import ClientAssets, add_to_head, page_tags
+from mkdocs_semantic.search import Searcher
+
+from .conftest import REPO
+from .test_browser import drive
+
+PARITY = REPO / "tests" / "fixtures" / "parity"
+PREFIX = "/project/"
+PAGE = "<!doctype html><html><head><title>Parity</title></head><body><p>Docs</p></body></html>"
+MODEL_FILES = (".wasm", ".onnx", ".mjs")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    driver = REPO / "js" / "node_modules" / "playwright-core"
+    if shutil.which("node") is None or not driver.is_dir():
+        pytest.fail("the browser tests need Node.js and js/node_modules: run scripts/setup")
+    root = tmp_path_factory.mktemp("static-site")
+    shutil.copytree(PARITY / "bundle", root / "semantic")
+    assets = ClientAssets.load()
+    assets.install(root, "semantic")
+    tags = page_tags(page_url="", bundle_dir="semantic", assets=assets, ui="dialog")
+    (root / "index.html").write_text(add_to_head(PAGE, tags), encoding="utf-8")
+    return root
+
+
+def model_requests(requests: list[str]) -> list[str]:
+    return [r for r in requests if r.endswith(MODEL_FILES) or "/model/model." in r]
+
+
+def test_chromium_gives_the_python_answers_without_a_model(site, tmp_path):
+    expected = json.loads((PARITY / "expected.json").read_text(encoding="utf-8"))
+    queries, filtered = expected["queries"], expected["filtered"]
+    report = drive("parity", {"site": str(site), "prefix": PREFIX,
+                              "queries": [q["query"] for q in queries] + [filtered["query"]],
+                              "filters": filtered["filters"]}, tmp_path)
+    *answers, answer = report["answers"]
+    for want, got in zip(queries, answers, strict=True):
+        assert got["vector"] == want["codes"], want["query"]
+        assert [[i, s] for i, s in zip(got["ids"], got["scores"])] == want["plain"]
+        assert got["hybrid"] == [row[0] for row in want["hybrid"]], want["query"]
+        assert got["hybridScores"] == [row[1] for row in want["hybrid"]], want["query"]
+        assert got["lexical"] == [row[0] for row in want["lexical"]], want["query"]
+    assert answer["filtered"] == [row[0] for row in filtered["results"]]
+    assert model_requests(report["requests"]) == []
+    assert any("/semantic/table/tab." in r for r in report["requests"])
+    assert report["pageErrors"] == []
+
+
+def test_the_search_box_answers_with_no_model_download(site, tmp_path):
+    query = "how can my web app keep working offline"
+    best = Searcher.open(PARITY / "bundle").search(query)[0].href
+    plan = {"site": str(site), "prefix": PREFIX, "theme": "dialog", "start": "",
+            "queries": [{"query": query, "press": True}]}
+    report = drive("search", plan, tmp_path)
+    seen = report["queries"][0]
+    assert seen["landed"].endswith(PREFIX + best)  # Enter opened the best result
+    assert not any(s.startswith(("Downloading", "Starting")) for s in seen["status"])
+    assert model_requests(report["requests"]) == []
+    assert report["pageErrors"] == [] and report["dialogs"] == []
