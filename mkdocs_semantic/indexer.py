@@ -46,6 +46,18 @@ class IndexOptions:
     """How readers embed queries: `static` (a token table fitted here) or `transformer`."""
 
 
+@dataclass(frozen=True)
+class TableStats:
+    """What the static query encoder's table cost one build."""
+
+    refitted: bool
+    """False when the cached table matched and nothing was solved."""
+    embedded: int
+    """Training texts and single tokens the model embedded for it (the rest were cached)."""
+    seconds: float
+    """The whole step: picking the texts, checking the cache, embedding, solving."""
+
+
 @dataclass
 class BuildStats:
     """What one build did; logged as one line and kept for tools and benchmarks."""
@@ -57,13 +69,19 @@ class BuildStats:
     bundle_bytes: int
     model_bytes: int
     seconds: float
+    table: TableStats | None = None
+    """None when the site has no static query encoder (`query_encoder: transformer`)."""
 
     def summary(self) -> str:
+        table = ""
+        if self.table is not None:
+            table = (f"; query table {'fitted' if self.table.refitted else 'reused'} "
+                     f"({self.table.embedded} embedded, {self.table.seconds:.1f} s)")
         return (
             f"semantic: {self.pages} pages, {self.chunks} chunks, {self.embedded} embedded, "
             f"{self.reused} reused; bundle {human_bytes(self.bundle_bytes)}"
             + (f" + model {human_bytes(self.model_bytes)}" if self.model_bytes else "")
-            + f"; {self.seconds:.1f} s"
+            + table + f"; {self.seconds:.1f} s"
         )
 
 
@@ -97,6 +115,8 @@ class Indexer:
         )
         self._embedder: OnnxEmbedder | None = None
         self._fitter: TableFitter | None = None
+        self.fit_embedded = 0
+        """Texts and tokens embedded for the query table since `query_table` began."""
         self.pages_chunked = 0
         """Pages parsed and chunked since `start_build` (the rest came from the cache)."""
 
@@ -212,6 +232,7 @@ class Indexer:
     def cached_vectors(self, keys: list[bytes], texts: list[str], embed) -> np.ndarray:
         """Vectors of `keys` from the cache; `embed(texts)` makes (and caches) the rest."""
         missing = [i for i, key in enumerate(keys) if key not in self.cache.vectors]
+        self.fit_embedded += len(missing)
         if missing:
             new = embed([texts[i] for i in missing])
             for i, vector in zip(missing, new):
@@ -244,16 +265,21 @@ class Indexer:
                 document_prefix=self.spec.document_prefix)
         return self._fitter
 
-    def query_table(self, chunks: list[Chunk], vectors: np.ndarray) -> TokenTable | None:
-        """The static encoder's table (None for `query_encoder: transformer`)."""
+    def query_table(self, chunks: list[Chunk],
+                    vectors: np.ndarray) -> tuple[TokenTable | None, TableStats | None]:
+        """The static encoder's table and what it cost (None, None for
+        `query_encoder: transformer`)."""
         if self.options.query_encoder != "static":
-            return None
+            return None, None
+        started = time.perf_counter()
+        self.fit_embedded = 0
         table = self.fitter.fit(chunks, vectors, fingerprint=self.cache.fingerprint)
         try:
             self.cache.save()
         except OSError as exc:
             log.warning("semantic: could not save the embedding cache (%s)", exc)
-        return table
+        return table, TableStats(refitted=self.fitter.refitted, embedded=self.fit_embedded,
+                                 seconds=time.perf_counter() - started)
 
     def write(self, out: Path, chunks: list[Chunk], *, pages: int) -> BuildStats:
         """Embed what the cache lacks, fit the query table, and write the bundle into `out`."""
@@ -264,17 +290,17 @@ class Indexer:
             self.chunk_cache.save()
         except OSError as exc:
             log.warning("semantic: could not save the chunk cache (%s)", exc)
-        table = self.query_table(chunks, vectors)
+        table, table_stats = self.query_table(chunks, vectors)
         manifest = write_bundle(out, chunks=chunks, stored=quantize(vectors, self.options.dtype),
                                 spec=self.spec, search=dict(self.options.search),
                                 table=table, query_encoder=self.options.query_encoder,
                                 model_sha256=self.spec.sha256)
         return stats_of(manifest, out=out, pages=pages, chunks=len(chunks), embedded=embedded,
-                        seconds=time.perf_counter() - started)
+                        seconds=time.perf_counter() - started, table=table_stats)
 
 
 def stats_of(manifest: Manifest, *, out: Path, pages: int, chunks: int, embedded: int,
-             seconds: float) -> BuildStats:
+             seconds: float, table: TableStats | None = None) -> BuildStats:
     from .bundle import payloads_of, read_catalog
 
     payloads = payloads_of(read_catalog(out, manifest))
@@ -287,6 +313,7 @@ def stats_of(manifest: Manifest, *, out: Path, pages: int, chunks: int, embedded
         bundle_bytes=manifest.catalog.bytes + sum(p.bytes for p in payloads) - model_bytes,
         model_bytes=model_bytes,
         seconds=seconds,
+        table=table,
     )
 
 

@@ -96,6 +96,21 @@ def test_rebuild_with_nothing_changed_embeds_nothing_and_parses_nothing(site):
     assert read_bundle(site.site).chunks == chunks_before
 
 
+def test_build_stats_say_what_the_query_table_cost(site, caplog):
+    first = site.build().last_build
+    assert first.table is not None and first.table.refitted
+    assert first.table.embedded > 0  # headings, sentences and single tokens
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.semantic"):
+        again = site.build().last_build
+    assert again.embedded == 0
+    assert again.table is not None and not again.table.refitted
+    assert again.table.embedded == 0
+    assert re.search(r" 0 embedded, \d+ reused; .*; query table reused \(0 embedded",
+                     caplog.text)
+    site.plugin_options["query_encoder"] = "transformer"
+    assert site.build().last_build.table is None
+
+
 def test_corrupt_chunk_cache_warns_and_the_build_succeeds(site, caplog):
     site.build()
     (site.root / ".cache" / "plugin" / "semantic" / "chunks.json").write_text("{oops")
