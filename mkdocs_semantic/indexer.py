@@ -56,6 +56,8 @@ class TableStats:
     """Training texts and single tokens the model embedded for it (the rest were cached)."""
     seconds: float
     """The whole step: picking the texts, checking the cache, embedding, solving."""
+    kept: bool = False
+    """True when a preview kept the table of the build before, unchecked (`preview`)."""
 
 
 @dataclass
@@ -75,8 +77,12 @@ class BuildStats:
     def summary(self) -> str:
         table = ""
         if self.table is not None:
-            table = (f"; query table {'fitted' if self.table.refitted else 'reused'} "
-                     f"({self.table.embedded} embedded, {self.table.seconds:.1f} s)")
+            if self.table.kept:
+                table = "; query table kept from the build before (a preview: `mkdocs " \
+                        "build` refits it)"
+            else:
+                table = (f"; query table {'fitted' if self.table.refitted else 'reused'} "
+                         f"({self.table.embedded} embedded, {self.table.seconds:.1f} s)")
         return (
             f"semantic: {self.pages} pages, {self.chunks} chunks, {self.embedded} embedded, "
             f"{self.reused} reused; bundle {human_bytes(self.bundle_bytes)}"
@@ -119,6 +125,9 @@ class Indexer:
         """Texts and tokens embedded for the query table since `query_table` began."""
         self.pages_chunked = 0
         """Pages parsed and chunked since `start_build` (the rest came from the cache)."""
+        self.preview = False
+        """Builds are previews (`mkdocs serve`): keep the query table of the build before
+        instead of refitting it after every edit (seconds to a minute on a large site)."""
 
     def matches(self, spec: ModelSpec, options: IndexOptions, cache_path: Path | None) -> bool:
         return (spec, options, cache_path) == (self.spec, self.options, self.cache.path)
@@ -273,13 +282,14 @@ class Indexer:
             return None, None
         started = time.perf_counter()
         self.fit_embedded = 0
-        table = self.fitter.fit(chunks, vectors, fingerprint=self.cache.fingerprint)
+        table = self.fitter.fit(chunks, vectors, fingerprint=self.cache.fingerprint,
+                                keep_last=self.preview)
         try:
             self.cache.save()
         except OSError as exc:
             log.warning("semantic: could not save the embedding cache (%s)", exc)
         return table, TableStats(refitted=self.fitter.refitted, embedded=self.fit_embedded,
-                                 seconds=time.perf_counter() - started)
+                                 seconds=time.perf_counter() - started, kept=self.fitter.kept)
 
     def write(self, out: Path, chunks: list[Chunk], *, pages: int) -> BuildStats:
         """Embed what the cache lacks, fit the query table, and write the bundle into `out`."""

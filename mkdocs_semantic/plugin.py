@@ -40,10 +40,13 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         self.last_build: BuildStats | None = None
         self.client: client.ClientAssets | None = None
         self.ui = "none"
+        self.command: str | None = None
+        """`build`, `gh-deploy` or `serve`, when MkDocs says (on_startup)."""
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
-        """Nothing to do here: defining this hook makes MkDocs keep this instance for
-        every `mkdocs serve` rebuild, so the model and caches stay loaded."""
+        """Defining this hook makes MkDocs keep this instance for every `mkdocs serve`
+        rebuild, so the model and caches stay loaded."""
+        self.command = command
 
     def on_config(self, config):
         if not self.config.enabled:
@@ -68,6 +71,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         if self.indexer is None or not self.indexer.matches(spec, options, cache_path):
             self.indexer = Indexer(spec, options, cache_path=cache_path)
             self.page_chunks = {}
+        self.indexer.preview = self.command == "serve"
         self._validate_model()
         self._setup_client(config)
         return config

@@ -94,6 +94,9 @@ class TableFitter:
         self.special = [i for t in SPECIAL_TOKENS if (i := tokenizer.token_to_id(t)) is not None]
         self.refitted = False
         """Whether the last `fit` solved anew (False: the cached table matched)."""
+        self.kept = False
+        """Whether the last `fit` kept the table before it (`keep_last`), unchecked."""
+        self.last: TokenTable | None = None
 
     def short_texts(self, chunks: Sequence[Chunk]) -> dict[str, list[str]]:
         kinds = {"headings": headings_of, "sentences": sentences_of}
@@ -101,8 +104,22 @@ class TableFitter:
                 for kind in self.recipe.texts if kind != "chunks"}
 
     def fit(self, chunks: Sequence[Chunk], vectors: np.ndarray, *,
-            fingerprint: str) -> TokenTable:
-        """The int8 table for these chunks and their vectors."""
+            fingerprint: str, keep_last: bool = False) -> TokenTable:
+        """The int8 table for these chunks and their vectors.
+
+        `keep_last`: return the table this fitter made or loaded before, if any, without
+        checking it against the chunks (for previews, where a refit per edit costs more
+        than a slightly stale table).
+        """
+        self.kept = keep_last and self.last is not None
+        if self.kept:
+            self.refitted = False
+            return self.last
+        self.last = self._fit(chunks, vectors, fingerprint=fingerprint)
+        return self.last
+
+    def _fit(self, chunks: Sequence[Chunk], vectors: np.ndarray, *,
+             fingerprint: str) -> TokenTable:
         short = self.short_texts(chunks)
         key = self._key(chunks, short, fingerprint)
         cached = self._load(key)

@@ -6,6 +6,7 @@ import json
 import logging
 import re
 
+import numpy as np
 import pytest
 from mkdocs.exceptions import MkDocsException
 
@@ -251,6 +252,23 @@ def test_serve_style_rebuilds_keep_the_model_and_re_embed_only_edits(site):
     third = site.build(fresh=False).last_build
     assert third.embedded == 0 and third.pages == 2
     assert "deploy/" not in {c.url for c in read_bundle(site.site).chunks}
+
+
+def test_serve_previews_keep_the_query_table_instead_of_refitting_per_edit(site, caplog):
+    plugin = site.build()
+    plugin.on_startup(command="serve", dirty=False)
+    table = read_bundle(site.site).table
+    site.write("deploy.md", DEPLOY + "\n## Health checks\n\nExpose a liveness endpoint.\n")
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.semantic"):
+        preview = site.build(fresh=False).last_build
+    assert preview.embedded == 1 and preview.table.kept and preview.table.embedded == 0
+    assert "query table kept from the build before" in caplog.text
+    kept = read_bundle(site.site).table
+    assert np.array_equal(kept.token_ids, table.token_ids)
+    assert np.array_equal(kept.rows, table.rows)
+    # a real build of the same edit fits the table for what the site now says
+    published = site.build().last_build
+    assert published.table.refitted and not published.table.kept
 
 
 def chunk_cache_rows(path) -> list[dict]:
