@@ -147,18 +147,47 @@ def tree_bytes(path: Path) -> int:
 
 
 def semantic_parts(site: Path) -> dict:
-    """The plugin's files in a site: bundle (index, chunks, text, lexical), model, client."""
-    manifest = json.loads((site / "semantic" / "manifest.json").read_text(encoding="utf-8"))
-    model_files = {"model", "tokenizer"}
-    entries = manifest["files"]
-    model = sum(f["bytes"] for k, f in entries.items() if k in model_files)
-    bundle = sum(f["bytes"] for k, f in entries.items() if k not in model_files)
+    """The plugin's files in a site, from its bundle's catalog (format 2).
+
+    `folders`: bytes of the payloads the catalog lists, by folder (fragments, text,
+    vectors, lexical, table, model); `tokenizer_bytes` and `model_bytes` split the
+    model folder (the ONNX model is there only with `query_encoder: transformer`).
+    `bundle_bytes`: manifest, catalog and every payload but the ONNX model.
+    `unlisted_bytes`: anything else in the bundle folder besides the client (0 when
+    the writer left no stale files).
+    """
+    from mkdocs_semantic.bundle import payloads_of, read_catalog, read_manifest
+
+    root = site / "semantic"
+    manifest = read_manifest(root)
+    catalog = read_catalog(root, manifest)
+    payloads = payloads_of(catalog)
+    folders: dict[str, int] = {}
+    files: dict[str, int] = {}
+    for payload in payloads:
+        folder = payload.name.split("/")[0] if "/" in payload.name else "."
+        folders[folder] = folders.get(folder, 0) + payload.bytes
+        files[folder] = files.get(folder, 0) + 1
+    transformer = catalog["encoders"].get("transformer")
+    static = catalog["encoders"].get("static")
+    model = transformer["model"][1] if transformer else 0
+    tokenizer = (static or transformer or {}).get("tokenizer", [None, 0])[1]
+    head = (root / "manifest.json").stat().st_size + manifest.catalog.bytes
+    client = tree_bytes(root / "client") + tree_bytes(root / "semantic.js")
+    listed = head + sum(p.bytes for p in payloads)
     return {
-        "manifest_counts": manifest["counts"],
-        "bundle_bytes": bundle + (site / "semantic" / "manifest.json").stat().st_size,
+        "format": manifest.format,
+        "query_encoder": manifest.query_encoder,
+        "manifest_counts": manifest.counts,
+        "manifest_and_catalog_bytes": head,
+        "folders": folders,
+        "folder_files": files,
+        "bundle_bytes": listed - model,
+        "tokenizer_bytes": tokenizer,
         "model_bytes": model,
-        "client_bytes": tree_bytes(site / "semantic" / "client"),
-        "files": {k: f["bytes"] for k, f in entries.items()},
+        "client_bytes": client,
+        "client_wasm_bytes": sum(f.stat().st_size for f in (root / "client").rglob("*.wasm")),
+        "unlisted_bytes": tree_bytes(root) - listed - client,
     }
 
 
