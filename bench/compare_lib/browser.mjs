@@ -274,6 +274,7 @@ async function measure(plan, run) {
     const warmFetched = since(server.log, mark);
     warm.bytes = sum(warmFetched);
     warm.requests = warmFetched.length;
+    warm.files = files(warmFetched);
     const out = { load, cold, warm, errors, notFound: missing(server.log, 0) };
     if (plan.rank) {
       out.ranked = ranked;

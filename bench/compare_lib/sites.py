@@ -147,19 +147,61 @@ def tree_bytes(path: Path) -> int:
 
 
 def semantic_parts(site: Path) -> dict:
-    """The plugin's files in a site: bundle (index, chunks, text, lexical), model, client."""
-    manifest = json.loads((site / "semantic" / "manifest.json").read_text(encoding="utf-8"))
-    model_files = {"model", "tokenizer"}
-    entries = manifest["files"]
-    model = sum(f["bytes"] for k, f in entries.items() if k in model_files)
-    bundle = sum(f["bytes"] for k, f in entries.items() if k not in model_files)
+    """The plugin's files in a site, from its bundle's catalog (format 2).
+
+    `folders`: bytes of the payload files the catalog lists, by folder (fragments, text,
+    vectors, lexical, table, model), each file once: payloads are named by their
+    content, so two byte-identical shards are one file. `listed`: the same with every
+    catalog entry counted, which is what a site without identical shards would hold
+    (the versioned copies of the bigger sites share vector parts and text shards).
+    `tokenizer_bytes` and `model_bytes` split the model folder (the ONNX model is
+    there only with `query_encoder: transformer`). `bundle_bytes`: manifest, catalog
+    and every payload file but the ONNX model. `unlisted_bytes`: anything else in the
+    bundle folder besides the client (0 when the writer left no stale files).
+    """
+    from mkdocs_semantic.bundle import payloads_of, read_catalog, read_manifest
+
+    root = site / "semantic"
+    manifest = read_manifest(root)
+    catalog = read_catalog(root, manifest)
+    entries = payloads_of(catalog)
+    payloads = list({p.name: p for p in entries}.values())
+    folders, files = _by_folder(payloads)
+    listed, listed_files = _by_folder(entries)
+    transformer = catalog["encoders"].get("transformer")
+    static = catalog["encoders"].get("static")
+    model = transformer["model"][1] if transformer else 0
+    tokenizer = (static or transformer or {}).get("tokenizer", [None, 0])[1]
+    head = (root / "manifest.json").stat().st_size + manifest.catalog.bytes
+    client = tree_bytes(root / "client") + tree_bytes(root / "semantic.js")
+    written = head + sum(p.bytes for p in payloads)
     return {
-        "manifest_counts": manifest["counts"],
-        "bundle_bytes": bundle + (site / "semantic" / "manifest.json").stat().st_size,
+        "format": manifest.format,
+        "query_encoder": manifest.query_encoder,
+        "manifest_counts": manifest.counts,
+        "manifest_and_catalog_bytes": head,
+        "folders": folders,
+        "folder_files": files,
+        "listed": listed,
+        "listed_files": listed_files,
+        "bundle_bytes": written - model,
+        "tokenizer_bytes": tokenizer,
         "model_bytes": model,
-        "client_bytes": tree_bytes(site / "semantic" / "client"),
-        "files": {k: f["bytes"] for k, f in entries.items()},
+        "client_bytes": client,
+        "client_wasm_bytes": sum(f.stat().st_size for f in (root / "client").rglob("*.wasm")),
+        "unlisted_bytes": tree_bytes(root) - written - client,
     }
+
+
+def _by_folder(payloads: list) -> tuple[dict[str, int], dict[str, int]]:
+    """Bytes and file counts of payloads, by the folder their names start with."""
+    size: dict[str, int] = {}
+    count: dict[str, int] = {}
+    for payload in payloads:
+        folder = payload.name.split("/")[0] if "/" in payload.name else "."
+        size[folder] = size.get(folder, 0) + payload.bytes
+        count[folder] = count.get(folder, 0) + 1
+    return size, count
 
 
 def as_dict(build: Build) -> dict:
