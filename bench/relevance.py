@@ -87,7 +87,7 @@ def main() -> int:
         site = args.site_dir or build_site(args.corpus, Path(tmp))
         searcher = Searcher.open(site)
         sizes = {
-            "lexical_index_bytes": searcher.bundle.path_of("lexical").stat().st_size,
+            "lexical_index_bytes": searcher.bundle.size_of("lexical/"),
             "mkdocs_search_index_bytes": (site / "search" / "search_index.json").stat().st_size,
         }
         results = {
