@@ -34,6 +34,8 @@ _NAME_SEARCH = re.compile(r"""\s+name\s*=\s*(?:"search"|'search'|search(?=[\s>/]
 # main.js loads lunr and the index into it on every page.
 SEARCH_PLUGIN_BOXES = ("mkdocs", "readthedocs")
 SEARCH_PLUGIN_SCRIPT = "search/main.js"
+# onnxruntime-web's WebAssembly runtime (14 MB): only the transformer query encoder loads it.
+RUNTIME_PREFIX = "ort-"
 
 
 class ClientError(RuntimeError):
@@ -72,20 +74,24 @@ class ClientAssets:
         """Where the client goes in the site, relative to the site root."""
         return posixpath.join(bundle_dir.strip("/"), CLIENT_FOLDER, self.hash)
 
-    def install(self, site_dir: Path, bundle_dir: str) -> Path:
+    def install(self, site_dir: Path, bundle_dir: str, *, runtime: bool) -> Path:
         """Copy the client into the site (unchanged files are kept) and drop older copies.
 
-        Raises BundleError, writing nothing, if the bundle folder holds files this
-        package did not write.
+        `runtime`: include onnxruntime-web's WebAssembly files, which only the transformer
+        query encoder loads. Raises BundleError, writing nothing, if the bundle folder
+        holds files this package did not write.
         """
         claim_bundle_dir(site_dir / bundle_dir)
         target = site_dir / self.folder(bundle_dir)
         target.mkdir(parents=True, exist_ok=True)
-        for name in self.files:
+        wanted = [name for name in self.files if runtime or not name.startswith(RUNTIME_PREFIX)]
+        for name in wanted:
             source, dest = self.root / name, target / name
             if not (dest.is_file() and dest.stat().st_size == source.stat().st_size
                     and dest.stat().st_mtime >= source.stat().st_mtime):
                 shutil.copy2(source, dest)
+        for stale in set(self.files) - set(wanted):  # left by a transformer build before
+            (target / stale).unlink(missing_ok=True)
         for old in target.parent.iterdir():
             if old != target:  # claim_bundle_dir found only client copies here
                 shutil.rmtree(old)

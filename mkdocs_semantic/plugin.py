@@ -260,7 +260,8 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         out = Path(config.site_dir) / self.config.bundle_dir
         try:
             self.last_build = self.indexer.write(out, chunks, pages=len(self.page_chunks))
-            self.client.install(Path(config.site_dir), self.config.bundle_dir)
+            self.client.install(Path(config.site_dir), self.config.bundle_dir,
+                                runtime=self.config.query_encoder == "transformer")
         except ModelError as exc:
             option = "model.dim" if "model.dim" in str(exc) else "model.path"
             raise PluginError(f"semantic: option '{option}': {exc}") from exc

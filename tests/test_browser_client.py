@@ -119,3 +119,15 @@ def test_the_search_plugin_script_is_left_out_whatever_its_type():
     mine = ExtraScript("js/mine.js")
     scripts = ["search/main.js", mine, ExtraScript("search/main.js"), "js/other.js"]
     assert without_search_plugin_script(scripts) == [mine, "js/other.js"]
+
+
+def test_only_transformer_sites_get_the_onnxruntime_files(tmp_path):
+    assets = ClientAssets.load()
+    runtime = {name for name in assets.files if name.startswith("ort-")}
+    assert any(name.endswith(".wasm") for name in runtime)
+    folder = assets.install(tmp_path, "semantic", runtime=False)
+    assert {p.name for p in folder.iterdir()} == set(assets.files) - runtime
+    assets.install(tmp_path, "semantic", runtime=True)
+    assert {p.name for p in folder.iterdir()} == set(assets.files)
+    assets.install(tmp_path, "semantic", runtime=False)  # switched back: 14 MB gone again
+    assert {p.name for p in folder.iterdir()} == set(assets.files) - runtime
