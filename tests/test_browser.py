@@ -34,7 +34,7 @@ from .processes import running
 JS = REPO / "js"
 DRIVER = JS / "tools" / "drive.mjs"
 PREFIX = "/project/"
-PARITY_QUERIES = REPO / "tests" / "fixtures" / "parity_queries.txt"
+PARITY_QUERIES = REPO / "tests" / "fixtures" / "parity" / "queries.txt"
 
 # Headings written as escaped text: the page shows the markup, it never runs.
 MARKUP_PAGE = """\

@@ -1,42 +1,67 @@
 """Parity of the readers on one committed, real bundle (tests/fixtures/parity).
 
-`tests/fixtures/make_parity.py` wrote the bundle and the Python searcher's answers; here
-the answers are recomputed from the committed bundle and must not have changed, and the
-JavaScript engine (node, js/test/parity.test.js) must give the same codes and top 10.
+`tests/fixtures/parity/make.py` built the bundle from the fixture's site and wrote the
+Python searcher's answers (`expected.json`) and the analyzer's terms (`analyzer.json`).
+Here both are recomputed from the committed bundle and must not have changed: a change
+of Python's ranking or analyzer fails until the fixture is written again. The JavaScript
+side reads the same files in js/test/parity.test.js, which `npm test` runs (scripts/test
+runs it before pytest, so it is not run again from here).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import shutil
-import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-FIXTURES = REPO / "tests" / "fixtures"
+from mkdocs_semantic.ranking import PER_PAGE
+from mkdocs_semantic.search import Searcher
+
+PARITY = Path(__file__).resolve().parent / "fixtures" / "parity"
 
 
-def _generator():
-    spec = importlib.util.spec_from_file_location("make_parity", FIXTURES / "make_parity.py")
+@pytest.fixture(scope="module")
+def generator():
+    spec = importlib.util.spec_from_file_location("parity_make", PARITY / "make.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def test_python_answers_match_the_committed_expectations():
-    generator = _generator()
-    expected = json.loads(generator.EXPECTED.read_text(encoding="utf-8"))
-    actual = json.loads(json.dumps(generator.expectations(generator.BUNDLE), ensure_ascii=False))
+@pytest.fixture(scope="module")
+def expected() -> dict:
+    return json.loads((PARITY / "expected.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def searcher() -> Searcher:
+    return Searcher.open(PARITY / "bundle")
+
+
+def test_python_answers_match_the_committed_expectations(generator, expected):
+    actual = json.loads(generator.dump(generator.expectations(generator.BUNDLE)))
     assert len(actual["queries"]) >= 20
     for want, got in zip(expected["queries"], actual["queries"], strict=True):
         assert got == want, want["query"]
-    assert actual["filtered"] == expected["filtered"]
-    assert actual["synthetic_codes"] == expected["synthetic_codes"]
-    # the fixture exercises what it is for: several shards, a query without a vector
-    catalog = json.loads(next(generator.BUNDLE.glob("catalog.*.json")).read_text("utf-8"))
+    for want, got in zip(expected["cases"], actual["cases"], strict=True):
+        assert got == want, want["name"]
+    assert actual == expected
+
+
+def test_python_analyzer_matches_the_committed_terms(generator):
+    expected = json.loads((PARITY / "analyzer.json").read_text(encoding="utf-8"))
+    actual = generator.analyzer_terms()
+    assert actual["stopwords"] == expected["stopwords"]
+    for (text, want), (_, got) in zip(expected["texts"], actual["texts"], strict=True):
+        assert got == want, text
+    assert actual == expected
+
+
+def test_the_bundle_has_several_shards_of_each_kind(searcher, expected):
+    catalog = searcher.bundle.catalog
     shard_lists = [catalog["fragments"], catalog["lexical"]["shards"],
                    catalog["vectors"][0]["parts"], catalog["encoders"]["static"]["shards"]]
     assert all(len(shards) > 2 for shards in shard_lists)
@@ -44,11 +69,62 @@ def test_python_answers_match_the_committed_expectations():
     assert expected["filtered"]["results"]
 
 
-def test_the_javascript_engine_gives_the_same_answers():
-    node = shutil.which("node")
-    if node is None or not (REPO / "js" / "node_modules" / "@huggingface").exists():
-        pytest.fail("node and js/node_modules are needed: run scripts/setup")
-    run = subprocess.run([node, "--test", "test/parity.test.js"], cwd=REPO / "js",
-                         capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert "# fail 0" in run.stdout
+def cases(expected: dict) -> dict[str, dict]:
+    return {case["name"]: case for case in expected["cases"]}
+
+
+def test_the_cases_hold_ties(searcher, expected):
+    """Equal page scores on different pages, and equal chunk scores (a copied page)."""
+    page = searcher._page_of_chunk
+    page_ties = chunk_ties = 0
+    for case in expected["cases"]:
+        for a, b in zip(case["results"], case["results"][1:]):
+            page_ties += a[1] == b[1] and page[a[0]] != page[b[0]]
+        signals = Counter(tuple(r[2:]) for r in case["results"])
+        chunk_ties += any(n > 1 and None not in key for key, n in signals.items())
+    assert page_ties and chunk_ties
+
+
+def test_the_cases_hold_the_per_page_cap_and_the_size_prior(searcher, expected):
+    case = cases(expected)["per-page cap: many matching release notes"]
+    page = searcher._page_of_chunk
+    notes = int(searcher._priors.argmin())
+    assert searcher._priors[notes] < 1  # the release notes: many more chunks than any page
+    matching = (searcher.bundle.lexical.scores(case["query"]) > 0) & (page == notes)
+    assert matching.sum() > PER_PAGE
+    listed = [r[0] for r in case["results"] if page[r[0]] == notes]
+    assert len(listed) == PER_PAGE and len(case["results"]) < case["options"]["top_k"]
+    for case in expected["cases"]:
+        assert max(Counter(page[r[0]] for r in case["results"]).values(), default=0) <= PER_PAGE
+
+
+def test_the_cases_hold_empty_signals_and_cuts(expected):
+    by_name = cases(expected)
+    nothing = ["empty lexical result: stop words only", "empty vector result: no known token",
+               "both signals empty", "min_score above every score: vector empty",
+               "filter matching no page: unknown value", "filters matching no page together",
+               "filter with no values"]
+    assert all(by_name[name]["results"] == [] for name in nothing)
+    vector_only = by_name["empty lexical result, hybrid keeps the vector ranking"]["results"]
+    assert vector_only and all(r[3] == 0 for r in vector_only)
+    keyword_only = by_name["empty vector result, hybrid keeps the keyword ranking"]["results"]
+    assert keyword_only and all(r[2] is None for r in keyword_only)
+    cut = by_name["min_score cuts the vector ranking"]
+    assert 0 < len(cut["results"]) < len(by_name["top_k beyond the corpus, vector"]["results"])
+    assert min(r[2] for r in cut["results"]) >= cut["options"]["min_score"]
+    beyond = by_name["top_k beyond the corpus, hybrid"]
+    assert len(beyond["results"]) < beyond["options"]["top_k"]
+    assert len(expected["refused"]) == 4 and all(r["error"] for r in expected["refused"])
+
+
+def test_the_cases_hold_a_boosted_page_and_a_split_section(searcher, expected):
+    boosted = {int(p) for p in searcher.bundle.catalog["pages"]["boosts"]}
+    pieces = dict(searcher.bundle.catalog["pages"]["pieces"])  # later piece -> first piece
+    assert boosted and pieces
+    listed = [r[0] for case in expected["cases"] for r in case["results"]]
+    assert boosted & {int(searcher._page_of_chunk[c]) for c in listed}
+    # hybrid with no min_score: the vector signal ranks every chunk, both pieces included
+    split = cases(expected)["long section in pieces: one listed"]
+    assert split["options"] == {"mode": "hybrid"}
+    chunks = [r[0] for r in split["results"]]
+    assert any(c in pieces and pieces[c] not in chunks for c in chunks)
