@@ -1,17 +1,21 @@
 // The JS engine against the Python reference searcher on the same real bundle
-// (tests/fixtures/parity, written by tests/fixtures/make_parity.py): identical query
-// codes and identical top 10 (chunks and scores) in every mode.
+// (tests/fixtures/parity, written by tests/fixtures/parity/make.py), with no browser:
+// payloads come over HTTP from 127.0.0.1 through the engine's own fetches. Identical
+// query codes and identical top 10 (chunks and scores) in every mode, identical results
+// for the ranking edge cases, the same refusals, and the analyzer's terms.
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Engine } from "../src/engine.js";
+import { analyze } from "../src/lexical.js";
 import { queryCodes } from "../src/scan.js";
 import { serve } from "./serve.js";
 
 const PARITY = fileURLToPath(new URL("../../tests/fixtures/parity/", import.meta.url));
 const expected = JSON.parse(readFileSync(`${PARITY}expected.json`, "utf8"));
+const analyzer = JSON.parse(readFileSync(`${PARITY}analyzer.json`, "utf8"));
 let server;
 let engine;
 
@@ -39,6 +43,31 @@ for (const [i, q] of expected.queries.entries()) {
 test("a filtered query ranks as the Python searcher does", async () => {
   const { query, filters, mode, results } = expected.filtered;
   assert.deepEqual(rows(await engine.search(query, { mode, filters, topK: expected.top_k })), results);
+});
+
+/** The Python searcher's search options, as the engine names them. */
+function engineOptions({ mode, top_k: topK, filters, min_score: minScore }) {
+  return { mode, topK, filters, minScore };
+}
+
+for (const { name, query, options, results } of expected.cases) {
+  test(`ranking case: ${name}`, async () => {
+    assert.deepEqual(rows(await engine.search(query, engineOptions(options))), results);
+  });
+}
+
+for (const { name, query, options } of expected.refused) {
+  test(`refused like the Python searcher: ${name}`, async () => {
+    await assert.rejects(engine.search(query, engineOptions(options)),
+      /^Error: (unknown filter|unknown mode|topK must be between 1 and 1000)/);
+  });
+}
+
+test("the analyzer makes Python's terms", async () => {
+  await engine.open();
+  assert.deepEqual(engine.catalog.lexical.stopwords, analyzer.stopwords);
+  const stopwords = new Set(analyzer.stopwords);
+  for (const [text, terms] of analyzer.texts) assert.deepEqual(analyze(text, stopwords), terms, text);
 });
 
 test("results carry the page and section fields the UI shows", async () => {
