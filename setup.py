@@ -16,6 +16,7 @@ from setuptools.command.sdist import sdist
 HERE = Path(__file__).resolve().parent
 JS = HERE / "js"
 ASSETS = HERE / "mkdocs_semantic" / "assets"
+COPIED_INTO_CLIENT = ("LICENSE", "NOTICE")
 
 
 def client_is_built() -> bool:
@@ -23,7 +24,11 @@ def client_is_built() -> bool:
         listing = json.loads((ASSETS / "client.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return all((ASSETS / name).is_file() for name in listing.get("files", []))
+    if not all((ASSETS / name).is_file() for name in listing.get("files", [])):
+        return False
+    # The client carries copies of these (and they are in its hash): an edit means a rebuild.
+    return all((ASSETS / name).read_bytes() == (HERE / name).read_bytes()
+               for name in COPIED_INTO_CLIENT if (HERE / name).is_file())
 
 
 def build_client() -> None:

