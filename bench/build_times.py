@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 SUMMARY = re.compile(
     r"semantic: (?P<pages>\d+) pages, (?P<chunks>\d+) chunks, (?P<embedded>\d+) embedded, "
     r"(?P<reused>\d+) reused; bundle (?P<bundle>[\d.]+ [KMG]?B)"
-    r"(?: \+ model (?P<model>[\d.]+ [KMG]?B))?"
+    r"(?: \+ model (?P<model>[\d.]+ [KMG]?B))?(?: \+ client (?P<client>[\d.]+ [KMG]?B))?"
     r"(?:; query table (?P<table>fitted|reused) \((?P<table_embedded>\d+) embedded, "
     r"(?P<table_seconds>[\d.]+) s\))?; (?P<plugin_seconds>[\d.]+) s"
 )

@@ -21,6 +21,7 @@ import click
 
 from . import __version__
 from .bundle import BundleError, bundle_dir_problem, read_bundle
+from .client import installed_client
 from .embedding import ModelError
 from .evaluate import QueryFileError
 from .remote import Source, open_source
@@ -233,7 +234,8 @@ def format_results(results: list[dict], *, base_url: str | None = None,
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @cache_option
 def stats(source: str, as_json: bool, cache_dir: Path | None) -> None:
-    """Describe the bundle of SOURCE: model, counts per section and facet, file sizes."""
+    """Describe the bundle of SOURCE: model, counts per section and facet, file sizes
+    (the bundle's, and the browser client's beside it)."""
     bundle = read_bundle(open_source(source, cache_dir=cache_dir).bundle_dir)
     facts = bundle_facts(bundle)
     if as_json:
@@ -261,6 +263,7 @@ def bundle_facts(bundle) -> dict:
                 cell["chunks"] += 1
     catalog = bundle.catalog
     model = catalog["model"]
+    client = installed_client(bundle.root)
     return {
         "bundle": str(bundle.root),
         "format": m.format,
@@ -276,6 +279,8 @@ def bundle_facts(bundle) -> dict:
         "files": {group: {"files": len(files), "bytes": sum(f.bytes for f in files)}
                   for group, files in _payload_groups(bundle).items()},
         "total_bytes": sum(f.bytes for f in bundle.files),
+        # None for a downloaded bundle: readers outside the browser fetch no client
+        "client": None if client is None else {"files": client.files, "bytes": client.bytes},
     }
 
 
@@ -309,7 +314,13 @@ def render_facts(facts: dict) -> str:
     for group, f in facts["files"].items():
         lines.append(f"{group:<10} {f['files']:>6} {f['bytes']:>12,}")
     total_files = sum(f["files"] for f in facts["files"].values())
-    lines.append(f"{'total':<10} {total_files:>6} {facts['total_bytes']:>12,}")
+    lines.append(f"{'bundle':<10} {total_files:>6} {facts['total_bytes']:>12,}")
+    client = facts["client"]
+    if client is None:
+        lines.append(f"{'client':<10} {'-':>6} {'-':>12}  (not in a downloaded bundle)")
+    else:
+        lines.append(f"{'client':<10} {client['files']:>6} {client['bytes']:>12,}  "
+                     "(the browser client, in the built site)")
     return "\n".join(lines)
 
 

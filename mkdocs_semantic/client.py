@@ -43,6 +43,26 @@ class ClientError(RuntimeError):
 
 
 @dataclass(frozen=True)
+class InstalledClient:
+    """What the browser client adds to a built site, beside the bundle's own files."""
+
+    files: int
+    bytes: int
+
+
+def installed_client(bundle_root: Path) -> InstalledClient | None:
+    """The client a build copied into `bundle_root` (`client/<hash>/` and the
+    `semantic.js` entry point); None when there is none, as in a downloaded bundle."""
+    found = [p for p in (bundle_root / CLIENT_FOLDER).rglob("*") if p.is_file()]
+    entry = bundle_root / API_ENTRY
+    if entry.is_file():
+        found.append(entry)
+    if not found:
+        return None
+    return InstalledClient(files=len(found), bytes=sum(p.stat().st_size for p in found))
+
+
+@dataclass(frozen=True)
 class ClientAssets:
     """The built client files in the package."""
 

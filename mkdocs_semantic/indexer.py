@@ -73,6 +73,9 @@ class BuildStats:
     seconds: float
     table: TableStats | None = None
     """None when the site has no static query encoder (`query_encoder: transformer`)."""
+    client_bytes: int = 0
+    """The browser client copied beside the bundle (0 where none is, as with
+    `mkdocs-semantic index`)."""
 
     def summary(self) -> str:
         table = ""
@@ -87,6 +90,7 @@ class BuildStats:
             f"semantic: {self.pages} pages, {self.chunks} chunks, {self.embedded} embedded, "
             f"{self.reused} reused; bundle {human_bytes(self.bundle_bytes)}"
             + (f" + model {human_bytes(self.model_bytes)}" if self.model_bytes else "")
+            + (f" + client {human_bytes(self.client_bytes)}" if self.client_bytes else "")
             + table + f"; {self.seconds:.1f} s"
         )
 

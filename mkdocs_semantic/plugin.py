@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -259,9 +260,11 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                             if src in self.page_chunks}
         out = Path(config.site_dir) / self.config.bundle_dir
         try:
-            self.last_build = self.indexer.write(out, chunks, pages=len(self.page_chunks))
+            stats = self.indexer.write(out, chunks, pages=len(self.page_chunks))
             self.client.install(Path(config.site_dir), self.config.bundle_dir,
                                 runtime=self.config.query_encoder == "transformer")
+            installed = client.installed_client(out)
+            self.last_build = replace(stats, client_bytes=installed.bytes if installed else 0)
         except ModelError as exc:
             option = "model.dim" if "model.dim" in str(exc) else "model.path"
             raise PluginError(f"semantic: option '{option}': {exc}") from exc

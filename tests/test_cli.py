@@ -174,6 +174,20 @@ def test_stats_counts_sections_and_files(site):
     assert "Learn" in text and "(top level)" in text and "static (query)" in text
 
 
+def test_stats_reports_the_client_beside_the_bundle(site):
+    facts = json.loads(run("stats", str(site), "--json").stdout)
+    bundle = site / "semantic"
+    client = [p for p in (bundle / "client").rglob("*") if p.is_file()]
+    client.append(bundle / "semantic.js")
+    assert facts["client"] == {"files": len(client),
+                               "bytes": sum(p.stat().st_size for p in client)}
+    assert facts["client"]["bytes"] > 10_000  # the real scripts, not only the entry line
+    text = run("stats", str(site)).stdout
+    assert f"bundle {sum(f['files'] for f in facts['files'].values()):>10} " \
+           f"{facts['total_bytes']:>12,}" in text
+    assert f"client {facts['client']['files']:>10} {facts['client']['bytes']:>12,}" in text
+
+
 def test_eval_tsv_and_beir_give_the_same_numbers(site, tmp_path):
     tsv = write_tsv(tmp_path / "judged.tsv", JUDGED)
     beir = tmp_path / "beir"

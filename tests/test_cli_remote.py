@@ -114,8 +114,10 @@ def test_download_once_then_only_changed_files(project, deployed, tmp_path):
     assert sorted(deployed.downloads()) == sorted(n.rsplit("/", 1)[-1] for n in names)
 
     deployed.requested.clear()
-    assert run("stats", url, "--cache-dir", str(cache)).exit_code == 0
+    stats = run("stats", url, "--json", "--cache-dir", str(cache))
+    assert stats.exit_code == 0, stats.output
     assert deployed.downloads() == []  # unchanged manifest: nothing downloaded
+    assert json.loads(stats.stdout)["client"] is None  # readers fetch no browser client
 
     # redeploy after editing one page: only the changed payloads come down
     edited = Project(root=project, plugin_options={"cache_dir": str(project / "cache")})

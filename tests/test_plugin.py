@@ -11,6 +11,7 @@ import pytest
 from mkdocs.exceptions import MkDocsException
 
 from mkdocs_semantic.bundle import read_bundle
+from mkdocs_semantic.indexer import human_bytes
 from mkdocs_semantic.search import Searcher
 
 LIFESPAN = """
@@ -110,6 +111,20 @@ def test_build_stats_say_what_the_query_table_cost(site, caplog):
                      caplog.text)
     site.plugin_options["query_encoder"] = "transformer"
     assert site.build().last_build.table is None
+
+
+def test_build_log_gives_the_client_bytes_beside_the_bundle(site, caplog):
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.semantic"):
+        static = site.build().last_build
+    client = [p for p in (site.bundle / "client").rglob("*") if p.is_file()]
+    client.append(site.bundle / "semantic.js")
+    assert static.client_bytes == sum(p.stat().st_size for p in client) > 10_000
+    assert f"; bundle {human_bytes(static.bundle_bytes)} + client " \
+           f"{human_bytes(static.client_bytes)}; query table" in caplog.text
+    # the transformer's client carries onnxruntime-web's WebAssembly runtime (14 MB)
+    site.plugin_options["query_encoder"] = "transformer"
+    transformer = site.build().last_build
+    assert transformer.client_bytes > static.client_bytes + 10_000_000
 
 
 def test_corrupt_chunk_cache_warns_and_the_build_succeeds(site, caplog):
