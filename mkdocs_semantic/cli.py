@@ -183,14 +183,14 @@ def _print_plan(plan, out: Path) -> None:
 @cli.command()
 @source_argument
 @click.argument("text", nargs=-1, required=True)
-@click.option("-k", "--top-k", type=int, default=10, show_default=True,
-              help="How many sections to return.")
+@click.option("-k", "--top-k", type=int, default=None,
+              help="How many sections to return (default: the site's top_k).")
 @click.option("--mode", help=MODE_HELP)
 @click.option("-f", "--filter", "filters", multiple=True, metavar="KEY=VALUE",
               help="Keep results whose page has this value, e.g. section=Learn (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @cache_option
-def query(source: str, text: tuple[str, ...], top_k: int, mode: str | None,
+def query(source: str, text: tuple[str, ...], top_k: int | None, mode: str | None,
           filters: tuple[str, ...], as_json: bool, cache_dir: Path | None) -> None:
     """Print the sections of SOURCE that best answer TEXT."""
     request = Query(text=" ".join(text), top_k=top_k, mode=mode, filters=parse_filters(filters))
@@ -341,8 +341,8 @@ def eval_(source: str, queries: Path, modes: tuple[str, ...], k: int, misses: bo
     TSV: one `query<TAB>url url ...` a line. BEIR: a doc id is a page URL without
     its leading and trailing slashes (the home page is `index`).
     """
+    from .bundle_format import MAX_TOP_K
     from .evaluate import evaluate, read_queries, unknown_pages
-    from .service import MAX_TOP_K
 
     judged = read_queries(queries)
     _, service = load_source(source, cache_dir)

@@ -11,6 +11,7 @@ from mkdocs.plugins import BasePlugin
 
 from . import client
 from .bundle import BundleError, bundle_dir_problem
+from .bundle_format import MAX_TOP_K
 from .chunking import Chunk, PageFacts
 from .config import MAX_THREADS, SemanticConfig
 from .embedding import (
@@ -98,7 +99,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             ("min_tokens", cfg.min_tokens, 0 <= cfg.min_tokens < cfg.max_tokens,
              "at least 0 and below max_tokens"),
             ("batch_size", cfg.batch_size, cfg.batch_size >= 1, "at least 1"),
-            ("top_k", cfg.top_k, 1 <= cfg.top_k <= 1000, "between 1 and 1000"),
+            ("top_k", cfg.top_k, 1 <= cfg.top_k <= MAX_TOP_K, f"between 1 and {MAX_TOP_K}"),
             ("min_score", cfg.min_score, cfg.min_score is None or -1 <= cfg.min_score <= 1,
              "a cosine similarity between -1 and 1, or unset"),
             ("threads", cfg.threads, 0 <= cfg.threads <= MAX_THREADS,

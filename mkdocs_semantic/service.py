@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .bundle import BundleError
+from .bundle_format import MAX_TOP_K
 from .embedding import ModelError
 from .search import Result, Searcher
 
@@ -32,7 +33,6 @@ log = logging.getLogger("mkdocs_semantic")
 MODES = ("hybrid", "vector", "lexical")
 DEFAULT_FILTER_KEYS = ("section",)
 MAX_QUERY_CHARS = 2000
-MAX_TOP_K = 100
 SEARCHES_PER_WORKER = 1
 """Searches run at once in one worker: search is CPU-bound, so more only adds GIL
 contention; requests queue instead, and /health stays responsive."""
@@ -72,7 +72,8 @@ class Query:
     """One validated request."""
 
     text: str
-    top_k: int = 10
+    top_k: int | None = None
+    """None: the bundle's `top_k` (the site's configured number)."""
     mode: str | None = None
     filters: dict[str, list[str]] | None = None
 
@@ -89,9 +90,10 @@ def parse_filters(items: Iterable[str]) -> dict[str, list[str]] | None:
     return filters or None
 
 
-def parse_top_k(value: str | int | None, default: int = 10) -> int:
+def parse_top_k(value: str | int | None) -> int | None:
+    """A requested number of results; None (the bundle's top_k) when none was given."""
     if value is None or value == "":
-        return default
+        return None
     try:
         return int(value)
     except (TypeError, ValueError):
@@ -125,7 +127,7 @@ class QueryService:
         if len(query.text) > MAX_QUERY_CHARS:
             raise BadRequest(f"the query is {len(query.text)} characters long; "
                              f"at most {MAX_QUERY_CHARS} are accepted")
-        if not 1 <= query.top_k <= MAX_TOP_K:
+        if query.top_k is not None and not 1 <= query.top_k <= MAX_TOP_K:
             raise BadRequest(f"k must be from 1 to {MAX_TOP_K}, got {query.top_k}")
         if query.mode is not None and query.mode not in MODES:
             raise BadRequest(f"unknown mode {query.mode!r}: use one of {', '.join(MODES)}")

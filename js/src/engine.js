@@ -5,7 +5,7 @@
 // tokenizer, the table shards of the query's tokens and the vector parts; only the
 // transformer encoder downloads a model and onnxruntime-web (imported on first use).
 
-import { BundleError, checkCatalog, checkManifest, parseTableShard, parseVectorPart, shardOf } from "./bundle.js";
+import { BundleError, MAX_TOP_K, checkCatalog, checkManifest, parseTableShard, parseVectorPart, shardOf } from "./bundle.js";
 import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "./fetch.js";
 import { LexicalIndex } from "./lexical.js";
 import { chunkOrder, fuse, sizePriors } from "./ranking.js";
@@ -14,7 +14,6 @@ import { StaticEncoder } from "./static-encoder.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
 
 export const MODES = ["hybrid", "vector", "lexical"];
-const MAX_TOP_K = 1000;
 
 /**
  * `manifestUrl`: the bundle's manifest.json. `encoder`: "static" or "transformer" (the
