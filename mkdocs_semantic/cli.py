@@ -21,10 +21,10 @@ import click
 
 from . import __version__
 from .bundle import BundleError, bundle_dir_problem, read_bundle
+from .bundle_format import SEARCH_MODES
 from .embedding import ModelError
 from .evaluate import QueryFileError
 from .remote import Source, open_source
-from .service import MODES as MODE_NAMES
 from .service import BadRequest, MissingDependency, Query, QueryService, parse_filters
 
 USER_ERRORS = (BundleError, ModelError, MissingDependency, OSError)
@@ -105,7 +105,7 @@ source_argument = click.argument("source")
 cache_option = click.option(
     "--cache-dir", type=click.Path(file_okay=False, path_type=Path),
     help="Where bundles downloaded from a URL are kept (default: the user cache folder).")
-MODE_HELP = f"Ranking: {', '.join(MODE_NAMES)} (default: the bundle's)."
+MODE_HELP = f"Ranking: {', '.join(SEARCH_MODES)} (default: the bundle's)."
 
 
 def load_source(source: str, cache_dir: Path | None) -> tuple[Source, QueryService]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -11,6 +10,8 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+
+from .files import sha256_file
 
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2 (int8 ONNX)"
 DEFAULT_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -67,14 +68,6 @@ class Embedder(Protocol):
                         progress: ProgressCallback | None = None) -> np.ndarray: ...
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def default_model_spec(max_tokens: int = 256) -> ModelSpec:

@@ -19,7 +19,8 @@ import numpy as np
 from .bundle import Manifest, TokenTable, claim_bundle_dir, write_bundle
 from .cache import ChunkCache, EmbeddingCache, cache_key
 from .chunking import CHUNKING_VERSION, Chunk, PageFacts, chunk_page
-from .embedding import ModelSpec, OnnxEmbedder, TokenCounter, load_tokenizer, sha256_file
+from .embedding import ModelSpec, OnnxEmbedder, TokenCounter, load_tokenizer
+from .files import sha256_file
 from .quantize import quantize
 from .query_table import TableFitter
 

@@ -81,14 +81,13 @@ def page_sections(chunks: list[Chunk], link) -> list[dict[str, Any]]:
     sections: list[dict[str, Any]] = []
     parts = [c for c in chunks if c.kind != "page"] or chunks
     for chunk in parts:
-        href = f"{chunk.url}#{chunk.anchor}" if chunk.anchor else chunk.url
         if sections and sections[-1]["anchor"] == chunk.anchor \
                 and sections[-1]["heading_path"] == chunk.path:
             sections[-1]["text"] += "\n" + chunk.text
             continue
         sections.append({"heading": context_line(chunk.title, chunk.path),
                          "heading_path": list(chunk.path), "anchor": chunk.anchor,
-                         "url": link(href), "text": chunk.text})
+                         "url": link(chunk.href), "text": chunk.text})
     return sections
 
 

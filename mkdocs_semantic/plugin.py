@@ -11,6 +11,7 @@ from mkdocs.plugins import BasePlugin
 
 from . import client
 from .bundle import BundleError, bundle_dir_problem
+from .bundle_dir import site_folder
 from .bundle_format import MAX_TOP_K
 from .chunking import Chunk, PageFacts
 from .config import MAX_THREADS, SemanticConfig
@@ -19,9 +20,9 @@ from .embedding import (
     ModelSpec,
     TokenCounter,
     default_model_spec,
-    sha256_file,
     verify_default_model,
 )
+from .files import sha256_file
 from .indexer import BuildStats, Indexer, IndexOptions
 
 log = logging.getLogger("mkdocs.plugins.semantic")
@@ -183,8 +184,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
 
     def _refuse_shared_bundle_dir(self, files) -> None:
         """The bundle folder is rewritten on every build: no page may live in it."""
-        folder = self.config.bundle_dir.replace("\\", "/").strip("/")
-        folder = "/".join(p for p in folder.split("/") if p not in ("", "."))
+        folder = site_folder(self.config.bundle_dir)
         clashes = [f for f in files if f.dest_uri == folder
                    or f.dest_uri.startswith(folder + "/")]
         if clashes:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .bundle import BundleError
-from .bundle_format import MAX_TOP_K
+from .bundle_format import MAX_TOP_K, SEARCH_MODES
 from .embedding import ModelError
 from .search import Result, Searcher
 
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mkdocs_semantic")
 
-MODES = ("hybrid", "vector", "lexical")
 MAX_QUERY_CHARS = 2000
 SEARCHES_PER_WORKER = 1
 """Searches run at once in one worker: search is CPU-bound, so more only adds GIL
@@ -107,7 +106,7 @@ def result_dict(result: Result) -> dict[str, Any]:
 class QueryService:
     """Checks queries at the boundary and answers them from one `Searcher`."""
 
-    modes = MODES
+    modes = SEARCH_MODES
 
     def __init__(self, searcher: Searcher) -> None:
         self.searcher = searcher
@@ -123,8 +122,9 @@ class QueryService:
                              f"at most {MAX_QUERY_CHARS} are accepted")
         if query.top_k is not None and not 1 <= query.top_k <= MAX_TOP_K:
             raise BadRequest(f"k must be from 1 to {MAX_TOP_K}, got {query.top_k}")
-        if query.mode is not None and query.mode not in MODES:
-            raise BadRequest(f"unknown mode {query.mode!r}: use one of {', '.join(MODES)}")
+        if query.mode is not None and query.mode not in SEARCH_MODES:
+            raise BadRequest(f"unknown mode {query.mode!r}: use one of "
+                             f"{', '.join(SEARCH_MODES)}")
         if query.filters:
             unknown = sorted(set(query.filters) - set(self.filter_keys))
             if unknown:
