@@ -15,6 +15,7 @@ import logging
 import shutil
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -24,6 +25,7 @@ from .bundle import BundleError, bundle_dir_problem, read_bundle
 from .bundle_format import SEARCH_MODES
 from .embedding import ModelError
 from .evaluate import QueryFileError
+from .logs import LOGGERS
 from .remote import Source, open_source
 from .service import BadRequest, MissingDependency, Query, QueryService, parse_filters
 
@@ -80,21 +82,35 @@ class _StderrHandler(logging.Handler):
             self.handleError(record)
 
 
-def _setup_logging() -> None:
+def show_logs() -> Callable[[], None]:
+    """Show every logger of the package (`logs.LOGGERS`: the indexer's and the caches'
+    warnings too) on stderr, INFO and up; returns what undoes it."""
     handler = _StderrHandler()
     handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
-    logger = logging.getLogger("mkdocs_semantic")
-    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+    undo = []
+    for logger in map(logging.getLogger, LOGGERS):
+        if any(isinstance(h, _StderrHandler) for h in logger.handlers):
+            continue
+        undo.append((logger, logger.level, logger.propagate))
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
         logger.propagate = False
 
+    def restore() -> None:
+        for logger, level, propagate in undo:
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+            logger.propagate = propagate
+
+    return restore
+
 
 @click.group(cls=Cli, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mkdocs-semantic")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Semantic search over a built documentation site, from the terminal, HTTP or MCP."""
-    _setup_logging()
+    ctx.call_on_close(show_logs())  # undone when the command ends (it may run in-process)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -156,7 +172,7 @@ def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: boo
         _print_plan(plan_site(chunks, indexer, bundle_dir=out), out)
         return
     stats = indexer.write(out, chunks, pages=pages)
-    say(f"{stats.summary()} -> {out}")
+    say(f"semantic: {stats.summary()} -> {out}")
 
 
 def _print_plan(plan, out: Path) -> None:

@@ -6,7 +6,6 @@ Used by the MkDocs plugin and by `mkdocs-semantic index` for any static site.
 from __future__ import annotations
 
 import json
-import logging
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -21,10 +20,10 @@ from .cache import ChunkCache, EmbeddingCache, cache_key
 from .chunking import CHUNKING_VERSION, Chunk, PageFacts, chunk_page
 from .embedding import ModelSpec, OnnxEmbedder, TokenCounter, load_tokenizer
 from .files import sha256_file
+from .logs import build_log as log
 from .quantize import quantize
 from .query_table import TableFitter
 
-log = logging.getLogger("mkdocs.plugins.semantic")
 PROGRESS_MIN_CHUNKS = 64
 CHECKPOINT_SECONDS = 30.0
 """How often a build saves the vectors it has embedded so far (a killed build loses
@@ -76,6 +75,7 @@ class BuildStats:
     """None when the site has no static query encoder (`query_encoder: transformer`)."""
 
     def summary(self) -> str:
+        """One line (the plugin's log adds its `semantic: ` prefix)."""
         table = ""
         if self.table is not None:
             if self.table.kept:
@@ -85,7 +85,7 @@ class BuildStats:
                 table = (f"; query table {'fitted' if self.table.refitted else 'reused'} "
                          f"({self.table.embedded} embedded, {self.table.seconds:.1f} s)")
         return (
-            f"semantic: {self.pages} pages, {self.chunks} chunks, {self.embedded} embedded, "
+            f"{self.pages} pages, {self.chunks} chunks, {self.embedded} embedded, "
             f"{self.reused} reused; bundle {human_bytes(self.bundle_bytes)}"
             + (f" + model {human_bytes(self.model_bytes)}" if self.model_bytes else "")
             + table + f"; {self.seconds:.1f} s"
@@ -236,7 +236,7 @@ class Indexer:
         try:
             self.cache.save(prune=prune)
         except OSError as exc:
-            log.warning("semantic: could not save the embedding cache (%s); the next build "
+            log.warning("could not save the embedding cache (%s); the next build "
                         "will embed again. Check that cache_dir is writable", exc)
 
     def cached_vectors(self, keys: list[bytes], texts: list[str], embed) -> np.ndarray:
@@ -288,7 +288,7 @@ class Indexer:
         try:
             self.cache.save()
         except OSError as exc:
-            log.warning("semantic: could not save the embedding cache (%s)", exc)
+            log.warning("could not save the embedding cache (%s)", exc)
         return table, TableStats(refitted=self.fitter.refitted, embedded=self.fit_embedded,
                                  seconds=time.perf_counter() - started, kept=self.fitter.kept)
 
@@ -300,7 +300,7 @@ class Indexer:
         try:
             self.chunk_cache.save()
         except OSError as exc:
-            log.warning("semantic: could not save the chunk cache (%s)", exc)
+            log.warning("could not save the chunk cache (%s)", exc)
         table, table_stats = self.query_table(chunks, vectors)
         manifest = write_bundle(out, chunks=chunks, stored=quantize(vectors, self.options.dtype),
                                 spec=self.spec, search=dict(self.options.search),

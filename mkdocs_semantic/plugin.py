@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fnmatch
-import logging
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -24,8 +23,8 @@ from .embedding import (
 )
 from .files import sha256_file
 from .indexer import BuildStats, Indexer, IndexOptions
+from .logs import build_log as log
 
-log = logging.getLogger("mkdocs.plugins.semantic")
 SEARCH_PAGE = "search.html"  # the search plugin's page, in themes that have one
 
 
@@ -279,7 +278,7 @@ def search_boost(meta: dict) -> float:
     try:
         value = float(boost) if boost is not None else 1.0
     except (TypeError, ValueError):
-        log.warning("semantic: ignoring search.boost %r: it must be a positive number", boost)
+        log.warning("ignoring search.boost %r: it must be a positive number", boost)
         return 1.0
     return value if value > 0 else 1.0
 

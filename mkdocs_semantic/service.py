@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .bundle import BundleError
 from .bundle_format import MAX_TOP_K, SEARCH_MODES
 from .embedding import ModelError
+from .logs import LOGGERS
 from .search import Result, Searcher
 
 if TYPE_CHECKING:
@@ -324,7 +325,7 @@ def log_config() -> dict[str, Any]:
     config["filters"] = {"rate_limit": {"()": "mkdocs_semantic.http_guard.RateLimitFilter"}}
     for handler in config["handlers"].values():
         handler["filters"] = ["rate_limit"]
-    for name in ("mkdocs_semantic", "asyncio"):
+    for name in (*LOGGERS, "asyncio"):
         config["loggers"][name] = {"handlers": ["default"], "level": "INFO",
                                    "propagate": False}
     return config

@@ -177,6 +177,22 @@ def test_index_skips_links_that_lead_out_of_the_site(tmp_path):
            "outside the site" in result.stderr
 
 
+def test_index_shows_the_caches_warnings(tmp_path):
+    """The indexer and its caches log where `mkdocs build` shows them; the CLI shows them too."""
+    site = tmp_path / "public"
+    site.mkdir()
+    (site / "index.html").write_text(page("Home", "<h1>Home</h1><p>Dashboards for teams "
+                                          "that update themselves every few minutes.</p>"))
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "embeddings.npz").write_bytes(b"not a cache")
+    result = CliRunner().invoke(cli, ["index", str(site), "--cache-dir", str(cache)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert f"WARNING: semantic: ignoring unreadable embedding cache {cache / 'embeddings.npz'}" \
+        in result.stderr
+    assert result.stdout.startswith("semantic: 1 pages, ")
+
 DEEP_HEADERS = """
 import sys
 from pathlib import Path
