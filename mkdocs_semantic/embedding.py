@@ -28,7 +28,8 @@ MAX_MODEL_TOKENS = 8192
 class ModelError(ValueError):
     """The model or tokenizer cannot be used as configured; the message says why and how.
 
-    `option` names the setting to fix (such as `model.max_tokens`) when one is to blame.
+    `option` names the plugin option to fix (such as `model.max_tokens`) when one is to
+    blame; None when none is (the installed default model is broken: reinstall it).
     """
 
     def __init__(self, message: str, *, option: str | None = None) -> None:
@@ -107,7 +108,8 @@ def load_tokenizer(path: Path, max_tokens: int | None):
     try:
         tokenizer = Tokenizer.from_file(str(path))
     except Exception as exc:
-        raise ModelError(f"cannot read tokenizer {path}: {exc}") from exc
+        raise ModelError(f"cannot read tokenizer {path}: {exc}",
+                         option="model.tokenizer") from exc
     tokenizer.no_padding()
     tokenizer.no_truncation()
     if max_tokens is not None:
@@ -173,13 +175,14 @@ class OnnxEmbedder:
                 str(self.spec.model_path), options, providers=["CPUExecutionProvider"]
             )
         except Exception as exc:
-            raise ModelError(f"cannot load ONNX model {self.spec.model_path}: {exc}") from exc
+            raise ModelError(f"cannot load ONNX model {self.spec.model_path}: {exc}",
+                             option="model.path") from exc
         self._input_names = {i.name for i in session.get_inputs()}
         if "input_ids" not in self._input_names:
             raise ModelError(
                 f"{self.spec.model_path} has inputs {sorted(self._input_names)}; "
-                "a sentence-embedding model with an 'input_ids' input is needed"
-            )
+                "a sentence-embedding model with an 'input_ids' input is needed",
+                option="model.path")
         self._check_max_tokens(session)
         return session
 
@@ -195,7 +198,8 @@ class OnnxEmbedder:
             return
         if not self._accepts(session, 2):
             raise ModelError(f"the model {self.spec.model_path} fails even on a 2-token input: "
-                             "check that model.path and model.tokenizer belong together")
+                             "check that model.path and model.tokenizer belong together",
+                             option="model.path")
         accepted, refused = 2, wanted
         while refused - accepted > 1:
             middle = (accepted + refused) // 2

@@ -120,7 +120,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         try:
             _ = self.indexer.embedder.dim
         except ModelError as exc:
-            raise PluginError(f"semantic: option '{exc.option or 'model.path'}': {exc}") from exc
+            raise model_problem(exc) from exc
 
     def _resolve_model(self, config_dir: Path) -> ModelSpec:
         m = self.config.model
@@ -161,8 +161,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                 dim=m.dim,
             )
         except ModelError as exc:
-            option = "model.tokenizer" if "tokenizer" in str(exc) else "model.path"
-            raise PluginError(f"semantic: option '{option}': {exc}") from exc
+            raise model_problem(exc) from exc
 
     def on_pre_build(self, *, config) -> None:
         """Where our search takes over the search plugin's box, leave out its main.js,
@@ -263,12 +262,17 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             self.client.install(Path(config.site_dir), self.config.bundle_dir,
                                 runtime=self.config.query_encoder == "transformer")
         except ModelError as exc:
-            option = "model.dim" if "model.dim" in str(exc) else "model.path"
-            raise PluginError(f"semantic: option '{option}': {exc}") from exc
+            raise model_problem(exc) from exc
         except BundleError as exc:
             raise PluginError(f"semantic: option 'bundle_dir' is {self.config.bundle_dir!r}: "
                               f"{exc}") from exc
         log.info(self.last_build.summary())
+
+
+def model_problem(exc: ModelError) -> PluginError:
+    """The build's error for a model that cannot be used, naming the option it blames."""
+    blame = f"option '{exc.option}': " if exc.option else ""
+    return PluginError(f"semantic: {blame}{exc}")
 
 
 def search_boost(meta: dict) -> float:

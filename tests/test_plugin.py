@@ -240,6 +240,24 @@ def test_broken_model_file_names_the_option(site, caplog):
     assert "option 'model.path': cannot load ONNX model" in build_error(site, caplog)
 
 
+def test_model_errors_carry_the_option_to_fix(tmp_path):
+    """The plugin names the option a ModelError carries instead of guessing it from the
+    message, which may mention other options or hold paths with any words in them."""
+    from dataclasses import replace
+
+    from mkdocs_semantic.embedding import ModelError, OnnxEmbedder, default_model_spec
+
+    (tmp_path / "tokenizer.json").write_text("{broken")
+    (tmp_path / "model.onnx").write_bytes(b"not really a model")
+    spec = default_model_spec()
+    with pytest.raises(ModelError) as info:
+        OnnxEmbedder(replace(spec, tokenizer_path=tmp_path / "tokenizer.json"))
+    assert info.value.option == "model.tokenizer"
+    with pytest.raises(ModelError) as info:
+        _ = OnnxEmbedder(replace(spec, model_path=tmp_path / "model.onnx")).dim
+    assert info.value.option == "model.path"
+
+
 def test_serve_style_rebuilds_keep_the_model_and_re_embed_only_edits(site):
     """`mkdocs serve` reuses one plugin instance for every rebuild."""
     plugin = site.build()
