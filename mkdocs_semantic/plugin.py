@@ -6,7 +6,7 @@ import fnmatch
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 
 from . import client
 from .bundle import BundleError, bundle_dir_problem
@@ -196,21 +196,25 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                 "or move the page"
             )
 
-    def on_page_content(self, html, *, page, config, files):
+    @event_priority(-100)
+    def on_page_context(self, context, *, page, config, nav):
+        """Chunk the page as it will be published: after every plugin's (and hook's)
+        on_page_content, and, being last, after their on_page_context too. MkDocs' own
+        search plugin reads the page here as well."""
         if not self.config.enabled:
             return
         src = page.file.src_uri
         if self._excluded(page):
             self.page_chunks.pop(src, None)
-            return html
+            return context
         facts = PageFacts(url=page.url, title=page.title or page.file.name,
                           section=top_section(page), facets=self._facets(page.meta),
                           boost=search_boost(page.meta))
         try:
-            self.page_chunks[src] = self.indexer.chunk(html, facts)
+            self.page_chunks[src] = self.indexer.chunk(page.content or "", facts)
         except ValueError as exc:
             raise PluginError(f"semantic: cannot chunk {src}: {exc}") from exc
-        return html
+        return context
 
     def _facets(self, meta: dict) -> dict[str, list[str]]:
         """`tags` and the configured facet keys of a page, as lists of strings."""

@@ -196,6 +196,22 @@ def test_empty_page_and_empty_site(project):
     assert read_bundle(project.site).chunks == []
 
 
+HOOK = """
+def on_page_content(html, page, config, files):
+    return html + "<p>Added by a hook: the zanzibar marmalade policy.</p>"
+"""
+
+
+def test_html_that_hooks_and_later_plugins_change_is_indexed(site):
+    """MkDocs runs `hooks:` after every plugin listed in `plugins:`: what they add to a
+    page's HTML is what readers see, so it must be what the index holds."""
+    (site.root / "hooks.py").write_text(HOOK, encoding="utf-8")
+    site.build(hooks=["hooks.py"])
+    chunks = read_bundle(site.site).chunks
+    added = {c.url for c in chunks if "zanzibar marmalade" in c.text}
+    assert added == {"", "cookies/", "deploy/"}
+
+
 def build_error(project, caplog) -> str:
     """Build, expecting failure; returns the exception text and the errors logged."""
     with caplog.at_level(logging.ERROR), pytest.raises(MkDocsException) as info:
