@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -59,8 +59,13 @@ class ModelSpec:
         return entry
 
 
+@runtime_checkable
 class Embedder(Protocol):
-    """Anything that turns texts into L2-normalised float32 vectors."""
+    """Anything that turns texts into L2-normalised float32 vectors, one row per text.
+
+    The indexer takes one (`Indexer(..., embedder=...)`; default: an `OnnxEmbedder` of
+    its model spec), and so does the searcher for `encoder="transformer"`.
+    """
 
     @property
     def dim(self) -> int: ...
@@ -69,6 +74,11 @@ class Embedder(Protocol):
                         progress: ProgressCallback | None = None) -> np.ndarray: ...
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_token_ids(self, token_ids: Sequence[int]) -> np.ndarray:
+        """The vector of each token id of the model's tokenizer alone (the static query
+        encoder's prior; see query_table.py)."""
+        ...
 
 
 def default_model_spec(max_tokens: int = 256) -> ModelSpec:
@@ -261,6 +271,13 @@ class OnnxEmbedder:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed([self.spec.query_prefix + t for t in texts], None)
+
+    def embed_token_ids(self, token_ids: Sequence[int]) -> np.ndarray:
+        from .static_encoder import single_token_vectors
+
+        cls_id, sep_id = (self.tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]"))
+        return single_token_vectors(self, [int(i) for i in token_ids], cls_id=cls_id,
+                                    sep_id=sep_id)
 
     def _embed(self, texts: list[str], progress: ProgressCallback | None) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)

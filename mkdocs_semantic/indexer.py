@@ -18,7 +18,7 @@ import numpy as np
 from .bundle import Manifest, TokenTable, claim_bundle_dir, write_bundle
 from .cache import ChunkCache, EmbeddingCache, cache_key
 from .chunking import CHUNKING_VERSION, Chunk, PageFacts, chunk_page
-from .embedding import ModelSpec, OnnxEmbedder, TokenCounter, load_tokenizer
+from .embedding import Embedder, ModelSpec, OnnxEmbedder, TokenCounter, load_tokenizer
 from .files import sha256_file
 from .logs import build_log as log
 from .quantize import quantize
@@ -108,10 +108,16 @@ def model_fingerprint(spec: ModelSpec) -> str:
 
 
 class Indexer:
-    """Holds the model, tokenizer and cache across builds (e.g. `mkdocs serve` rebuilds)."""
+    """Holds the model, tokenizer and cache across builds (e.g. `mkdocs serve` rebuilds).
+
+    `embedder` makes the document vectors; by default an `OnnxEmbedder` of `spec`, loaded
+    on first use. Another embedder must make the vectors `spec` describes: its sha256
+    (with pooling, normalize, max_tokens and document_prefix) keys the embedding cache and
+    is written into the bundle, and its tokenizer cuts the chunks.
+    """
 
     def __init__(self, spec: ModelSpec, options: IndexOptions, *,
-                 cache_path: Path | None) -> None:
+                 cache_path: Path | None, embedder: Embedder | None = None) -> None:
         self.spec = spec
         self.options = options
         self.counter = TokenCounter(spec.tokenizer_path)
@@ -120,7 +126,7 @@ class Indexer:
             cache_path.with_name("chunks.json") if cache_path else None,
             fingerprint=f"{CHUNKING_VERSION}|{sha256_file(spec.tokenizer_path)}",
         )
-        self._embedder: OnnxEmbedder | None = None
+        self._embedder = embedder
         self._fitter: TableFitter | None = None
         self.fit_embedded = 0
         """Texts and tokens embedded for the query table since `query_table` began."""
@@ -160,7 +166,7 @@ class Indexer:
         self.pages_chunked = 0
 
     @property
-    def embedder(self) -> OnnxEmbedder:
+    def embedder(self) -> Embedder:
         if self._embedder is None:
             self._embedder = OnnxEmbedder(self.spec, threads=self.options.threads,
                                           batch_size=self.options.batch_size)
@@ -256,13 +262,9 @@ class Indexer:
 
     def token_vectors(self, ids: list[int]) -> np.ndarray:
         """The model's vector of each token id alone (the query table's prior)."""
-        from .static_encoder import single_token_vectors
-
         keys = [cache_key(self.cache.fingerprint, f"\0token {i}") for i in ids]
-        cls_id, sep_id = (self.fitter.tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]"))
         return self.cached_vectors(keys, [str(i) for i in ids], lambda found: (
-            single_token_vectors(self.embedder, [int(i) for i in found], cls_id=cls_id,
-                                 sep_id=sep_id)))
+            self.embedder.embed_token_ids([int(i) for i in found])))
 
     @property
     def fitter(self) -> TableFitter:
