@@ -167,7 +167,7 @@ def scifact_corpus(data: Path, spec, embedder: OnnxEmbedder) -> Corpus:
     judged = [Query(queries[q], qrels[q], "test") for q in sorted(qrels)]
     return Corpus(name="scifact", metric="ndcg@10", bundle=bundle,
                   vectors=cached_vectors(cache_path, chunks, spec), queries=judged, top_k=K,
-                  cache_dir=CACHE / "scifact", build_log=stats.summary())
+                  cache_dir=CACHE / "scifact", build_log=f"semantic: {stats.summary()}")
 
 
 def seed_scifact_cache(indexer: Indexer, chunks: list[Chunk], embedder: OnnxEmbedder) -> None:

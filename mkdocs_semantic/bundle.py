@@ -78,8 +78,8 @@ from .bundle_format import (
     check_catalog,
 )
 from .chunking import Chunk
-from .embedding import DEFAULT_MODEL_SHA256, ModelSpec, default_model_spec, sha256_file
-from .files import atomic_write
+from .embedding import DEFAULT_MODEL_SHA256, ModelSpec, default_model_spec
+from .files import atomic_write, sha256_file
 from .lexical import SHARD_VERSION, STOPWORDS, LexicalFields, LexicalIndex
 from .payloads import (
     HASH_CHARS,
@@ -449,7 +449,7 @@ def _copy_payload(out: Path, written: list[Payload], folder: str, stem: str, sou
                   digest: str | None = None) -> list:
     """Copy a large file under its hashed name without reading it twice."""
     if digest is None:
-        digest = hashlib.sha256(source.read_bytes()).hexdigest()
+        digest = sha256_file(source)
     ext = source.suffix.lstrip(".")
     name = f"{folder}/{stem}.{digest[:HASH_CHARS]}.{ext}"
     target = out / name

@@ -22,6 +22,13 @@ _OWN_MANIFEST = re.compile(r'^\{\s*"format":\s*\d+,\s*"generator":\s*"mkdocs-sem
 _OWN_API_ENTRY = re.compile(r'export \* from "\./client/[0-9a-f]{12}/semantic\.js";\n')
 
 
+def site_folder(value: str) -> str:
+    """The bundle folder option as the site-relative POSIX path MkDocs writes files to
+    (`./semantic/` and `semantic\\` are `semantic`); "" for the site root."""
+    return "/".join(p for p in PurePosixPath(value.replace("\\", "/")).parts
+                    if p not in (".", "/"))
+
+
 def bundle_dir_problem(value: str) -> str | None:
     """Why `value` cannot be the bundle folder inside a site, or None when it can.
 
@@ -29,10 +36,9 @@ def bundle_dir_problem(value: str) -> str | None:
     there before, so it must never share a folder with pages or the site root.
     """
     path = PurePosixPath(value.replace("\\", "/"))
-    parts = [p for p in path.parts if p not in ("", ".", "/")]
     if path.is_absolute() or Path(value).is_absolute() or ".." in path.parts:
         return "a relative folder inside the site, such as 'semantic'"
-    if not parts:
+    if not site_folder(value):
         return "a folder of its own inside the site, not the site root; e.g. 'semantic'"
     return None
 

@@ -10,18 +10,17 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import logging
 from pathlib import Path
 
 import numpy as np
 
 from .files import atomic_write
+from .logs import build_log as log
 
 EMBEDDING_CACHE_VERSION = 2
 CHUNK_CACHE_VERSION = 2
 KEY_BYTES = 32
 DIGEST_BYTES = 8
-log = logging.getLogger("mkdocs.plugins.semantic")
 
 
 def cache_key(model_fingerprint: str, text: str) -> bytes:
@@ -42,7 +41,7 @@ def rows_digest(key: str, rows: list[dict]) -> str:
 
 
 def warn_dropped(what: str, path: Path, dropped: int, total: int) -> None:
-    log.warning("semantic: dropped %d of %d entries of the %s %s that did not match their "
+    log.warning("dropped %d of %d entries of the %s %s that did not match their "
                 "checksum; they are rebuilt", dropped, total, what, path)
 
 
@@ -69,16 +68,16 @@ class EmbeddingCache:
                 if version == EMBEDDING_CACHE_VERSION:
                     keys, vectors, digests = data["keys"], data["vectors"], data["digests"]
         except Exception as exc:
-            log.warning("semantic: ignoring unreadable embedding cache %s (%s); "
+            log.warning("ignoring unreadable embedding cache %s (%s); "
                         "starting a fresh one", path, exc)
             return
         if version != EMBEDDING_CACHE_VERSION or fingerprint != self.fingerprint:
-            log.info("semantic: embedding cache %s was made for another model or version; "
+            log.info("embedding cache %s was made for another model or version; "
                      "starting a fresh one", path)
             return
         problem = _shape_problem(keys, vectors, digests, dim)
         if problem:
-            log.warning("semantic: embedding cache %s is inconsistent (%s); starting a fresh "
+            log.warning("embedding cache %s is inconsistent (%s); starting a fresh "
                         "one", path, problem)
             return
         vectors = vectors.astype(np.float32)
@@ -99,7 +98,7 @@ class EmbeddingCache:
     def require_dim(self, dim: int) -> None:
         """Drop every vector if the cache holds vectors of another length than `dim`."""
         if self.vectors and self.dim != dim:
-            log.warning("semantic: embedding cache %s holds %d-dimensional vectors but the "
+            log.warning("embedding cache %s holds %d-dimensional vectors but the "
                         "model makes %d; starting a fresh one", self.path, self.dim, dim)
             self.vectors = {}
             self.used = set()
@@ -182,7 +181,7 @@ class ChunkCache:
             if not isinstance(entries, dict):
                 raise ValueError("'pages' is not a mapping")
         except (OSError, ValueError) as exc:
-            log.warning("semantic: ignoring unreadable chunk cache %s (%s); starting a fresh "
+            log.warning("ignoring unreadable chunk cache %s (%s); starting a fresh "
                         "one", path, exc)
             return
         pages = {key: entry["rows"] for key, entry in entries.items() if _entry_ok(key, entry)}

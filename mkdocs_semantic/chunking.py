@@ -81,6 +81,15 @@ class Chunk:
     def excerpt(self) -> str:
         return excerpt(self.text)
 
+    @property
+    def href(self) -> str:
+        return href(self.url, self.anchor)
+
+
+def href(url: str, anchor: str) -> str:
+    """A section's link relative to the site root: the page URL and its anchor, if any."""
+    return f"{url}#{anchor}" if anchor else url
+
 
 @dataclass
 class Block:
@@ -161,20 +170,39 @@ def parse_content(html: str) -> BeautifulSoup:
 # over its ancestors or descendants is quadratic in the depth.
 
 
+def walk(root: Tag) -> Iterator[tuple[PageElement, bool]]:
+    """Every node of `root`'s subtree in document order, chrome left out: a tag as
+    `(tag, True)` on the way in and `(tag, False)` on the way out (after its children),
+    any other node once as `(node, True)`. `root` itself comes first and last."""
+    yield root, True
+    stack: list[tuple[Tag, Iterator[PageElement]]] = [(root, iter(root.contents))]
+    while stack:
+        node, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            yield node, False
+        elif not isinstance(child, Tag):
+            yield child, True
+        elif not _is_chrome(child):
+            yield child, True
+            stack.append((child, iter(child.contents)))
+
+
 def tags_holding(root: Tag, names: Collection[str]) -> set[int]:
     """`id()` of every tag under `root` that has a descendant named in `names`,
     not counting what sits inside chrome."""
     held: set[int] = set()
-    stack: list[tuple[Tag, Iterator[PageElement]]] = [(root, iter(root.contents))]
-    while stack:
-        el, children = stack[-1]
-        child = next(children, None)
-        if child is None:
-            stack.pop()
-            if stack and (el.name in names or id(el) in held):
-                held.add(id(stack[-1][0]))
-        elif isinstance(child, Tag) and not _is_chrome(child):
-            stack.append((child, iter(child.contents)))
+    open_tags: list[Tag] = []
+    for node, entering in walk(root):
+        if not isinstance(node, Tag):
+            continue
+        if entering:
+            open_tags.append(node)
+            continue
+        open_tags.pop()
+        if open_tags and (node.name in names or id(node) in held):
+            held.add(id(open_tags[-1]))
     return held
 
 
@@ -194,32 +222,21 @@ def scan(el: Tag) -> Scan:
     tags: set[str] = set()
     heading_ids: list[str] = []
     in_pre = 0
-
-    def enter(tag: Tag) -> None:
-        nonlocal in_pre
-        tags.add(tag.name)
-        in_pre += tag.name == "pre"
-        if tag.name in HEADINGS and tag.get("id"):
-            heading_ids.append(str(tag["id"]))
-
-    enter(el)
-    stack: list[tuple[Tag, Iterator[PageElement]]] = [(el, iter(el.contents))]
-    while stack:
-        node, children = stack[-1]
-        child = next(children, None)
-        if child is None:
-            stack.pop()
+    for node, entering in walk(el):
+        if not isinstance(node, Tag):
+            if type(node) in TEXT_TYPES:
+                parts.append(str(node))
+        elif entering:
+            tags.add(node.name)
+            in_pre += node.name == "pre"
+            if node.name in HEADINGS and node.get("id"):
+                heading_ids.append(str(node["id"]))
+        else:
             in_pre -= node.name == "pre"
             if node.name in LINE_BREAK_TAGS and not in_pre:
                 parts.append("\n")
             elif node.name in ("td", "th"):
                 parts.append(" ")
-        elif isinstance(child, Tag):
-            if not _is_chrome(child):
-                enter(child)
-                stack.append((child, iter(child.contents)))
-        elif type(child) in TEXT_TYPES:
-            parts.append(str(child))
     return Scan(text=strip_controls("".join(parts)), tags=tags, heading_ids=heading_ids)
 
 

@@ -15,17 +15,19 @@ import logging
 import shutil
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from . import __version__
 from .bundle import BundleError, bundle_dir_problem, read_bundle
+from .bundle_format import SEARCH_MODES
 from .client import installed_client
 from .embedding import ModelError
 from .evaluate import QueryFileError
+from .logs import LOGGERS
 from .remote import Source, open_source
-from .service import MODES as MODE_NAMES
 from .service import BadRequest, MissingDependency, Query, QueryService, parse_filters
 
 USER_ERRORS = (BundleError, ModelError, MissingDependency, OSError)
@@ -81,21 +83,35 @@ class _StderrHandler(logging.Handler):
             self.handleError(record)
 
 
-def _setup_logging() -> None:
+def show_logs() -> Callable[[], None]:
+    """Show every logger of the package (`logs.LOGGERS`: the indexer's and the caches'
+    warnings too) on stderr, INFO and up; returns what undoes it."""
     handler = _StderrHandler()
     handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
-    logger = logging.getLogger("mkdocs_semantic")
-    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+    undo = []
+    for logger in map(logging.getLogger, LOGGERS):
+        if any(isinstance(h, _StderrHandler) for h in logger.handlers):
+            continue
+        undo.append((logger, logger.level, logger.propagate))
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
         logger.propagate = False
 
+    def restore() -> None:
+        for logger, level, propagate in undo:
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+            logger.propagate = propagate
+
+    return restore
+
 
 @click.group(cls=Cli, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mkdocs-semantic")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Semantic search over a built documentation site, from the terminal, HTTP or MCP."""
-    _setup_logging()
+    ctx.call_on_close(show_logs())  # undone when the command ends (it may run in-process)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -106,7 +122,7 @@ source_argument = click.argument("source")
 cache_option = click.option(
     "--cache-dir", type=click.Path(file_okay=False, path_type=Path),
     help="Where bundles downloaded from a URL are kept (default: the user cache folder).")
-MODE_HELP = f"Ranking: {', '.join(MODE_NAMES)} (default: the bundle's)."
+MODE_HELP = f"Ranking: {', '.join(SEARCH_MODES)} (default: the bundle's)."
 
 
 def load_source(source: str, cache_dir: Path | None) -> tuple[Source, QueryService]:
@@ -157,7 +173,7 @@ def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: boo
         _print_plan(plan_site(chunks, indexer, bundle_dir=out), out)
         return
     stats = indexer.write(out, chunks, pages=pages)
-    say(f"{stats.summary()} -> {out}")
+    say(f"semantic: {stats.summary()} -> {out}")
 
 
 def _print_plan(plan, out: Path) -> None:
@@ -184,14 +200,14 @@ def _print_plan(plan, out: Path) -> None:
 @cli.command()
 @source_argument
 @click.argument("text", nargs=-1, required=True)
-@click.option("-k", "--top-k", type=int, default=10, show_default=True,
-              help="How many sections to return.")
+@click.option("-k", "--top-k", type=int, default=None,
+              help="How many sections to return (default: the site's top_k).")
 @click.option("--mode", help=MODE_HELP)
 @click.option("-f", "--filter", "filters", multiple=True, metavar="KEY=VALUE",
               help="Keep results whose page has this value, e.g. section=Learn (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @cache_option
-def query(source: str, text: tuple[str, ...], top_k: int, mode: str | None,
+def query(source: str, text: tuple[str, ...], top_k: int | None, mode: str | None,
           filters: tuple[str, ...], as_json: bool, cache_dir: Path | None) -> None:
     """Print the sections of SOURCE that best answer TEXT."""
     request = Query(text=" ".join(text), top_k=top_k, mode=mode, filters=parse_filters(filters))
@@ -352,8 +368,8 @@ def eval_(source: str, queries: Path, modes: tuple[str, ...], k: int, misses: bo
     TSV: one `query<TAB>url url ...` a line. BEIR: a doc id is a page URL without
     its leading and trailing slashes (the home page is `index`).
     """
+    from .bundle_format import MAX_TOP_K
     from .evaluate import evaluate, read_queries, unknown_pages
-    from .service import MAX_TOP_K
 
     judged = read_queries(queries)
     _, service = load_source(source, cache_dir)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
+from .bundle_format import DEFAULT_TOP_K
+
 MAX_THREADS = 64
 """More onnxruntime threads than this only slow a build down (or hang it)."""
 
@@ -85,8 +87,10 @@ class SemanticConfig(base.Config):
     facets = c.ListOfItems(c.Type(str), default=[])
     """Page meta keys readers can filter on, besides `section` and `tags` (e.g. `[version]`)."""
 
-    top_k = c.Type(int, default=10)
-    """Results a search returns unless the reader asks for another number (1-1000)."""
+    top_k = c.Type(int, default=DEFAULT_TOP_K)
+    """Results a search returns unless the reader asks for another number (1 to MAX_TOP_K).
+    Every reader applies it: the browser UIs, the Python searcher, the CLI, the HTTP
+    service and the MCP server."""
 
     min_score = c.Optional(Number())
     """Drop vector matches below this cosine similarity (off by default; see the docs)."""

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+from .files import sha256_file
 
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2 (int8 ONNX)"
 DEFAULT_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -27,7 +28,8 @@ MAX_MODEL_TOKENS = 8192
 class ModelError(ValueError):
     """The model or tokenizer cannot be used as configured; the message says why and how.
 
-    `option` names the setting to fix (such as `model.max_tokens`) when one is to blame.
+    `option` names the plugin option to fix (such as `model.max_tokens`) when one is to
+    blame; None when none is (the installed default model is broken: reinstall it).
     """
 
     def __init__(self, message: str, *, option: str | None = None) -> None:
@@ -57,8 +59,13 @@ class ModelSpec:
         return entry
 
 
+@runtime_checkable
 class Embedder(Protocol):
-    """Anything that turns texts into L2-normalised float32 vectors."""
+    """Anything that turns texts into L2-normalised float32 vectors, one row per text.
+
+    The indexer takes one (`Indexer(..., embedder=...)`; default: an `OnnxEmbedder` of
+    its model spec), and so does the searcher for `encoder="transformer"`.
+    """
 
     @property
     def dim(self) -> int: ...
@@ -68,13 +75,10 @@ class Embedder(Protocol):
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
 
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    def embed_token_ids(self, token_ids: Sequence[int]) -> np.ndarray:
+        """The vector of each token id of the model's tokenizer alone (the static query
+        encoder's prior; see query_table.py)."""
+        ...
 
 
 def default_model_spec(max_tokens: int = 256) -> ModelSpec:
@@ -114,7 +118,8 @@ def load_tokenizer(path: Path, max_tokens: int | None):
     try:
         tokenizer = Tokenizer.from_file(str(path))
     except Exception as exc:
-        raise ModelError(f"cannot read tokenizer {path}: {exc}") from exc
+        raise ModelError(f"cannot read tokenizer {path}: {exc}",
+                         option="model.tokenizer") from exc
     tokenizer.no_padding()
     tokenizer.no_truncation()
     if max_tokens is not None:
@@ -180,13 +185,14 @@ class OnnxEmbedder:
                 str(self.spec.model_path), options, providers=["CPUExecutionProvider"]
             )
         except Exception as exc:
-            raise ModelError(f"cannot load ONNX model {self.spec.model_path}: {exc}") from exc
+            raise ModelError(f"cannot load ONNX model {self.spec.model_path}: {exc}",
+                             option="model.path") from exc
         self._input_names = {i.name for i in session.get_inputs()}
         if "input_ids" not in self._input_names:
             raise ModelError(
                 f"{self.spec.model_path} has inputs {sorted(self._input_names)}; "
-                "a sentence-embedding model with an 'input_ids' input is needed"
-            )
+                "a sentence-embedding model with an 'input_ids' input is needed",
+                option="model.path")
         self._check_max_tokens(session)
         return session
 
@@ -202,7 +208,8 @@ class OnnxEmbedder:
             return
         if not self._accepts(session, 2):
             raise ModelError(f"the model {self.spec.model_path} fails even on a 2-token input: "
-                             "check that model.path and model.tokenizer belong together")
+                             "check that model.path and model.tokenizer belong together",
+                             option="model.path")
         accepted, refused = 2, wanted
         while refused - accepted > 1:
             middle = (accepted + refused) // 2
@@ -264,6 +271,13 @@ class OnnxEmbedder:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed([self.spec.query_prefix + t for t in texts], None)
+
+    def embed_token_ids(self, token_ids: Sequence[int]) -> np.ndarray:
+        from .static_encoder import single_token_vectors
+
+        cls_id, sep_id = (self.tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]"))
+        return single_token_vectors(self, [int(i) for i in token_ids], cls_id=cls_id,
+                                    sep_id=sep_id)
 
     def _embed(self, texts: list[str], progress: ProgressCallback | None) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)

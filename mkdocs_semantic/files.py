@@ -1,7 +1,8 @@
-"""Writing files so that readers never see half of one."""
+"""Small jobs on files: writing one so that readers never see half of it, and hashing one."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -24,6 +25,15 @@ def atomic_write(path: Path, data: bytes, *, shared: bool = False) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def sha256_file(path: Path) -> str:
+    """The file's sha256 as hex digits, read in blocks (model files are tens of MB)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _umask() -> int:

@@ -6,7 +6,6 @@ Used by the MkDocs plugin and by `mkdocs-semantic index` for any static site.
 from __future__ import annotations
 
 import json
-import logging
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -19,11 +18,12 @@ import numpy as np
 from .bundle import Manifest, TokenTable, claim_bundle_dir, write_bundle
 from .cache import ChunkCache, EmbeddingCache, cache_key
 from .chunking import CHUNKING_VERSION, Chunk, PageFacts, chunk_page
-from .embedding import ModelSpec, OnnxEmbedder, TokenCounter, load_tokenizer, sha256_file
+from .embedding import Embedder, ModelSpec, OnnxEmbedder, TokenCounter, load_tokenizer
+from .files import sha256_file
+from .logs import build_log as log
 from .quantize import quantize
 from .query_table import TableFitter
 
-log = logging.getLogger("mkdocs.plugins.semantic")
 PROGRESS_MIN_CHUNKS = 64
 CHECKPOINT_SECONDS = 30.0
 """How often a build saves the vectors it has embedded so far (a killed build loses
@@ -78,6 +78,7 @@ class BuildStats:
     `mkdocs-semantic index`)."""
 
     def summary(self) -> str:
+        """One line (the plugin's log adds its `semantic: ` prefix)."""
         table = ""
         if self.table is not None:
             if self.table.kept:
@@ -87,7 +88,7 @@ class BuildStats:
                 table = (f"; query table {'fitted' if self.table.refitted else 'reused'} "
                          f"({self.table.embedded} embedded, {self.table.seconds:.1f} s)")
         return (
-            f"semantic: {self.pages} pages, {self.chunks} chunks, {self.embedded} embedded, "
+            f"{self.pages} pages, {self.chunks} chunks, {self.embedded} embedded, "
             f"{self.reused} reused; bundle {human_bytes(self.bundle_bytes)}"
             + (f" + model {human_bytes(self.model_bytes)}" if self.model_bytes else "")
             + (f" + client {human_bytes(self.client_bytes)}" if self.client_bytes else "")
@@ -111,10 +112,16 @@ def model_fingerprint(spec: ModelSpec) -> str:
 
 
 class Indexer:
-    """Holds the model, tokenizer and cache across builds (e.g. `mkdocs serve` rebuilds)."""
+    """Holds the model, tokenizer and cache across builds (e.g. `mkdocs serve` rebuilds).
+
+    `embedder` makes the document vectors; by default an `OnnxEmbedder` of `spec`, loaded
+    on first use. Another embedder must make the vectors `spec` describes: its sha256
+    (with pooling, normalize, max_tokens and document_prefix) keys the embedding cache and
+    is written into the bundle, and its tokenizer cuts the chunks.
+    """
 
     def __init__(self, spec: ModelSpec, options: IndexOptions, *,
-                 cache_path: Path | None) -> None:
+                 cache_path: Path | None, embedder: Embedder | None = None) -> None:
         self.spec = spec
         self.options = options
         self.counter = TokenCounter(spec.tokenizer_path)
@@ -123,7 +130,7 @@ class Indexer:
             cache_path.with_name("chunks.json") if cache_path else None,
             fingerprint=f"{CHUNKING_VERSION}|{sha256_file(spec.tokenizer_path)}",
         )
-        self._embedder: OnnxEmbedder | None = None
+        self._embedder = embedder
         self._fitter: TableFitter | None = None
         self.fit_embedded = 0
         """Texts and tokens embedded for the query table since `query_table` began."""
@@ -163,7 +170,7 @@ class Indexer:
         self.pages_chunked = 0
 
     @property
-    def embedder(self) -> OnnxEmbedder:
+    def embedder(self) -> Embedder:
         if self._embedder is None:
             self._embedder = OnnxEmbedder(self.spec, threads=self.options.threads,
                                           batch_size=self.options.batch_size)
@@ -239,7 +246,7 @@ class Indexer:
         try:
             self.cache.save(prune=prune)
         except OSError as exc:
-            log.warning("semantic: could not save the embedding cache (%s); the next build "
+            log.warning("could not save the embedding cache (%s); the next build "
                         "will embed again. Check that cache_dir is writable", exc)
 
     def cached_vectors(self, keys: list[bytes], texts: list[str], embed) -> np.ndarray:
@@ -259,13 +266,9 @@ class Indexer:
 
     def token_vectors(self, ids: list[int]) -> np.ndarray:
         """The model's vector of each token id alone (the query table's prior)."""
-        from .static_encoder import single_token_vectors
-
         keys = [cache_key(self.cache.fingerprint, f"\0token {i}") for i in ids]
-        cls_id, sep_id = (self.fitter.tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]"))
         return self.cached_vectors(keys, [str(i) for i in ids], lambda found: (
-            single_token_vectors(self.embedder, [int(i) for i in found], cls_id=cls_id,
-                                 sep_id=sep_id)))
+            self.embedder.embed_token_ids([int(i) for i in found])))
 
     @property
     def fitter(self) -> TableFitter:
@@ -291,7 +294,7 @@ class Indexer:
         try:
             self.cache.save()
         except OSError as exc:
-            log.warning("semantic: could not save the embedding cache (%s)", exc)
+            log.warning("could not save the embedding cache (%s)", exc)
         return table, TableStats(refitted=self.fitter.refitted, embedded=self.fit_embedded,
                                  seconds=time.perf_counter() - started, kept=self.fitter.kept)
 
@@ -303,7 +306,7 @@ class Indexer:
         try:
             self.chunk_cache.save()
         except OSError as exc:
-            log.warning("semantic: could not save the chunk cache (%s)", exc)
+            log.warning("could not save the chunk cache (%s)", exc)
         table, table_stats = self.query_table(chunks, vectors)
         manifest = write_bundle(out, chunks=chunks, stored=quantize(vectors, self.options.dtype),
                                 spec=self.spec, search=dict(self.options.search),

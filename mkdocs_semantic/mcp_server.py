@@ -12,6 +12,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
+from .bundle_format import MAX_TOP_K
 from .chunking import Chunk, context_line
 from .service import BadRequest, Query, QueryService, require
 
@@ -22,6 +23,14 @@ INSTRUCTIONS = (
     "a few words; cite results by their url. Call read_page with a result's url to read "
     "the whole page, section by section."
 )
+
+SEARCH_DOCS = (
+    "Search the documentation by meaning; returns ranked sections.\n\n"
+    "Each result has url (cite it), title, heading_path, score and the section's text. "
+    f"top_k is 1-{MAX_TOP_K}; leave it out for the site's own number of results. filters "
+    'narrows by page facets, for example {"section": ["Learn"]}.'
+)
+"""The search tool's description, which the assistant reads."""
 
 
 @dataclass
@@ -34,8 +43,9 @@ class Docs:
     def link(self, href: str) -> str:
         return urllib.parse.urljoin(self.base_url, href) if self.base_url else href
 
-    def search_docs(self, query: str, top_k: int = 5,
+    def search_docs(self, query: str, top_k: int | None = None,
                     filters: dict[str, list[str]] | None = None) -> dict[str, Any]:
+        """Ranked sections; `top_k` None returns the site's configured top_k."""
         results = self.service.search(Query(text=query, top_k=top_k, filters=filters or None))
         chunks = self.service.searcher.bundle.chunks
         return {"results": [
@@ -71,14 +81,13 @@ def page_sections(chunks: list[Chunk], link) -> list[dict[str, Any]]:
     sections: list[dict[str, Any]] = []
     parts = [c for c in chunks if c.kind != "page"] or chunks
     for chunk in parts:
-        href = f"{chunk.url}#{chunk.anchor}" if chunk.anchor else chunk.url
         if sections and sections[-1]["anchor"] == chunk.anchor \
                 and sections[-1]["heading_path"] == chunk.path:
             sections[-1]["text"] += "\n" + chunk.text
             continue
         sections.append({"heading": context_line(chunk.title, chunk.path),
                          "heading_path": list(chunk.path), "anchor": chunk.anchor,
-                         "url": link(href), "text": chunk.text})
+                         "url": link(chunk.href), "text": chunk.text})
     return sections
 
 
@@ -90,15 +99,9 @@ def build_server(docs: Docs):
 
     server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
 
-    @server.tool()
-    def search_docs(query: str, top_k: int = 5,
+    @server.tool(description=SEARCH_DOCS)
+    def search_docs(query: str, top_k: int | None = None,
                     filters: dict[str, list[str]] | None = None) -> dict[str, Any]:
-        """Search the documentation by meaning; returns ranked sections.
-
-        Each result has url (cite it), title, heading_path, score and the section's
-        text. top_k is 1-100. filters narrows by page facets, for example
-        {"section": ["Learn"]}.
-        """
         try:
             return docs.search_docs(query, top_k, filters)
         except BadRequest as exc:  # the caller's mistake: tell the model what to fix

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import fnmatch
-import logging
 from dataclasses import replace
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 
 from . import client
 from .bundle import BundleError, bundle_dir_problem
+from .bundle_dir import site_folder
+from .bundle_format import MAX_TOP_K
 from .chunking import Chunk, PageFacts
 from .config import MAX_THREADS, SemanticConfig
 from .embedding import (
@@ -19,12 +20,12 @@ from .embedding import (
     ModelSpec,
     TokenCounter,
     default_model_spec,
-    sha256_file,
     verify_default_model,
 )
+from .files import sha256_file
 from .indexer import BuildStats, Indexer, IndexOptions
+from .logs import build_log as log
 
-log = logging.getLogger("mkdocs.plugins.semantic")
 SEARCH_PAGE = "search.html"  # the search plugin's page, in themes that have one
 
 
@@ -99,7 +100,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             ("min_tokens", cfg.min_tokens, 0 <= cfg.min_tokens < cfg.max_tokens,
              "at least 0 and below max_tokens"),
             ("batch_size", cfg.batch_size, cfg.batch_size >= 1, "at least 1"),
-            ("top_k", cfg.top_k, 1 <= cfg.top_k <= 1000, "between 1 and 1000"),
+            ("top_k", cfg.top_k, 1 <= cfg.top_k <= MAX_TOP_K, f"between 1 and {MAX_TOP_K}"),
             ("min_score", cfg.min_score, cfg.min_score is None or -1 <= cfg.min_score <= 1,
              "a cosine similarity between -1 and 1, or unset"),
             ("threads", cfg.threads, 0 <= cfg.threads <= MAX_THREADS,
@@ -120,7 +121,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         try:
             _ = self.indexer.embedder.dim
         except ModelError as exc:
-            raise PluginError(f"semantic: option '{exc.option or 'model.path'}': {exc}") from exc
+            raise model_problem(exc) from exc
 
     def _resolve_model(self, config_dir: Path) -> ModelSpec:
         m = self.config.model
@@ -161,8 +162,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                 dim=m.dim,
             )
         except ModelError as exc:
-            option = "model.tokenizer" if "tokenizer" in str(exc) else "model.path"
-            raise PluginError(f"semantic: option '{option}': {exc}") from exc
+            raise model_problem(exc) from exc
 
     def on_pre_build(self, *, config) -> None:
         """Where our search takes over the search plugin's box, leave out its main.js,
@@ -183,8 +183,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
 
     def _refuse_shared_bundle_dir(self, files) -> None:
         """The bundle folder is rewritten on every build: no page may live in it."""
-        folder = self.config.bundle_dir.replace("\\", "/").strip("/")
-        folder = "/".join(p for p in folder.split("/") if p not in ("", "."))
+        folder = site_folder(self.config.bundle_dir)
         clashes = [f for f in files if f.dest_uri == folder
                    or f.dest_uri.startswith(folder + "/")]
         if clashes:
@@ -198,21 +197,25 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                 "or move the page"
             )
 
-    def on_page_content(self, html, *, page, config, files):
+    @event_priority(-100)
+    def on_page_context(self, context, *, page, config, nav):
+        """Chunk the page as it will be published: after every plugin's (and hook's)
+        on_page_content, and, being last, after their on_page_context too. MkDocs' own
+        search plugin reads the page here as well."""
         if not self.config.enabled:
             return
         src = page.file.src_uri
         if self._excluded(page):
             self.page_chunks.pop(src, None)
-            return html
+            return context
         facts = PageFacts(url=page.url, title=page.title or page.file.name,
                           section=top_section(page), facets=self._facets(page.meta),
                           boost=search_boost(page.meta))
         try:
-            self.page_chunks[src] = self.indexer.chunk(html, facts)
+            self.page_chunks[src] = self.indexer.chunk(page.content or "", facts)
         except ValueError as exc:
             raise PluginError(f"semantic: cannot chunk {src}: {exc}") from exc
-        return html
+        return context
 
     def _facets(self, meta: dict) -> dict[str, list[str]]:
         """`tags` and the configured facet keys of a page, as lists of strings."""
@@ -266,12 +269,17 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             installed = client.installed_client(out)
             self.last_build = replace(stats, client_bytes=installed.bytes if installed else 0)
         except ModelError as exc:
-            option = "model.dim" if "model.dim" in str(exc) else "model.path"
-            raise PluginError(f"semantic: option '{option}': {exc}") from exc
+            raise model_problem(exc) from exc
         except BundleError as exc:
             raise PluginError(f"semantic: option 'bundle_dir' is {self.config.bundle_dir!r}: "
                               f"{exc}") from exc
         log.info(self.last_build.summary())
+
+
+def model_problem(exc: ModelError) -> PluginError:
+    """The build's error for a model that cannot be used, naming the option it blames."""
+    blame = f"option '{exc.option}': " if exc.option else ""
+    return PluginError(f"semantic: {blame}{exc}")
 
 
 def search_boost(meta: dict) -> float:
@@ -281,7 +289,7 @@ def search_boost(meta: dict) -> float:
     try:
         value = float(boost) if boost is not None else 1.0
     except (TypeError, ValueError):
-        log.warning("semantic: ignoring search.boost %r: it must be a positive number", boost)
+        log.warning("ignoring search.boost %r: it must be a positive number", boost)
         return 1.0
     return value if value > 0 else 1.0
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -23,6 +22,7 @@ import numpy as np
 from .bundle import TokenTable
 from .chunking import Chunk, context_line
 from .files import atomic_write
+from .logs import build_log as log
 from .static_encoder import (
     StaticTable,
     TokenStats,
@@ -32,7 +32,6 @@ from .static_encoder import (
     prior_table,
 )
 
-log = logging.getLogger("mkdocs.plugins.semantic")
 TABLE_CACHE_VERSION = 2
 # After . ! ? : ; and a space, or after a CJK full stop (no space follows one).
 SENTENCE_END = re.compile(r"(?<=[.!?:;])\s+|(?<=[\u3002\uff01\uff1f])\s*")
@@ -171,7 +170,7 @@ class TableFitter:
                                    rows=data["rows"].astype(np.int8),
                                    scale=float(data["scale"]))
         except Exception as exc:  # a broken cache costs a refit, never a build
-            log.warning("semantic: ignoring unreadable query table cache %s (%s); fitting "
+            log.warning("ignoring unreadable query table cache %s (%s); fitting "
                         "anew", self.cache_path, exc)
             return None
         ok = (table.rows.ndim == 2 and len(table.rows) == len(table.token_ids)
@@ -187,7 +186,7 @@ class TableFitter:
         try:
             atomic_write(self.cache_path, buffer.getvalue())
         except OSError as exc:
-            log.warning("semantic: could not save the query table cache (%s)", exc)
+            log.warning("could not save the query table cache (%s)", exc)
 
 
 def _as_token_table(table: StaticTable) -> TokenTable:

@@ -21,7 +21,6 @@ import logging
 import os
 import re
 import socket
-import sys
 import tempfile
 import threading
 import time
@@ -32,6 +31,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+
+import platformdirs
 
 from . import __version__
 from .bundle import (
@@ -44,9 +45,12 @@ from .bundle import (
     payloads_of,
 )
 from .bundle_format import MAX_MANIFEST_BYTES
+from .files import atomic_write, sha256_file
 
 log = logging.getLogger("mkdocs_semantic")
 CACHE_ENV = "MKDOCS_SEMANTIC_CACHE"
+CACHE_NAME = "mkdocs-semantic"
+"""The folder in the user cache folder that keeps downloaded bundles."""
 FETCH_TIMEOUT_ENV = "MKDOCS_SEMANTIC_FETCH_TIMEOUT"
 TIMEOUT = 30.0
 """Seconds one connect or read may wait for the server."""
@@ -112,17 +116,10 @@ def default_fetch_timeout() -> float:
 
 
 def user_cache_dir() -> Path:
-    """$MKDOCS_SEMANTIC_CACHE, else the platform's user cache folder."""
+    """$MKDOCS_SEMANTIC_CACHE, else the platform's user cache folder (platformdirs)."""
     if os.environ.get(CACHE_ENV):
         return Path(os.environ[CACHE_ENV])
-    home = Path.home()
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local")
-    elif sys.platform == "darwin":
-        base = home / "Library" / "Caches"
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache")
-    return base / "mkdocs-semantic"
+    return Path(platformdirs.user_cache_dir(CACHE_NAME, appauthor=False))
 
 
 def cache_folder(url: str, root: Path) -> Path:
@@ -177,13 +174,14 @@ def fetch_bundle(url: str, *, cache_dir: Path | None = None,
             for payload in payloads:  # names were checked: no "..", no other folders
                 _fetch(manifest_url, target, payload.name, size=payload.bytes,
                        sha256=_hash_in_name(payload.name), opener=opener, deadline=deadline)
-            _write_atomic(target / "source.json", json.dumps({
+            atomic_write(target / "source.json", json.dumps({
                 "url": url, "manifest": manifest_url, "base_url": base_url}).encode())
-            _write_atomic(target / MANIFEST, raw)
+            atomic_write(target / MANIFEST, raw)
     keep = {p.name for p in payloads} | {manifest.catalog.name, MANIFEST, "source.json"}
     for old in sorted(target.rglob("*"), reverse=True):
         name = old.relative_to(target).as_posix()
-        if old.is_file() and name not in keep and not old.name.startswith(".tmp-"):
+        # a name with a leading dot is a temporary file, maybe another fetch's
+        if old.is_file() and name not in keep and not old.name.startswith("."):
             old.unlink(missing_ok=True)
         elif old.is_dir() and not any(old.iterdir()):
             old.rmdir()
@@ -444,20 +442,5 @@ def _download(url: str, dest: Path, *, size: int, sha256: str,
 
 
 def _matches(path: Path, size: int, sha256: str) -> bool:
-    if not path.is_file() or path.stat().st_size != size:
-        return False
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(_BLOCK):
-            digest.update(block)
-    return digest.hexdigest().startswith(sha256)
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    return path.is_file() and path.stat().st_size == size \
+        and sha256_file(path).startswith(sha256)

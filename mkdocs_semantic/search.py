@@ -16,11 +16,11 @@ import numpy as np
 
 from .bundle import QUERY_ENCODERS, Bundle, BundleError, read_bundle
 from .bundle_format import MAX_TOP_K
+from .bundle_format import SEARCH_MODES as MODES
+from .chunking import href
 from .embedding import Embedder, OnnxEmbedder
 from .query_encoder import StaticQueryEncoder, query_codes
 from .ranking import chunk_order, fuse, size_priors
-
-MODES = ("hybrid", "vector", "lexical")
 
 
 @dataclass
@@ -42,7 +42,7 @@ class Result:
     @property
     def href(self) -> str:
         """Link relative to the site root, with the section's anchor."""
-        return f"{self.url}#{self.anchor}" if self.anchor else self.url
+        return href(self.url, self.anchor)
 
 
 class Searcher:

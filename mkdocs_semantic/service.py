@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
-import inspect
 import logging
 import os
 import socket
@@ -21,7 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .bundle import BundleError
+from .bundle_format import MAX_TOP_K, SEARCH_MODES
 from .embedding import ModelError
+from .logs import LOGGERS
 from .search import Result, Searcher
 
 if TYPE_CHECKING:
@@ -29,10 +30,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mkdocs_semantic")
 
-MODES = ("hybrid", "vector", "lexical")
-DEFAULT_FILTER_KEYS = ("section",)
 MAX_QUERY_CHARS = 2000
-MAX_TOP_K = 100
 SEARCHES_PER_WORKER = 1
 """Searches run at once in one worker: search is CPU-bound, so more only adds GIL
 contention; requests queue instead, and /health stays responsive."""
@@ -72,7 +70,8 @@ class Query:
     """One validated request."""
 
     text: str
-    top_k: int = 10
+    top_k: int | None = None
+    """None: the bundle's `top_k` (the site's configured number)."""
     mode: str | None = None
     filters: dict[str, list[str]] | None = None
 
@@ -89,9 +88,10 @@ def parse_filters(items: Iterable[str]) -> dict[str, list[str]] | None:
     return filters or None
 
 
-def parse_top_k(value: str | int | None, default: int = 10) -> int:
+def parse_top_k(value: str | int | None) -> int | None:
+    """A requested number of results; None (the bundle's top_k) when none was given."""
     if value is None or value == "":
-        return default
+        return None
     try:
         return int(value)
     except (TypeError, ValueError):
@@ -107,16 +107,12 @@ def result_dict(result: Result) -> dict[str, Any]:
 class QueryService:
     """Checks queries at the boundary and answers them from one `Searcher`."""
 
+    modes = SEARCH_MODES
+
     def __init__(self, searcher: Searcher) -> None:
         self.searcher = searcher
-        params = self._params = inspect.signature(searcher.search).parameters
-        self.modes = MODES if "mode" in params else ("vector",)
-        self.supports_filters = "filters" in params
-        search_defaults = getattr(searcher.bundle.manifest, "search", None) or {}
-        default = params["mode"].default if "mode" in params else "vector"
-        self.default_mode = str(search_defaults.get("mode") if "mode" in params else None
-                                or (default if isinstance(default, str) else self.modes[0]))
-        self.filter_keys = tuple(search_defaults.get("filters") or DEFAULT_FILTER_KEYS)
+        self.default_mode: str = searcher.defaults["mode"]
+        self.filter_keys = tuple(searcher.defaults["filters"])
 
     def check(self, query: Query) -> Query:
         """Raise `BadRequest` naming the first problem with `query`."""
@@ -125,31 +121,23 @@ class QueryService:
         if len(query.text) > MAX_QUERY_CHARS:
             raise BadRequest(f"the query is {len(query.text)} characters long; "
                              f"at most {MAX_QUERY_CHARS} are accepted")
-        if not 1 <= query.top_k <= MAX_TOP_K:
+        if query.top_k is not None and not 1 <= query.top_k <= MAX_TOP_K:
             raise BadRequest(f"k must be from 1 to {MAX_TOP_K}, got {query.top_k}")
-        if query.mode is not None and query.mode not in MODES:
-            raise BadRequest(f"unknown mode {query.mode!r}: use one of {', '.join(MODES)}")
-        if query.mode is not None and query.mode not in self.modes:
-            raise BadRequest(f"mode {query.mode!r} is not available with this searcher: "
-                             f"use {', '.join(self.modes)}")
+        if query.mode is not None and query.mode not in SEARCH_MODES:
+            raise BadRequest(f"unknown mode {query.mode!r}: use one of "
+                             f"{', '.join(SEARCH_MODES)}")
         if query.filters:
             unknown = sorted(set(query.filters) - set(self.filter_keys))
             if unknown:
                 raise BadRequest(f"unknown filter {unknown[0]!r}: this bundle filters on "
                                  f"{', '.join(self.filter_keys)}")
-            if not self.supports_filters:
-                raise BadRequest("filters are not available with this searcher")
         return query
 
     def search(self, query: Query) -> list[Result]:
         self.check(query)
-        kwargs: dict[str, Any] = {"top_k": query.top_k}
-        if query.mode is not None and "mode" in self._params:
-            kwargs["mode"] = query.mode
-        if query.filters:
-            kwargs["filters"] = query.filters
         try:
-            return self.searcher.search(query.text, **kwargs)
+            return self.searcher.search(query.text, top_k=query.top_k, mode=query.mode,
+                                        filters=query.filters)
         except (BundleError, ModelError):
             raise  # a broken bundle or model is not the caller's fault
         except ValueError as exc:  # the searcher's own word on a bad query
@@ -337,7 +325,7 @@ def log_config() -> dict[str, Any]:
     config["filters"] = {"rate_limit": {"()": "mkdocs_semantic.http_guard.RateLimitFilter"}}
     for handler in config["handlers"].values():
         handler["filters"] = ["rate_limit"]
-    for name in ("mkdocs_semantic", "asyncio"):
+    for name in (*LOGGERS, "asyncio"):
         config["loggers"][name] = {"handlers": ["default"], "level": "INFO",
                                    "propagate": False}
     return config

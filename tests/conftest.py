@@ -87,3 +87,15 @@ def embedder():
     from mkdocs_semantic.embedding import OnnxEmbedder
 
     return OnnxEmbedder(default_model_spec())
+
+
+SITE_TOP_K = 2
+"""The `top_k` of the `top_k_site` fixture: fewer than any reader's old fixed default."""
+
+
+@pytest.fixture(scope="session")
+def top_k_site(tmp_path_factory) -> Path:
+    """The CLI tests' four-page sample site built with `top_k: SITE_TOP_K`."""
+    from .test_cli import build_sample_site
+
+    return build_sample_site(tmp_path_factory.mktemp("top_k"), top_k=SITE_TOP_K)

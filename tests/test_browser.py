@@ -221,6 +221,26 @@ def test_material_search_highlight_marks_the_query_on_the_opened_page(sites, tmp
     assert report["pageErrors"] == [] and report["dialogs"] == []
 
 
+def test_material_search_box_shows_the_sites_top_k(sites, tmp_path):
+    """Material's list shows the site's `top_k` results, not a number of its own."""
+    config = yaml.safe_load((sites["source"] / "mkdocs-material.yml").read_text("utf-8"))
+    config["plugins"][1]["semantic"]["top_k"] = 2
+    config["site_dir"] = str(tmp_path / "site")
+    config_file = sites["source"] / "mkdocs-material-top-k.yml"
+    config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    MkDocsConfig.plugins.plugin_cache.clear()
+    build(load_config(config_file=str(config_file)))  # the shared cache: nothing embedded
+    query = QUERIES[1][0]
+    report = drive("search", search_plan(tmp_path / "site", "material", [(query, False)]),
+                   tmp_path)
+    shown = {r["href"].split(PREFIX, 1)[1] for r in report["queries"][0]["results"]}
+    expected = Searcher.open(tmp_path / "site").search(query)
+    assert len(expected) == 2
+    # each result's page heads its group, and each section result is listed under it
+    assert shown == {r.url for r in expected} | {r.href for r in expected if r.anchor}
+    assert report["pageErrors"] == [] and report["dialogs"] == []
+
+
 @pytest.mark.parametrize("ui, theme", [("mkdocs", "mkdocs"), ("material", "material"),
                                        ("dialog", "readthedocs")])
 def test_markup_in_headings_shows_as_text(sites, tmp_path, ui, theme):

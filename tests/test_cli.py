@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from mkdocs_semantic.bundle import read_bundle
 from mkdocs_semantic.cli import cli, format_results
 
-from .conftest import Project
+from .conftest import SITE_TOP_K, Project
 
 PAGES = {
     "index.md": """
@@ -78,10 +78,11 @@ JUDGED = [
 ]
 
 
-def build_sample_site(root: Path) -> Path:
-    """Build the four-page sample site with plugins [search, semantic]; returns site/."""
+def build_sample_site(root: Path, **options) -> Path:
+    """Build the four-page sample site with plugins [search, semantic] and the semantic
+    `options`; returns site/."""
     (root / "docs").mkdir(parents=True)
-    project = Project(root=root, plugin_options={"cache_dir": str(root / "cache")})
+    project = Project(root=root, plugin_options={"cache_dir": str(root / "cache"), **options})
     for name, text in PAGES.items():
         project.write(name, text)
     project.build(nav=NAV)
@@ -232,8 +233,8 @@ BAD_QUERIES = [
     (["cookies", "--mode", "fuzzy"], "unknown mode 'fuzzy'"),
     (["cookies", "-f", "colour=red"], "unknown filter 'colour'"),
     (["cookies", "-f", "section"], "is not key=value"),
-    (["cookies", "-k", "-3"], "k must be from 1 to 100"),
-    (["cookies", "-k", "1000000"], "k must be from 1 to 100"),
+    (["cookies", "-k", "-3"], "k must be from 1 to 1000"),
+    (["cookies", "-k", "1000000"], "k must be from 1 to 1000"),
 ]
 
 
@@ -398,3 +399,14 @@ def test_eval_names_a_query_file_that_is_not_utf8(site, tmp_path):
     assert result.stderr.strip().splitlines() == [
         f"Error: {latin}:1: not UTF-8 text (byte 0xe9 at offset 3); query files must be "
         "UTF-8: re-save it as UTF-8"]
+
+
+def test_query_returns_the_sites_top_k_unless_asked_for_another_number(top_k_site):
+    def results(*extra: str) -> list[dict]:
+        result = run("query", str(top_k_site), "where are cookies and uploads", "--json",
+                     *extra)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)["results"]
+
+    assert len(results()) == SITE_TOP_K
+    assert len(results("-k", "3")) == 3

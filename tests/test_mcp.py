@@ -13,6 +13,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from .conftest import SITE_TOP_K
 from .test_cli import build_sample_site
 
 
@@ -84,7 +85,7 @@ def test_bad_calls_come_back_as_tool_errors(site):
         )] + [await session.call_tool("read_page", {"url": "no/such/page/"})]
 
     empty, zero, filtered, missing = with_session(site, work)
-    for result, message in ((empty, "query is empty"), (zero, "k must be from 1 to 100"),
+    for result, message in ((empty, "query is empty"), (zero, "k must be from 1 to 1000"),
                             (filtered, "unknown filter 'colour'"),
                             (missing, "no page with url 'no/such/page/'")):
         assert result.is_error and message in result.content[0].text
@@ -136,3 +137,14 @@ def test_stdout_carries_only_protocol_messages(site):
     assert set(replies) == {1, 2, 3}
     assert replies[2]["result"]["isError"] is True
     assert replies[3]["result"]["isError"] is False
+
+
+def test_search_docs_returns_the_sites_top_k_unless_asked_for_another(top_k_site):
+    async def work(session):
+        query = "where are cookies and uploads"
+        return (await session.call_tool("search_docs", {"query": query}),
+                await session.call_tool("search_docs", {"query": query, "top_k": 3}))
+
+    default, more = with_session(top_k_site, work)
+    assert len(payload(default)["results"]) == SITE_TOP_K
+    assert len(payload(more)["results"]) == 3

@@ -211,6 +211,22 @@ def test_empty_page_and_empty_site(project):
     assert read_bundle(project.site).chunks == []
 
 
+HOOK = """
+def on_page_content(html, page, config, files):
+    return html + "<p>Added by a hook: the zanzibar marmalade policy.</p>"
+"""
+
+
+def test_html_that_hooks_and_later_plugins_change_is_indexed(site):
+    """MkDocs runs `hooks:` after every plugin listed in `plugins:`: what they add to a
+    page's HTML is what readers see, so it must be what the index holds."""
+    (site.root / "hooks.py").write_text(HOOK, encoding="utf-8")
+    site.build(hooks=["hooks.py"])
+    chunks = read_bundle(site.site).chunks
+    added = {c.url for c in chunks if "zanzibar marmalade" in c.text}
+    assert added == {"", "cookies/", "deploy/"}
+
+
 def build_error(project, caplog) -> str:
     """Build, expecting failure; returns the exception text and the errors logged."""
     with caplog.at_level(logging.ERROR), pytest.raises(MkDocsException) as info:
@@ -253,6 +269,24 @@ def test_broken_model_file_names_the_option(site, caplog):
     site.plugin_options = {"model": {"path": "model.onnx",
                                      "tokenizer": str(default_model_spec().tokenizer_path)}}
     assert "option 'model.path': cannot load ONNX model" in build_error(site, caplog)
+
+
+def test_model_errors_carry_the_option_to_fix(tmp_path):
+    """The plugin names the option a ModelError carries instead of guessing it from the
+    message, which may mention other options or hold paths with any words in them."""
+    from dataclasses import replace
+
+    from mkdocs_semantic.embedding import ModelError, OnnxEmbedder, default_model_spec
+
+    (tmp_path / "tokenizer.json").write_text("{broken")
+    (tmp_path / "model.onnx").write_bytes(b"not really a model")
+    spec = default_model_spec()
+    with pytest.raises(ModelError) as info:
+        OnnxEmbedder(replace(spec, tokenizer_path=tmp_path / "tokenizer.json"))
+    assert info.value.option == "model.tokenizer"
+    with pytest.raises(ModelError) as info:
+        _ = OnnxEmbedder(replace(spec, model_path=tmp_path / "model.onnx")).dim
+    assert info.value.option == "model.path"
 
 
 def test_serve_style_rebuilds_keep_the_model_and_re_embed_only_edits(site):

@@ -21,6 +21,7 @@ import pytest
 
 from mkdocs_semantic.http_guard import RateLimitFilter
 
+from .conftest import SITE_TOP_K
 from .processes import Running, running, with_open_file_limit
 from .test_cli import build_sample_site, free_port
 
@@ -100,8 +101,8 @@ def test_search_filters_by_section(service):
     ({"q": "cookies", "mode": "fuzzy"}, "unknown mode 'fuzzy'"),
     ({"q": "cookies", "filter": "colour=red"}, "unknown filter 'colour'"),
     ({"q": "cookies", "filter": "nonsense"}, "is not key=value"),
-    ({"q": "cookies", "k": "-1"}, "k must be from 1 to 100"),
-    ({"q": "cookies", "k": "99999999999"}, "k must be from 1 to 100"),
+    ({"q": "cookies", "k": "-1"}, "k must be from 1 to 1000"),
+    ({"q": "cookies", "k": "99999999999"}, "k must be from 1 to 1000"),
     ({"q": "cookies", "k": "ten"}, "k must be a whole number"),
 ])
 def test_bad_requests_answer_400_with_a_message(service, params, message):
@@ -339,3 +340,11 @@ def test_searches_past_the_queue_bound_are_answered_503_at_once(site):
     assert body["error"].startswith("busy: 2 searches are already waiting")
     assert [a[0] for a in answered] == [200, 200, 200]
     assert all(a[2]["results"] for a in answered)
+
+
+def test_search_returns_the_sites_top_k_unless_k_asks_for_another(top_k_site):
+    with serving(str(top_k_site)) as base:
+        _, _, default = get(search_url(base, q="where are cookies and uploads"))
+        _, _, more = get(search_url(base, q="where are cookies and uploads", k=3))
+    assert len(default["results"]) == SITE_TOP_K
+    assert len(more["results"]) == 3

@@ -158,11 +158,16 @@ def test_index_refuses_a_folder_without_pages(tmp_path):
     assert result.exit_code == 2 and "must be a relative folder inside the site" in result.stderr
 
 
-def test_index_skips_links_that_lead_out_of_the_site(tmp_path):
-    site = tmp_path / "public"
+def one_page_site(root: Path) -> Path:
+    site = root / "public"
     site.mkdir()
     (site / "index.html").write_text(page("Home", "<h1>Home</h1><p>Dashboards for teams "
                                           "that update themselves every few minutes.</p>"))
+    return site
+
+
+def test_index_skips_links_that_lead_out_of_the_site(tmp_path):
+    site = one_page_site(tmp_path)
     outside = tmp_path / "private"
     outside.mkdir()
     (outside / "secret.html").write_text(page("Secret", "<h1>Secret</h1><p>The database "
@@ -175,6 +180,20 @@ def test_index_skips_links_that_lead_out_of_the_site(tmp_path):
     assert all("hunter2" not in c.text for c in read_bundle(site).chunks)
     assert f"skipped {site / 'leak.html'}: it is a link to {outside / 'secret.html'}, " \
            "outside the site" in result.stderr
+
+
+def test_index_shows_the_caches_warnings(tmp_path):
+    """The indexer and its caches log where `mkdocs build` shows them; the CLI shows them too."""
+    site = one_page_site(tmp_path)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "embeddings.npz").write_bytes(b"not a cache")
+    result = CliRunner().invoke(cli, ["index", str(site), "--cache-dir", str(cache)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert f"WARNING: semantic: ignoring unreadable embedding cache {cache / 'embeddings.npz'}" \
+        in result.stderr
+    assert result.stdout.startswith("semantic: 1 pages, ")
 
 
 DEEP_HEADERS = """

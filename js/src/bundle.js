@@ -5,9 +5,11 @@
 export const FORMAT_VERSION = 2;
 export const SCALAR_BYTES = { i8: 1, f16: 2, f32: 4 };
 export const QUERY_ENCODERS = ["static", "transformer"];
-const SEARCH_MODES = ["hybrid", "vector", "lexical"];
+/** Ranking modes (mkdocs_semantic/bundle_format.py SEARCH_MODES). */
+export const SEARCH_MODES = ["hybrid", "vector", "lexical"];
 const LEXICAL_VERSION = 2;
-const MAX_TOP_K = 1000;
+/** The most results a search may ask for (mkdocs_semantic/bundle_format.py MAX_TOP_K). */
+export const MAX_TOP_K = 1000;
 const MAX_DIM = 8192;
 const MAX_MODEL_TOKENS = 8192;
 const HASH_CHARS = 16;

@@ -1,5 +1,7 @@
 // Main-thread side of the client: owns the worker, numbers requests, resolves URLs.
 
+import { href } from "./group.js";
+
 export class SemanticSearch {
   /**
    * `manifest`: URL of the bundle's manifest.json. `siteRoot`: URL that page URLs in
@@ -99,7 +101,7 @@ export class SemanticSearch {
 
   #result(hit) {
     const page = new URL(hit.url, this.siteRoot).href;
-    return { ...hit, page, url: hit.anchor ? `${page}#${hit.anchor}` : page };
+    return { ...hit, page, url: href(page, hit.anchor) };
   }
 
   destroy() {

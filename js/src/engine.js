@@ -5,16 +5,13 @@
 // tokenizer, the table shards of the query's tokens and the vector parts; only the
 // transformer encoder downloads a model and onnxruntime-web (imported on first use).
 
-import { BundleError, checkCatalog, checkManifest, parseTableShard, parseVectorPart, shardOf } from "./bundle.js";
+import { BundleError, MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, parseTableShard, parseVectorPart, shardOf } from "./bundle.js";
 import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "./fetch.js";
 import { LexicalIndex } from "./lexical.js";
 import { chunkOrder, fuse, sizePriors } from "./ranking.js";
 import { queryCodes, scoreAll, topK as bestOf, unitLength } from "./scan.js";
 import { StaticEncoder } from "./static-encoder.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
-
-export const MODES = ["hybrid", "vector", "lexical"];
-const MAX_TOP_K = 1000;
 
 /**
  * `manifestUrl`: the bundle's manifest.json. `encoder`: "static" or "transformer" (the
@@ -189,8 +186,8 @@ export class Engine {
     if (!query.trim()) return [];
     await abortable(this.open(), signal);
     mode ??= this.defaults.mode;
-    if (!MODES.includes(mode)) {
-      throw new Error(`unknown mode ${JSON.stringify(mode)}: use one of ${MODES.join(", ")}`);
+    if (!SEARCH_MODES.includes(mode)) {
+      throw new Error(`unknown mode ${JSON.stringify(mode)}: use one of ${SEARCH_MODES.join(", ")}`);
     }
     topK ??= this.defaults.top_k;
     if (!(Number.isInteger(topK) && topK >= 1 && topK <= MAX_TOP_K)) {

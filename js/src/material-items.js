@@ -1,6 +1,6 @@
 // Our ranked sections -> the result groups Material's search list renders.
 
-import { groupByPage } from "./group.js";
+import { groupByPage, href } from "./group.js";
 import { matchedTerms, queryTerms, splitMatches } from "./highlight.js";
 
 /** Our ranked sections -> Material's groups: the page first, then its sections. */
@@ -21,7 +21,7 @@ export function toItems(results, query) {
     const sections = group.hits.filter((hit) => hit.anchor).map((hit) => {
       const heading = hit.path.length ? hit.path.join(" › ") : hit.title;
       return {
-        location: `${hit.url}#${hit.anchor}`,
+        location: href(hit.url, hit.anchor),
         title: markup(heading, terms),
         text: markup(hit.excerpt, terms),
         score: sectionScore(hit),

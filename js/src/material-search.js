@@ -7,8 +7,6 @@ import { toItems } from "./material-items.js";
 import { describeProgress } from "./progress.js";
 import { runtimeFiles } from "./runtime.js";
 
-const TOP_K = 10;
-
 /**
  * Returns `search(query, show, signal)`: calls `show(items, "keyword")` with keyword
  * results while the query encoder loads (first query only), then `show(items,
@@ -23,12 +21,12 @@ export function createSearch({ manifestUrl, workerUrl, onProgress }) {
   });
   let modelReady = false;
   return async (query, show, signal) => {
-    const hybrid = engine.search(query, { topK: TOP_K, signal }).then((results) => {
+    const hybrid = engine.search(query, { signal }).then((results) => {
       modelReady = true;
       return results;
     });
     if (!modelReady) {
-      const lexical = engine.search(query, { topK: TOP_K, mode: "lexical", signal });
+      const lexical = engine.search(query, { mode: "lexical", signal });
       lexical.catch(() => {}); // when the hybrid results win, its outcome no longer matters
       const keyword = await Promise.race([lexical, hybrid.then(() => null, () => null)]);
       if (keyword && !modelReady) show(toItems(keyword, query), "keyword");

@@ -1,0 +1,78 @@
+"""The build pipeline without MkDocs (`Indexer`), with an embedder of the caller's."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from mkdocs_semantic.bundle import read_bundle
+from mkdocs_semantic.chunking import PageFacts
+from mkdocs_semantic.embedding import Embedder, default_model_spec
+from mkdocs_semantic.indexer import Indexer, IndexOptions
+
+PAGES = {
+    "": ("Home", "<h1 id='home'>Home</h1><p>Marmalade is made from bitter oranges, "
+                 "sugar and water, boiled until it sets.</p>"),
+    "tea/": ("Tea", "<h1 id='tea'>Tea</h1><p>Steep black tea for four minutes in water "
+                    "just off the boil.</p><h2 id='milk'>Milk</h2><p>Add milk after "
+                    "pouring, never before.</p>"),
+}
+
+
+class HashingEmbedder:
+    """Feature hashing: each word adds one to the bucket its hash picks, and the vector
+    is scaled to unit length. Crude next to a transformer, but a real embedder: texts
+    that share words get similar vectors, and the same text always the same one."""
+
+    def __init__(self, dim: int = 64) -> None:
+        self.dim = dim
+        self.documents: list[str] = []
+        self.token_ids: list[int] = []
+
+    def _bucket(self, word: str) -> int:
+        return int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(),
+                              "little") % self.dim
+
+    def _unit(self, rows: np.ndarray) -> np.ndarray:
+        return rows / np.clip(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12, None)
+
+    def embed_documents(self, texts: Sequence[str], progress=None) -> np.ndarray:
+        self.documents += texts
+        rows = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                rows[row, self._bucket(word)] += 1
+        return self._unit(rows)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_documents(texts)
+
+    def embed_token_ids(self, token_ids: Sequence[int]) -> np.ndarray:
+        self.token_ids += token_ids
+        rows = np.zeros((len(token_ids), self.dim), dtype=np.float32)
+        rows[np.arange(len(token_ids)), [self._bucket(f"#{i}") for i in token_ids]] = 1
+        return rows
+
+
+def test_the_indexer_embeds_with_the_embedder_it_is_given(tmp_path):
+    embedder = HashingEmbedder()
+    assert isinstance(embedder, Embedder)  # the protocol's methods, checked at run time
+    spec = replace(default_model_spec(), id="hashing-64", dim=64,
+                   sha256=hashlib.sha256(b"hashing-64").hexdigest())
+    indexer = Indexer(spec, IndexOptions(dtype="f32"), cache_path=None, embedder=embedder)
+    indexer.start_build()
+    chunks = [c for url, (title, html) in PAGES.items()
+              for c in indexer.chunk(html, PageFacts(url=url, title=title))]
+    indexer.write(tmp_path / "semantic", chunks, pages=len(PAGES))
+
+    bundle = read_bundle(tmp_path)
+    texts = [c.embed_text for c in chunks]
+    assert set(texts) <= set(embedder.documents)
+    assert np.array_equal(bundle.vectors.matrix(), HashingEmbedder().embed_documents(texts))
+    assert bundle.catalog["model"]["id"] == "hashing-64"
+    # the static query encoder's table was fitted on the same embedder's token vectors
+    assert embedder.token_ids and bundle.table is not None and bundle.table.rows.shape[1] == 64
