@@ -6,10 +6,9 @@ Used by the MkDocs plugin and by `mkdocs-semantic index` for any static site.
 from __future__ import annotations
 
 import json
-import sys
+import random
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -18,13 +17,22 @@ import numpy as np
 from .bundle import Manifest, TokenTable, claim_bundle_dir, write_bundle
 from .cache import ChunkCache, EmbeddingCache, cache_key
 from .chunking import CHUNKING_VERSION, Chunk, PageFacts, chunk_page
-from .embedding import Embedder, ModelSpec, OnnxEmbedder, TokenCounter, load_tokenizer
+from .embedding import (
+    Embedder,
+    ModelSpec,
+    OnnxEmbedder,
+    TokenCounter,
+    load_tokenizer,
+    plan_batches,
+)
 from .files import sha256_file
 from .logs import build_log as log
+from .progress import Progress
 from .quantize import quantize
 from .query_table import TableFitter
 
-PROGRESS_MIN_CHUNKS = 64
+PROGRESS_MIN_TEXTS = 64
+"""Fewer texts than this embed without a progress line."""
 CHECKPOINT_SECONDS = 30.0
 """How often a build saves the vectors it has embedded so far (a killed build loses
 at most this much work)."""
@@ -208,39 +216,51 @@ class Indexer:
         cache and saving it every CHECKPOINT_SECONDS: a killed build keeps its work."""
         keys = list(plan.missing)
         texts = [plan.chunks[rows[0]].embed_text for rows in plan.missing.values()]
-        # Similar lengths in one batch waste less work on padding.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        out = np.zeros((len(texts), self.embedder.dim), dtype=np.float32)
-        step = self.options.batch_size
         last_save = time.monotonic()
-        with self._progress(len(texts), progress) as advance:
-            try:
-                for start in range(0, len(order), step):
-                    batch = order[start : start + step]
-                    out[batch] = self.embedder.embed_documents([texts[i] for i in batch])
-                    for i in batch:
-                        self.cache.put(keys[i], out[i])
-                    advance(len(batch))
-                    if time.monotonic() - last_save >= CHECKPOINT_SECONDS:
-                        self._save_cache(prune=False)
-                        last_save = time.monotonic()
-            except BaseException:
-                self._save_cache(prune=False)  # Ctrl-C or an error: keep what is done
-                raise
+
+        def keep(batch: list[int], vectors: np.ndarray) -> None:
+            nonlocal last_save
+            for i, vector in zip(batch, vectors):
+                self.cache.put(keys[i], vector)
+            if progress is not None:
+                progress(len(batch))
+            if time.monotonic() - last_save >= CHECKPOINT_SECONDS:
+                self._save_cache(prune=False)
+                last_save = time.monotonic()
+
+        try:
+            return self._embed_texts(texts, label="embedding chunks", on_batch=keep,
+                                     report=progress is None)
+        except BaseException:
+            self._save_cache(prune=False)  # Ctrl-C or an error: keep what is done
+            raise
+
+    def _embed_texts(self, texts: list[str], *, label: str,
+                     on_batch: Callable[[list[int], np.ndarray], None] | None = None,
+                     report: bool = True) -> np.ndarray:
+        """Document vectors of `texts`, in token-sized batches of similar length.
+
+        The batches run in a shuffled (seeded) order, so the rate of the first ones is
+        the rate of the whole and the time left that `Progress` shows holds from the
+        start; short texts first would make it several times too hopeful.
+        """
+        out = np.zeros((len(texts), self.embedder.dim), dtype=np.float32)
+        if not texts:
+            return out
+        lengths = self.embedder.token_lengths(texts)
+        batches = plan_batches(lengths, max_items=self.options.batch_size)
+        random.Random(0).shuffle(batches)
+        shown = report and len(texts) >= PROGRESS_MIN_TEXTS
+        meter = Progress(label, items=len(texts), tokens=sum(lengths)) if shown else None
+        for batch in batches:
+            out[batch] = self.embedder.embed_documents([texts[i] for i in batch])
+            if on_batch is not None:
+                on_batch(batch, out[batch])
+            if meter is not None:
+                meter.advance(len(batch), sum(lengths[i] for i in batch))
+        if meter is not None:
+            meter.close()
         return out
-
-    @contextmanager
-    def _progress(self, total: int,
-                  progress: Callable[[int], None] | None) -> Iterator[Callable[[int], None]]:
-        """The caller's progress callback, else a bar on stderr for long runs."""
-        if progress is not None or total < PROGRESS_MIN_CHUNKS:
-            yield progress or (lambda n: None)
-            return
-        import click
-
-        with click.progressbar(length=total, label="semantic: embedding chunks",
-                               file=sys.stderr, show_pos=True, show_eta=True) as bar:
-            yield bar.update
 
     def _save_cache(self, *, prune: bool) -> None:
         try:
@@ -262,7 +282,8 @@ class Indexer:
 
     def text_vectors(self, texts: list[str]) -> np.ndarray:
         keys = [cache_key(self.cache.fingerprint, t) for t in texts]
-        return self.cached_vectors(keys, texts, self.embedder.embed_documents)
+        return self.cached_vectors(keys, texts, lambda missing: self._embed_texts(
+            missing, label="embedding query-table texts"))
 
     def token_vectors(self, ids: list[int]) -> np.ndarray:
         """The model's vector of each token id alone (the query table's prior)."""

@@ -11,7 +11,7 @@ import numpy as np
 
 from mkdocs_semantic.bundle import read_bundle
 from mkdocs_semantic.chunking import PageFacts
-from mkdocs_semantic.embedding import Embedder, default_model_spec
+from mkdocs_semantic.embedding import BATCH_TOKENS, Embedder, default_model_spec
 from mkdocs_semantic.indexer import Indexer, IndexOptions
 
 PAGES = {
@@ -31,6 +31,7 @@ class HashingEmbedder:
     def __init__(self, dim: int = 64) -> None:
         self.dim = dim
         self.documents: list[str] = []
+        self.calls: list[list[str]] = []
         self.token_ids: list[int] = []
 
     def _bucket(self, word: str) -> int:
@@ -42,6 +43,7 @@ class HashingEmbedder:
 
     def embed_documents(self, texts: Sequence[str], progress=None) -> np.ndarray:
         self.documents += texts
+        self.calls.append(list(texts))
         rows = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
             for word in re.findall(r"\w+", text.lower()):
@@ -50,6 +52,9 @@ class HashingEmbedder:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self.embed_documents(texts)
+
+    def token_lengths(self, texts: Sequence[str]) -> list[int]:
+        return [len(re.findall(r"\w+", text)) for text in texts]
 
     def embed_token_ids(self, token_ids: Sequence[int]) -> np.ndarray:
         self.token_ids += token_ids
@@ -76,3 +81,29 @@ def test_the_indexer_embeds_with_the_embedder_it_is_given(tmp_path):
     assert bundle.catalog["model"]["id"] == "hashing-64"
     # the static query encoder's table was fitted on the same embedder's token vectors
     assert embedder.token_ids and bundle.table is not None and bundle.table.rows.shape[1] == 64
+
+
+def test_chunks_are_embedded_in_batches_of_similar_length_within_the_token_budget(tmp_path):
+    embedder = HashingEmbedder()
+    spec = replace(default_model_spec(), id="hashing-64", dim=64,
+                   sha256=hashlib.sha256(b"hashing-64").hexdigest())
+    indexer = Indexer(spec, IndexOptions(dtype="f32", batch_size=4, query_encoder="transformer"),
+                      cache_path=None, embedder=embedder)
+    indexer.start_build()
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    chunks = [c for n in range(40) for c in indexer.chunk(
+        f"<h1 id='p{n}'>Page {n}</h1><p>{' '.join(words[: 1 + n % 6] * (1 + 30 * (n % 3)))}</p>",
+        PageFacts(url=f"p{n}/", title=f"Page {n}"))]
+    indexer.write(tmp_path / "semantic", chunks, pages=40)
+
+    lengths = {text: n for call in embedder.calls
+               for text, n in zip(call, embedder.token_lengths(call))}
+    assert sorted(t for call in embedder.calls for t in call) == \
+        sorted(c.embed_text for c in chunks)
+    for call in embedder.calls:
+        assert len(call) <= 4
+        assert len(call) == 1 or len(call) * max(lengths[t] for t in call) <= BATCH_TOKENS
+    # similar lengths together: no batch mixes a text of the 1-word pages' band with
+    # one of the 31-word or 61-word pages' bands
+    bands = [{lengths[t] // 60 for t in call} for call in embedder.calls]
+    assert sum(len(b) > 1 for b in bands) <= 2
