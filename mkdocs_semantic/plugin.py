@@ -25,6 +25,7 @@ from .embedding import (
 from .files import sha256_file
 from .indexer import BuildStats, Indexer, IndexOptions
 from .logs import build_log as log
+from .progress import Progress
 
 SEARCH_PAGE = "search.html"  # the search plugin's page, in themes that have one
 
@@ -38,6 +39,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         self.indexer: Indexer | None = None
         self.page_order: list[str] = []
         self.page_chunks: dict[str, list[Chunk]] = {}
+        self.page_progress: Progress | None = None
         self._verified: set[Path] = set()
         self.last_build: BuildStats | None = None
         self.client: client.ClientAssets | None = None
@@ -178,6 +180,11 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             return
         self.page_order = [f.src_uri for f in files.documentation_pages()]
         self._refuse_shared_bundle_dir(files)
+        # MkDocs renders pages without a word: a long build still says where it is. Log
+        # lines, not a redrawn one: MkDocs' own warnings arrive between them.
+        self.page_progress = Progress("reading pages", items=len(self.page_order),
+                                      tokens=len(self.page_order), interactive=False,
+                                      summary=False)
         self.indexer.start_build()
         return files
 
@@ -204,6 +211,8 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         search plugin reads the page here as well."""
         if not self.config.enabled:
             return
+        if self.page_progress is not None:
+            self.page_progress.advance(1, 1)
         src = page.file.src_uri
         if self._excluded(page):
             self.page_chunks.pop(src, None)
@@ -256,6 +265,9 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         return any(fnmatch.fnmatch(src, pattern) for pattern in self.config.exclude)
 
     def on_post_build(self, *, config):
+        if self.page_progress is not None:
+            self.page_progress.close()
+            self.page_progress = None
         if not self.config.enabled:
             return
         chunks = [c for src in self.page_order for c in self.page_chunks.get(src, [])]

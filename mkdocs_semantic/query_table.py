@@ -33,6 +33,8 @@ from .static_encoder import (
 )
 
 TABLE_CACHE_VERSION = 2
+SOLVE_LOG_TOKENS = 2000
+"""A solve over this many tokens takes long enough to say so in the log first."""
 # After . ! ? : ; and a space, or after a CJK full stop (no space follows one).
 SENTENCE_END = re.compile(r"(?<=[.!?:;])\s+|(?<=[\u3002\uff01\uff1f])\s*")
 SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[PAD]", "[UNK]")
@@ -141,6 +143,8 @@ class TableFitter:
         prior = prior_table(stats.token_ids, self.embed_tokens(stats.token_ids.tolist())
                             if len(stats.token_ids) else np.zeros((0, targets[0].shape[1])))
         design = design_matrix(sequences, special_ids=self.special, weights=weights)
+        if len(stats.token_ids) >= SOLVE_LOG_TOKENS:
+            log.info("query table: solving for %s tokens", f"{len(stats.token_ids):,}")
         fitted = fit_table(design, np.concatenate(targets), lam=self.recipe.lam, prior=prior,
                            weights=weights)
         table = _as_token_table(fitted.quantize())
