@@ -30,8 +30,8 @@ import numpy as np
 
 WEIGHTINGS = ("none", "sif", "idf")
 SIF_A = 1e-3
-PAIRS_PER_BINCOUNT = 8_000_000
-COLUMNS_PER_BLOCK = 1024
+PAIRS_PER_BINCOUNT = 2_000_000
+ENTRIES_PER_BLOCK = 16_384
 
 
 @dataclass(frozen=True)
@@ -198,7 +198,11 @@ def design_matrix(sequences: Sequence[Sequence[int]], *, special_ids: Iterable[i
 
 
 def gram(design: Design, sample_weight: np.ndarray | None = None) -> np.ndarray:
-    """A^T S A, dense (columns x columns), float64."""
+    """A^T S A, dense (columns x columns), float64.
+
+    Pairs are summed a batch at a time into the one n x n array: no second n x n
+    array is made (on a site's vocabulary of ~6k tokens each is 300 MB).
+    """
     n = len(design.token_ids)
     out = np.zeros(n * n)
     if n == 0:
@@ -208,22 +212,29 @@ def gram(design: Design, sample_weight: np.ndarray | None = None) -> np.ndarray:
     starts = np.flatnonzero(np.r_[True, design.text[1:] != design.text[:-1]])
     ends = np.r_[starts[1:], len(design.text)]
     keys, vals, pending = [], [], 0
+
+    def flush() -> None:
+        pairs, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+        out[pairs] += np.bincount(inverse, np.concatenate(vals), minlength=len(pairs))
+
     for lo, hi in zip(starts.tolist(), ends.tolist()):
         c, v = design.column[lo:hi], design.value[lo:hi] * math.sqrt(s[design.text[lo]])
         keys.append((c[:, None] * n + c[None, :]).ravel())
         vals.append((v[:, None] * v[None, :]).ravel())
         pending += len(c) * len(c)
         if pending >= PAIRS_PER_BINCOUNT:
-            out += np.bincount(np.concatenate(keys), np.concatenate(vals), minlength=n * n)
+            flush()
             keys, vals, pending = [], [], 0
     if keys:
-        out += np.bincount(np.concatenate(keys), np.concatenate(vals), minlength=n * n)
+        flush()
     return out.reshape(n, n)
 
 
 def project_targets(design: Design, targets: np.ndarray,
                     sample_weight: np.ndarray | None = None) -> np.ndarray:
-    """A^T S Y (columns x dim), float64."""
+    """A^T S Y (columns x dim), float64, summed ENTRIES_PER_BLOCK entries at a time
+    (a common token has an entry in nearly every text: a block per column would copy
+    a row of Y for each)."""
     targets = np.asarray(targets)
     out = np.zeros((len(design.token_ids), targets.shape[1]))
     if len(design.value) == 0:
@@ -232,13 +243,11 @@ def project_targets(design: Design, targets: np.ndarray,
         design.value * np.asarray(sample_weight, float)[design.text]
     order = np.argsort(design.column, kind="stable")
     column, text, value = design.column[order], design.text[order], value[order]
-    starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])
-    for b in range(0, len(starts), COLUMNS_PER_BLOCK):
-        block = starts[b : b + COLUMNS_PER_BLOCK]
-        lo = block[0]
-        hi = starts[b + COLUMNS_PER_BLOCK] if b + COLUMNS_PER_BLOCK < len(starts) else len(column)
-        product = value[lo:hi, None] * targets[text[lo:hi]]
-        out[column[block]] = np.add.reduceat(product, block - lo, axis=0)
+    for lo in range(0, len(column), ENTRIES_PER_BLOCK):
+        block = column[lo : lo + ENTRIES_PER_BLOCK]
+        starts = np.flatnonzero(np.r_[True, block[1:] != block[:-1]])
+        product = value[lo : lo + ENTRIES_PER_BLOCK, None] * targets[text[lo : lo + len(block)]]
+        out[block[starts]] += np.add.reduceat(product, starts, axis=0)
     return out
 
 
@@ -268,7 +277,7 @@ def fit_table(design: Design, targets: np.ndarray, *, lam: float,
     if solve_ids is not None:
         design, targets = _hold_at_prior(design, np.asarray(targets, dtype=np.float64),
                                          solve_ids=np.asarray(solve_ids), prior=known)
-    left = gram(design, sample_weight).astype(dtype)
+    left = gram(design, sample_weight).astype(dtype, copy=False)  # n x n: no second copy
     right = project_targets(design, targets, sample_weight).astype(dtype)
     token_ids = design.token_ids
     if known is not None:

@@ -183,3 +183,24 @@ def test_tokens_outside_solve_ids_are_held_at_their_prior():
     assert table.token_ids.tolist() == prior_ids.tolist()
     np.testing.assert_allclose(table.rows[solved], expected, atol=1e-5)
     np.testing.assert_allclose(table.rows[held], prior_rows[held], atol=1e-6)
+
+
+@pytest.mark.parametrize("block", [1, 3, 1_000_000])
+def test_normal_equations_summed_in_blocks_equal_the_dense_products(monkeypatch, block):
+    """A^T S A and A^T S Y, summed a few pairs or entries at a time (as a large site's
+    fit does, to bound its memory), equal the dense matrix products."""
+    from mkdocs_semantic import static_encoder
+
+    monkeypatch.setattr(static_encoder, "PAIRS_PER_BINCOUNT", block)
+    monkeypatch.setattr(static_encoder, "ENTRIES_PER_BLOCK", block)
+    rng = np.random.default_rng(7)
+    sequences = [[101, *rng.integers(3, 40, size=rng.integers(1, 12)).tolist(), 102]
+                 for _ in range(60)]
+    design = design_matrix(sequences, special_ids=SPECIAL)
+    dense = np.zeros((design.texts, len(design.token_ids)))
+    np.add.at(dense, (design.text, design.column), design.value)
+    weight = rng.uniform(0.5, 2.0, size=design.texts)
+    targets = rng.normal(size=(design.texts, 5))
+    assert np.allclose(static_encoder.gram(design, weight), dense.T @ (weight[:, None] * dense))
+    assert np.allclose(static_encoder.project_targets(design, targets, weight),
+                       dense.T @ (weight[:, None] * targets))
