@@ -2,27 +2,33 @@
 
 On a copy of ../shared/corpora/fastapi-docs, measures in one run, in this order:
 plain `mkdocs build` (search plugin only); a first build with `query_encoder:
-transformer` (no query table) and a first build with `query_encoder: static` (the
-table fitted), each with its own empty cache; then, on the static build's cache, a
-rebuild with nothing changed and a rebuild after editing one section of one page.
-For each: seconds of the whole process, chunks embedded, and what the query table
-cost (from the plugin's build log line: fitted or reused, texts and tokens embedded
-for it, seconds). Writes bench/results/build_times.{json,md}.
+transformer` (no query table); a first build with `query_encoder: static` by the
+package as it was at `--baseline` (a git ref) and one by the package as it is, each
+with its own empty cache; then, on the static build's cache, a rebuild with nothing
+changed and a rebuild after editing one section of one page.
+For each: seconds and peak memory (RSS) of the whole process, chunks embedded, what
+the query table cost (from the plugin's build log line), the longest silence in its
+log (no terminal, as in CI), and how far the time left shown at 10 % of the chunk
+embedding was from the real time left. Writes bench/results/build_times.{json,md}.
 
-    python bench/build_times.py [--site ../shared/corpora/fastapi-docs]
+    python bench/build_times.py [--site ../shared/corpora/fastapi-docs] [--baseline REF]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
+import threading
 import time
+from io import BytesIO
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -38,24 +44,50 @@ FLOATS = ("table_seconds", "plugin_seconds")
 EDITED_PAGE = "tutorial/first-steps.md"
 EDIT = "\n\n## Checking the setup\n\nA short paragraph added by the benchmark to change one page.\n"
 FIT_LIMIT = 0.30
-HEADER = ("| build | config | seconds | ratio to plain | chunks embedded | reused | chunks "
-          "| query table | embedded for it | its seconds | bundle |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|")
+BASELINE_REF = "65aaf00"
+"""main before token-sized batches and the progress lines: 32 chunks per batch, sorted by
+characters."""
+SPEEDUP_LIMIT = 0.6
+RSS_LIMIT_MB = 700
+GAP_LIMIT = 15.0
+ETA_TOLERANCE = 0.30
+PROGRESS = re.compile(r"semantic: embedding chunks [\d,]+/[\d,]+ \((?P<share>\d+)%\).*?about "
+                      r"(?P<left>[^,]+?) left")
+DONE = re.compile(r"semantic: embedding chunks [\d,]+/[\d,]+ done in")
+HEADER = ("| build | config | seconds | ratio to plain | peak RSS MB | longest silence s "
+          "| chunks embedded | reused | chunks | query table | embedded for it | its seconds "
+          "| bundle |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
-def build(project: Path, config: str) -> dict:
-    site = "site-" + config.removesuffix(".yml")
+def build(project: Path, config: str, *, pythonpath: Path | None = None,
+          name: str | None = None) -> dict:
+    """One `mkdocs build` with its log piped (no terminal, as in CI), each line stamped
+    with when it arrived."""
+    site = "site-" + (name or config.removesuffix(".yml"))
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    if pythonpath is not None:
+        env["PYTHONPATH"] = str(pythonpath)
     started = time.perf_counter()
-    proc = subprocess.run(
+    proc = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "build", "-f", config, "-d", site],
-        cwd=project, capture_output=True, text=True,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )
+        cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    lines: list[tuple[float, str]] = []
+    reader = threading.Thread(target=lambda: lines.extend(
+        (time.perf_counter() - started, line.rstrip("\n")) for line in proc.stderr))
+    reader.start()
+    _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - started
+    reader.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    log = "\n".join(line for _, line in lines)
     if proc.returncode != 0:
-        raise SystemExit(f"mkdocs build -f {config} failed:\n{proc.stderr[-3000:]}")
-    figures: dict = {"config": config, "seconds": round(seconds, 2)}
-    match = SUMMARY.search(proc.stderr)
+        raise SystemExit(f"mkdocs build -f {config} failed:\n{log[-3000:]}")
+    figures: dict = {"config": config, "seconds": round(seconds, 2),
+                     "peak_rss_mb": round(usage.ru_maxrss / 1024),
+                     "longest_silence_s": longest_silence(lines, seconds)}
+    figures.update(eta_check(lines))
+    match = SUMMARY.search(log)
     if match:
         found = {k: v for k, v in match.groupdict().items() if v is not None}
         figures.update({k: int(v) if k in INTEGERS else float(v) if k in FLOATS else v
@@ -66,16 +98,58 @@ def build(project: Path, config: str) -> dict:
     return figures
 
 
+def longest_silence(lines: list[tuple[float, str]], seconds: float) -> float:
+    """The longest time without a log line, from the start to the process's end."""
+    stamps = [0.0] + [t for t, _ in lines] + [seconds]
+    return round(max(b - a for a, b in itertools.pairwise(stamps)), 1)
+
+
+def parse_duration(text: str) -> float:
+    """`42 s`, `3 min 05 s`, `1 h 02 min` (progress.duration's words) in seconds."""
+    units = {"h": 3600, "min": 60, "s": 1}
+    return float(sum(int(n) * units[u] for n, u in re.findall(r"(\d+) (h|min|s)\b", text)))
+
+
+def eta_check(lines: list[tuple[float, str]]) -> dict:
+    """The first progress line of the chunk embedding at 10 % or more: the time left it
+    showed against the time the step really took from there."""
+    done = next((t for t, line in lines if DONE.search(line)), None)
+    for stamp, line in lines:
+        match = PROGRESS.search(line)
+        if match and int(match["share"]) >= 10 and done is not None:
+            shown, real = parse_duration(match["left"]), done - stamp
+            return {"eta_at_share": int(match["share"]), "eta_shown_s": shown,
+                    "eta_real_s": round(real, 1),
+                    "eta_error": round((shown - real) / real, 3) if real > 0 else None}
+    return {}
+
+
+def baseline_package(ref: str, into: Path) -> Path:
+    """The package as it was at `ref` (git archive), with the browser client built now
+    (the client is not what this times). Returns the folder to put on PYTHONPATH."""
+    archive = subprocess.run(["git", "archive", "--format=tar", ref, "mkdocs_semantic"],
+                             cwd=HERE.parent, capture_output=True, check=False)
+    if archive.returncode != 0:
+        raise SystemExit(f"--baseline {ref}: git archive failed: "
+                         f"{archive.stderr.decode(errors='replace').strip()}")
+    with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
+        tar.extractall(into, filter="data")
+    assets = HERE.parent / "mkdocs_semantic" / "assets"
+    shutil.copytree(assets, into / "mkdocs_semantic" / "assets", dirs_exist_ok=True)
+    return into
+
+
 def write_configs(project: Path) -> None:
     original = (project / "mkdocs.yml").read_text(encoding="utf-8")
     if "\n  - search\n" not in original:
         raise SystemExit("expected '  - search' under plugins: in the site's mkdocs.yml")
     (project / "plain.yml").write_text(original, encoding="utf-8")
-    for encoder in ("transformer", "static"):
+    for name, encoder in (("transformer", "transformer"), ("static", "static"),
+                          ("baseline", "static")):
         plugin = (f"\n  - search\n  - semantic:\n      query_encoder: {encoder}\n"
-                  f"      cache_dir: .cache-{encoder}\n")
-        (project / f"{encoder}.yml").write_text(original.replace("\n  - search\n", plugin),
-                                               encoding="utf-8")
+                  f"      cache_dir: .cache-{name}\n")
+        (project / f"{name}.yml").write_text(original.replace("\n  - search\n", plugin),
+                                            encoding="utf-8")
 
 
 def page_chunks(site: Path, url: str) -> int:
@@ -89,6 +163,9 @@ def main() -> int:
     parser.add_argument("--site", type=Path,
                         default=HERE.parent.parent / "shared/corpora/fastapi-docs")
     parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument("--baseline", default=BASELINE_REF,
+                        help=f"git ref of the package to compare first builds with "
+                             f"(default {BASELINE_REF})")
     args = parser.parse_args()
     if not (args.site / "mkdocs.yml").exists():
         parser.error(f"no mkdocs.yml in {args.site}: pass --site")
@@ -97,10 +174,15 @@ def main() -> int:
         project = Path(tmp) / "site-src"
         shutil.copytree(args.site, project)
         write_configs(project)
+        baseline = baseline_package(args.baseline, Path(tmp) / "baseline")
         runs = {"plain": build(project, "plain.yml")}
-        for encoder in ("transformer", "static"):
-            print(f"first build, query_encoder: {encoder}", file=sys.stderr)
-            runs[f"first_{encoder}"] = build(project, f"{encoder}.yml")
+        print("first build, query_encoder: transformer", file=sys.stderr)
+        runs["first_transformer"] = build(project, "transformer.yml")
+        print(f"first build, query_encoder: static, package at {args.baseline}",
+              file=sys.stderr)
+        runs["first_static_baseline"] = build(project, "baseline.yml", pythonpath=baseline)
+        print("first build, query_encoder: static", file=sys.stderr)
+        runs["first_static"] = build(project, "static.yml")
         runs["no_change"] = build(project, "static.yml")
         edited = project / "docs" / EDITED_PAGE
         edited.write_text(edited.read_text(encoding="utf-8") + EDIT, encoding="utf-8")
@@ -124,6 +206,20 @@ def main() -> int:
             "no_change_embedded": runs["no_change"]["embedded"],
             "no_change_table_seconds": runs["no_change"]["table_seconds"],
         },
+        "first_build": {
+            "baseline": args.baseline,
+            "ratio_to_baseline": round(
+                static["seconds"] / runs["first_static_baseline"]["seconds"], 3),
+            "limit": SPEEDUP_LIMIT,
+            "peak_rss_mb": static["peak_rss_mb"],
+            "baseline_peak_rss_mb": runs["first_static_baseline"]["peak_rss_mb"],
+            "rss_limit_mb": RSS_LIMIT_MB,
+            "longest_silence_s": static["longest_silence_s"],
+            "baseline_longest_silence_s": runs["first_static_baseline"]["longest_silence_s"],
+            "silence_limit_s": GAP_LIMIT,
+            "eta_error": static.get("eta_error"),
+            "eta_tolerance": ETA_TOLERANCE,
+        },
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "build_times.json").write_text(json.dumps(results, indent=2) + "\n")
@@ -136,12 +232,21 @@ def render(results: dict) -> str:
     runs, fit = results["runs"], results["fit"]
     rows = "\n".join(
         f"| {name.replace('_', ' ')} | {r['config']} | {r['seconds']} | {r['ratio_to_plain']} "
-        f"| {r.get('embedded', '-')} | {r.get('reused', '-')} | {r.get('chunks', '-')} "
+        f"| {r['peak_rss_mb']} | {r['longest_silence_s']} | {r.get('embedded', '-')} "
+        f"| {r.get('reused', '-')} | {r.get('chunks', '-')} "
         f"| {r.get('table', '-')} | {r.get('table_embedded', '-')} "
         f"| {r.get('table_seconds', '-')} | {r.get('bundle', '-')} |"
         for name, r in runs.items()
     )
     edit = runs["one_page_edit"]
+    first, static = results["first_build"], runs["first_static"]
+    eta = ("no progress line at 10 % or more" if first["eta_error"] is None else
+           f"at {static['eta_at_share']} % it showed {static['eta_shown_s']:.0f} s left; "
+           f"the step took {static['eta_real_s']:.0f} s more ({first['eta_error']:+.0%})")
+
+    def check(ok: bool) -> str:
+        return "within" if ok else "OVER"
+
     added = fit["first_build_added"]
     verdict = "within" if added <= fit["limit"] else "OVER"
     return f"""# Build times on fastapi-docs
@@ -153,6 +258,19 @@ within this run. The query table columns come from the plugin's build log line.
 
 {HEADER}
 {rows}
+
+First build with the static encoder against the package at `{first['baseline']}`
+(before token-sized batches), same run:
+- time **{first['ratio_to_baseline']:.2f}x** the baseline's (limit {first['limit']}:
+  {check(first['ratio_to_baseline'] <= first['limit'])});
+- peak RSS **{first['peak_rss_mb']} MB** (baseline {first['baseline_peak_rss_mb']} MB; limit
+  {first['rss_limit_mb']} MB: {check(first['peak_rss_mb'] <= first['rss_limit_mb'])});
+- longest silence in its log (no terminal) **{first['longest_silence_s']} s** (baseline
+  {first['baseline_longest_silence_s']} s; limit {first['silence_limit_s']:.0f} s:
+  {check(first['longest_silence_s'] <= first['silence_limit_s'])});
+- time left shown by the chunk embedding's progress: {eta} (tolerance
+  ±{first['eta_tolerance']:.0%}: {check(first['eta_error'] is not None
+  and abs(first['eta_error']) <= first['eta_tolerance'])}).
 
 Fitting the static query encoder's table added **{added:.0%}** to the first build
 (static first build against the transformer's, same run; limit {fit['limit']:.0%}: {verdict}).
