@@ -38,6 +38,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from results_file import write_results  # bench/results_file.py
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -162,10 +163,7 @@ def main() -> int:
         "errors": [*typed["pageErrors"], *pasted["pageErrors"]],
     }
     figures["targets"] = check_targets(figures)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "browser.json").write_text(json.dumps(figures, indent=2) + "\n")
-    (args.out / "browser.md").write_text(render(figures))
-    print(render(figures))
+    write_results(args.out, "browser", figures, render(figures))
     return 0
 
 

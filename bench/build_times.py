@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import os
 import re
 import shutil
@@ -30,6 +29,8 @@ import threading
 import time
 from io import BytesIO
 from pathlib import Path
+
+from results_file import write_results  # bench/results_file.py
 
 HERE = Path(__file__).resolve().parent
 SUMMARY = re.compile(
@@ -225,10 +226,7 @@ def main() -> int:
             "eta_tolerance": ETA_TOLERANCE,
         },
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "build_times.json").write_text(json.dumps(results, indent=2) + "\n")
-    (args.out / "build_times.md").write_text(render(results))
-    print(render(results))
+    write_results(args.out, "build_times", results, render(results))
     return 0
 
 

@@ -21,7 +21,6 @@ bench/build_times.py, so both benchmarks build the same way.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys
@@ -31,6 +30,7 @@ import time
 from pathlib import Path
 
 from build_times import build, write_configs  # bench/build_times.py
+from results_file import write_results  # bench/results_file.py
 
 HERE = Path(__file__).resolve().parent
 CONFIG = "static.yml"
@@ -107,10 +107,7 @@ def main() -> int:
         "second_to_plain": round(second["seconds"] / plain["seconds"], 2),
         "cache": cache,
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "ci_cache.json").write_text(json.dumps(results, indent=2) + "\n")
-    (args.out / "ci_cache.md").write_text(render(results))
-    print(render(results))
+    write_results(args.out, "ci_cache", results, render(results))
     return 0
 
 

@@ -29,6 +29,8 @@ import urllib.parse
 from contextlib import contextmanager
 from pathlib import Path
 
+from results_file import write_results  # bench/results_file.py
+
 HERE = Path(__file__).resolve().parent
 HOST = "127.0.0.1"  # loopback only, by design
 TARGET_P95_MS = 100.0
@@ -268,10 +270,7 @@ def main() -> int:
         "target_p95_ms": TARGET_P95_MS,
         **run,
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "load_service.json").write_text(json.dumps(run, indent=2) + "\n")
-    (args.out / "load_service.md").write_text(render(run))
-    print(render(run))
+    write_results(args.out, "load_service", run, render(run))
     return 0 if run["errors"] == 0 else 1
 
 

@@ -12,12 +12,13 @@ Writes bench/results/relevance.{json,md}.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from results_file import write_results  # bench/results_file.py
 
 from mkdocs_semantic.search import MODES, Searcher
 
@@ -95,11 +96,8 @@ def main() -> int:
                    [*queries.items(), ("all", [r for rows in queries.values() for r in rows])]}
             for mode in MODES
         }
-    args.out.mkdir(parents=True, exist_ok=True)
     results["sizes"] = sizes
-    (args.out / "relevance.json").write_text(json.dumps(results, indent=2) + "\n")
-    (args.out / "relevance.md").write_text(render(results))
-    print(render(results))
+    write_results(args.out, "relevance", results, render(results))
     return 0
 
 

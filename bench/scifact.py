@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from results_file import write_results  # bench/results_file.py
 
 from mkdocs_semantic.bundle import read_bundle, write_bundle
 from mkdocs_semantic.chunking import Chunk
@@ -174,10 +175,7 @@ def main() -> int:
     result["ndcg10_f32_minus_published"] = round(
         result["ndcg10_f32_exact"] - PUBLISHED_NDCG10, 4)
     result["ndcg10_i8_loss"] = round(result["ndcg10_f32_exact"] - result["ndcg10_i8_bundle"], 4)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "scifact.json").write_text(json.dumps(result, indent=2) + "\n")
-    (args.out / "scifact.md").write_text(render(result))
-    print(render(result))
+    write_results(args.out, "scifact", result, render(result))
     return 0
 
 

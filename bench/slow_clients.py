@@ -31,6 +31,8 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
+from results_file import write_results  # bench/results_file.py
+
 HERE = Path(__file__).resolve().parent
 HOST = "127.0.0.1"  # loopback only, by design
 TARGET_S = 1.0
@@ -241,10 +243,7 @@ def main() -> int:
         "target_s": TARGET_S,
         "scenarios": results,
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "slow_clients.json").write_text(json.dumps(run, indent=2) + "\n")
-    (args.out / "slow_clients.md").write_text(render(run))
-    print(render(run))
+    write_results(args.out, "slow_clients", run, render(run))
     return 0 if all(s["within_target"] for s in results) else 1
 
 
