@@ -159,17 +159,24 @@ def page_chunks(site: Path, url: str) -> int:
     return sum(1 for c in read_bundle(site).chunks if c.url == url)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_site_args(parser: argparse.ArgumentParser) -> argparse.Namespace:
+    """Add --site (a MkDocs project, fastapi-docs by default) and --out to a parser that
+    holds the script's own options, parse, and check that the site is one."""
     parser.add_argument("--site", type=Path,
                         default=HERE.parent.parent / "shared/corpora/fastapi-docs")
     parser.add_argument("--out", type=Path, default=HERE / "results")
-    parser.add_argument("--baseline", default=BASELINE_REF,
-                        help=f"git ref of the package to compare first builds with "
-                             f"(default {BASELINE_REF})")
     args = parser.parse_args()
     if not (args.site / "mkdocs.yml").exists():
         parser.error(f"no mkdocs.yml in {args.site}: pass --site")
+    return args
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", default=BASELINE_REF,
+                        help=f"git ref of the package to compare first builds with "
+                             f"(default {BASELINE_REF})")
+    args = parse_site_args(parser)
 
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp) / "site-src"

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from build_times import build, write_configs  # bench/build_times.py
+from build_times import build, parse_site_args, write_configs  # bench/build_times.py
 from results_file import write_results  # bench/results_file.py
 
 HERE = Path(__file__).resolve().parent
@@ -69,14 +69,9 @@ def restore_cache(project: Path, tar_path: Path) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--site", type=Path,
-                        default=HERE.parent.parent / "shared/corpora/fastapi-docs")
-    parser.add_argument("--out", type=Path, default=HERE / "results")
     parser.add_argument("--keep-site", type=Path,
                         help="copy the second build's site folder here, to query it")
-    args = parser.parse_args()
-    if not (args.site / "mkdocs.yml").exists():
-        parser.error(f"no mkdocs.yml in {args.site}: pass --site")
+    args = parse_site_args(parser)
 
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
