@@ -104,7 +104,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             ("batch_size", cfg.batch_size, cfg.batch_size >= 1, "at least 1"),
             ("top_k", cfg.top_k, 1 <= cfg.top_k <= MAX_TOP_K, f"between 1 and {MAX_TOP_K}"),
             ("min_score", cfg.min_score, cfg.min_score is None or -1 <= cfg.min_score <= 1,
-             "a cosine similarity between -1 and 1, or unset"),
+             "a relevance between 0 and 1 (below 0 keeps everything), or unset"),
             ("threads", cfg.threads, 0 <= cfg.threads <= MAX_THREADS,
              f"from 0 (onnxruntime chooses) to {MAX_THREADS}"),
             ("bundle_dir", cfg.bundle_dir, bundle_dir_problem(cfg.bundle_dir) is None,

@@ -3,28 +3,42 @@
 A reader wants the right page first, then the right section on it. So:
 
 1. Each signal (vector, lexical) orders the chunks that pass the filters: score
-   descending, ties by chunk number. Lexical takes only positive scores, vector
-   only scores at or above `min_score` when one is set.
-2. A signal's page ranking follows from its chunk order: pages in the order of
-   their best chunk, the first `PAGE_DEPTH` pages.
-3. Pages fuse by reciprocal rank: page score = sum over signals of
-   prior / (rrf_k + page rank / boost), ranks from 1. One signal alone uses the
-   same formula. `boost` is the page's `search.boost` meta (1 by default): it
-   moves a page up the ranks it already has rather than multiplying its score,
-   so a boosted page rises where it matches and does not surface everywhere.
-   `prior` is min(1, sqrt(SIZE_MARGIN * typical / chunks on page)), `typical`
-   being the 90th percentile of chunks per page (sorted sizes, element
-   floor(0.9 * (n - 1))). Pages made of very many short entries (release
-   notes, changelogs) match most queries a little; the prior keeps them from
-   outranking focused pages, and only pages several times larger than nearly
-   all others are damped.
-4. Sections within a page fuse the same way on chunk ranks:
-   sum over signals of 1 / (rrf_k + chunk rank).
-5. Output: pages by score descending (ties by page number), each with up to
-   `PER_PAGE` of its sections by section score descending (ties by chunk
+   descending, ties by chunk number. Lexical takes only positive scores.
+2. A signal's page list follows from its chunk order: pages in the order of their
+   best chunk, the first `PAGE_DEPTH` pages, each with its best chunk's score.
+3. Each signal's scores are scaled to 0-1 for this query: (score - floor) /
+   (top - floor), `top` being its first page's score. The lexical floor is 0, the
+   score of a chunk without the query's words; the vector floor, where every chunk
+   has a score, is the score of the last page in the signal's list (its
+   `PAGE_DEPTH`-th page). Scores below the floor count as 0; when top equals the
+   floor every listed page counts 1. So a signal with one clear winner gives it 1
+   and the rest little, while a flat signal gives many pages nearly the same and
+   barely moves the order: no weights to tune, and a weak keyword signal cannot
+   outvote a confident vector one (nor the reverse).
+4. Page relevance = min(1, mean over signals of the page's scaled score x prior x
+   boost). The mean is over the signals that ranked anything (a page a signal does
+   not list counts 0 there), so it is the share of the best possible: 1 when every
+   signal puts the page first. `boost` is the page's `search.boost` meta (1 by
+   default): it multiplies what the page already scores, so a boosted page rises
+   where it matches and does not surface where it does not. `prior` is min(1,
+   sqrt(SIZE_MARGIN * typical / chunks on page)), `typical` being the 90th
+   percentile of chunks per page (sorted sizes, element floor(0.9 * (n - 1))).
+   Pages made of very many short entries (release notes, changelogs) match most
+   queries a little; the prior keeps them from outranking focused pages, and only
+   pages several times larger than nearly all others are damped. Pages are
+   ordered by the unclipped product, so boosted pages that both reach 1 keep
+   their order.
+5. A section's relevance (which orders sections within a page) is the mean over
+   the same signals of its own chunk's scaled score.
+6. `min_score` (when set) drops the pages whose relevance is below it.
+7. Output: pages by relevance descending (ties by page number), each with up to
+   `PER_PAGE` of its sections by section relevance descending (ties by chunk
    number), until `top_k` sections. Of the pieces of one long section only the
    best is listed: `sections` gives each chunk its section's number (the number
    of the section's first piece).
+
+Relevance is relative to the query: it says how close a page comes to the best
+that this query's signals found, not whether anything relevant exists.
 """
 
 from __future__ import annotations
@@ -42,11 +56,24 @@ SIZE_MARGIN = 4
 
 @dataclass(frozen=True)
 class Ranked:
-    """One section in the fused order."""
+    """One section in the fused order, with its page's and its own relevance (0-1)."""
 
     chunk: int
     page_score: float
     section_score: float
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One signal's chunk scores and its order of the eligible chunks (`chunk_order`).
+
+    `floor`: the score that means "no match" (lexical: 0), or None where every chunk
+    has a score (vector): then the floor is the score of its last listed page.
+    """
+
+    scores: np.ndarray
+    order: np.ndarray
+    floor: float | None
 
 
 def size_priors(page_of_chunk: np.ndarray, pages: int) -> np.ndarray:
@@ -66,43 +93,57 @@ def chunk_order(scores: np.ndarray, eligible: np.ndarray) -> np.ndarray:
     return candidates[np.lexsort((candidates, -scores[candidates]))]
 
 
-def fuse(orders: Sequence[np.ndarray], *, page_of_chunk: np.ndarray, sections: np.ndarray,
-         priors: np.ndarray, boosts: np.ndarray, rrf_k: int, top_k: int) -> list[Ranked]:
-    """Fuse each signal's chunk order into the page-aware result list.
+def fuse(signals: Sequence[Signal], *, page_of_chunk: np.ndarray, sections: np.ndarray,
+         priors: np.ndarray, boosts: np.ndarray, top_k: int,
+         min_score: float | None = None) -> list[Ranked]:
+    """Fuse the signals into the page-aware result list (steps 2-7 above).
 
-    Vectorized, but every score is the same sum, in the same order, as the step-by-step
-    description above (and ranking.js): signal by signal, 0.0 plus each term.
+    Vectorized, but every score is the same arithmetic, in the same order, as
+    ranking.js: per signal (score - floor) / (top - floor); sums signal by signal from
+    0.0; then / signals * prior * boost.
     """
     pages = len(priors)
-    page_score = np.zeros(pages)
+    taking_part = [s for s in signals if len(s.order)]
+    page_sum = np.zeros(pages)
+    section_sum = np.zeros(len(page_of_chunk))
     page_seen = np.zeros(pages, dtype=bool)
-    ranks = []  # per signal: each chunk's rank (0 where the signal did not rank it)
-    for order in orders:
-        rank = np.zeros(len(page_of_chunk), dtype=np.int64)
-        rank[order] = np.arange(1, len(order) + 1)
-        ranks.append(rank)
+    chunk_seen = np.zeros(len(page_of_chunk), dtype=bool)
+    for signal in taking_part:
+        order = signal.order
         # Pages in the order of their best chunk: first occurrence in the chunk order.
         in_order, first = np.unique(page_of_chunk[order], return_index=True)
-        ranked_pages = in_order[np.argsort(first, kind="stable")][:PAGE_DEPTH]
-        page_rank = np.arange(1, len(ranked_pages) + 1)
-        page_score[ranked_pages] += priors[ranked_pages] / (
-            rrf_k + page_rank / boosts[ranked_pages])
-        page_seen[ranked_pages] = True
+        by_rank = np.argsort(first, kind="stable")[:PAGE_DEPTH]
+        listed_pages = in_order[by_rank]
+        best = signal.scores[order[first[by_rank]]]
+        top = best[0]
+        floor = best[-1] if signal.floor is None else signal.floor
+        span = top - floor
+        if span > 0:
+            page_sum[listed_pages] += (best - floor) / span
+            section_sum[order] += np.maximum(0.0, (signal.scores[order] - floor) / span)
+        else:
+            page_sum[listed_pages] += 1.0
+            section_sum[order] += 1.0
+        page_seen[listed_pages] = True
+        chunk_seen[order] = True
+    count = len(taking_part)
     candidates = np.flatnonzero(page_seen)
+    key = page_sum[candidates] / count * priors[candidates] * boosts[candidates]
+    relevance = np.minimum(1.0, key)
     results: list[Ranked] = []
-    for page in candidates[np.lexsort((candidates, -page_score[candidates]))].tolist():
-        chunks = np.flatnonzero((page_of_chunk == page) & np.any(np.stack(ranks) > 0, axis=0))
-        section = np.zeros(len(chunks))
-        for rank in ranks:
-            r = rank[chunks]
-            section += np.where(r > 0, 1.0 / (rrf_k + np.maximum(r, 1)), 0.0)
+    for at in np.lexsort((candidates, -key)).tolist():
+        if min_score is not None and relevance[at] < min_score:
+            break  # relevance only falls from here
+        page = int(candidates[at])
+        chunks = np.flatnonzero((page_of_chunk == page) & chunk_seen)
+        section = section_sum[chunks] / count
         listed: set[int] = set()
         for i in np.lexsort((chunks, -section)).tolist():
             chunk = int(chunks[i])
             if sections[chunk] in listed:
                 continue
             listed.add(int(sections[chunk]))
-            results.append(Ranked(chunk, float(page_score[page]), float(section[i])))
+            results.append(Ranked(chunk, float(relevance[at]), float(section[i])))
             if len(results) == top_k:
                 return results
             if len(listed) == PER_PAGE:

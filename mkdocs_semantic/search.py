@@ -3,7 +3,9 @@
 Vector score: see query_encoder.py (int8: an exact integer dot product, then one
 division), an exact scan of every stored vector. Lexical score: the sum of
 the query terms' quantized BM25 (see `lexical.py`). Both rankings go through the
-page-aware reciprocal rank fusion of `ranking.py`; `mode` picks which take part.
+page-aware fusion of `ranking.py` (each signal scaled to 0-1 for the query, then
+averaged); `mode` picks which take part. `Result.score` is the page's relevance (0-1),
+`section_score` the section's own; `min_score` drops pages below a relevance.
 Every other reader (the browser client) must return the same top-k.
 """
 
@@ -20,7 +22,7 @@ from .bundle_format import SEARCH_MODES as MODES
 from .chunking import href
 from .embedding import Embedder, OnnxEmbedder
 from .query_encoder import StaticQueryEncoder, query_codes
-from .ranking import chunk_order, fuse, size_priors
+from .ranking import Signal, chunk_order, fuse, size_priors
 
 
 @dataclass
@@ -34,10 +36,13 @@ class Result:
     path: list[str]
     excerpt: str
     score: float
+    """The page's relevance, 0-1: 1 when every signal ranks the page first."""
     kind: str
     section: str
     vector_score: float | None
     lexical_score: float | None
+    section_score: float | None = None
+    """The section's own relevance, 0-1 (orders the sections of one page)."""
 
     @property
     def href(self) -> str:
@@ -153,20 +158,21 @@ class Searcher:
         if min_score is None:
             min_score = self.defaults.get("min_score")
         eligible = self.filter_mask(filters)
-        orders: list[np.ndarray] = []
+        signals: list[Signal] = []
         vector_scores = lexical_scores = None
         if mode in ("hybrid", "vector") and vector is not None:
             vector_scores = self.scores(vector)
-            passing = eligible if min_score is None else eligible & (vector_scores >= min_score)
-            orders.append(chunk_order(vector_scores, passing))
+            signals.append(Signal(vector_scores, chunk_order(vector_scores, eligible), None))
         if mode in ("hybrid", "lexical"):
             lexical_scores = self.bundle.lexical.scores(query)
-            orders.append(chunk_order(lexical_scores, eligible & (lexical_scores > 0)))
-        fused = fuse(orders, page_of_chunk=self._page_of_chunk, sections=self._sections,
-                     priors=self._priors,
-                     boosts=self._boosts, rrf_k=int(self.defaults["rrf_k"]), top_k=top_k)
-        return [self._result(r.chunk, r.page_score, vector_scores, lexical_scores)
-                for r in fused]
+            signals.append(Signal(lexical_scores,
+                                  chunk_order(lexical_scores, eligible & (lexical_scores > 0)),
+                                  0.0))
+        fused = fuse(signals, page_of_chunk=self._page_of_chunk, sections=self._sections,
+                     priors=self._priors, boosts=self._boosts, top_k=top_k,
+                     min_score=min_score)
+        return [self._result(r.chunk, r.page_score, vector_scores, lexical_scores,
+                             section_score=r.section_score) for r in fused]
 
     def filter_mask(self, filters: dict[str, list[str]] | None) -> np.ndarray:
         """Chunks whose page matches every filter key (any of that key's values)."""
@@ -182,7 +188,8 @@ class Searcher:
         return mask
 
     def _result(self, chunk_id: int, score: float, vector_scores: np.ndarray | None,
-                lexical_scores: np.ndarray | None) -> Result:
+                lexical_scores: np.ndarray | None, *,
+                section_score: float | None = None) -> Result:
         chunk = self.bundle.chunks[chunk_id]
         return Result(
             chunk_id=chunk_id,
@@ -197,6 +204,7 @@ class Searcher:
             vector_score=None if vector_scores is None else float(vector_scores[chunk_id]),
             lexical_score=None if lexical_scores is None else
             float(lexical_scores[chunk_id]) / self.bundle.lexical.scale,
+            section_score=section_score,
         )
 
 

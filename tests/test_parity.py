@@ -101,7 +101,7 @@ def test_the_cases_hold_the_per_page_cap_and_the_size_prior(searcher, expected):
 def test_the_cases_hold_empty_signals_and_cuts(expected):
     by_name = cases(expected)
     nothing = ["empty lexical result: stop words only", "empty vector result: no known token",
-               "both signals empty", "min_score above every score: vector empty",
+               "both signals empty", "min_score 1: only a page that every signal ranks first",
                "filter matching no page: unknown value", "filters matching no page together",
                "filter with no values"]
     assert all(by_name[name]["results"] == [] for name in nothing)
@@ -109,12 +109,39 @@ def test_the_cases_hold_empty_signals_and_cuts(expected):
     assert vector_only and all(r[3] == 0 for r in vector_only)
     keyword_only = by_name["empty vector result, hybrid keeps the keyword ranking"]["results"]
     assert keyword_only and all(r[2] is None for r in keyword_only)
-    cut = by_name["min_score cuts the vector ranking"]
-    assert 0 < len(cut["results"]) < len(by_name["top_k beyond the corpus, vector"]["results"])
-    assert min(r[2] for r in cut["results"]) >= cut["options"]["min_score"]
+    # one signal alone: its first page is relevance 1, as in that signal's own mode
+    assert vector_only[0][1] == keyword_only[0][1] == 1
+    for name in ["min_score cuts by relevance, vector", "min_score cuts a keyword ranking"]:
+        cut = by_name[name]
+        assert cut["results"], name
+        assert min(r[1] for r in cut["results"]) >= cut["options"]["min_score"], name
+    everything = by_name["top_k beyond the corpus, vector"]["results"]
+    assert len(by_name["min_score cuts by relevance, vector"]["results"]) < len(everything)
+    assert {r[1] for r in by_name["min_score 1, vector: the top page only"]["results"]} == {1}
     beyond = by_name["top_k beyond the corpus, hybrid"]
     assert len(beyond["results"]) < beyond["options"]["top_k"]
     assert len(expected["refused"]) == 4 and all(r["error"] for r in expected["refused"])
+
+
+def test_scores_are_relevances_that_fall_down_the_list(expected):
+    """Every listed score is in 0-1 and never rises down the list (pages in order)."""
+    lists = [q[mode] for q in expected["queries"] for mode in ("vector", "lexical", "hybrid")]
+    lists += [case["results"] for case in expected["cases"]]
+    for results in lists:
+        scores = [r[1] for r in results]
+        assert all(0 <= s <= 1 for s in scores)
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_a_clear_keyword_winner_comes_first(searcher, expected):
+    """The page the keyword signal alone puts first, well ahead of its runner-up, stays
+    first in hybrid even where the vector signal ranks it lower."""
+    case = cases(expected)["a clear keyword winner against a flat vector signal"]
+    page = searcher._page_of_chunk
+    lexical = searcher.search(case["query"], mode="lexical")
+    vector = searcher.search(case["query"], mode="vector")
+    assert page[lexical[0].chunk_id] != page[vector[0].chunk_id]
+    assert page[case["results"][0][0]] == page[lexical[0].chunk_id]
 
 
 def test_the_cases_hold_a_boosted_page_and_a_split_section(searcher, expected):

@@ -460,7 +460,7 @@ def test_min_score_takes_whole_numbers(site, min_score):
 
 
 @pytest.mark.parametrize("min_score, message", [
-    (2, "option 'min_score' is 2.0; it must be a cosine similarity between -1 and 1"),
+    (2, "option 'min_score' is 2.0; it must be a relevance between 0 and 1"),
     (True, "option 'min_score': Expected a number but received: True"),
     ("high", "option 'min_score': Expected a number but received: 'high'"),
 ])

@@ -177,8 +177,9 @@ export class Engine {
   /**
    * The reference searcher's `search`: modes `hybrid` (default), `vector`, `lexical`,
    * filters, `minScore` and `topK`, ranked by the page-aware fusion of ranking.js.
-   * Results carry `score` (the page's fused score), `sectionScore` (the section's, which
-   * orders sections within a page), `vectorScore` and `lexicalScore`. `signal`: an
+   * Results carry `score` (the page's relevance, 0-1; `minScore` drops pages below it),
+   * `sectionScore` (the section's relevance, which orders sections within a page),
+   * `vectorScore` and `lexicalScore`. `signal`: an
    * AbortSignal; once aborted the search stops at its next step, rejecting with the
    * signal's reason (downloads it started go on, for the searches after it).
    */
@@ -201,15 +202,16 @@ export class Engine {
       mode === "lexical" ? null : this.#vectorScores(query),
       mode === "vector" ? null : this.lexical.scores(query),
     ]), signal);
-    const orders = [];
-    if (vectorScores) {
-      orders.push(chunkOrder(vectorScores,
-        (id) => accept(id) && (minScore === null || vectorScores[id] >= minScore)));
+    const signals = [];
+    if (vectorScores) signals.push({ scores: vectorScores, order: chunkOrder(vectorScores, accept), floor: null });
+    if (lexicalScores) {
+      signals.push({
+        scores: lexicalScores, order: chunkOrder(lexicalScores, (id) => lexicalScores[id] > 0 && accept(id)), floor: 0,
+      });
     }
-    if (lexicalScores) orders.push(chunkOrder(lexicalScores, (id) => lexicalScores[id] > 0 && accept(id)));
-    const fused = fuse(orders, {
+    const fused = fuse(signals, {
       pageOfChunk: this.pageOfChunk, sections: this.catalog.sections, priors: this.priors,
-      boosts: this.catalog.boosts, rrfK: this.defaults.rrf_k, topK,
+      boosts: this.catalog.boosts, topK, minScore,
     });
     const described = await abortable(this.describe(fused.map((r) => r.chunk)), signal);
     return fused.map(({ chunk, pageScore, sectionScore }, i) => ({

@@ -23,48 +23,69 @@ export function chunkOrder(scores, eligible) {
 }
 
 /**
- * Fuses each signal's chunk order into `[{chunk, pageScore, sectionScore}]`, best first.
+ * Fuses the signals `[{scores, order, floor}]` (`order` from chunkOrder; `floor` the
+ * score meaning "no match", or null: the score of the signal's last listed page) into
+ * `[{chunk, pageScore, sectionScore}]`, best first; both scores are relevances in 0-1.
  * `sections[chunk]` is the chunk's section number (its first piece's chunk number): of
- * the pieces of one long section only the best is listed. Every score is the same sum,
- * in the same order, as ranking.py's: signal by signal, 0 plus each term. Section scores
- * are ordered only on the pages listed, as ranking.py does.
+ * the pieces of one long section only the best is listed. `minScore` (or null) drops
+ * pages below that relevance. Every score is the same arithmetic, in the same order,
+ * as ranking.py's: (score - floor) / (top - floor), sums signal by signal from 0, then
+ * / signals * prior * boost. Section scores are ordered only on the pages listed.
  */
-export function fuse(orders, { pageOfChunk, sections, priors, boosts, rrfK, topK }) {
+export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, minScore = null }) {
   const pages = priors.length;
-  const pageScore = new Float64Array(pages);
+  const takingPart = signals.filter((signal) => signal.order.length > 0);
+  const pageSum = new Float64Array(pages);
   const pageSeen = new Uint8Array(pages);
-  const sectionScore = new Float64Array(pageOfChunk.length); // 0: no signal ranked it
-  for (const order of orders) {
+  const sectionSum = new Float64Array(pageOfChunk.length);
+  const chunkSeen = new Uint8Array(pageOfChunk.length);
+  for (const { scores, order, floor } of takingPart) {
+    const listed = []; // [page, its best chunk's score], the first PAGE_DEPTH pages
     const seenPages = new Uint8Array(pages);
-    let pageRank = 0;
-    for (let index = 0; index < order.length; index++) {
-      const chunk = order[index];
-      sectionScore[chunk] += 1 / (rrfK + index + 1);
+    for (const chunk of order) {
       const page = pageOfChunk[chunk];
-      if (!seenPages[page] && pageRank < PAGE_DEPTH) {
-        seenPages[page] = 1;
-        pageSeen[page] = 1;
-        pageRank += 1;
-        pageScore[page] += priors[page] / (rrfK + pageRank / boosts[page]);
-      }
+      if (seenPages[page]) continue;
+      seenPages[page] = 1;
+      listed.push([page, scores[chunk]]);
+      if (listed.length === PAGE_DEPTH) break;
+    }
+    const top = listed[0][1];
+    const bottom = floor ?? listed[listed.length - 1][1];
+    const span = top - bottom;
+    for (const [page, best] of listed) {
+      pageSum[page] += span > 0 ? (best - bottom) / span : 1;
+      pageSeen[page] = 1;
+    }
+    for (const chunk of order) {
+      sectionSum[chunk] += span > 0 ? Math.max(0, (scores[chunk] - bottom) / span) : 1;
+      chunkSeen[chunk] = 1;
     }
   }
+  const count = takingPart.length;
+  const key = new Float64Array(pages);
   const pagesInOrder = [];
-  for (let page = 0; page < pages; page++) if (pageSeen[page]) pagesInOrder.push(page);
-  pagesInOrder.sort((a, b) => pageScore[b] - pageScore[a] || a - b);
+  for (let page = 0; page < pages; page++) {
+    if (!pageSeen[page]) continue;
+    key[page] = pageSum[page] / count * priors[page] * boosts[page];
+    pagesInOrder.push(page);
+  }
+  pagesInOrder.sort((a, b) => key[b] - key[a] || a - b);
   const starts = pageStarts(pageOfChunk, pages);
   const results = [];
   for (const page of pagesInOrder) {
+    const pageScore = Math.min(1, key[page]);
+    if (minScore !== null && pageScore < minScore) break; // relevance only falls from here
     const ranked = [];
     for (let chunk = starts[page]; chunk < starts[page + 1]; chunk++) {
-      if (sectionScore[chunk] > 0) ranked.push(chunk);
+      if (chunkSeen[chunk]) ranked.push(chunk);
     }
-    ranked.sort((a, b) => sectionScore[b] - sectionScore[a] || a - b);
+    const section = (chunk) => sectionSum[chunk] / count;
+    ranked.sort((a, b) => section(b) - section(a) || a - b);
     const listed = new Set(); // one piece per long section
     for (const chunk of ranked) {
       if (listed.has(sections[chunk])) continue;
       listed.add(sections[chunk]);
-      results.push({ chunk, pageScore: pageScore[page], sectionScore: sectionScore[chunk] });
+      results.push({ chunk, pageScore, sectionScore: section(chunk) });
       if (results.length === topK) return results;
       if (listed.size === PER_PAGE) break;
     }

@@ -1,0 +1,94 @@
+"""The fusion rule of ranking.py on hand-made signals: pages, not a built site."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mkdocs_semantic.ranking import Signal, chunk_order, fuse
+
+# Four pages of two chunks each: chunk c is on page c // 2.
+PAGE_OF_CHUNK = np.repeat(np.arange(4), 2)
+
+
+def vector(scores: list[float]) -> Signal:
+    s = np.asarray(scores, dtype=np.float64)
+    return Signal(s, chunk_order(s, np.ones(len(s), dtype=bool)), None)
+
+
+def lexical(scores: list[float]) -> Signal:
+    s = np.asarray(scores, dtype=np.float64)
+    return Signal(s, chunk_order(s, s > 0), 0.0)
+
+
+def ranked(signals, *, boosts=None, min_score=None, top_k=8):
+    return fuse(signals, page_of_chunk=PAGE_OF_CHUNK, sections=np.arange(8),
+                priors=np.ones(4), boosts=np.ones(4) if boosts is None else np.asarray(boosts),
+                top_k=top_k, min_score=min_score)
+
+
+def pages(results) -> list[int]:
+    return list(dict.fromkeys(int(PAGE_OF_CHUNK[r.chunk]) for r in results))
+
+
+def test_a_clear_vector_winner_is_not_outvoted_by_a_flat_keyword_signal():
+    # Vector: page 0 far ahead. Keywords: pages 1, 2, 0 nearly level. Reciprocal rank
+    # fusion put page 1 first (vector rank 2 + keyword rank 1 beat ranks 1 + 3).
+    results = ranked([vector([0.9, 0.1, 0.31, 0.1, 0.3, 0.1, 0.2, 0.1]),
+                      lexical([9.6, 0, 10, 0, 9.8, 0, 0, 0])])
+    assert pages(results) == [0, 1, 2, 3]
+
+
+def test_a_clear_keyword_winner_is_not_outvoted_by_a_flat_vector_signal():
+    results = ranked([vector([0.50, 0, 0.49, 0, 0.48, 0, 0.2, 0]),
+                      lexical([1, 0, 0, 0, 9, 0, 0, 0])])
+    assert pages(results)[0] == 2
+
+
+def test_relevance_is_one_only_where_every_signal_ranks_the_page_first():
+    results = ranked([vector([0.9, 0.1, 0.5, 0.1, 0.3, 0.1, 0.2, 0.1]),
+                      lexical([5, 0, 2, 0, 0, 0, 0, 0])])
+    by_page = {int(PAGE_OF_CHUNK[r.chunk]): r.page_score for r in results}
+    assert by_page[0] == 1.0
+    # page 1: vector (0.5 - 0.2) / 0.7, keyword 2 / 5, averaged
+    assert by_page[1] == pytest.approx((0.3 / 0.7 + 0.4) / 2)
+    # page 3: the vector floor (its last page) and no keyword match
+    assert by_page[3] == 0.0
+    assert all(0 <= r.section_score <= 1 for r in results)
+
+
+def test_one_signal_empty_is_the_other_signal_alone():
+    vec = vector([0.9, 0.1, 0.5, 0.1, 0.3, 0.1, 0.2, 0.1])
+    alone = ranked([vec])
+    with_empty = ranked([vec, lexical([0] * 8)])
+    assert [(r.chunk, r.page_score, r.section_score) for r in with_empty] == \
+        [(r.chunk, r.page_score, r.section_score) for r in alone]
+    assert alone[0].page_score == 1.0
+    assert ranked([vector([0.0] * 0 + [0.5] * 8)])[0].page_score == 1.0  # all level
+    assert ranked([lexical([0] * 8)]) == []
+
+
+def test_ties_go_to_the_lower_page_and_chunk_number():
+    results = ranked([lexical([3, 3, 3, 3, 0, 0, 0, 0])])
+    assert [r.chunk for r in results] == [0, 1, 2, 3]
+    assert {r.page_score for r in results} == {1.0}
+
+
+def test_min_score_drops_pages_below_a_relevance_in_any_mode():
+    signals = [vector([0.9, 0.1, 0.5, 0.1, 0.3, 0.1, 0.2, 0.1]),
+               lexical([5, 0, 2, 0, 4, 0, 0, 0])]
+    everything = ranked(signals)
+    kept = ranked(signals, min_score=0.5)
+    assert 0 < len(kept) < len(everything)
+    assert all(r.page_score >= 0.5 for r in kept)
+    assert kept == [r for r in everything if r.page_score >= 0.5]
+
+
+def test_a_boost_lifts_a_page_where_it_matches_and_not_where_it_does_not():
+    signals = [lexical([4, 0, 5, 0, 0, 0, 1, 0])]
+    assert pages(ranked(signals)) == [1, 0, 3]
+    boosted = ranked(signals, boosts=[2, 1, 1, 1])
+    assert pages(boosted) == [0, 1, 3]
+    assert boosted[0].page_score == 1.0  # 0.8 x 2, shown as at most 1
+    # page 2 has no keyword match: no boost brings it in
+    assert 2 not in pages(ranked(signals, boosts=[1, 1, 10, 1]))
