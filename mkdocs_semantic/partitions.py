@@ -23,7 +23,7 @@ import numpy as np
 
 PARTITION_ROWS = 256
 """Rows a partition holds on average (k = chunks / PARTITION_ROWS, rounded)."""
-PROBE = 8
+PROBE = 16
 """Partitions a query scans (without a filter)."""
 PARTITIONED_MIN_CHUNKS = 8192
 """`vector_layout: auto` partitions the vectors from this many chunks up."""
