@@ -194,7 +194,9 @@ class VectorSet:
     centroids: np.ndarray | None = None
     """Partitioned: int8 codes, one row per part."""
     probe: int = 0
-    """Partitioned: the parts a query scans (see partitions.probe_order)."""
+    """Partitioned: the parts a query scans at least (see partitions.probed)."""
+    probe_max: int = 0
+    """Partitioned: the parts a query scans at most."""
 
     @property
     def layout(self) -> str:
@@ -218,8 +220,8 @@ class VectorSet:
 
     def probed(self, query: np.ndarray, *, every: bool = False) -> list[int]:
         """Partitioned: the parts a query scans, nearest first (all when `every`)."""
-        order = partitions.probe_order(self.centroids, query)
-        return order.tolist() if every else order[:self.probe].tolist()
+        return partitions.probed(self.centroids, query, probe=self.probe,
+                                 probe_max=self.probe_max, every=every)
 
     def scores(self, query: np.ndarray, *, every: bool = False) -> np.ndarray:
         """Score of every row, in chunk order; NaN where the row was not scored (in a
@@ -493,6 +495,7 @@ def _vector_layout(put, stored: Quantized, starts: np.ndarray, row_bytes: int, *
                 + members.astype("<u4").tobytes() + rows[members].tobytes())
         listed.append([len(members), *put("vectors", "ivf", "bin", data)])
     return {"layout": "partitioned", "probe": min(partitions.PROBE, len(listed)),
+            "probe_max": min(max(partitions.PROBE, partitions.PROBE_MAX), len(listed)),
             "centroids": put("vectors", "cent", "i8", built.centroids.tobytes()),
             "partitions": listed}
 
@@ -747,7 +750,8 @@ def _read_partitioned(root: Path, spec: dict, *, chunks: int) -> VectorSet:
         ids.append(members)
         parts.append(np.frombuffer(data, dtype=np.int8, offset=4 + 4 * rows).reshape(rows, dim))
     return VectorSet(dtype="i8", scale=float(spec["scale"]), dim=dim, parts=parts,
-                     ids=ids, centroids=centroids, probe=int(spec["probe"]))
+                     ids=ids, centroids=centroids, probe=int(spec["probe"]),
+                     probe_max=int(spec["probe_max"]))
 
 
 def _read_table(root: Path, static: dict) -> TokenTable:

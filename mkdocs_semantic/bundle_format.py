@@ -136,7 +136,8 @@ def _check_partitioned(check: Checker, vectors: dict, where: str, *, dim: int,
                        chunks: int) -> None:
     """A partitioned vector set: int8, centroids [name, bytes] (one int8 row per
     partition), partitions [[rows, name, bytes], ...] (u32 rows, rows u32 chunk ids,
-    rows int8 vectors) holding every chunk, and `probe`, the partitions a query scans."""
+    rows int8 vectors) holding every chunk, and `probe` <= `probe_max`, the fewest and
+    the most partitions a query scans."""
     if vectors["dtype"] != "i8":
         check.fail(f"{where}.dtype must be i8 in the partitioned layout")
     listed = check.list(vectors, "partitions", where)
@@ -159,7 +160,8 @@ def _check_partitioned(check: Checker, vectors: dict, where: str, *, dim: int,
         check.fail(f"{where}.centroids must be [name, bytes], one row of {dim} int8 per "
                    "partition")
     _check_payload_name(check, centroids[0], f"{where}.centroids")
-    check.int(vectors, "probe", where, 1 if listed else 0, len(listed))
+    probe = check.int(vectors, "probe", where, 1 if listed else 0, len(listed))
+    check.int(vectors, "probe_max", where, probe, len(listed))
 
 
 def _check_payload_name(check: Checker, name: object, where: str) -> None:

@@ -6,13 +6,16 @@ over the stored int8 rows; each partition keeps its chunk ids, ascending. The ce
 are stored as int8 codes with their own global scale (only their order matters).
 
 Query: the partitions in the order of the integer dot product of their centroid's codes
-with the query's codes (ties by partition number), the first `probe` of them scanned
-(all of them when the caller asks, as a filtered query does). Every reader computes the
-same integers, so every reader probes the same partitions.
+with the query's codes (ties by partition number). The first `probe` are scanned, then
+the next ones while their dot product is at least half the best one, up to
+`probe_max` (all of them when the caller asks, as a filtered query does): a query near
+one cluster reads few partitions, an ambiguous one more. Every reader computes the same
+integers, so every reader probes the same partitions.
 
 Sizes (bench/vector_layout.py, on real vectors): partitions of about `PARTITION_ROWS`
-rows, `PROBE` of them per query, and the layout only from `PARTITIONED_MIN_CHUNKS`
-chunks up; below that the exact scan costs little and misses nothing.
+rows, `PROBE` to `PROBE_MAX` of them per query, and the layout only from
+`PARTITIONED_MIN_CHUNKS` chunks up; below that the exact scan costs little and misses
+nothing.
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ import numpy as np
 
 PARTITION_ROWS = 256
 """Rows a partition holds on average (k = chunks / PARTITION_ROWS, rounded)."""
-PROBE = 16
-"""Partitions a query scans (without a filter)."""
+PROBE = 8
+"""Partitions a query scans at least (without a filter)."""
+PROBE_MAX = 32
+"""Partitions a query scans at most (without a filter)."""
 PARTITIONED_MIN_CHUNKS = 8192
 """`vector_layout: auto` partitions the vectors from this many chunks up."""
 TRAIN_ROWS = 65536
@@ -110,7 +115,23 @@ def build_partitions(stored: np.ndarray, *,
                       members=[np.flatnonzero(nearest == c) for c in kept])
 
 
-def probe_order(centroids: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """Partition numbers, nearest first: integer dot product descending, ties by number."""
+def probe_order(centroids: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Partition numbers, nearest first (integer dot product descending, ties by number),
+    and each partition's dot product."""
     dots = centroids.astype(np.int64) @ np.asarray(codes).astype(np.int64)
-    return np.lexsort((np.arange(len(dots)), -dots))
+    return np.lexsort((np.arange(len(dots)), -dots)), dots
+
+
+def probed(centroids: np.ndarray, codes: np.ndarray, *, probe: int, probe_max: int,
+           every: bool = False) -> list[int]:
+    """The partitions a query scans, nearest first: the first `probe`, then the next ones
+    while twice their dot product reaches the best one, `probe_max` at most; all of
+    them when `every`."""
+    order, dots = probe_order(centroids, codes)
+    if every:
+        return order.tolist()
+    count = min(probe, len(order))
+    best = int(dots[order[0]]) if len(order) else 0
+    while count < min(probe_max, len(order)) and 2 * int(dots[order[count]]) >= best:
+        count += 1
+    return order[:count].tolist()

@@ -33,6 +33,21 @@ def clustered_vectors(n: int = CHUNKS, dim: int = 384) -> np.ndarray:
 def small_partitions(monkeypatch):
     monkeypatch.setattr(partitions, "PARTITION_ROWS", 6)
     monkeypatch.setattr(partitions, "PROBE", 2)
+    monkeypatch.setattr(partitions, "PROBE_MAX", 2)
+
+
+def test_the_probe_takes_the_nearest_then_those_within_half_the_best_dot():
+    # one-dimensional centroids: the dot products are the codes times the query's 1
+    centroids = np.array([[10], [40], [25], [19], [40], [-50]], dtype=np.int8)
+    query = np.array([1], dtype=np.int8)
+    assert partitions.probed(centroids, query, probe=1, probe_max=6) == [1, 4, 2]
+    assert partitions.probed(centroids, query, probe=1, probe_max=2) == [1, 4]
+    assert partitions.probed(centroids, query, probe=4, probe_max=6) == [1, 4, 2, 3]
+    assert partitions.probed(centroids, query, probe=1, probe_max=6, every=True) == \
+        [1, 4, 2, 3, 0, 5]
+    # 2 x 19 = 38 < 40 stops the probe; 2 x 20 = 40 would not
+    centroids[3] = 20
+    assert partitions.probed(centroids, query, probe=1, probe_max=6) == [1, 4, 2, 3]
 
 
 def write(root, layout: str, n: int = CHUNKS, dtype: str = "i8"):
@@ -156,6 +171,8 @@ def resign(root, catalog: dict) -> None:
     ("vectors.0.probe", 0, r"vectors\[0\]\.probe is 0, not a whole number from 1"),
     ("vectors.0.probe", 99, r"vectors\[0\]\.probe is 99"),
     ("vectors.0.probe", DELETE, r"vectors\[0\]\.probe is missing"),
+    ("vectors.0.probe_max", 1, r"vectors\[0\]\.probe_max is 1, not a whole number from 2"),
+    ("vectors.0.probe_max", DELETE, r"vectors\[0\]\.probe_max is missing"),
     ("vectors.0.partitions.0.2", 5, r"vectors\[0\]\.partitions has a malformed entry"),
     ("vectors.0.partitions.0.0", True, r"vectors\[0\]\.partitions has a malformed entry"),
     ("vectors.0.partitions.0.1", "../ivf.0123456789abcdef.bin", r"not a payload name"),

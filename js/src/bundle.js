@@ -337,7 +337,8 @@ export function checkCatalog(data, manifest, source) {
 /**
  * A partitioned vector set (mkdocs_semantic/bundle_format.py _check_partitioned): int8,
  * `centroids` [name, bytes] (one int8 row per partition), `partitions` [[rows, name,
- * bytes], ...] holding every chunk, `probe` (the partitions a query scans).
+ * bytes], ...] holding every chunk, `probe` <= `probe_max` (the fewest and the most
+ * partitions a query scans).
  */
 function checkPartitioned(check, set, where, { dim, chunks }) {
   if (set.dtype !== "i8") check.fail(`${where}.dtype must be i8 in the partitioned layout`);
@@ -359,11 +360,13 @@ function checkPartitioned(check, set, where, { dim, chunks }) {
     check.fail(`${where}.centroids must be [name, bytes], one row of ${dim} int8 per partition`);
   }
   check.name(centroids[0], `${where}.centroids`);
+  const probe = check.int(set, "probe", where, listed.length ? 1 : 0, listed.length);
   return {
     layout: "partitioned",
     centroids: { name: centroids[0], bytes: centroids[1] },
     partitions,
-    probe: check.int(set, "probe", where, listed.length ? 1 : 0, listed.length),
+    probe,
+    probeMax: check.int(set, "probe_max", where, probe, listed.length),
     parts: [],
   };
 }

@@ -11,7 +11,7 @@ import { BundleError, MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, pars
 import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "./fetch.js";
 import { LexicalIndex } from "./lexical.js";
 import { chunkOrder, fuse, sizePriors } from "./ranking.js";
-import { probeOrder, queryCodes, scoreAll, scorePartitions, topK as bestOf, unitLength } from "./scan.js";
+import { probedPartitions, queryCodes, scoreAll, scorePartitions, topK as bestOf, unitLength } from "./scan.js";
 import { StaticEncoder } from "./static-encoder.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
 
@@ -185,8 +185,7 @@ export class Engine {
     const [codes, set] = await Promise.all([vector, this.#vectors()]);
     if (codes === null) return null;
     if (set.layout !== "partitioned") return scoreAll(set, codes);
-    const order = probeOrder(set.centroids, set.dim, codes);
-    const probed = every ? order : order.slice(0, set.probe);
+    const probed = probedPartitions(set.centroids, set.dim, codes, { probe: set.probe, probeMax: set.probeMax, every });
     const parts = await Promise.all(probed.map((p) => {
       const part = set.partitions[p];
       return this.store.get(part, (buffer) => parsePartition(buffer, { dim: set.dim, rows: part.rows, chunks: set.chunks, name: part.name }));

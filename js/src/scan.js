@@ -68,10 +68,12 @@ function scoreInt8(parts, dim, codes, divisor, scores) {
 }
 
 /**
- * Partition numbers, nearest first (partitions.probe_order): the integer dot product of
- * each centroid's int8 codes with the query's codes, descending, ties by number.
+ * The partitions a query scans, nearest first (partitions.probed): partitions ordered by
+ * the integer dot product of their centroid's int8 codes with the query's codes,
+ * descending, ties by number; the first `probe`, then the next ones while twice their
+ * dot product reaches the best one, `probeMax` at most; all of them when `every`.
  */
-export function probeOrder(centroids, dim, codes) {
+export function probedPartitions(centroids, dim, codes, { probe, probeMax, every = false }) {
   const count = centroids.length / dim;
   const dots = new Int32Array(count);
   const wide = Int32Array.from(codes);
@@ -80,7 +82,11 @@ export function probeOrder(centroids, dim, codes) {
     for (let d = 0; d < dim; d++) dot = (dot + centroids[base + d] * wide[d]) | 0;
     dots[c] = dot;
   }
-  return Array.from({ length: count }, (_, c) => c).sort((a, b) => dots[b] - dots[a] || a - b);
+  const order = Array.from({ length: count }, (_, c) => c).sort((a, b) => dots[b] - dots[a] || a - b);
+  if (every) return order;
+  let n = Math.min(probe, count);
+  while (n < Math.min(probeMax, count) && 2 * dots[order[n]] >= dots[order[0]]) n++;
+  return order.slice(0, n);
 }
 
 /**
