@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
+from . import __version__, partitions
 from .bundle_dir import (
     API_ENTRY,
     CATALOG_NAME,
@@ -72,6 +72,7 @@ from .bundle_format import (
     STATIC_MAX_TOKENS,
     TABLE_SHARD_ROWS,
     TEXT_SHARD_BYTES,
+    VECTOR_LAYOUTS,
     VECTOR_PART_BYTES,
     BundleError,
     Checker,
@@ -180,25 +181,51 @@ class Manifest:
 
 @dataclass
 class VectorSet:
-    """Stored chunk vectors, in parts of whole pages, scored where they lie (no copy)."""
+    """Stored chunk vectors, scored where they lie (no copy): in the exact layout parts of
+    whole pages in chunk order, in the partitioned one a part per partition, with its
+    chunk ids (`ids`) and the partitions' centroid codes."""
 
     dtype: str
     scale: float
     dim: int
     parts: list[np.ndarray]
+    ids: list[np.ndarray] | None = None
+    """Partitioned: each part's chunk ids, ascending. None: parts in chunk order."""
+    centroids: np.ndarray | None = None
+    """Partitioned: int8 codes, one row per part."""
+    probe: int = 0
+    """Partitioned: the parts a query scans at least (see partitions.probed)."""
+    probe_max: int = 0
+    """Partitioned: the parts a query scans at most."""
+
+    @property
+    def layout(self) -> str:
+        return "exact" if self.ids is None else "partitioned"
 
     @property
     def rows(self) -> int:
         return sum(len(p) for p in self.parts)
 
     def matrix(self) -> np.ndarray:
-        """All rows as one array (a copy; for tools and tests, not for every query)."""
+        """All rows as one array in chunk order (a copy; for tools and tests, not for
+        every query)."""
         if not self.parts:
             return np.zeros((0, self.dim), dtype=DTYPES[self.dtype])
-        return np.concatenate(self.parts)
+        if self.ids is None:
+            return np.concatenate(self.parts)
+        out = np.zeros((self.rows, self.dim), dtype=DTYPES[self.dtype])
+        for ids, part in zip(self.ids, self.parts):
+            out[ids] = part
+        return out
 
-    def scores(self, query: np.ndarray) -> np.ndarray:
-        """Score of every row, in row order.
+    def probed(self, query: np.ndarray, *, every: bool = False) -> list[int]:
+        """Partitioned: the parts a query scans, nearest first (all when `every`)."""
+        return partitions.probed(self.centroids, query, probe=self.probe,
+                                 probe_max=self.probe_max, every=every)
+
+    def scores(self, query: np.ndarray, *, every: bool = False) -> np.ndarray:
+        """Score of every row, in chunk order; NaN where the row was not scored (in a
+        partition the query did not probe). `every`: probe every partition (exact).
 
         int8: `query` is int8 codes (query_encoder.query_codes); the score is the exact
         integer dot product / (scale * |codes|). f16/f32: a float query, (rows . query) /
@@ -213,13 +240,23 @@ class VectorSet:
         from .query_encoder import codes_norm
 
         codes = np.asarray(query, dtype=np.int8)
-        # float32 sums int8 products exactly while |dot| < 2**24 (dim up to 1040), and
-        # BLAS makes it ~3x faster than usearch's exact int8 search (bench/vector_scan.py)
-        wide = np.float32 if self.dim * 127 * 128 < 1 << 24 else np.int64
-        dots = np.concatenate([p.astype(wide) @ codes.astype(wide)
-                               for p in self.parts]).astype(np.float64)
         norm = codes_norm(codes)
-        return dots / (self.scale * norm) if norm else dots
+        divisor = self.scale * norm if norm else 1.0
+        if self.ids is None:
+            return np.concatenate([_int8_dots(p, codes, self.dim)
+                                   for p in self.parts]) / divisor
+        scores = np.full(self.rows, np.nan)
+        for p in self.probed(codes, every=every):
+            scores[self.ids[p]] = _int8_dots(self.parts[p], codes, self.dim) / divisor
+        return scores
+
+
+def _int8_dots(rows: np.ndarray, codes: np.ndarray, dim: int) -> np.ndarray:
+    """Exact integer dot products of int8 rows with int8 codes, as float64."""
+    # float32 sums int8 products exactly while |dot| < 2**24 (dim up to 1040), and
+    # BLAS makes it ~3x faster than usearch's exact int8 search (bench/vector_scan.py)
+    wide = np.float32 if dim * 127 * 128 < 1 << 24 else np.int64
+    return (rows.astype(wide) @ codes.astype(wide)).astype(np.float64)
 
 
 @dataclass
@@ -284,13 +321,15 @@ class Bundle:
 def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: ModelSpec,
                  lexical: LexicalIndex | None = None, search: dict | None = None,
                  table: TokenTable | None = None, query_encoder: str = "static",
-                 model_sha256: str | None = None) -> Manifest:
+                 model_sha256: str | None = None, vector_layout: str = "auto") -> Manifest:
     """Write the bundle into `out`, replacing an older one; returns its manifest.
 
     `chunks` must be grouped by page. `table` is the static query encoder's (required
     when `query_encoder` is `static`); the model files are shipped only for
-    `query_encoder: transformer`. Raises BundleError, writing nothing, if `out` holds
-    files this package did not write.
+    `query_encoder: transformer`. `vector_layout`: `exact`, `partitioned` (int8 only)
+    or `auto` (partitioned from PARTITIONED_MIN_CHUNKS int8 vectors up; see
+    partitions.py). Raises BundleError, writing nothing, if `out` holds files this
+    package did not write.
     """
     claim_bundle_dir(out)
     if len(chunks) != len(stored.vectors):
@@ -299,6 +338,12 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         raise ValueError(f"unknown query encoder {query_encoder!r}")
     if query_encoder == "static" and table is None:
         raise ValueError("the static query encoder needs its token table")
+    if vector_layout not in VECTOR_LAYOUTS:
+        raise ValueError(f"unknown vector layout {vector_layout!r}: use one of "
+                         f"{', '.join(VECTOR_LAYOUTS)}")
+    if vector_layout == "partitioned" and stored.dtype != "i8":
+        raise ValueError(f"the partitioned vector layout stores int8 vectors, not "
+                         f"{stored.dtype}: use dtype i8 or vector_layout exact")
     pages = _pages_of(chunks)
     starts = np.array([p[0] for p in pages] + [len(chunks)], dtype=np.int64)
     if lexical is None:
@@ -341,8 +386,8 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         },
         "vectors": [{
             "model": model["id"], "dtype": stored.dtype, "scale": stored.scale, "dim": dim,
-            "metric": METRIC, "layout": "exact",
-            "parts": _vector_parts(put, stored, starts, row_bytes),
+            "metric": METRIC,
+            **_vector_layout(put, stored, starts, row_bytes, layout=vector_layout),
         }],
         "encoders": {},
     }
@@ -431,6 +476,28 @@ def _vector_parts(put, stored: Quantized, starts: np.ndarray, row_bytes: int) ->
     matrix = np.ascontiguousarray(stored.vectors.astype(stored.vectors.dtype.newbyteorder("<")))
     return [[a, *put("vectors", "vec", stored.dtype, matrix[starts[a]:starts[b]].tobytes())]
             for a, b in zip(cuts, [*cuts[1:], len(sizes)])]
+
+
+def _vector_layout(put, stored: Quantized, starts: np.ndarray, row_bytes: int, *,
+                   layout: str) -> dict:
+    """The vector set's layout fields: `exact` parts by page, or `partitioned`."""
+    if layout == "auto":
+        layout = ("partitioned" if stored.dtype == "i8"
+                  and len(stored.vectors) >= partitions.PARTITIONED_MIN_CHUNKS else "exact")
+    if layout == "exact":
+        return {"layout": "exact", "parts": _vector_parts(put, stored, starts, row_bytes)}
+    built = partitions.build_partitions(stored.vectors,
+                                         rows_per_partition=partitions.PARTITION_ROWS)
+    rows = np.ascontiguousarray(stored.vectors, dtype=np.int8)
+    listed = []
+    for members in built.members:
+        data = (np.array([len(members)], dtype="<u4").tobytes()
+                + members.astype("<u4").tobytes() + rows[members].tobytes())
+        listed.append([len(members), *put("vectors", "ivf", "bin", data)])
+    return {"layout": "partitioned", "probe": min(partitions.PROBE, len(listed)),
+            "probe_max": min(max(partitions.PROBE, partitions.PROBE_MAX), len(listed)),
+            "centroids": put("vectors", "cent", "i8", built.centroids.tobytes()),
+            "partitions": listed}
 
 
 def _table_shards(put, table: TokenTable) -> list:
@@ -558,7 +625,11 @@ def payloads_of(catalog: dict) -> list[Payload]:
         listed += [Payload(name, size) for _, name, size in catalog[key]]
     listed += [Payload(name, size) for _, name, size in catalog["lexical"]["shards"]]
     for vectors in catalog["vectors"]:
-        listed += [Payload(name, size) for _, name, size in vectors["parts"]]
+        if vectors["layout"] == "partitioned":
+            listed.append(Payload(*vectors["centroids"]))
+            listed += [Payload(name, size) for _, name, size in vectors["partitions"]]
+        else:
+            listed += [Payload(name, size) for _, name, size in vectors["parts"]]
     static = catalog["encoders"].get("static")
     if static:
         listed += [Payload(name, size) for _, name, size in static["shards"]]
@@ -643,6 +714,8 @@ def _chunks_of(fragments: list, texts: list, starts: np.ndarray, *, boosts: dict
 
 
 def _read_vectors(root: Path, spec: dict, starts: np.ndarray) -> VectorSet:
+    if spec["layout"] == "partitioned":
+        return _read_partitioned(root, spec, chunks=int(starts[-1]))
     dtype, dim = spec["dtype"], spec["dim"]
     numpy_type = np.dtype(DTYPES[dtype]).newbyteorder("<")
     parts = []
@@ -656,6 +729,29 @@ def _read_vectors(root: Path, spec: dict, starts: np.ndarray) -> VectorSet:
         parts.append(np.memmap(root / name, dtype=numpy_type, mode="r", shape=(rows, dim))
                      if rows else np.zeros((0, dim), dtype=numpy_type))
     return VectorSet(dtype=dtype, scale=float(spec["scale"]), dim=dim, parts=parts)
+
+
+def _read_partitioned(root: Path, spec: dict, *, chunks: int) -> VectorSet:
+    """Every partition, verified, with its chunk ids: each chunk in exactly one."""
+    dim = spec["dim"]
+    name, size = spec["centroids"]
+    centroids = np.frombuffer(read_payload(root, name, size), dtype=np.int8).reshape(-1, dim)
+    parts, ids = [], []
+    seen = np.zeros(chunks, dtype=bool)
+    for rows, name, size in spec["partitions"]:
+        data = read_payload(root, name, size)
+        members = np.frombuffer(data, dtype="<u4", count=rows, offset=4).astype(np.int64)
+        if int(np.frombuffer(data[:4], dtype="<u4")[0]) != rows or np.any(
+                np.diff(members) <= 0) or (rows and members[-1] >= chunks) or \
+                np.any(seen[members]):
+            raise BundleError(f"{root / name} is not a partition of {rows} distinct chunk ids "
+                              "ascending, each in no other partition: rebuild the site")
+        seen[members] = True
+        ids.append(members)
+        parts.append(np.frombuffer(data, dtype=np.int8, offset=4 + 4 * rows).reshape(rows, dim))
+    return VectorSet(dtype="i8", scale=float(spec["scale"]), dim=dim, parts=parts,
+                     ids=ids, centroids=centroids, probe=int(spec["probe"]),
+                     probe_max=int(spec["probe_max"]))
 
 
 def _read_table(root: Path, static: dict) -> TokenTable:

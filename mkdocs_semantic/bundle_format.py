@@ -23,6 +23,8 @@ MANIFEST = "manifest.json"
 METRIC = "ip"
 QUERY_ENCODERS = ("static", "transformer")
 SEARCH_MODES = ("hybrid", "vector", "lexical")
+VECTOR_LAYOUTS = ("auto", "exact", "partitioned")
+"""The writer's choices; a catalog names `exact` or `partitioned` (see partitions.py)."""
 DEFAULT_TOP_K = 10
 MAX_TOP_K = 1000
 """The most results a search may return: the `top_k` option's limit, and every reader's
@@ -130,6 +132,45 @@ class Checker:
         return out
 
 
+def _check_partitioned(check: Checker, vectors: dict, where: str, *, dim: int,
+                       chunks: int) -> None:
+    """A partitioned vector set: int8, centroids [name, bytes] (one int8 row per
+    partition), partitions [[rows, name, bytes], ...] (u32 rows, rows u32 chunk ids,
+    rows int8 vectors) holding every chunk, and `probe` <= `probe_max`, the fewest and
+    the most partitions a query scans."""
+    if vectors["dtype"] != "i8":
+        check.fail(f"{where}.dtype must be i8 in the partitioned layout")
+    listed = check.list(vectors, "partitions", where)
+    if chunks and not listed:
+        check.fail(f"{where}.partitions is empty")
+    total = 0
+    for entry in listed:
+        ok = (isinstance(entry, list) and len(entry) == 3
+              and all(isinstance(x, int) and not isinstance(x, bool) for x in entry[::2])
+              and entry[0] >= 1 and entry[2] == 4 + entry[0] * (4 + dim))
+        if not ok:
+            check.fail(f"{where}.partitions has a malformed entry {str(entry)[:80]}")
+        _check_payload_name(check, entry[1], f"{where}.partitions")
+        total += entry[0]
+    if total != chunks:
+        check.fail(f"{where}.partitions hold {total} rows for {chunks} chunks")
+    centroids = check.list(vectors, "centroids", where)
+    if not (len(centroids) == 2 and isinstance(centroids[1], int)
+            and centroids[1] == len(listed) * dim):
+        check.fail(f"{where}.centroids must be [name, bytes], one row of {dim} int8 per "
+                   "partition")
+    _check_payload_name(check, centroids[0], f"{where}.centroids")
+    probe = check.int(vectors, "probe", where, 1 if listed else 0, len(listed))
+    check.int(vectors, "probe_max", where, probe, len(listed))
+
+
+def _check_payload_name(check: Checker, name: object, where: str) -> None:
+    try:
+        check_name(name)
+    except PayloadError as exc:
+        check.fail(f"{where}: {exc}")
+
+
 def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> dict:
     """The catalog's structure and ranges, checked once so that readers can trust it."""
     check = Checker(str(source))
@@ -186,13 +227,19 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
         if check.str(vectors, "dtype", where) not in SCALAR_BYTES:
             check.fail(f"{where}.dtype must be one of {', '.join(SCALAR_BYTES)}")
         check.number(vectors, "scale", where, positive=True)
-        check.int(vectors, "dim", where, 1, MAX_DIM)
-        if check.str(vectors, "metric", where) != METRIC or \
-                check.str(vectors, "layout", where) != "exact":
-            check.fail(f"{where} has a metric or layout this version does not read")
-        parts = check.payloads(vectors, "parts", where, int)
-        if pages and (not parts or parts[0][0] != 0 or parts[-1][0] >= pages):
-            check.fail(f"{where}.parts does not cover every page")
+        dim = check.int(vectors, "dim", where, 1, MAX_DIM)
+        if check.str(vectors, "metric", where) != METRIC:
+            check.fail(f"{where}.metric is not {METRIC}, the only one this version reads")
+        layout = check.str(vectors, "layout", where)
+        if layout == "exact":
+            parts = check.payloads(vectors, "parts", where, int)
+            if pages and (not parts or parts[0][0] != 0 or parts[-1][0] >= pages):
+                check.fail(f"{where}.parts does not cover every page")
+        elif layout == "partitioned":
+            _check_partitioned(check, vectors, where, dim=dim, chunks=chunks)
+        else:
+            check.fail(f"{where}.layout {layout!r} is not exact or partitioned, the layouts "
+                       "this version reads")
     encoders = check.dict(catalog, "encoders")
     if manifest.query_encoder not in encoders:
         check.fail(f"the manifest's query_encoder {manifest.query_encoder!r} is not in the "

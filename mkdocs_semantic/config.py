@@ -78,6 +78,11 @@ class SemanticConfig(base.Config):
     dtype = c.Choice(("i8", "f16", "f32"), default="i8")
     """How vectors are stored: `i8` (one global scale, smallest), `f16`, or `f32`."""
 
+    vector_layout = c.Choice(("auto", "exact", "partitioned"), default="auto")
+    """How readers scan the vectors: `exact` (every vector, every query), `partitioned`
+    (k-means partitions: a query reads the few nearest, a filtered query all; i8 only) or
+    `auto` (partitioned from 8,192 chunks up; see docs/how-it-works.md)."""
+
     threads = c.Type(int, default=0)
     """onnxruntime threads for embedding, 0 to MAX_THREADS; 0 lets onnxruntime choose."""
 

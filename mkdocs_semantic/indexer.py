@@ -52,6 +52,8 @@ class IndexOptions:
     """Search defaults written into the manifest (top_k, min_score)."""
     query_encoder: str = "static"
     """How readers embed queries: `static` (a token table fitted here) or `transformer`."""
+    vector_layout: str = "auto"
+    """`exact`, `partitioned` or `auto` (partitioned for large sites; see partitions.py)."""
 
 
 @dataclass(frozen=True)
@@ -332,7 +334,8 @@ class Indexer:
         manifest = write_bundle(out, chunks=chunks, stored=quantize(vectors, self.options.dtype),
                                 spec=self.spec, search=dict(self.options.search),
                                 table=table, query_encoder=self.options.query_encoder,
-                                model_sha256=self.spec.sha256)
+                                model_sha256=self.spec.sha256,
+                                vector_layout=self.options.vector_layout)
         return stats_of(manifest, out=out, pages=pages, chunks=len(chunks), embedded=embedded,
                         seconds=time.perf_counter() - started, table=table_stats)
 

@@ -70,6 +70,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             batch_size=self.config.batch_size,
             search=(("top_k", self.config.top_k), ("min_score", self.config.min_score)),
             query_encoder=self.config.query_encoder,
+            vector_layout=self.config.vector_layout,
         )
         # Under `mkdocs serve` the same instance sees every rebuild: keep model and cache.
         if self.indexer is None or not self.indexer.matches(spec, options, cache_path):
@@ -109,6 +110,9 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
              f"from 0 (onnxruntime chooses) to {MAX_THREADS}"),
             ("bundle_dir", cfg.bundle_dir, bundle_dir_problem(cfg.bundle_dir) is None,
              bundle_dir_problem(cfg.bundle_dir)),
+            ("vector_layout", cfg.vector_layout,
+             cfg.vector_layout != "partitioned" or cfg.dtype == "i8",
+             f"auto or exact with dtype {cfg.dtype!r} (the partitioned layout stores i8)"),
         ]
         for option, value, ok, expected in checks:
             if not ok:

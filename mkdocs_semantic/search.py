@@ -1,11 +1,12 @@
 """The reference searcher over a built bundle: the executable spec of ranking.
 
 Vector score: see query_encoder.py (int8: an exact integer dot product, then one
-division), an exact scan of every stored vector. Lexical score: the sum of
-the query terms' quantized BM25 (see `lexical.py`). Both rankings go through the
-page-aware fusion of `ranking.py` (each signal scaled to 0-1 for the query, then
-averaged); `mode` picks which take part. `Result.score` is the page's relevance (0-1),
-`section_score` the section's own; `min_score` drops pages below a relevance.
+division), over every stored vector (the exact layout, and any filtered query) or over
+the partitions the query probes (the partitioned layout, see partitions.py). Lexical
+score: the sum of the query terms' quantized BM25 (see `lexical.py`). Both rankings go
+through the page-aware fusion of `ranking.py` (each signal scaled to 0-1 for the query,
+then averaged); `mode` picks which take part. `Result.score` is the page's relevance
+(0-1), `section_score` the section's own; `min_score` drops pages below a relevance.
 Every other reader (the browser client) must return the same top-k.
 """
 
@@ -123,8 +124,10 @@ class Searcher:
             vector /= np.linalg.norm(vector) or 1.0
         return vector
 
-    def scores(self, vector: np.ndarray) -> np.ndarray:
-        return self.bundle.vectors.scores(vector)
+    def scores(self, vector: np.ndarray, *, every: bool = False) -> np.ndarray:
+        """Vector score of every chunk; NaN where not scored (a partition not probed).
+        `every`: score every chunk, whatever the layout."""
+        return self.bundle.vectors.scores(vector, every=every)
 
     def search(self, query: str, *, top_k: int | None = None, mode: str | None = None,
                filters: dict[str, list[str]] | None = None,
@@ -147,7 +150,8 @@ class Searcher:
         if vector is None:
             return []
         scores = self.scores(vector)
-        order = np.lexsort((np.arange(len(scores)), -scores))[:top_k]
+        scored = np.flatnonzero(~np.isnan(scores))
+        order = scored[np.lexsort((scored, -scores[scored]))][:top_k]
         return [self._result(int(i), float(scores[i]), scores, None) for i in order]
 
     def rank(self, *, query: str, vector: np.ndarray | None, mode: str, top_k: int | None,
@@ -161,8 +165,11 @@ class Searcher:
         signals: list[Signal] = []
         vector_scores = lexical_scores = None
         if mode in ("hybrid", "vector") and vector is not None:
-            vector_scores = self.scores(vector)
-            signals.append(Signal(vector_scores, chunk_order(vector_scores, eligible), None))
+            # A filter scores every chunk: partitions probed by distance alone could hold
+            # none of the eligible chunks, and a filtered query must miss none.
+            vector_scores = self.scores(vector, every=bool(filters))
+            passing = eligible & ~np.isnan(vector_scores)
+            signals.append(Signal(vector_scores, chunk_order(vector_scores, passing), None))
         if mode in ("hybrid", "lexical"):
             lexical_scores = self.bundle.lexical.scores(query)
             signals.append(Signal(lexical_scores,
@@ -201,7 +208,8 @@ class Searcher:
             score=score,
             kind=chunk.kind,
             section=chunk.section,
-            vector_score=None if vector_scores is None else float(vector_scores[chunk_id]),
+            vector_score=None if vector_scores is None or np.isnan(vector_scores[chunk_id])
+            else float(vector_scores[chunk_id]),
             lexical_score=None if lexical_scores is None else
             float(lexical_scores[chunk_id]) / self.bundle.lexical.scale,
             section_score=section_score,

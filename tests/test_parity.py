@@ -41,14 +41,34 @@ def searcher() -> Searcher:
     return Searcher.open(PARITY / "bundle")
 
 
-def test_python_answers_match_the_committed_expectations(generator, expected):
-    actual = json.loads(generator.dump(generator.expectations(generator.BUNDLE)))
+@pytest.mark.parametrize("layout", ["exact", "partitioned"])
+def test_python_answers_match_the_committed_expectations(generator, layout):
+    suffix = "" if layout == "exact" else "-partitioned"
+    expected = json.loads((PARITY / f"expected{suffix}.json").read_text(encoding="utf-8"))
+    actual = json.loads(generator.dump(generator.expectations(PARITY / f"bundle{suffix}")))
     assert len(actual["queries"]) >= 20
     for want, got in zip(expected["queries"], actual["queries"], strict=True):
         assert got == want, want["query"]
     for want, got in zip(expected["cases"], actual["cases"], strict=True):
         assert got == want, want["name"]
     assert actual == expected
+
+
+def test_the_partitioned_fixture_probes_some_partitions_and_filters_scan_all(expected):
+    """The partitioned twin holds the same vectors; unfiltered queries score only the
+    probed partitions (so some answers differ from the exact scan's), filtered ones
+    score every chunk and answer as the exact scan does."""
+    partitioned = Searcher.open(PARITY / "bundle-partitioned")
+    vectors = partitioned.bundle.vectors
+    assert vectors.layout == "partitioned"
+    assert 2 == vectors.probe < vectors.probe_max < len(vectors.parts)
+    assert (vectors.matrix() == Searcher.open(PARITY / "bundle").bundle.vectors.matrix()).all()
+    twin = json.loads((PARITY / "expected-partitioned.json").read_text(encoding="utf-8"))
+    assert any(a != b for a, b in zip(expected["queries"], twin["queries"]))
+    assert twin["filtered"] == expected["filtered"]
+    for want, got in zip(expected["cases"], twin["cases"], strict=True):
+        if "filters" in want["options"]:
+            assert got == want, want["name"]
 
 
 def test_python_analyzer_matches_the_committed_terms(generator):

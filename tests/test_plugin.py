@@ -245,9 +245,13 @@ def build_error(project, caplog) -> str:
          "option 'model.path' is 'missing.onnx', but .* does not exist"),
         ({"model": {"tokenizer": "t.json"}}, "'model.tokenizer' is set without 'model.path'"),
         ({"model": {"dim": 768}}, r"option 'model.dim'.*384-dimensional.*model.dim is 768"),
+        ({"vector_layout": "partitioned", "dtype": "f16"},
+         r"option 'vector_layout' is 'partitioned'; it must be auto or exact with dtype "
+         r"'f16' \(the partitioned layout stores i8\)"),
+        ({"vector_layout": "ivf"}, r"vector_layout.*Expected one of.*'auto', 'exact'"),
     ],
     ids=["dtype", "heading-levels", "max-tokens", "bundle-dir", "missing-model",
-         "tokenizer-alone", "dimension-mismatch"],
+         "tokenizer-alone", "dimension-mismatch", "partitioned-f16", "vector-layout"],
 )
 def test_wrong_options_fail_with_a_message_naming_the_option(site, caplog, options, message):
     site.plugin_options = options

@@ -276,9 +276,13 @@ export function checkCatalog(data, manifest, source) {
       scale: check.number(set, "scale", where, { positive: true }),
       dim: check.int(set, "dim", where, 1, MAX_DIM),
     };
-    if (check.string(set, "metric", where) !== "ip" || check.string(set, "layout", where) !== "exact") {
-      check.fail(`${where} has a metric or layout this version does not read`);
+    if (check.string(set, "metric", where) !== "ip") check.fail(`${where}.metric is not ip, the only one this version reads`);
+    const layout = check.string(set, "layout", where);
+    if (layout === "partitioned") return { ...out, ...checkPartitioned(check, set, where, { dim: out.dim, chunks }) };
+    if (layout !== "exact") {
+      check.fail(`${where}.layout ${show(layout)} is not exact or partitioned, the layouts this version reads`);
     }
+    out.layout = "exact";
     const parts = check.shards(set, "parts", where, "int");
     if (pages && (!parts.length || parts[0].first !== 0 || parts[parts.length - 1].first >= pages)) {
       check.fail(`${where}.parts does not cover every page`);
@@ -327,6 +331,43 @@ export function checkCatalog(data, manifest, source) {
     lexical,
     vectors,
     encoders: checked,
+  };
+}
+
+/**
+ * A partitioned vector set (mkdocs_semantic/bundle_format.py _check_partitioned): int8,
+ * `centroids` [name, bytes] (one int8 row per partition), `partitions` [[rows, name,
+ * bytes], ...] holding every chunk, `probe` <= `probe_max` (the fewest and the most
+ * partitions a query scans).
+ */
+function checkPartitioned(check, set, where, { dim, chunks }) {
+  if (set.dtype !== "i8") check.fail(`${where}.dtype must be i8 in the partitioned layout`);
+  const listed = check.list(set, "partitions", where);
+  if (chunks && !listed.length) check.fail(`${where}.partitions is empty`);
+  let total = 0;
+  const partitions = listed.map((entry) => {
+    if (!(Array.isArray(entry) && entry.length === 3 && isInt(entry[0]) && isInt(entry[2]) &&
+          entry[0] >= 1 && entry[2] === 4 + entry[0] * (4 + dim))) {
+      check.fail(`${where}.partitions has a malformed entry ${show(entry).slice(0, 80)}`);
+    }
+    check.name(entry[1], `${where}.partitions`);
+    total += entry[0];
+    return { rows: entry[0], name: entry[1], bytes: entry[2] };
+  });
+  if (total !== chunks) check.fail(`${where}.partitions hold ${total} rows for ${chunks} chunks`);
+  const centroids = check.list(set, "centroids", where);
+  if (!(centroids.length === 2 && isInt(centroids[1]) && centroids[1] === listed.length * dim)) {
+    check.fail(`${where}.centroids must be [name, bytes], one row of ${dim} int8 per partition`);
+  }
+  check.name(centroids[0], `${where}.centroids`);
+  const probe = check.int(set, "probe", where, listed.length ? 1 : 0, listed.length);
+  return {
+    layout: "partitioned",
+    centroids: { name: centroids[0], bytes: centroids[1] },
+    partitions,
+    probe,
+    probeMax: check.int(set, "probe_max", where, probe, listed.length),
+    parts: [],
   };
 }
 
@@ -381,6 +422,24 @@ export function parseTableShard(buffer, dim, name) {
     if (i && ids[i] <= ids[i - 1]) throw new BundleError(`${name} is not in token order: rebuild the site`);
   }
   return { ids, rows: new Int8Array(buffer, 4 + 4 * count, count * dim) };
+}
+
+/**
+ * A partition of the partitioned layout: u32 n, n u32 chunk ids ascending (below
+ * `chunks`), n x dim int8 rows. Returns `{ids, data}`.
+ */
+export function parsePartition(buffer, { dim, rows, chunks, name }) {
+  const view = new DataView(buffer);
+  const ok = buffer.byteLength === 4 + rows * (4 + dim) && view.getUint32(0, true) === rows;
+  const ids = new Uint32Array(ok ? rows : 0);
+  for (let i = 0; i < ids.length; i++) {
+    ids[i] = view.getUint32(4 + 4 * i, true);
+    if ((i && ids[i] <= ids[i - 1]) || ids[i] >= chunks) {
+      throw new BundleError(`${name} is not a partition of ${rows} chunk ids ascending: rebuild the site`);
+    }
+  }
+  if (!ok) throw new BundleError(`${name} is not a partition of ${rows} vectors of ${dim} dims: rebuild the site`);
+  return { ids, data: new Int8Array(buffer, 4 + 4 * rows, rows * dim) };
 }
 
 /** A vector part: raw little-endian rows; int8 stays int8, f16/f32 become Float32Array. */

@@ -2,14 +2,16 @@
 // queries as mkdocs_semantic/search.py does, loading only what each query needs.
 // Keyword results need the manifest, the catalog, the lexical shards of the query's
 // terms and the fragments of the results shown. The static query encoder adds the
-// tokenizer, the table shards of the query's tokens and the vector parts; only the
-// transformer encoder downloads a model and onnxruntime-web (imported on first use).
+// tokenizer, the table shards of the query's tokens and the vector parts (in the
+// partitioned layout the centroids, then the partitions each query probes; a filtered
+// query all of them); only the transformer encoder downloads a model and
+// onnxruntime-web (imported on first use).
 
-import { BundleError, MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, parseTableShard, parseVectorPart, shardOf } from "./bundle.js";
+import { BundleError, MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, parsePartition, parseTableShard, parseVectorPart, shardOf } from "./bundle.js";
 import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "./fetch.js";
 import { LexicalIndex } from "./lexical.js";
 import { chunkOrder, fuse, sizePriors } from "./ranking.js";
-import { queryCodes, scoreAll, topK as bestOf, unitLength } from "./scan.js";
+import { probedPartitions, queryCodes, scoreAll, scorePartitions, topK as bestOf, unitLength } from "./scan.js";
 import { StaticEncoder } from "./static-encoder.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
 
@@ -87,9 +89,14 @@ export class Engine {
     return promise;
   }
 
+  /** Exact layout: every part. Partitioned: the centroids (partitions load per query). */
   #vectors(onBytes) {
     return this.#once("vectors", async () => {
       const set = this.catalog.vectors[this.encoder.vectors];
+      if (set.layout === "partitioned") {
+        const centroids = await this.store.get(set.centroids, (buffer) => new Int8Array(buffer), onBytes);
+        return { ...set, centroids, chunks: this.manifest.counts.chunks };
+      }
       const parts = await Promise.all(set.parts.map(async (part) => ({
         rows: part.rows,
         data: await this.store.get(part, (buffer) => parseVectorPart(buffer, { ...set, rows: part.rows }), onBytes),
@@ -114,7 +121,8 @@ export class Engine {
     return this.#once("transformer", async () => {
       const { model, tokenizer } = this.catalog.encoders.transformer;
       const set = this.catalog.vectors[this.encoder.vectors];
-      const total = [model, tokenizer, ...set.parts].reduce((n, f) => n + f.bytes, this.runtime.wasmBytes);
+      const vectorFiles = set.layout === "partitioned" ? [set.centroids] : set.parts;
+      const total = [model, tokenizer, ...vectorFiles].reduce((n, f) => n + f.bytes, this.runtime.wasmBytes);
       let loaded = 0;
       const progress = (n) => {
         loaded += n;
@@ -165,13 +173,24 @@ export class Engine {
     return this.encoder.kind === "static" ? unitLength(vector) : vector;
   }
 
-  /** Vector score of every chunk for `query`, or null when it has no vector. */
-  async #vectorScores(query) {
+  /**
+   * Vector score of every chunk for `query` (NaN where not scored: a partition not
+   * probed), or null when it has no vector. `every`: score every chunk, whatever the
+   * layout (a filtered query must miss no eligible chunk).
+   */
+  async #vectorScores(query, { every = false } = {}) {
     // The encoder's files first: the table shards wait for the tokenizer, while the
     // vector parts wait for nothing (browsers open few connections per host at once).
     const vector = this.#embedOpen(query);
     const [codes, set] = await Promise.all([vector, this.#vectors()]);
-    return codes === null ? null : scoreAll(set, codes);
+    if (codes === null) return null;
+    if (set.layout !== "partitioned") return scoreAll(set, codes);
+    const probed = probedPartitions(set.centroids, set.dim, codes, { probe: set.probe, probeMax: set.probeMax, every });
+    const parts = await Promise.all(probed.map((p) => {
+      const part = set.partitions[p];
+      return this.store.get(part, (buffer) => parsePartition(buffer, { dim: set.dim, rows: part.rows, chunks: set.chunks, name: part.name }));
+    }));
+    return scorePartitions(set, parts, codes);
   }
 
   /**
@@ -199,11 +218,14 @@ export class Engine {
       facets: this.catalog.facets, pageOfChunk: this.pageOfChunk, allowed: this.defaults.filters,
     }) ?? (() => true);
     const [vectorScores, lexicalScores] = await abortable(Promise.all([
-      mode === "lexical" ? null : this.#vectorScores(query),
+      mode === "lexical" ? null : this.#vectorScores(query, { every: Object.keys(filters ?? {}).length > 0 }),
       mode === "vector" ? null : this.lexical.scores(query),
     ]), signal);
     const signals = [];
-    if (vectorScores) signals.push({ scores: vectorScores, order: chunkOrder(vectorScores, accept), floor: null });
+    if (vectorScores) {
+      const order = chunkOrder(vectorScores, (id) => !Number.isNaN(vectorScores[id]) && accept(id));
+      signals.push({ scores: vectorScores, order, floor: null });
+    }
     if (lexicalScores) {
       signals.push({
         scores: lexicalScores, order: chunkOrder(lexicalScores, (id) => lexicalScores[id] > 0 && accept(id)), floor: 0,
@@ -218,7 +240,7 @@ export class Engine {
       ...described[i],
       score: pageScore,
       sectionScore,
-      vectorScore: vectorScores ? vectorScores[chunk] : null,
+      vectorScore: vectorScores && !Number.isNaN(vectorScores[chunk]) ? vectorScores[chunk] : null,
       lexicalScore: lexicalScores ? lexicalScores[chunk] / this.lexical.scale : null,
     }));
   }
@@ -229,7 +251,7 @@ export class Engine {
     if (!(Number.isInteger(k) && k >= 1)) throw new Error(`topK must be at least 1, got ${k}`);
     const scores = await this.#vectorScores(query);
     if (!scores) return [];
-    const ids = bestOf(scores, k);
+    const ids = bestOf(scores, k, (id) => !Number.isNaN(scores[id]));
     const described = await this.describe(ids);
     return ids.map((id, i) => ({ ...described[i], score: scores[id] }));
   }

@@ -1,6 +1,8 @@
-// Exact scan of the stored vectors: the spec is mkdocs_semantic/search.py and
-// mkdocs_semantic/query_encoder.py. int8: the query becomes int8 codes, each score is an
-// exact integer dot product divided once by (scale * |codes|); f16/f32: dot / scale.
+// Scans of the stored vectors: the spec is mkdocs_semantic/search.py,
+// mkdocs_semantic/query_encoder.py and mkdocs_semantic/partitions.py. int8: the query
+// becomes int8 codes, each score is an exact integer dot product divided once by
+// (scale * |codes|); f16/f32: dot / scale. The exact layout scores every row; the
+// partitioned one the rows of the partitions probed (NaN for the others).
 
 /**
  * int8 codes of a query vector: its largest component maps to 127, halves round up
@@ -60,6 +62,46 @@ function scoreInt8(parts, dim, codes, divisor, scores) {
       let dot = 0;
       for (let d = 0; d < dim; d++) dot = (dot + data[base + d] * codes[d]) | 0;
       scores[at++] = divisor ? dot / divisor : dot;
+    }
+  }
+  return scores;
+}
+
+/**
+ * The partitions a query scans, nearest first (partitions.probed): partitions ordered by
+ * the integer dot product of their centroid's int8 codes with the query's codes,
+ * descending, ties by number; the first `probe`, then the next ones while twice their
+ * dot product reaches the best one, `probeMax` at most; all of them when `every`.
+ */
+export function probedPartitions(centroids, dim, codes, { probe, probeMax, every = false }) {
+  const count = centroids.length / dim;
+  const dots = new Int32Array(count);
+  const wide = Int32Array.from(codes);
+  for (let c = 0, base = 0; c < count; c++, base += dim) {
+    let dot = 0;
+    for (let d = 0; d < dim; d++) dot = (dot + centroids[base + d] * wide[d]) | 0;
+    dots[c] = dot;
+  }
+  const order = Array.from({ length: count }, (_, c) => c).sort((a, b) => dots[b] - dots[a] || a - b);
+  if (every) return order;
+  let n = Math.min(probe, count);
+  while (n < Math.min(probeMax, count) && 2 * dots[order[n]] >= dots[order[0]]) n++;
+  return order.slice(0, n);
+}
+
+/**
+ * Scores of the rows of some partitions (`[{ids, data}]`, int8) in chunk order: a
+ * Float64Array of `chunks` entries, NaN where no partition given holds the chunk.
+ */
+export function scorePartitions({ dim, scale, chunks }, partitions, codes) {
+  const scores = new Float64Array(chunks).fill(NaN);
+  const divisor = codesNorm(codes) * scale;
+  const wide = Int32Array.from(codes);
+  for (const { ids, data } of partitions) {
+    for (let r = 0, base = 0; r < ids.length; r++, base += dim) {
+      let dot = 0;
+      for (let d = 0; d < dim; d++) dot = (dot + data[base + d] * wide[d]) | 0;
+      scores[ids[r]] = divisor ? dot / divisor : dot;
     }
   }
   return scores;

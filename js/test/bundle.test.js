@@ -9,12 +9,13 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import {
-  BundleError, checkManifest, compareKeys, halfToFloat, parseTableShard, parseVectorPart, payloadUrl, shardOf,
+  BundleError, checkManifest, compareKeys, halfToFloat, parsePartition, parseTableShard, parseVectorPart, payloadUrl, shardOf,
 } from "../src/bundle.js";
 import { Engine } from "../src/engine.js";
 import { serve } from "./serve.js";
 
 const BUNDLE = fileURLToPath(new URL("../../tests/fixtures/parity/bundle/", import.meta.url));
+const PARTITIONED = fileURLToPath(new URL("../../tests/fixtures/parity/bundle-partitioned/", import.meta.url));
 const FROZEN_V1 = fileURLToPath(new URL("../../tests/fixtures/bundles/v1/", import.meta.url));
 const servers = [];
 const temporary = [];
@@ -24,10 +25,10 @@ after(async () => {
 });
 
 /** A copy of the parity bundle, changed by `edit(dir, manifest, catalog)`, served. */
-async function servedCopy(edit = () => {}) {
+async function servedCopy(edit = () => {}, source = BUNDLE) {
   const dir = mkdtempSync(join(tmpdir(), "semantic-bundle-"));
   temporary.push(dir);
-  cpSync(BUNDLE, dir, { recursive: true });
+  cpSync(source, dir, { recursive: true });
   const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
   const catalog = JSON.parse(readFileSync(join(dir, manifest.catalog.name), "utf8"));
   if (edit(dir, manifest, catalog) === "catalog") {
@@ -184,4 +185,57 @@ test("binary payloads: table shards and f16/f32 vector parts, little-endian", ()
   [0x3c00, 0xb800, 0x3400, 0x4000].forEach((bits, i) => f16.setUint16(2 * i, bits, true));
   assert.deepEqual([...parseVectorPart(f16.buffer, { dtype: "f16", dim: 2, rows: 2 })], values);
   assert.equal(halfToFloat(0x7c00), Infinity);
+});
+
+test("partitioned vectors: a query fetches the centroids and the partitions it probes; a filtered one all", async () => {
+  const { server, catalog, engine } = await servedCopy(() => {}, PARTITIONED);
+  const set = catalog.vectors[0];
+  assert.ok(set.probe < set.partitions.length);
+  assert.ok((await engine.search("service worker offline", { mode: "vector" })).length);
+  const vectorFiles = () => server.requests.map((path) => path.slice(1)).filter((n) => n.startsWith("vectors/"));
+  const probed = vectorFiles().filter((n) => n.startsWith("vectors/ivf.")).length;
+  assert.ok(probed >= set.probe && probed <= set.probe_max && probed < set.partitions.length, `${probed} probed`);
+  assert.ok(vectorFiles().includes(set.centroids[0]));
+  await engine.search("service worker offline", { mode: "vector", filters: { section: ["Guide"] } });
+  assert.equal(new Set(vectorFiles()).size, set.partitions.length + 1, "every partition once, and the centroids");
+  assert.equal(new Set(vectorFiles()).size, vectorFiles().length, "each file fetched once");
+});
+
+test("a partitioned catalog with a bad field is refused by name", async () => {
+  const cases = [
+    [(v) => { v.layout = "hnsw"; }, /vectors\[0\]\.layout "hnsw" is not exact or partitioned/],
+    [(v) => { v.dtype = "f16"; }, /vectors\[0\]\.dtype must be i8 in the partitioned layout/],
+    [(v) => { v.probe = v.partitions.length + 1; }, /vectors\[0\]\.probe is \d+, not a whole number from 1 to \d+/],
+    [(v) => { v.probe = 0; }, /vectors\[0\]\.probe is 0/],
+    [(v) => { delete v.probe; }, /vectors\[0\]\.probe is missing/],
+    [(v) => { v.probe_max = v.probe - 1; }, /vectors\[0\]\.probe_max is \d+, not a whole number from \d+/],
+    [(v) => { delete v.probe_max; }, /vectors\[0\]\.probe_max is missing/],
+    [(v) => { v.partitions[0][2] += 1; }, /vectors\[0\]\.partitions has a malformed entry/],
+    [(v) => { v.partitions.pop(); }, /vectors\[0\]\.partitions hold \d+ rows for 58 chunks/],
+    [(v) => { v.partitions[0][1] = "../x.0123456789abcdef.bin"; }, /vectors\[0\]\.partitions lists .* not a payload name/],
+    [(v) => { v.centroids[1] -= 1; }, /vectors\[0\]\.centroids must be \[name, bytes\], one row of 384 int8 per partition/],
+    [(v) => { delete v.centroids; }, /vectors\[0\]\.centroids is missing/],
+  ];
+  for (const [edit, message] of cases) {
+    const { engine } = await servedCopy((dir, manifest, catalog) => {
+      edit(catalog.vectors[0]);
+      return "catalog";
+    }, PARTITIONED);
+    await assert.rejects(engine.open(), message);
+  }
+});
+
+test("a partition's chunk ids must rise and stay below the chunk count", () => {
+  const partition = (ids) => {
+    const buffer = new ArrayBuffer(4 + ids.length * (4 + 2));
+    const view = new DataView(buffer);
+    view.setUint32(0, ids.length, true);
+    ids.forEach((id, i) => view.setUint32(4 + 4 * i, id, true));
+    return buffer;
+  };
+  const options = { dim: 2, rows: 2, chunks: 10, name: "vectors/ivf.0123456789abcdef.bin" };
+  assert.deepEqual(Array.from(parsePartition(partition([3, 7]), options).ids), [3, 7]);
+  assert.throws(() => parsePartition(partition([7, 3]), options), /not a partition of 2 chunk ids ascending/);
+  assert.throws(() => parsePartition(partition([3, 10]), options), /not a partition of 2 chunk ids ascending/);
+  assert.throws(() => parsePartition(partition([3]), options), /not a partition of 2 vectors of 2 dims/);
 });

@@ -16,44 +16,55 @@ import { serve } from "./serve.js";
 const PARITY = fileURLToPath(new URL("../../tests/fixtures/parity/", import.meta.url));
 const expected = JSON.parse(readFileSync(`${PARITY}expected.json`, "utf8"));
 const analyzer = JSON.parse(readFileSync(`${PARITY}analyzer.json`, "utf8"));
+// The same site in both vector layouts (make.py): every answer must match Python's.
+const LAYOUTS = {
+  exact: { folder: "bundle", expected },
+  partitioned: { folder: "bundle-partitioned", expected: JSON.parse(readFileSync(`${PARITY}expected-partitioned.json`, "utf8")) },
+};
 let server;
 let engine;
+const engines = {};
 
 before(async () => {
   server = await serve(PARITY);
-  engine = new Engine({ manifestUrl: `${server.url}bundle/manifest.json` });
+  for (const [layout, { folder }] of Object.entries(LAYOUTS)) {
+    engines[layout] = new Engine({ manifestUrl: `${server.url}${folder}/manifest.json` });
+  }
+  engine = engines.exact;
 });
 after(() => server.close());
 
 const rows = (results) => results.map((r) => [r.id, r.score, r.vectorScore, r.lexicalScore]);
-
-for (const [i, q] of expected.queries.entries()) {
-  test(`query ${i} (${q.query.slice(0, 40)}): same codes and top ${expected.top_k}`, async () => {
-    const codes = await engine.embed(q.query);
-    assert.deepEqual(codes === null ? null : Array.from(codes), q.codes);
-    const plain = await engine.searchVector(q.query, { topK: expected.top_k });
-    assert.deepEqual(plain.map((r) => [r.id, r.score]), q.plain);
-    for (const mode of ["vector", "lexical", "hybrid"]) {
-      const results = await engine.search(q.query, { mode, topK: expected.top_k });
-      assert.deepEqual(rows(results), q[mode], mode);
-    }
-  });
-}
-
-test("a filtered query ranks as the Python searcher does", async () => {
-  const { query, filters, mode, results } = expected.filtered;
-  assert.deepEqual(rows(await engine.search(query, { mode, filters, topK: expected.top_k })), results);
-});
 
 /** The Python searcher's search options, as the engine names them. */
 function engineOptions({ mode, top_k: topK, filters, min_score: minScore }) {
   return { mode, topK, filters, minScore };
 }
 
-for (const { name, query, options, results } of expected.cases) {
-  test(`ranking case: ${name}`, async () => {
-    assert.deepEqual(rows(await engine.search(query, engineOptions(options))), results);
+for (const [layout, { expected: want }] of Object.entries(LAYOUTS)) {
+  for (const [i, q] of want.queries.entries()) {
+    test(`${layout}: query ${i} (${q.query.slice(0, 40)}): same codes and top ${want.top_k}`, async () => {
+      const codes = await engines[layout].embed(q.query);
+      assert.deepEqual(codes === null ? null : Array.from(codes), q.codes);
+      const plain = await engines[layout].searchVector(q.query, { topK: want.top_k });
+      assert.deepEqual(plain.map((r) => [r.id, r.score]), q.plain);
+      for (const mode of ["vector", "lexical", "hybrid"]) {
+        const results = await engines[layout].search(q.query, { mode, topK: want.top_k });
+        assert.deepEqual(rows(results), q[mode], mode);
+      }
+    });
+  }
+
+  test(`${layout}: a filtered query ranks as the Python searcher does`, async () => {
+    const { query, filters, mode, results } = want.filtered;
+    assert.deepEqual(rows(await engines[layout].search(query, { mode, filters, topK: want.top_k })), results);
   });
+
+  for (const { name, query, options, results } of want.cases) {
+    test(`${layout}: ranking case: ${name}`, async () => {
+      assert.deepEqual(rows(await engines[layout].search(query, engineOptions(options))), results);
+    });
+  }
 }
 
 for (const { name, query, options } of expected.refused) {
