@@ -22,20 +22,25 @@ export function sameQuery(a, b) {
   return a.trim() === b.trim();
 }
 
-/** The result links a list shows, as locations: no query string (Material adds ?h=). */
-function shownLocations(list) {
-  return [...list.querySelectorAll("a.md-search-result__link")].map((a) => {
+/** The result links a list shows, per result: no query string (Material adds ?h=). */
+function shownGroups(list) {
+  return [...list.children].map((item) => [...item.querySelectorAll("a.md-search-result__link")].map((a) => {
     const url = new URL(a.href);
     return url.origin + url.pathname + url.hash;
-  });
+  }));
 }
 
-/** Whether every shown link is one of an answer's locations (relative to the site). */
+// Material renders the first 10 results, more as the reader scrolls.
+const RENDERED_AT_ONCE = 10;
+
+/** Whether a list shows an answer: its results in order, each with the answer's links. */
 function answers(note, shown) {
-  return shown.every((href) => note.locations.some((location) => {
-    const bare = location.replace(/\?[^#]*/, "");
-    return bare ? href.endsWith(bare.replace(/^\.\//, "")) : true;
-  }));
+  const count = Math.min(note.locations.length, RENDERED_AT_ONCE);
+  if (shown.length < count || shown.length > note.locations.length) return false;
+  return shown.every((links, i) => links.every((href) => note.locations[i].some((location) => {
+    const bare = location.replace(/\?[^#]*/, "").replace(/^\.\//, "");
+    return href.endsWith(bare);
+  })));
 }
 
 export function attachMaterialStatus() {
@@ -44,13 +49,16 @@ export function attachMaterialStatus() {
   let openWhenReady = null; // the text Enter was pressed on, while its results come
   const input = () => document.querySelector(QUERY_INPUT);
 
-  /** Labels the list Material shows with the text it answers; hides it if that is old. */
-  const label = () => {
+  /**
+   * Labels the list Material shows with the text it answers; hides it if that is old.
+   * `fromNote`: called for a note that came after the render (or before its own).
+   */
+  const label = (fromNote = false) => {
     const list = document.querySelector(".md-search-result__list");
     const box = document.querySelector(".md-search-result");
     const field = input();
     if (!list || !box || !field) return;
-    const shown = shownLocations(list);
+    const shown = shownGroups(list);
     if (!shown.length) {
       list.hidden = false;
       return;
@@ -62,6 +70,7 @@ export function attachMaterialStatus() {
       return;
     }
     const current = sameQuery(note.query, field.value);
+    if (fromNote && !list.hidden && !current) return; // the list on show stays until the next render
     list.hidden = !current;
     if (box.dataset.query !== note.query || box.dataset.ranking !== note.ranking) {
       Object.assign(box.dataset, { ranking: note.ranking, query: note.query });
@@ -76,8 +85,8 @@ export function attachMaterialStatus() {
     if (data.type === "results") {
       notes.push(data);
       if (notes.length > 50) notes.shift();
-      // A list waiting for its note; a list on show keeps its label until the next render.
-      if (document.querySelector(".md-search-result__list")?.hidden) label();
+      // The answer may have been rendered before its note came (another channel).
+      label(true);
       return;
     }
     const field = input();
@@ -87,7 +96,7 @@ export function attachMaterialStatus() {
     meta.classList.toggle("semantic-error", data.type === "error");
   };
 
-  const observer = new MutationObserver(label);
+  const observer = new MutationObserver(() => label());
   const observe = () => {
     const list = document.querySelector(".md-search-result__list");
     if (list) observer.observe(list, { childList: true, subtree: true });
@@ -105,7 +114,7 @@ export function attachMaterialStatus() {
     const box = document.querySelector(".md-search-result");
     const list = document.querySelector(".md-search-result__list");
     const settled = box?.dataset.ranking === "hybrid" && sameQuery(box.dataset.query ?? "", event.target.value) &&
-      list && !list.hidden && shownLocations(list).length;
+      list && !list.hidden && list.children.length;
     if (settled || !event.target.value.trim()) return;
     event.preventDefault();
     event.stopImmediatePropagation();

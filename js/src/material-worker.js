@@ -8,7 +8,7 @@
 // also sends the box's text on every input event, over a BroadcastChannel, so the
 // search starts when the key goes down. Each new text aborts the search before it;
 // only the newest text's answers are posted, each announced on the channel first
-// (query, ranking, locations), so the page can tell which text a list is for.
+// (query, ranking, each group's locations), so the page can tell which text a list is for.
 
 import { CHANNEL, sameQuery } from "./material-page.js";
 
@@ -55,7 +55,7 @@ function start(query) {
 async function answer(mine) {
   const show = (items, ranking) => {
     if (current !== mine) return; // a newer text supersedes this one
-    const locations = items.flat().map((document) => document.location);
+    const locations = items.map((group) => group.map((document) => document.location));
     channel.postMessage({ type: "results", ranking, query: mine.query, locations });
     self.postMessage({ type: RESULT, data: { items } });
   };
