@@ -63,7 +63,7 @@ CDN_ERRORS = {"hljs is not defined"}
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory) -> dict[str, Path]:
     """The example site (plus a page with markup in a heading) built with each theme,
-    and with the mkdocs theme and the transformer query encoder."""
+    and with the mkdocs and material themes and the transformer query encoder."""
     if shutil.which("node") is None or not (JS / "node_modules" / "playwright-core").is_dir():
         pytest.fail("the browser tests need Node.js and js/node_modules: run scripts/setup")
     root = tmp_path_factory.mktemp("browser")
@@ -78,11 +78,12 @@ def sites(tmp_path_factory) -> dict[str, Path]:
     material = {"name": "material", "features": ["navigation.instant", "navigation.footer"]}
     highlight = {"name": "material", "features": ["navigation.instant", "search.highlight"]}
     themes = {"mkdocs": {"name": "mkdocs"}, "material": material, "highlight": highlight,
-              "readthedocs": {"name": "readthedocs"}, "transformer": {"name": "mkdocs"}}
+              "readthedocs": {"name": "readthedocs"}, "transformer": {"name": "mkdocs"},
+              "material-transformer": material}
     built = {}
     for name, theme in themes.items():
         config_file = source / f"mkdocs-{name}.yml"
-        encoder = {"query_encoder": "transformer"} if name == "transformer" else {}
+        encoder = {"query_encoder": "transformer"} if name.endswith("transformer") else {}
         plugins = ["search", {"semantic": {**options, **encoder}}]
         config = {**base, "theme": theme, "plugins": plugins, "site_dir": str(root / name)}
         config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
@@ -366,3 +367,50 @@ def test_built_pages_point_at_the_bundle_relative_to_themselves(sites):
     material = (sites["material"] / "index.html").read_text(encoding="utf-8")
     assert f'"search": "semantic/client/{client.name}/material-worker.js' \
            f'?manifest=../../manifest.json"' in material
+
+
+# Issue #13's reader: human typing speed on a slow network, the model still downloading.
+TYPED_QUERY = "how can my web app keep working offline"
+THROTTLE = {"mbps": 20, "latencyMs": 40}
+
+
+def same_text(a: str | None, b: str) -> bool:
+    return a is not None and a.strip() == b.strip()
+
+
+@pytest.mark.parametrize("site, theme", [("transformer", "mkdocs"),
+                                         ("material-transformer", "material")])
+def test_typing_on_a_slow_network_shows_keyword_results_then_hybrid_never_stale(
+        sites, tmp_path, site, theme):
+    """Real keystrokes (120 ms a key) at 20 Mbit/s in a fresh profile while the
+    transformer model downloads: keyword results for the whole query are shown before
+    the model is ready, the hybrid ranking follows, and no list is ever shown for a text
+    other than the one in the box at that moment (every render is logged in the page)."""
+    report = drive("typing", {"site": str(sites[site]), "prefix": PREFIX, "theme": theme,
+                              "start": "", "query": TYPED_QUERY, "typeDelayMs": 120,
+                              "throttle": THROTTLE}, tmp_path)
+    renders, last_key = report["renders"], report["keys"][-1]
+    assert len(report["keys"]) == len(TYPED_QUERY)
+    assert report["inputs"][-1]["text"] == TYPED_QUERY
+    shown = [r for r in renders if r["links"]]
+    # never a list for an older text than the box holds (each render, as it happened)
+    stale = [r for r in shown if not same_text(r["query"], r["input"])]
+    assert stale == [], stale[:3]
+    # the search kept up with the typing: several prefixes were answered on the way
+    assert len({r["query"] for r in shown}) >= 3, [r["query"] for r in shown]
+    whole = [r for r in shown if same_text(r["query"], TYPED_QUERY)]
+    keyword = [r for r in whole if r["ranking"] == "keyword"]
+    hybrid = [r for r in whole if r["ranking"] == "hybrid"]
+    assert keyword and hybrid, [(r["query"], r["ranking"]) for r in shown[-5:]]
+    # keyword results for the whole query came after its last key, before the hybrid
+    # ranking, which waited for the model: its download began before the last key
+    assert last_key <= keyword[0]["at"] < hybrid[0]["at"]
+    assert report["modelRequestedAt"] is not None and report["modelRequestedAt"] < last_key
+    assert renders[-1]["ranking"] == "hybrid" and same_text(renders[-1]["query"], TYPED_QUERY)
+    searcher = Searcher.open(sites[site])
+    path = lambda href: href.split(PREFIX, 1)[1].split("?")[0]  # noqa: E731
+    lexical = {r.href for r in searcher.search(TYPED_QUERY, mode="lexical")}
+    assert {path(h) for h in keyword[0]["links"] if "#" in h} <= lexical
+    best = searcher.search(TYPED_QUERY)[0]
+    assert any(path(h) == best.href for h in hybrid[0]["links"])
+    assert set(report["pageErrors"]) <= CDN_ERRORS

@@ -14,6 +14,7 @@ export class SemanticSearch {
     this.manifestUrl = new URL(manifest, document.baseURI).href;
     this.siteRoot = new URL(siteRoot ?? "../", siteRoot ? document.baseURI : this.manifestUrl).href;
     this.onProgress = onProgress;
+    this.progressWatchers = new Set();
     this.worker = null;
     this.pending = new Map();
     this.nextId = 1;
@@ -34,28 +35,62 @@ export class SemanticSearch {
   #receive(data) {
     if (data.type === "progress") {
       this.onProgress(data);
+      for (const watch of this.progressWatchers) watch(data);
       return;
     }
     const request = this.pending.get(data.id);
-    if (!request) return;
+    if (!request) return; // answered, or aborted
+    if (data.type === "partial") {
+      request.onPartial?.(data.value, { ranking: data.ranking });
+      return;
+    }
     this.pending.delete(data.id);
+    request.unlisten?.();
     if (data.type === "done") request.resolve(data.value);
     else request.reject(new Error(data.message));
   }
 
   #failAll(message) {
-    for (const request of this.pending.values()) request.reject(new Error(message));
+    for (const request of this.pending.values()) {
+      request.unlisten?.();
+      request.reject(new Error(message));
+    }
     this.pending.clear();
     this.ready = null;
   }
 
-  #call(type, payload = {}) {
+  /**
+   * Sends a request to the worker. `signal`: aborting it rejects at once with its reason
+   * and tells the worker to stop; `onPartial(value, {ranking})`: the worker's partial
+   * answers, until the request is answered or aborted.
+   */
+  #call(type, payload = {}, { signal, onPartial } = {}) {
     this.#start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const request = { resolve, reject, onPartial };
+      if (signal) {
+        const abort = () => {
+          this.pending.delete(id);
+          this.worker?.postMessage({ type: "abort", id });
+          reject(signal.reason);
+        };
+        signal.addEventListener("abort", abort, { once: true });
+        request.unlisten = () => signal.removeEventListener("abort", abort);
+      }
+      this.pending.set(id, request);
       this.worker.postMessage({ id, type, ...payload });
     });
+  }
+
+  /** Calls `watch({phase, loaded, total})` on each progress report too; returns its off switch. */
+  watchProgress(watch) {
+    this.progressWatchers.add(watch);
+    return () => this.progressWatchers.delete(watch);
   }
 
   /**
@@ -76,10 +111,19 @@ export class SemanticSearch {
    * `mode`: "hybrid" (default), "vector" or "lexical"; `filters`: `{key: [values]}`
    * on `section`, `tags` and the site's facets; `topK`, `minScore`: the site's
    * `top_k` and `min_score` unless given. Mode "lexical" needs no vectors and no model.
+   *
+   * Progressive results: `onPartial(results, {ranking: "keyword"})` gets the keyword
+   * results first while the query encoder is still loading (they need no model), and
+   * the promise resolves to the final ranking. `signal`: an AbortSignal; aborting it
+   * (say, on the reader's next key) rejects with its reason, stops the search in the
+   * worker, and drops its answers; downloads it started go on for later searches.
    */
-  async search(query, { topK, filters, mode, minScore } = {}) {
-    if (mode !== "lexical") await this.preload();
-    const hits = await this.#call("search", { query, options: { topK, filters, mode, minScore } });
+  async search(query, { topK, filters, mode, minScore, onPartial, signal } = {}) {
+    const hits = await this.#call(
+      "search",
+      { query, options: { topK, filters, mode, minScore }, partial: Boolean(onPartial) },
+      { signal, onPartial: onPartial && ((value, info) => onPartial(value.map((hit) => this.#result(hit)), info)) },
+    );
     return hits.map((hit) => this.#result(hit));
   }
 

@@ -30,6 +30,7 @@ export class Engine {
     this.store = new PayloadStore(this.manifestUrl);
     this.opening = null;
     this.pending = new Map(); // what load() and the encoders build once: name -> promise
+    this.built = new Set(); // the names in `pending` whose promise has resolved
   }
 
   /** Manifest and catalog: all that planning and ranking need. Returns the counts. */
@@ -84,7 +85,7 @@ export class Engine {
     if (!promise) {
       promise = make();
       this.pending.set(key, promise);
-      promise.catch(() => this.pending.delete(key));
+      promise.then(() => this.built.add(key), () => this.pending.delete(key));
     }
     return promise;
   }
@@ -193,6 +194,38 @@ export class Engine {
     return scorePartitions(set, parts, codes);
   }
 
+  /** Whether the query encoder has all it needs: a query then waits for at most a shard. */
+  encoderReady() {
+    if (!this.encoder) return false;
+    return this.encoder.kind === "static"
+      ? this.built.has("static") && this.built.has("vectors")
+      : this.built.has("transformer");
+  }
+
+  /**
+   * The reference searcher's `search` (options below, at `#rank`), progressively: with
+   * `onPartial(results, {ranking: "keyword"})`, a search that needs the query encoder
+   * while it is still loading first reports the keyword results, unless its final
+   * results are ready first. Resolves to the final results. This is the one place
+   * that decides what is shown before the final ranking. Once `signal` is aborted
+   * nothing more is reported and the search rejects with its reason.
+   */
+  async search(query, { onPartial, ...options } = {}) {
+    const { signal } = options;
+    const final = this.#rank(query, options);
+    if (!onPartial || !query.trim()) return final;
+    final.catch(() => {}); // awaited below, where its error surfaces
+    await abortable(this.open(), signal);
+    if ((options.mode ?? this.defaults.mode) === "lexical" || this.encoderReady()) return final;
+    const keyword = this.#rank(query, { ...options, mode: "lexical" });
+    const first = await Promise.race([
+      keyword.then((results) => ({ results }), () => null), // the final search reports its errors
+      final.then(() => null, () => null),
+    ]);
+    if (first && !signal?.aborted) onPartial(first.results, { ranking: "keyword" });
+    return final;
+  }
+
   /**
    * The reference searcher's `search`: modes `hybrid` (default), `vector`, `lexical`,
    * filters, `minScore` and `topK`, ranked by the page-aware fusion of ranking.js.
@@ -202,7 +235,7 @@ export class Engine {
    * AbortSignal; once aborted the search stops at its next step, rejecting with the
    * signal's reason (downloads it started go on, for the searches after it).
    */
-  async search(query, { topK, filters, mode, minScore, signal } = {}) {
+  async #rank(query, { topK, filters, mode, minScore, signal } = {}) {
     if (!query.trim()) return [];
     await abortable(this.open(), signal);
     mode ??= this.defaults.mode;

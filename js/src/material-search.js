@@ -8,10 +8,10 @@ import { describeProgress } from "./progress.js";
 import { runtimeFiles } from "./runtime.js";
 
 /**
- * Returns `search(query, show, signal)`: calls `show(items, "keyword")` with keyword
- * results while the query encoder loads (first query only), then `show(items,
- * "hybrid")`; `onProgress(text)`. Aborting `signal` stops the search (the typing has
- * moved on): it rejects with an AbortError.
+ * Returns `search(query, show, signal)`: the engine's progressive search, calling
+ * `show(items, "keyword")` with keyword results while the query encoder loads, then
+ * `show(items, "hybrid")`; `onProgress(text)`. Aborting `signal` stops the search
+ * (the typing has moved on): nothing more is shown and it rejects with its reason.
  */
 export function createSearch({ manifestUrl, workerUrl, onProgress }) {
   const engine = new Engine({
@@ -19,18 +19,11 @@ export function createSearch({ manifestUrl, workerUrl, onProgress }) {
     runtime: runtimeFiles(workerUrl),
     onProgress: (progress) => onProgress(describeProgress(progress).text),
   });
-  let modelReady = false;
   return async (query, show, signal) => {
-    const hybrid = engine.search(query, { signal }).then((results) => {
-      modelReady = true;
-      return results;
+    const results = await engine.search(query, {
+      signal,
+      onPartial: (keyword) => show(toItems(keyword, query), "keyword"),
     });
-    if (!modelReady) {
-      const lexical = engine.search(query, { mode: "lexical", signal });
-      lexical.catch(() => {}); // when the hybrid results win, its outcome no longer matters
-      const keyword = await Promise.race([lexical, hybrid.then(() => null, () => null)]);
-      if (keyword && !modelReady) show(toItems(keyword, query), "keyword");
-    }
-    show(toItems(await hybrid, query), "hybrid");
+    show(toItems(results, query), "hybrid");
   };
 }

@@ -3,8 +3,14 @@
 // Material's own result list, highlighting and keyboard handling show our results.
 // Built as a classic script: Material starts its worker with `new Worker(url)`.
 // The plugin points Material's `__config.search` here, with `?manifest=<url>`.
+//
+// Material sends a QUERY when a key is released; our page script (material-page.js)
+// also sends the box's text on every input event, over a BroadcastChannel, so the
+// search starts when the key goes down. Each new text aborts the search before it;
+// only the newest text's answers are posted, each announced on the channel first
+// (query, ranking, each group's locations), so the page can tell which text a list is for.
 
-import { CHANNEL } from "./material-page.js";
+import { CHANNEL, sameQuery } from "./material-page.js";
 
 const SETUP = 0;
 const READY = 1;
@@ -15,13 +21,10 @@ const here = new URL(self.location.href);
 const manifestUrl = new URL(here.searchParams.get("manifest") ?? "manifest.json", here).href;
 const channel = new BroadcastChannel(CHANNEL);
 let search = null; // loaded on the first query that is not empty
-let latest = null; // the newest query not yet answered
-let current = null; // the query being answered
-let stop = null; // aborts the search of `current`
-let busy = false;
+let current = null; // the newest text's search: {query, controller}
 
 function announce(type, text) {
-  channel.postMessage({ type, text, query: latest ?? current });
+  channel.postMessage({ type, text, query: current?.query ?? "" });
 }
 
 // Material sends SETUP with its own index once it has downloaded it. The plugin keeps
@@ -31,18 +34,32 @@ function announce(type, text) {
 self.postMessage({ type: READY });
 
 self.onmessage = ({ data }) => {
-  if (data.type === SETUP) {
-    self.postMessage({ type: READY });
-  } else if (data.type === QUERY) {
-    latest = data.data;
-    stop?.abort(); // its results would not be shown: stop its work for the newer query
-    if (!busy) drain();
-  }
+  if (data.type === SETUP) self.postMessage({ type: READY });
+  else if (data.type === QUERY) start(data.data);
+};
+channel.onmessage = ({ data }) => {
+  if (data.type === "typed") start(data.text);
 };
 
-/** Answers `query` through `show(items)`, keyword results first while the model loads. */
-async function answer(query, show, signal) {
-  if (!query.trim()) return show([]);
+/** Starts answering `query` unless it is the text being answered already. */
+function start(query) {
+  if (current && sameQuery(current.query, query)) return; // the same text, typed and then sent
+  current?.controller.abort();
+  const mine = { query: query.trim(), controller: new AbortController() };
+  current = mine;
+  answer(mine).catch((error) => {
+    if (current === mine) announce("error", `Semantic search is unavailable: ${error.message}`);
+  });
+}
+
+async function answer(mine) {
+  const show = (items, ranking) => {
+    if (current !== mine) return; // a newer text supersedes this one
+    const locations = items.map((group) => group.map((document) => document.location));
+    channel.postMessage({ type: "results", ranking, query: mine.query, locations });
+    self.postMessage({ type: RESULT, data: { items } });
+  };
+  if (!mine.query) return show([], "hybrid");
   if (!search) {
     const { createSearch } = await import("./material-search.js");
     search = createSearch({
@@ -51,26 +68,5 @@ async function answer(query, show, signal) {
       onProgress: (text) => announce("progress", text),
     });
   }
-  return search(query, show, signal);
-}
-
-async function drain() {
-  busy = true;
-  while (latest !== null) {
-    current = latest;
-    latest = null;
-    const controller = new AbortController();
-    stop = controller;
-    try {
-      // A newer query supersedes this one: its results are then not shown.
-      await answer(current, (items, ranking = "hybrid") => {
-        if (latest !== null) return;
-        self.postMessage({ type: RESULT, data: { items } });
-        channel.postMessage({ type: "results", ranking, query: current });
-      }, controller.signal);
-    } catch (error) {
-      if (!controller.signal.aborted) announce("error", `Semantic search is unavailable: ${error.message}`);
-    }
-  }
-  busy = false;
+  return search(mine.query, show, mine.controller.signal);
 }

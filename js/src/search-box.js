@@ -1,13 +1,16 @@
-// Connects a text input to the client: preload on focus, search as you type (the
-// latest query wins), results with arrow keys and Enter. Keyword results show at
-// once; the hybrid ranking replaces them when it is ready, but never while
-// the reader's pointer or keyboard selection is in the list. Esc belongs to the
-// container (the theme's modal, or the native <dialog>).
+// Connects a text input to the client: preload on focus, search as you type, results
+// with arrow keys and Enter. Every input event starts a search for the text at once
+// and aborts the one before: the latest text always wins, and an answer for an older
+// text is never shown. Keyword results show while the query encoder loads; the
+// final ranking replaces them when it is ready, but never while the reader's
+// pointer or keyboard selection is in the list. Esc belongs to the container (the
+// theme's modal, the native <dialog>, the sidebar's panel).
 
 import { describeProgress } from "./progress.js";
 import { renderNote, renderResults, renderStatus } from "./results-view.js";
 
 const KEYWORD_NOTE = "Keyword matches; results by meaning follow";
+const OPENING_NOTE = "Searching… the best result opens when it is ready";
 
 export class SearchBox {
   /**
@@ -18,8 +21,7 @@ export class SearchBox {
     Object.assign(this, { client, input, output, onPick });
     this.links = [];
     this.active = -1;
-    this.running = false;
-    this.queued = null;
+    this.latest = null; // the search of the newest text: {query, controller}
     this.shown = "";
     this.shownFinal = false;
     this.enterPending = false;
@@ -32,7 +34,7 @@ export class SearchBox {
         this.#applyDeferred();
       }],
       [input, "focus", () => this.#preload()],
-      [input, "input", () => this.#schedule(input.value)],
+      [input, "input", () => this.#search(input.value)],
       [input, "keydown", (event) => this.#key(event)],
       [output, "click", (event) => {
         const link = event.target.closest?.("a.semantic-hit");
@@ -40,12 +42,13 @@ export class SearchBox {
       }],
     ];
     for (const [target, type, fn] of this.listeners) target.addEventListener(type, fn);
-    client.onProgress = (progress) => {
+    this.unwatch = client.watchProgress((progress) => {
       const { text, fraction } = describeProgress(progress);
-      if (!this.links.length) renderStatus(this.output, text, { progress: fraction });
-      else if (!this.shownFinal) renderNote(this.output, `${KEYWORD_NOTE}. ${text}`, { progress: fraction });
-    };
-    if (input.value.trim()) this.#schedule(input.value);
+      const lead = this.enterPending ? OPENING_NOTE : KEYWORD_NOTE;
+      if (!this.links.length) renderStatus(this.output, this.enterPending ? `${lead}. ${text}` : text, { progress: fraction });
+      else if (!this.shownFinal) renderNote(this.output, `${lead}. ${text}`, { progress: fraction });
+    });
+    if (input.value.trim()) this.#search(input.value);
   }
 
   #preload() {
@@ -62,50 +65,38 @@ export class SearchBox {
     renderStatus(this.output, `Semantic search is unavailable: ${error.message}`, { error: true });
   }
 
-  #schedule(query) {
-    this.queued = query;
-    if (!this.running) this.#drain();
-  }
-
-  async #drain() {
-    this.running = true;
-    while (this.queued !== null) {
-      const query = this.queued;
-      this.queued = null;
-      await this.#run(query);
-    }
-    this.running = false;
-  }
-
-  async #run(query) {
+  /** Starts the search of `query` at once; the search of any older text is dropped. */
+  #search(query) {
+    this.latest?.controller.abort();
+    this.latest = null;
+    this.enterPending = false; // an Enter pressed on an older text is not for this one
     if (!query.trim()) {
       this.links = [];
       this.deferred = null;
+      this.shown = "";
       this.output.replaceChildren();
       return;
     }
-    try {
-      const hybrid = this.client.search(query);
-      // Keyword results need no model: show them unless the hybrid ones are already here.
-      const keyword = await Promise.race([
-        this.client.search(query, { mode: "lexical" }),
-        hybrid.then(() => null, () => null),
-      ]);
-      if (this.queued !== null) {
-        hybrid.catch(() => {}); // superseded: its outcome no longer matters
-        return;
-      }
-      if (keyword) this.#show(query, keyword, { final: false });
-      const results = await hybrid;
-      if (this.queued !== null) return; // a newer query is waiting; skip rendering this one
-      if (this.shown === query && !this.shownFinal && this.#readerIsInList()) {
+    const search = { query, controller: new AbortController() };
+    this.latest = search;
+    const isLatest = () => this.latest === search;
+    this.client.search(query, {
+      signal: search.controller.signal,
+      onPartial: (results) => {
+        if (isLatest()) this.#show(query, results, { final: false });
+      },
+    }).then((results) => {
+      search.done = true;
+      if (!isLatest()) return;
+      if (!this.enterPending && this.shown === query && !this.shownFinal && this.#readerIsInList()) {
         this.deferred = { query, results };
         return;
       }
       this.#show(query, results, { final: true });
-    } catch (error) {
-      this.#fail(error);
-    }
+    }, (error) => {
+      search.done = true;
+      if (isLatest()) this.#fail(error);
+    });
   }
 
   #readerIsInList() {
@@ -125,7 +116,7 @@ export class SearchBox {
     this.active = -1;
     this.links = renderResults(this.output, results, query);
     if (!results.length && final) renderStatus(this.output, "No results");
-    if (!final && results.length) renderNote(this.output, KEYWORD_NOTE);
+    if (!final && results.length) renderNote(this.output, this.enterPending ? OPENING_NOTE : KEYWORD_NOTE);
     this.output.dataset.ranking = final ? "hybrid" : "keyword";
     this.output.dataset.query = query;
     if (final) {
@@ -148,8 +139,13 @@ export class SearchBox {
       // Keyword results are provisional: Enter waits for the final ranking unless the
       // reader picked a result with the arrow keys.
       const settled = this.shownFinal || this.active >= 0;
-      if (link && this.shown === this.input.value && settled) this.#follow(link);
-      else this.enterPending = true; // results for this text are on their way
+      if (link && this.shown === this.input.value && settled) {
+        this.#follow(link);
+      } else if (this.latest && !this.latest.done) { // results for this text are on their way
+        this.enterPending = true;
+        if (this.links.length) renderNote(this.output, OPENING_NOTE);
+        else renderStatus(this.output, OPENING_NOTE);
+      }
     }
   }
 
@@ -167,6 +163,9 @@ export class SearchBox {
   }
 
   destroy() {
+    this.latest?.controller.abort();
+    this.latest = null;
+    this.unwatch();
     for (const [target, type, fn] of this.listeners) target.removeEventListener(type, fn);
   }
 }

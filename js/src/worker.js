@@ -1,11 +1,14 @@
 // The module worker behind semantic.js: query encoding and scanning off the main thread.
 // Requests: {id, type: "init" | "load" | "search" | "searchVector" | "embed", ...}; answers
 // {id, type: "done", value} or {id, type: "error", message}; plus {type: "progress"}.
+// A search with `partial: true` may first answer {id, type: "partial", value, ranking}
+// (keyword results while the query encoder loads); {type: "abort", id} stops a request.
 
 import { Engine } from "./engine.js";
 import { runtimeFiles } from "./runtime.js";
 
 let engine = null;
+const running = new Map(); // request id -> AbortController
 
 const handlers = {
   init({ manifestUrl }) {
@@ -18,18 +21,32 @@ const handlers = {
     return true;
   },
   load: () => engine.load(),
-  search: ({ query, options }) => engine.search(query, options),
+  search: ({ id, query, options, partial }, signal) => engine.search(query, {
+    ...options,
+    signal,
+    onPartial: partial
+      ? (value, { ranking }) => self.postMessage({ id, type: "partial", value, ranking })
+      : undefined,
+  }),
   searchVector: ({ query, options }) => engine.searchVector(query, options),
   embed: ({ query }) => engine.embed(query), // a typed array (or null), cloned as such
 };
 
 self.onmessage = async ({ data }) => {
   const { id, type } = data;
+  if (type === "abort") {
+    running.get(id)?.abort(new DOMException("the search was superseded", "AbortError"));
+    return;
+  }
+  const controller = new AbortController();
+  running.set(id, controller);
   try {
     if (!handlers[type]) throw new Error(`unknown request ${type}`);
     if (type !== "init" && !engine) throw new Error("the worker got a request before init");
-    self.postMessage({ id, type: "done", value: await handlers[type](data) });
+    self.postMessage({ id, type: "done", value: await handlers[type](data, controller.signal) });
   } catch (error) {
     self.postMessage({ id, type: "error", message: error.message ?? String(error) });
+  } finally {
+    running.delete(id);
   }
 };

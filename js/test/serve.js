@@ -1,15 +1,16 @@
 // A static file server on 127.0.0.1 for the engine's tests: real fetches, and a record
-// of every path requested.
+// of every path requested. `hold(path)`: a promise the answer waits for (a slow file).
 
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { join, normalize } from "node:path";
 
-export async function serve(root) {
+export async function serve(root, { hold = () => null } = {}) {
   const requests = [];
   const server = createServer(async (request, response) => {
     const path = decodeURIComponent(new URL(request.url, "http://x").pathname);
     requests.push(path);
+    await hold(path);
     const file = normalize(join(root, path));
     if (!file.startsWith(normalize(root))) {
       response.writeHead(403).end();

@@ -1,7 +1,7 @@
 // Drives a built site in headless Chromium and prints what it saw as JSON, for the
 // pytest browser tests and bench/browser.py (which make the assertions and tables).
 //
-//   node tools/drive.mjs search|parity|bench|keywordFirst PLAN.json
+//   node tools/drive.mjs search|parity|bench|keywordFirst|typing PLAN.json
 //
 // PLAN: {site, prefix, start, theme, ...}; see each scenario below.
 
@@ -229,9 +229,10 @@ async function parity(plan) {
   });
 }
 
-// plan: {theme, start, query, delayMs, hold}: the files whose URL matches `hold` (a
-// regular expression; by default the model) are held back `delayMs`; records what the
-// list shows (and its ranking) before they arrive and after.
+// plan: {theme, start, query, delayMs, hold, typeDelayMs}: the files whose URL matches
+// `hold` (a regular expression; by default the model) are held back `delayMs`; the query
+// is typed key by key (each key held `typeDelayMs`, default 0); records what the list
+// shows for the whole query (and its ranking) before they arrive and after.
 async function keywordFirst(plan) {
   const theme = THEMES[plan.theme];
   return withSite(plan, async ({ page, server }) => {
@@ -243,8 +244,11 @@ async function keywordFirst(plan) {
     });
     await page.goto(server.url + (plan.start ?? ""));
     await theme.open(page);
-    await page.locator(theme.input).fill(plan.query); // one input event: the whole query
-    await page.waitForSelector('[data-ranking="keyword"] a.semantic-hit', { timeout: TIMEOUT });
+    await page.keyboard.type(plan.query, { delay: plan.typeDelayMs ?? 0 });
+    await page.waitForFunction((query) => {
+      const box = document.querySelector('[data-ranking="keyword"]');
+      return box?.dataset.query === query && box.querySelector("a.semantic-hit");
+    }, plan.query, { timeout: TIMEOUT });
     const early = {
       results: await theme.results(page),
       atMs: Date.now() - modelRequested,
@@ -252,7 +256,10 @@ async function keywordFirst(plan) {
       note: await page.$eval('[data-ranking="keyword"] .semantic-status', (e) => e.textContent)
         .catch(() => ""),
     };
-    await page.waitForSelector('[data-ranking="hybrid"] a.semantic-hit', { timeout: TIMEOUT });
+    await page.waitForFunction((query) => {
+      const box = document.querySelector('[data-ranking="hybrid"]');
+      return box?.dataset.query === query && box.querySelector("a.semantic-hit");
+    }, plan.query, { timeout: TIMEOUT });
     const late = { results: await theme.results(page), atMs: Date.now() - modelRequested };
     return { early, late };
   });
@@ -315,7 +322,7 @@ async function bench(plan) {
     if (plan.typeDelayMs) {
       await page.keyboard.type(plan.query, { delay: plan.typeDelayMs });
     } else {
-      await page.locator(theme.input).fill(plan.query);
+      await page.keyboard.insertText(plan.query); // a paste: one input event
       await page.keyboard.press("End"); // one key: Material reads the box on keyup
     }
     await page.waitForFunction(() => window.__firstResult.shownAt !== null, null, { timeout: TIMEOUT });
@@ -356,7 +363,83 @@ async function bench(plan) {
   });
 }
 
-const SCENARIOS = { search, parity, bench, keywordFirst };
+// Where each theme's result box says what it shows: the box (data-query, data-ranking),
+// its result links, and the list that may be hidden (Material, for an older text).
+const BOXES = {
+  mkdocs: { box: "#mkdocs-search-results", links: "a.semantic-hit" },
+  readthedocs: { box: ".semantic-sidebar-output", links: "a.semantic-hit" },
+  material: { box: ".md-search-result", links: ".md-search-result__list a.md-search-result__link",
+              list: ".md-search-result__list" },
+};
+
+/**
+ * In the page: every input event (time, text) and every change of what the result box
+ * shows (time, the text in the search box then, the box's data-query and data-ranking,
+ * the links on show), recorded by a MutationObserver as the page renders. Times are
+ * performance.now() ms.
+ */
+function recordRenders(page, where) {
+  return page.evaluate(({ box: boxSelector, links, list: listSelector, input }) => {
+    const log = { inputs: [], keys: [], renders: [] };
+    window.__typing = log;
+    const now = () => performance.timeOrigin + performance.now();
+    addEventListener("keydown", () => log.keys.push(now()), true);
+    addEventListener("input", (event) => log.inputs.push({ at: now(), text: event.target.value }), true);
+    let last = "";
+    const record = () => {
+      const box = document.querySelector(boxSelector);
+      if (!box) return;
+      const list = listSelector ? document.querySelector(listSelector) : null;
+      const visible = !list?.hidden;
+      const shown = visible ? [...box.querySelectorAll(links)].map((a) => a.href) : [];
+      const state = {
+        input: document.querySelector(input)?.value ?? "",
+        query: box.dataset.query ?? null,
+        ranking: box.dataset.ranking ?? null,
+        links: shown,
+      };
+      const key = JSON.stringify([state.query, state.ranking, shown]);
+      if (key === last) return;
+      last = key;
+      log.renders.push({ at: now(), ...state });
+    };
+    new MutationObserver(record).observe(document.documentElement, {
+      subtree: true, childList: true, attributes: true,
+      attributeFilter: ["data-query", "data-ranking", "hidden", "href"],
+    });
+  }, { ...where, input: THEMES[where.theme].input });
+}
+
+// plan: {theme, start, query, typeDelayMs, throttle: {mbps, latencyMs}}: a fresh
+// profile, the network throttled with CDP Network.emulateNetworkConditions; the query
+// typed key by key with keyboard.type (each key held `typeDelayMs`); waits for the
+// final ranking of the whole query. Returns the page's logs (recordRenders), when the
+// model's file was requested (the server's log; all times are epoch ms).
+async function typing(plan) {
+  const theme = THEMES[plan.theme];
+  return withSite(plan, async ({ page, server, context }) => {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    const bytesPerSecond = (plan.throttle.mbps * 1e6) / 8;
+    await cdp.send("Network.emulateNetworkConditions", {
+      offline: false, latency: plan.throttle.latencyMs,
+      downloadThroughput: bytesPerSecond, uploadThroughput: bytesPerSecond,
+    });
+    await page.goto(server.url + (plan.start ?? ""));
+    await recordRenders(page, { ...BOXES[plan.theme], theme: plan.theme });
+    await theme.open(page);
+    await page.keyboard.type(plan.query, { delay: plan.typeDelayMs });
+    const done = await page.waitForFunction(({ query }) => window.__typing.renders.some((r) =>
+      r.ranking === "hybrid" && r.query?.trim() === query.trim() && r.links.length), { query: plan.query },
+    { timeout: 3 * TIMEOUT, polling: 100 }).then(() => true, () => false);
+    if (!done) console.error("no hybrid results for the whole query: the page's log is in the report");
+    const log = await page.evaluate(() => window.__typing);
+    const model = server.log.find((entry) => /\/model\.[0-9a-f]+\.onnx$/.test(entry.path));
+    return { ...log, done, modelRequestedAt: model?.at ?? null, throttle: plan.throttle };
+  });
+}
+
+const SCENARIOS = { search, parity, bench, keywordFirst, typing };
 const [scenario, planFile] = process.argv.slice(2);
 if (!SCENARIOS[scenario] || !planFile) {
   console.error(`usage: node tools/drive.mjs ${Object.keys(SCENARIOS).join("|")} PLAN.json`);
