@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -217,3 +218,90 @@ def test_partitions_whose_rows_do_not_add_up_or_overlap_are_refused(tmp_path,
     resign(tmp_path, catalog)
     with pytest.raises(BundleError, match="each in no other partition"):
         read_bundle(tmp_path)
+
+
+def test_kept_centroids_are_refitted_only_past_the_drift_bounds():
+    rows = partitions.PARTITION_ROWS
+    assert not partitions.drifted([rows] * 10, rows=10 * rows)
+    assert not partitions.drifted([rows] * 9 + [3 * rows], rows=12 * rows)
+    assert partitions.drifted([rows] * 7, rows=10 * rows)  # the site grew by 43 %
+    assert partitions.drifted([rows] * 9 + [5 * rows], rows=14 * rows)  # one grew too large
+    stored = quantize(clustered_vectors(600), "i8").vectors
+    fresh = partitions.build_partitions(stored, rows_per_partition=100)
+    assert len(fresh.members) == 6
+    kept = partitions.build_partitions(stored, rows_per_partition=100,
+                                       previous=fresh.centroids[:5])
+    np.testing.assert_array_equal(kept.centroids, fresh.centroids[:5])
+    refit = partitions.build_partitions(stored, rows_per_partition=100,
+                                        previous=fresh.centroids[:4])  # 4 for 6 wanted
+    np.testing.assert_array_equal(refit.centroids, fresh.centroids)
+
+
+def topic_page(number: int, *, sections: int, seed: int = 0) -> str:
+    """A page on one of five topics: sections of words drawn from the topic's words."""
+    rng = np.random.default_rng([number, seed])
+    words = [f"t{number % 5}w{i}" for i in range(40)]
+    html = [f"<h1 id='p{number}'>Page {number}</h1>"]
+    for s in range(sections):
+        html.append(f"<h2 id='s{s}'>Part {s}</h2><p>"
+                    + " ".join(rng.choice(words, 30).tolist()) + "</p>")
+    return "".join(html)
+
+
+def test_a_one_page_edit_rewrites_only_the_partitions_that_hold_its_chunks(
+        tmp_path, small_partitions):
+    """The issue's measure: a rebuild that changes one page changes only the vector files
+    holding it, here after `mkdocs build` emptied the site folder (the centroids and the
+    int8 scale come back from the cache folder) and with the page gaining a chunk (every
+    later chunk's number shifts)."""
+    from dataclasses import replace
+
+    from mkdocs_semantic.chunking import PageFacts
+    from mkdocs_semantic.indexer import Indexer, IndexOptions
+
+    from .test_indexer import HashingEmbedder
+
+    spec = replace(default_model_spec(), id="hashing-64", dim=64,
+                   sha256=hashlib.sha256(b"hashing-64").hexdigest())
+    out = tmp_path / "site" / "semantic"
+    pages = {n: topic_page(n, sections=2) for n in range(24)}
+
+    def build() -> dict[str, bytes]:
+        indexer = Indexer(spec, IndexOptions(vector_layout="partitioned"),
+                          cache_path=tmp_path / "cache" / "embeddings.npz",
+                          embedder=HashingEmbedder())
+        indexer.start_build()
+        chunks = [c for n, html in pages.items()
+                  for c in indexer.chunk(html, PageFacts(url=f"p{n}/", title=f"Page {n}"))]
+        if out.parent.exists():
+            shutil.rmtree(out.parent)  # as `mkdocs build` cleans the site folder
+        indexer.write(out, chunks, pages=len(pages))
+        return {p.name: p.read_bytes() for p in (out / "vectors").iterdir()}
+
+    before = build()
+    first = read_bundle(out)
+    assert len(first.vectors.parts) > 4
+    pages[10] = topic_page(10, sections=3, seed=1)
+    after = build()
+    second = read_bundle(out)
+    assert first.scale == second.scale
+    np.testing.assert_array_equal(first.vectors.centroids, second.vectors.centroids)
+    old_starts, starts = first.catalog["pages"]["starts"], second.catalog["pages"]["starts"]
+    assert starts[11] - starts[10] == old_starts[11] - old_starts[10] + 1
+    assert len(second.chunks) == len(first.chunks) + 1
+
+    def partitions_of(bundle) -> list[tuple[str, bool]]:
+        """Per partition: its file, and whether it holds a chunk of page 10."""
+        spec = bundle.catalog["vectors"][0]
+        lo, hi = bundle.catalog["pages"]["starts"][10:12]
+        return [(name.removeprefix("vectors/"), bool(np.any((ids >= lo) & (ids < hi))))
+                for (_, name, _), ids in zip(spec["partitions"], bundle.vectors.ids)]
+
+    # the same centroids: partition i is the same partition in both builds
+    old, new = partitions_of(first), partitions_of(second)
+    assert len(old) == len(new)
+    touched = [a[1] or b[1] for a, b in zip(old, new)]
+    assert [a[0] != b[0] for a, b in zip(old, new)] == touched
+    changed = set(after) - set(before)
+    assert len(changed) == sum(touched) and 1 <= len(changed) <= 3  # of 12 partitions
+    assert {name for name in after if name.startswith("cent.")} <= set(before)
