@@ -42,6 +42,8 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -200,6 +202,13 @@ class VectorSet:
     """Partitioned: the parts a query scans at least (see partitions.probed)."""
     probe_max: int = 0
     """Partitioned: the parts a query scans at most."""
+    load: Callable[[int], tuple[np.ndarray, np.ndarray]] | None = None
+    """Partitioned, when some parts are not read yet (None in `ids` and `parts`, as in a
+    bundle downloaded without them): reads part p, returning its ids and rows."""
+    total_rows: int = 0
+    """With `load`: the rows of every part, read or not."""
+    _loading: threading.Lock = field(default_factory=threading.Lock, repr=False,
+                                     compare=False)
 
     @property
     def layout(self) -> str:
@@ -207,7 +216,17 @@ class VectorSet:
 
     @property
     def rows(self) -> int:
-        return sum(len(p) for p in self.parts)
+        return sum(len(p) for p in self.parts) if self.load is None else self.total_rows
+
+    def part(self, number: int) -> tuple[np.ndarray, np.ndarray]:
+        """Partitioned: part `number`'s chunk ids and rows, read on first use."""
+        if self.parts[number] is None:
+            with self._loading:
+                if self.parts[number] is None:
+                    ids, rows = self.load(number)
+                    self.ids[number] = ids
+                    self.parts[number] = rows
+        return self.ids[number], self.parts[number]
 
     def matrix(self) -> np.ndarray:
         """All rows as one array in chunk order (a copy; for tools and tests, not for
@@ -217,7 +236,8 @@ class VectorSet:
         if self.ids is None:
             return np.concatenate(self.parts)
         out = np.zeros((self.rows, self.dim), dtype=DTYPES[self.dtype])
-        for ids, part in zip(self.ids, self.parts):
+        for number in range(len(self.parts)):
+            ids, part = self.part(number)
             out[ids] = part
         return out
 
@@ -250,7 +270,8 @@ class VectorSet:
                                    for p in self.parts]) / divisor
         scores = np.full(self.rows, np.nan)
         for p in self.probed(codes, every=every):
-            scores[self.ids[p]] = _int8_dots(self.parts[p], codes, self.dim) / divisor
+            ids, rows = self.part(p)
+            scores[ids] = _int8_dots(rows, codes, self.dim) / divisor
         return scores
 
 
@@ -666,7 +687,13 @@ def read_catalog(root: Path, manifest: Manifest) -> dict:
 
 
 def read_bundle(path: Path) -> Bundle:
-    """Read and verify a bundle: every payload against its listed size and its hash."""
+    """Read and verify a bundle: every payload against its listed size and its hash.
+
+    A bundle downloaded from a URL without its vector partitions (remote.fetch_bundle)
+    fetches each one, verified the same way, when a query first probes it.
+    """
+    from .remote import payload_fetcher
+
     root = find_bundle_dir(Path(path))
     manifest = read_manifest(root)
     catalog = read_catalog(root, manifest)
@@ -690,7 +717,7 @@ def read_bundle(path: Path) -> Bundle:
             raise
         raise BundleError(f"the chunk files in {root} are malformed ({exc}): rebuild the "
                           "site") from exc
-    vectors = _read_vectors(root, catalog["vectors"][0], starts)
+    vectors = _read_vectors(root, catalog["vectors"][0], starts, payload_fetcher(root))
     static = catalog["encoders"].get("static")
     table = _read_table(root, static) if static else None
     files = [Payload(manifest.catalog.name, manifest.catalog.bytes), *payloads_of(catalog)]
@@ -729,9 +756,10 @@ def _chunks_of(fragments: list, texts: list, starts: np.ndarray, *, boosts: dict
     return chunks
 
 
-def _read_vectors(root: Path, spec: dict, starts: np.ndarray) -> VectorSet:
+def _read_vectors(root: Path, spec: dict, starts: np.ndarray,
+                  fetch: Callable[[str, int], None] | None = None) -> VectorSet:
     if spec["layout"] == "partitioned":
-        return _read_partitioned(root, spec, starts)
+        return _read_partitioned(root, spec, starts, fetch)
     dtype, dim = spec["dtype"], spec["dim"]
     numpy_type = np.dtype(DTYPES[dtype]).newbyteorder("<")
     parts = []
@@ -747,25 +775,50 @@ def _read_vectors(root: Path, spec: dict, starts: np.ndarray) -> VectorSet:
     return VectorSet(dtype=dtype, scale=float(spec["scale"]), dim=dim, parts=parts)
 
 
-def _read_partitioned(root: Path, spec: dict, starts: np.ndarray) -> VectorSet:
-    """Every partition, verified, with its chunk ids: each chunk in exactly one."""
+def _read_partitioned(root: Path, spec: dict, starts: np.ndarray,
+                      fetch: Callable[[str, int], None] | None) -> VectorSet:
+    """Every partition, verified, with its chunk ids: each chunk in exactly one. With
+    `fetch` (a bundle downloaded without its partitions), the partitions not here are
+    fetched and read when a query first probes them."""
     dim = spec["dim"]
     name, size = spec["centroids"]
     centroids = np.frombuffer(read_payload(root, name, size), dtype=np.int8).reshape(-1, dim)
-    parts, ids = [], []
-    seen = np.zeros(int(starts[-1]), dtype=bool)
-    for rows, name, size in spec["partitions"]:
+
+    def read(rows: int, name: str, size: int) -> tuple[np.ndarray, np.ndarray]:
         data = read_payload(root, name, size)
         members = partition_members(data, rows, starts)
-        if members is None or np.any(seen[members]):
+        if members is None:
             raise BundleError(f"{root / name} is not a partition of {rows} distinct chunks "
-                              "ascending, each in no other partition: rebuild the site")
+                              "ascending: rebuild the site")
+        return members, np.frombuffer(data, dtype=np.int8,
+                                      offset=4 + 8 * rows).reshape(rows, dim)
+
+    listed = spec["partitions"]
+    missing = [not (root / name).is_file() for _, name, _ in listed]
+    vectors = VectorSet(dtype="i8", scale=float(spec["scale"]), dim=dim, parts=[], ids=[],
+                        centroids=centroids, probe=int(spec["probe"]),
+                        probe_max=int(spec["probe_max"]))
+    if fetch is not None and any(missing):
+        def load(number: int) -> tuple[np.ndarray, np.ndarray]:
+            rows, name, size = listed[number]
+            if not (root / name).is_file():
+                fetch(name, size)
+            return read(rows, name, size)
+
+        vectors.load, vectors.total_rows = load, int(starts[-1])
+        vectors.ids = [None] * len(listed)
+        vectors.parts = [None] * len(listed)
+        return vectors
+    seen = np.zeros(int(starts[-1]), dtype=bool)
+    for rows, name, size in listed:
+        members, part = read(rows, name, size)
+        if np.any(seen[members]):
+            raise BundleError(f"{root / name} holds chunks another partition holds: rebuild "
+                              "the site")
         seen[members] = True
-        ids.append(members)
-        parts.append(np.frombuffer(data, dtype=np.int8, offset=4 + 8 * rows).reshape(rows, dim))
-    return VectorSet(dtype="i8", scale=float(spec["scale"]), dim=dim, parts=parts,
-                     ids=ids, centroids=centroids, probe=int(spec["probe"]),
-                     probe_max=int(spec["probe_max"]))
+        vectors.ids.append(members)
+        vectors.parts.append(part)
+    return vectors
 
 
 def partition_members(data: bytes, rows: int, starts: np.ndarray) -> np.ndarray | None:

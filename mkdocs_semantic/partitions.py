@@ -118,16 +118,16 @@ def build_partitions(stored: np.ndarray, *, rows_per_partition: int = PARTITION_
     if not len(stored):
         return Partitions(centroids=np.zeros((0, stored.shape[1]), np.int8), members=[])
     if previous is not None and len(previous) and previous.shape[1] == stored.shape[1]:
-        kept = _assign(stored, np.asarray(previous, dtype=np.int8))
+        kept = assign(stored, np.asarray(previous, dtype=np.int8))
         if not drifted([len(m) for m in kept.members], rows=len(stored),
                        rows_per_partition=rows_per_partition):
             return kept
     codes = centroid_codes(kmeans(stored.astype(np.float32),
                                   partition_count(len(stored), rows_per_partition)))
-    return _assign(stored, codes)
+    return assign(stored, codes)
 
 
-def _assign(stored: np.ndarray, codes: np.ndarray) -> Partitions:
+def assign(stored: np.ndarray, codes: np.ndarray) -> Partitions:
     """Each row to the centroid its codes score highest with, in integers (the rule a
     reader's probe follows; ties to the lower centroid); empty partitions dropped."""
     nearest = np.concatenate([
