@@ -301,3 +301,38 @@ def test_a_one_page_edit_rewrites_only_the_partitions_that_hold_its_chunks(
     changed = set(after) - set(before)
     assert len(changed) == sum(touched) and 1 <= len(changed) <= 3  # of 12 partitions
     assert {name for name in after if name.startswith("cent.")} <= set(before)
+
+
+def test_the_layout_of_another_model_is_not_reused(tmp_path):
+    """Centroids and a scale from other vectors would only mislead the partitioning."""
+    from dataclasses import replace
+
+    from mkdocs_semantic import layout_basis
+    from mkdocs_semantic.chunking import PageFacts
+    from mkdocs_semantic.indexer import Indexer, IndexOptions
+
+    from .test_indexer import HashingEmbedder
+
+    out, cache = tmp_path / "site" / "semantic", tmp_path / "cache" / "embeddings.npz"
+
+    def indexer(name: str) -> Indexer:
+        spec = replace(default_model_spec(), id=name, dim=64,
+                       sha256=hashlib.sha256(name.encode()).hexdigest())
+        return Indexer(spec, IndexOptions(vector_layout="partitioned"), cache_path=cache,
+                       embedder=HashingEmbedder())
+
+    first = indexer("hashing-a")
+    first.start_build()
+    chunks = [c for n in range(6) for c in first.chunk(
+        topic_page(n, sections=2), PageFacts(url=f"p{n}/", title=f"Page {n}"))]
+    first.write(out, chunks, pages=6)
+    saved = layout_basis.load(cache.with_name("layout.npz"))
+    assert saved is not None and saved.centroids is not None
+    written = layout_basis.from_bundle(out)
+    assert (saved.model, saved.dim, saved.scale) == (written.model, written.dim, written.scale)
+    np.testing.assert_array_equal(saved.centroids, written.centroids)
+    assert first.layout_basis(out) is not None
+    assert indexer("hashing-b").layout_basis(out) is None
+    shutil.rmtree(out)
+    assert first.layout_basis(out) is not None  # from the cache folder
+    assert indexer("hashing-b").layout_basis(out) is None
