@@ -20,12 +20,16 @@ per probe count:
 - scan time (Python, numpy): `VectorSet.scores` over the probed partitions against the
   exact scan, median over the queries.
 
+Then, at the default probe rule, centroids kept from an earlier build (what a rebuild
+does until partitions.drifted): fitted on the first 1 / REFIT_COUNT_RATIO of the rows,
+every row assigned to them, as on a site that has grown by that much since the fit.
+
 Then hybrid page MRR@10 on the relevance sets through the Searcher, with the layout
 forced on for sites below the threshold (at the real partition size and at a small one
 that makes each query probe a small share of the site).
 
     python bench/vector_layout.py [--sizes 2355,9420,37680,150720] [--rows 256]
-        [--probes 8-8,16-16,8-32,32-32] [--mrr-rows 32,16]
+        [--probes 8-8,16-16,8-32,12-96,32-32] [--mrr-rows 32,16]
 
 Writes bench/results/vector_layout.{json,md}.
 """
@@ -46,7 +50,7 @@ from relevance import ranked_pages, read_queries
 from results_file import write_results
 
 from mkdocs_semantic import partitions
-from mkdocs_semantic.bundle import VectorSet, read_bundle, write_bundle
+from mkdocs_semantic.bundle import VectorSet, partition_bytes, read_bundle, write_bundle
 from mkdocs_semantic.bundle_format import VECTOR_PART_BYTES
 from mkdocs_semantic.cache import cache_key
 from mkdocs_semantic.quantize import Quantized, quantize
@@ -63,6 +67,8 @@ SCIFACT = HERE.parent.parent / "shared/bench/scifact/queries.jsonl"
 SCIFACT_QUERIES = 200
 NOISE_COSINE = 0.9
 K = 10
+CHUNKS_PER_PAGE = 18
+"""Page size for the partition files' page numbers (the 16x site: 37,680 chunks, 2,064 pages)."""
 
 
 def real_vectors() -> np.ndarray:
@@ -146,48 +152,69 @@ def measure_size(vectors: np.ndarray, codes: list[np.ndarray], *, rows_options: 
                                            "parts": len(exact.parts),
                                            "scan_ms_median": float(np.median(exact_ms))},
            "partitioned": []}
+    starts = np.append(np.arange(0, len(vectors), CHUNKS_PER_PAGE), len(vectors))
     for rows in rows_options:
         started = time.perf_counter()
         built = partitions.build_partitions(stored.vectors, rows_per_partition=rows)
         build_s = time.perf_counter() - started
-        members = built.members
-        parts = [stored.vectors[m] for m in members]
-        part_gz = [gz(len(m).to_bytes(4, "little") + m.astype("<u4").tobytes() + p.tobytes())
-                   for m, p in zip(members, parts)]
-        centroid_gz = gz(built.centroids.tobytes())
-        sizes = np.array([len(m) for m in members])
         for probe, probe_max in probes:
-            if probe > len(members):
+            if probe > len(built.members):
                 continue
-            vs = VectorSet(dtype="i8", scale=stored.scale, dim=stored.vectors.shape[1],
-                           parts=parts, ids=members, centroids=built.centroids, probe=probe,
-                           probe_max=min(probe_max, len(members)))
-            recall, sent, scanned, ms, probed_n = [], [], [], [], []
-            for q, want in zip(codes, exact_top):
-                started = time.perf_counter()
-                scores = vs.scores(q)
-                ms.append((time.perf_counter() - started) * 1000)
-                got = top(scores)
-                recall.append(len(set(got.tolist()) & set(want.tolist())) / len(want))
-                probed = vs.probed(q)
-                probed_n.append(len(probed))
-                sent.append(centroid_gz + sum(part_gz[p] for p in probed))
-                scanned.append(int(sizes[probed].sum()))
             out["partitioned"].append({
-                "rows_per_partition": rows, "partitions": len(members), "probe": probe,
-                "probe_max": probe_max, "probed_mean": round(float(np.mean(probed_n)), 1),
-                "largest_partition": int(sizes.max()), "build_s": round(build_s, 2),
-                "recall@10": round(float(np.mean(recall)), 4),
-                "recall@10_min": round(float(np.min(recall)), 2),
-                "centroid_bytes_gzip": centroid_gz,
-                "first_query_bytes_gzip_median": int(np.median(sent)),
-                "first_query_bytes_gzip_p95": int(np.percentile(sent, 95)),
-                "rows_scanned_median": int(np.median(scanned)),
-                "rows_scanned_mean": int(np.mean(scanned)),
-                "scan_ms_median": round(float(np.median(ms)), 3),
-            })
+                "rows_per_partition": rows, "build_s": round(build_s, 2),
+                **measure_layout(built, stored, starts, codes, exact_top, probe=probe,
+                                 probe_max=probe_max)})
             print(len(vectors), out["partitioned"][-1], file=sys.stderr)
+    # A rebuild keeps the centroids of the build before until the site has grown by
+    # REFIT_COUNT_RATIO: here fitted on the first 1 / REFIT_COUNT_RATIO of the rows, then
+    # every row assigned to them, at the default probe rule.
+    fitted = round(len(vectors) / partitions.REFIT_COUNT_RATIO)
+    old = partitions.build_partitions(stored.vectors[:fitted],
+                                      rows_per_partition=partitions.PARTITION_ROWS)
+    kept = partitions.assign(stored.vectors, old.centroids)
+    out["kept"] = {"fitted_rows": fitted, "rows_per_partition": partitions.PARTITION_ROWS,
+                   **measure_layout(kept, stored, starts, codes, exact_top,
+                                    probe=partitions.PROBE, probe_max=partitions.PROBE_MAX)}
+    print(len(vectors), "kept", out["kept"], file=sys.stderr)
     return out
+
+
+def measure_layout(built: partitions.Partitions, stored: Quantized, starts: np.ndarray,
+                   codes: list[np.ndarray], exact_top: list[np.ndarray], *, probe: int,
+                   probe_max: int) -> dict:
+    """Recall, bytes and scan time of one partitioning at one probe rule."""
+    members = built.members
+    parts = [stored.vectors[m] for m in members]
+    part_gz = [gz(partition_bytes(m, p, starts)) for m, p in zip(members, parts)]
+    centroid_gz = gz(built.centroids.tobytes())
+    sizes = np.array([len(m) for m in members])
+    vs = VectorSet(dtype="i8", scale=stored.scale, dim=stored.vectors.shape[1], parts=parts,
+                   ids=members, centroids=built.centroids, probe=probe,
+                   probe_max=min(probe_max, len(members)))
+    recall, sent, scanned, ms, probed_n = [], [], [], [], []
+    for q, want in zip(codes, exact_top):
+        started = time.perf_counter()
+        scores = vs.scores(q)
+        ms.append((time.perf_counter() - started) * 1000)
+        got = top(scores)
+        recall.append(len(set(got.tolist()) & set(want.tolist())) / len(want))
+        probed = vs.probed(q)
+        probed_n.append(len(probed))
+        sent.append(centroid_gz + sum(part_gz[p] for p in probed))
+        scanned.append(int(sizes[probed].sum()))
+    return {
+        "partitions": len(members), "probe": probe, "probe_max": probe_max,
+        "probed_mean": round(float(np.mean(probed_n)), 1),
+        "largest_partition": int(sizes.max()),
+        "recall@10": round(float(np.mean(recall)), 4),
+        "recall@10_min": round(float(np.min(recall)), 2),
+        "centroid_bytes_gzip": centroid_gz,
+        "first_query_bytes_gzip_median": int(np.median(sent)),
+        "first_query_bytes_gzip_p95": int(np.percentile(sent, 95)),
+        "rows_scanned_median": int(np.median(scanned)),
+        "rows_scanned_mean": int(np.mean(scanned)),
+        "scan_ms_median": round(float(np.median(ms)), 3),
+    }
 
 
 def forced_mrr(rows_per_partition: int) -> list[dict]:
@@ -236,7 +263,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="2355,9420,37680,150720")
     parser.add_argument("--rows", default="256")
-    parser.add_argument("--probes", default="8-8,16-16,8-32,32-32",
+    parser.add_argument("--probes", default="8-8,16-16,8-32,12-96,32-32",
                         help="partitions probed, at least-at most (see partitions.probed)")
     parser.add_argument("--mrr-rows", default="32,16")
     parser.add_argument("--out", type=Path, default=HERE / "results")
@@ -294,9 +321,11 @@ def render(f: dict) -> str:
         lines.append(f"| {s['rows']:,} ({s['synthetic']:,}) | exact | {e['parts']} parts | "
                      f"all | 1 | {kb(e['bytes_gzip'])} | {s['rows']:,} | "
                      f"{e['scan_ms_median']:.2f} ms |")
-        for p in s["partitioned"]:
+        kept = dict(s["kept"], label=f"kept centroids, fitted on {s['kept']['fitted_rows']:,}")
+        for p in [*s["partitioned"], kept]:
+            label = p.get("label", "partitioned")
             lines.append(
-                f"| | partitioned, {p['rows_per_partition']} rows | {p['partitions']} "
+                f"| | {label}, {p['rows_per_partition']} rows | {p['partitions']} "
                 f"({p['largest_partition']}) | {p['probe']}-{p['probe_max']} "
                 f"({p['probed_mean']}) | {p['recall@10']:.3f} "
                 f"({p['recall@10_min']:.1f}) | {kb(p['first_query_bytes_gzip_median'])} "

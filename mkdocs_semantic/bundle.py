@@ -16,7 +16,8 @@ Layout of `<site>/<bundle_dir>/`:
   - `lexical`: `version`, `scale`, `count`, `stopwords` and term shards
     `[[first term, name, bytes], ...]`;
   - `vectors`: vector sets, each `{model, dtype, scale, dim, metric, layout: "exact",
-    parts: [[first page, name, bytes], ...]}`;
+    parts: [[first page, name, bytes], ...]}` or `{..., layout: "partitioned", probe,
+    probe_max, centroids: [name, bytes], partitions: [[rows, name, bytes], ...]}`;
   - `encoders`: `static` (`vectors`: the set it queries, `tokenizer`, `max_tokens`,
     `dtype`, `scale`, `dim`, token shards `[[first token id, name, bytes], ...]`) and,
     when the site ships its model, `transformer` (`vectors`, `model`, `tokenizer`).
@@ -25,6 +26,8 @@ Layout of `<site>/<bundle_dir>/`:
     kind], ...]]`, kind `p` (page lead) or `s` (section);
   - `text/text.<h>.json`: per page `[[text, anchors], ...]` (Python readers only);
   - `vectors/vec.<h>.<dtype>`: the rows of the part's pages, raw little-endian;
+  - partitioned layout: `vectors/cent.<h>.i8` (the centroid codes) and
+    `vectors/ivf.<h>.bin` (a partition: see `partition_bytes`);
   - `lexical/lex.<h>.json`: see `LexicalIndex.to_shards`;
   - `table/tab.<h>.bin`: u32 n, n u32 token ids ascending, n x dim int8 rows;
   - `model/model.<h>.onnx`, `model/tokenizer.<h>.json`.
@@ -39,6 +42,8 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -197,6 +202,13 @@ class VectorSet:
     """Partitioned: the parts a query scans at least (see partitions.probed)."""
     probe_max: int = 0
     """Partitioned: the parts a query scans at most."""
+    load: Callable[[int], tuple[np.ndarray, np.ndarray]] | None = None
+    """Partitioned, when some parts are not read yet (None in `ids` and `parts`, as in a
+    bundle downloaded without them): reads part p, returning its ids and rows."""
+    total_rows: int = 0
+    """With `load`: the rows of every part, read or not."""
+    _loading: threading.Lock = field(default_factory=threading.Lock, repr=False,
+                                     compare=False)
 
     @property
     def layout(self) -> str:
@@ -204,7 +216,17 @@ class VectorSet:
 
     @property
     def rows(self) -> int:
-        return sum(len(p) for p in self.parts)
+        return sum(len(p) for p in self.parts) if self.load is None else self.total_rows
+
+    def part(self, number: int) -> tuple[np.ndarray, np.ndarray]:
+        """Partitioned: part `number`'s chunk ids and rows, read on first use."""
+        if self.parts[number] is None:
+            with self._loading:
+                if self.parts[number] is None:
+                    ids, rows = self.load(number)
+                    self.ids[number] = ids
+                    self.parts[number] = rows
+        return self.ids[number], self.parts[number]
 
     def matrix(self) -> np.ndarray:
         """All rows as one array in chunk order (a copy; for tools and tests, not for
@@ -214,7 +236,8 @@ class VectorSet:
         if self.ids is None:
             return np.concatenate(self.parts)
         out = np.zeros((self.rows, self.dim), dtype=DTYPES[self.dtype])
-        for ids, part in zip(self.ids, self.parts):
+        for number in range(len(self.parts)):
+            ids, part = self.part(number)
             out[ids] = part
         return out
 
@@ -247,7 +270,8 @@ class VectorSet:
                                    for p in self.parts]) / divisor
         scores = np.full(self.rows, np.nan)
         for p in self.probed(codes, every=every):
-            scores[self.ids[p]] = _int8_dots(self.parts[p], codes, self.dim) / divisor
+            ids, rows = self.part(p)
+            scores[ids] = _int8_dots(rows, codes, self.dim) / divisor
         return scores
 
 
@@ -321,15 +345,17 @@ class Bundle:
 def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: ModelSpec,
                  lexical: LexicalIndex | None = None, search: dict | None = None,
                  table: TokenTable | None = None, query_encoder: str = "static",
-                 model_sha256: str | None = None, vector_layout: str = "auto") -> Manifest:
+                 model_sha256: str | None = None, vector_layout: str = "auto",
+                 previous_centroids: np.ndarray | None = None) -> Manifest:
     """Write the bundle into `out`, replacing an older one; returns its manifest.
 
     `chunks` must be grouped by page. `table` is the static query encoder's (required
     when `query_encoder` is `static`); the model files are shipped only for
     `query_encoder: transformer`. `vector_layout`: `exact`, `partitioned` (int8 only)
     or `auto` (partitioned from PARTITIONED_MIN_CHUNKS int8 vectors up; see
-    partitions.py). Raises BundleError, writing nothing, if `out` holds files this
-    package did not write.
+    partitions.py). `previous_centroids`: the partition centroids of the build before
+    (`layout_basis`), so that unchanged chunks keep their partitions. Raises BundleError,
+    writing nothing, if `out` holds files this package did not write.
     """
     claim_bundle_dir(out)
     if len(chunks) != len(stored.vectors):
@@ -387,7 +413,8 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         "vectors": [{
             "model": model["id"], "dtype": stored.dtype, "scale": stored.scale, "dim": dim,
             "metric": METRIC,
-            **_vector_layout(put, stored, starts, row_bytes, layout=vector_layout),
+            **_vector_layout(put, stored, starts, row_bytes, layout=vector_layout,
+                             previous=previous_centroids),
         }],
         "encoders": {},
     }
@@ -479,7 +506,7 @@ def _vector_parts(put, stored: Quantized, starts: np.ndarray, row_bytes: int) ->
 
 
 def _vector_layout(put, stored: Quantized, starts: np.ndarray, row_bytes: int, *,
-                   layout: str) -> dict:
+                   layout: str, previous: np.ndarray | None = None) -> dict:
     """The vector set's layout fields: `exact` parts by page, or `partitioned`."""
     if layout == "auto":
         layout = ("partitioned" if stored.dtype == "i8"
@@ -487,17 +514,27 @@ def _vector_layout(put, stored: Quantized, starts: np.ndarray, row_bytes: int, *
     if layout == "exact":
         return {"layout": "exact", "parts": _vector_parts(put, stored, starts, row_bytes)}
     built = partitions.build_partitions(stored.vectors,
-                                         rows_per_partition=partitions.PARTITION_ROWS)
+                                         rows_per_partition=partitions.PARTITION_ROWS,
+                                         previous=previous)
     rows = np.ascontiguousarray(stored.vectors, dtype=np.int8)
     listed = []
     for members in built.members:
-        data = (np.array([len(members)], dtype="<u4").tobytes()
-                + members.astype("<u4").tobytes() + rows[members].tobytes())
-        listed.append([len(members), *put("vectors", "ivf", "bin", data)])
+        listed.append([len(members), *put("vectors", "ivf", "bin",
+                                          partition_bytes(members, rows[members], starts))])
     return {"layout": "partitioned", "probe": min(partitions.PROBE, len(listed)),
             "probe_max": min(max(partitions.PROBE, partitions.PROBE_MAX), len(listed)),
             "centroids": put("vectors", "cent", "i8", built.centroids.tobytes()),
             "partitions": listed}
+
+
+def partition_bytes(members: np.ndarray, rows: np.ndarray, starts: np.ndarray) -> bytes:
+    """A partition payload: u32 n, n u32 page numbers, n u32 positions on the page (the
+    chunks ascending), n x dim int8 rows. Chunks are named by page and position, as the
+    lexical postings are, so that an edit that changes one page's chunk count leaves the
+    partitions holding no chunk of it unchanged."""
+    pages = np.searchsorted(starts, members, side="right") - 1
+    return (np.array([len(members)], dtype="<u4").tobytes() + pages.astype("<u4").tobytes()
+            + (members - starts[pages]).astype("<u4").tobytes() + rows.tobytes())
 
 
 def _table_shards(put, table: TokenTable) -> list:
@@ -650,7 +687,13 @@ def read_catalog(root: Path, manifest: Manifest) -> dict:
 
 
 def read_bundle(path: Path) -> Bundle:
-    """Read and verify a bundle: every payload against its listed size and its hash."""
+    """Read and verify a bundle: every payload against its listed size and its hash.
+
+    A bundle downloaded from a URL without its vector partitions (remote.fetch_bundle)
+    fetches each one, verified the same way, when a query first probes it.
+    """
+    from .remote import payload_fetcher
+
     root = find_bundle_dir(Path(path))
     manifest = read_manifest(root)
     catalog = read_catalog(root, manifest)
@@ -674,7 +717,7 @@ def read_bundle(path: Path) -> Bundle:
             raise
         raise BundleError(f"the chunk files in {root} are malformed ({exc}): rebuild the "
                           "site") from exc
-    vectors = _read_vectors(root, catalog["vectors"][0], starts)
+    vectors = _read_vectors(root, catalog["vectors"][0], starts, payload_fetcher(root))
     static = catalog["encoders"].get("static")
     table = _read_table(root, static) if static else None
     files = [Payload(manifest.catalog.name, manifest.catalog.bytes), *payloads_of(catalog)]
@@ -713,9 +756,10 @@ def _chunks_of(fragments: list, texts: list, starts: np.ndarray, *, boosts: dict
     return chunks
 
 
-def _read_vectors(root: Path, spec: dict, starts: np.ndarray) -> VectorSet:
+def _read_vectors(root: Path, spec: dict, starts: np.ndarray,
+                  fetch: Callable[[str, int], None] | None = None) -> VectorSet:
     if spec["layout"] == "partitioned":
-        return _read_partitioned(root, spec, chunks=int(starts[-1]))
+        return _read_partitioned(root, spec, starts, fetch)
     dtype, dim = spec["dtype"], spec["dim"]
     numpy_type = np.dtype(DTYPES[dtype]).newbyteorder("<")
     parts = []
@@ -731,27 +775,65 @@ def _read_vectors(root: Path, spec: dict, starts: np.ndarray) -> VectorSet:
     return VectorSet(dtype=dtype, scale=float(spec["scale"]), dim=dim, parts=parts)
 
 
-def _read_partitioned(root: Path, spec: dict, *, chunks: int) -> VectorSet:
-    """Every partition, verified, with its chunk ids: each chunk in exactly one."""
+def _read_partitioned(root: Path, spec: dict, starts: np.ndarray,
+                      fetch: Callable[[str, int], None] | None) -> VectorSet:
+    """Every partition, verified, with its chunk ids: each chunk in exactly one. With
+    `fetch` (a bundle downloaded without its partitions), the partitions not here are
+    fetched and read when a query first probes them."""
     dim = spec["dim"]
     name, size = spec["centroids"]
     centroids = np.frombuffer(read_payload(root, name, size), dtype=np.int8).reshape(-1, dim)
-    parts, ids = [], []
-    seen = np.zeros(chunks, dtype=bool)
-    for rows, name, size in spec["partitions"]:
+
+    def read(rows: int, name: str, size: int) -> tuple[np.ndarray, np.ndarray]:
         data = read_payload(root, name, size)
-        members = np.frombuffer(data, dtype="<u4", count=rows, offset=4).astype(np.int64)
-        if int(np.frombuffer(data[:4], dtype="<u4")[0]) != rows or np.any(
-                np.diff(members) <= 0) or (rows and members[-1] >= chunks) or \
-                np.any(seen[members]):
-            raise BundleError(f"{root / name} is not a partition of {rows} distinct chunk ids "
-                              "ascending, each in no other partition: rebuild the site")
+        members = partition_members(data, rows, starts)
+        if members is None:
+            raise BundleError(f"{root / name} is not a partition of {rows} distinct chunks "
+                              "ascending: rebuild the site")
+        return members, np.frombuffer(data, dtype=np.int8,
+                                      offset=4 + 8 * rows).reshape(rows, dim)
+
+    listed = spec["partitions"]
+    missing = [not (root / name).is_file() for _, name, _ in listed]
+    vectors = VectorSet(dtype="i8", scale=float(spec["scale"]), dim=dim, parts=[], ids=[],
+                        centroids=centroids, probe=int(spec["probe"]),
+                        probe_max=int(spec["probe_max"]))
+    if fetch is not None and any(missing):
+        def load(number: int) -> tuple[np.ndarray, np.ndarray]:
+            rows, name, size = listed[number]
+            if not (root / name).is_file():
+                fetch(name, size)
+            return read(rows, name, size)
+
+        vectors.load, vectors.total_rows = load, int(starts[-1])
+        vectors.ids = [None] * len(listed)
+        vectors.parts = [None] * len(listed)
+        return vectors
+    seen = np.zeros(int(starts[-1]), dtype=bool)
+    for rows, name, size in listed:
+        members, part = read(rows, name, size)
+        if np.any(seen[members]):
+            raise BundleError(f"{root / name} holds chunks another partition holds: rebuild "
+                              "the site")
         seen[members] = True
-        ids.append(members)
-        parts.append(np.frombuffer(data, dtype=np.int8, offset=4 + 4 * rows).reshape(rows, dim))
-    return VectorSet(dtype="i8", scale=float(spec["scale"]), dim=dim, parts=parts,
-                     ids=ids, centroids=centroids, probe=int(spec["probe"]),
-                     probe_max=int(spec["probe_max"]))
+        vectors.ids.append(members)
+        vectors.parts.append(part)
+    return vectors
+
+
+def partition_members(data: bytes, rows: int, starts: np.ndarray) -> np.ndarray | None:
+    """The chunk ids a partition payload names (see `partition_bytes`), or None when its
+    count, pages or positions are wrong or its chunks not ascending."""
+    if len(data) < 4 + 8 * rows or int(np.frombuffer(data[:4], dtype="<u4")[0]) != rows:
+        return None
+    pages = np.frombuffer(data, dtype="<u4", count=rows, offset=4).astype(np.int64)
+    local = np.frombuffer(data, dtype="<u4", count=rows, offset=4 + 4 * rows).astype(np.int64)
+    if rows and pages.max() >= len(starts) - 1:
+        return None
+    members = starts[pages] + local
+    if np.any(members >= starts[pages + 1]) or np.any(np.diff(members) <= 0):
+        return None
+    return members
 
 
 def _read_table(root: Path, static: dict) -> TokenTable:

@@ -135,9 +135,9 @@ class Checker:
 def _check_partitioned(check: Checker, vectors: dict, where: str, *, dim: int,
                        chunks: int) -> None:
     """A partitioned vector set: int8, centroids [name, bytes] (one int8 row per
-    partition), partitions [[rows, name, bytes], ...] (u32 rows, rows u32 chunk ids,
-    rows int8 vectors) holding every chunk, and `probe` <= `probe_max`, the fewest and
-    the most partitions a query scans."""
+    partition), partitions [[rows, name, bytes], ...] (u32 rows, rows u32 page numbers,
+    rows u32 positions on the page, rows int8 vectors) holding every chunk, and `probe`
+    <= `probe_max`, the fewest and the most partitions a query scans."""
     if vectors["dtype"] != "i8":
         check.fail(f"{where}.dtype must be i8 in the partitioned layout")
     listed = check.list(vectors, "partitions", where)
@@ -147,7 +147,7 @@ def _check_partitioned(check: Checker, vectors: dict, where: str, *, dim: int,
     for entry in listed:
         ok = (isinstance(entry, list) and len(entry) == 3
               and all(isinstance(x, int) and not isinstance(x, bool) for x in entry[::2])
-              and entry[0] >= 1 and entry[2] == 4 + entry[0] * (4 + dim))
+              and entry[0] >= 1 and entry[2] == 4 + entry[0] * (8 + dim))
         if not ok:
             check.fail(f"{where}.partitions has a malformed entry {str(entry)[:80]}")
         _check_payload_name(check, entry[1], f"{where}.partitions")

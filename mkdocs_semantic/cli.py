@@ -122,14 +122,19 @@ source_argument = click.argument("source")
 cache_option = click.option(
     "--cache-dir", type=click.Path(file_okay=False, path_type=Path),
     help="Where bundles downloaded from a URL are kept (default: the user cache folder).")
+all_option = click.option(
+    "--all", "fetch_all", is_flag=True,
+    help="With a URL SOURCE, download the whole bundle now (default: a partitioned site's "
+         "vector partitions come down as queries need them).")
 MODE_HELP = f"Ranking: {', '.join(SEARCH_MODES)} (default: the bundle's)."
 
 
-def load_source(source: str, cache_dir: Path | None) -> tuple[Source, QueryService]:
+def load_source(source: str, cache_dir: Path | None, *,
+                fetch_all: bool = False) -> tuple[Source, QueryService]:
     """The located source and a query service over its bundle."""
     from .search import Searcher
 
-    located = open_source(source, cache_dir=cache_dir)
+    located = open_source(source, cache_dir=cache_dir, everything=fetch_all)
     return located, QueryService(Searcher.open(located.bundle_dir))
 
 
@@ -207,11 +212,13 @@ def _print_plan(plan, out: Path) -> None:
               help="Keep results whose page has this value, e.g. section=Learn (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @cache_option
+@all_option
 def query(source: str, text: tuple[str, ...], top_k: int | None, mode: str | None,
-          filters: tuple[str, ...], as_json: bool, cache_dir: Path | None) -> None:
+          filters: tuple[str, ...], as_json: bool, cache_dir: Path | None,
+          fetch_all: bool) -> None:
     """Print the sections of SOURCE that best answer TEXT."""
     request = Query(text=" ".join(text), top_k=top_k, mode=mode, filters=parse_filters(filters))
-    located, service = load_source(source, cache_dir)
+    located, service = load_source(source, cache_dir, fetch_all=fetch_all)
     answer = service.answer(request)
     if as_json:
         click.echo(dump_json(answer))
@@ -361,8 +368,9 @@ def _count_table(label: str, rows: dict[str, dict[str, int]]) -> list[str]:
               "top k.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @cache_option
+@all_option
 def eval_(source: str, queries: Path, modes: tuple[str, ...], k: int, misses: bool,
-          as_json: bool, cache_dir: Path | None) -> None:
+          as_json: bool, cache_dir: Path | None, fetch_all: bool) -> None:
     """MRR@10, nDCG@10 and Recall@k of SOURCE on QUERIES (a BEIR folder or a TSV file).
 
     TSV: one `query<TAB>url url ...` a line. BEIR: a doc id is a page URL without
@@ -372,7 +380,7 @@ def eval_(source: str, queries: Path, modes: tuple[str, ...], k: int, misses: bo
     from .evaluate import evaluate, read_queries, unknown_pages
 
     judged = read_queries(queries)
-    _, service = load_source(source, cache_dir)
+    _, service = load_source(source, cache_dir, fetch_all=fetch_all)
     for mode in modes:
         service.check(Query(text="mode check", mode=mode))
     chunks = service.searcher.bundle.chunks
@@ -440,10 +448,11 @@ def _miss(outcome) -> dict:
               metavar="SECONDS", help="How long downloading a URL SOURCE's bundle may take "
               "in all (default: $MKDOCS_SEMANTIC_FETCH_TIMEOUT, else 120).")
 @cache_option
+@all_option
 def serve(source: str, host: str, port: int, cors: tuple[str, ...], workers: int,
           threads: int, max_connections: int, header_timeout: float,
           keep_alive_timeout: float, max_queued_searches: int,
-          fetch_timeout: float | None, cache_dir: Path | None) -> None:
+          fetch_timeout: float | None, cache_dir: Path | None, fetch_all: bool) -> None:
     """Serve an HTTP JSON API (GET /search?q=&k=&mode=&filter=, GET /health) and, when
     SOURCE is a site directory, the site itself at /."""
     from .service import AppConfig, require
@@ -452,7 +461,8 @@ def serve(source: str, host: str, port: int, cors: tuple[str, ...], workers: int
     require("serve", "starlette", "uvicorn")
     from .http_guard import ConnectionLimits
 
-    located = open_source(source, cache_dir=cache_dir, fetch_timeout=fetch_timeout)
+    located = open_source(source, cache_dir=cache_dir, fetch_timeout=fetch_timeout,
+                          everything=fetch_all)
     config = AppConfig(bundle_dir=located.bundle_dir, site_dir=located.site_dir,
                        cors_origins=cors, threads=threads,
                        max_queued_searches=max_queued_searches)
@@ -469,13 +479,14 @@ def serve(source: str, host: str, port: int, cors: tuple[str, ...], workers: int
 @click.option("--base-url", help="The deployed site's URL, for absolute links in results "
               "(default: SOURCE when it is a URL).")
 @cache_option
-def mcp(source: str, base_url: str | None, cache_dir: Path | None) -> None:
+@all_option
+def mcp(source: str, base_url: str | None, cache_dir: Path | None, fetch_all: bool) -> None:
     """Run a Model Context Protocol server over stdio (tools: search_docs, read_page)."""
     from .mcp_server import Docs, run
     from .service import require
 
     require("mcp", "mcp")
-    located, service = load_source(source, cache_dir)
+    located, service = load_source(source, cache_dir, fetch_all=fetch_all)
     service.warm_up()
     base = base_url or located.base_url
     run(Docs(service=service, base_url=base if not base or base.endswith("/") else base + "/"))

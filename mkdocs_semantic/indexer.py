@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import layout_basis
 from .bundle import Manifest, TokenTable, claim_bundle_dir, write_bundle
 from .cache import ChunkCache, EmbeddingCache, cache_key
 from .chunking import CHUNKING_VERSION, Chunk, PageFacts, chunk_page
@@ -321,6 +322,34 @@ class Indexer:
         return table, TableStats(refitted=self.fitter.refitted, embedded=self.fit_embedded,
                                  seconds=time.perf_counter() - started, kept=self.fitter.kept)
 
+    @property
+    def layout_basis_path(self) -> Path | None:
+        return self.cache.path.with_name("layout.npz") if self.cache.path else None
+
+    def layout_basis(self, out: Path) -> layout_basis.LayoutBasis | None:
+        """The int8 scale and partition centroids of the build before, for this model:
+        from the bundle in `out`, else from the cache folder (see layout_basis.py)."""
+        if self.options.dtype != "i8":
+            return None
+        entry = self.spec.manifest_entry()
+        entry["sha256"] = self.spec.sha256
+        key = layout_basis.model_key(entry)
+        for basis in (layout_basis.from_bundle(out), layout_basis.load(self.layout_basis_path)):
+            if basis is not None and basis.model == key:
+                return basis
+        return None
+
+    def _save_layout_basis(self, out: Path) -> None:
+        path = self.layout_basis_path
+        basis = layout_basis.from_bundle(out) if path else None
+        if basis is None:
+            return
+        try:
+            layout_basis.save(path, basis)
+        except OSError as exc:
+            log.warning("could not save %s (%s): the next build may rewrite every vector "
+                        "file", path, exc)
+
     def write(self, out: Path, chunks: list[Chunk], *, pages: int) -> BuildStats:
         """Embed what the cache lacks, fit the query table, and write the bundle into `out`."""
         started = time.perf_counter()
@@ -331,11 +360,16 @@ class Indexer:
         except OSError as exc:
             log.warning("could not save the chunk cache (%s)", exc)
         table, table_stats = self.query_table(chunks, vectors)
-        manifest = write_bundle(out, chunks=chunks, stored=quantize(vectors, self.options.dtype),
+        basis = self.layout_basis(out)
+        stored = quantize(vectors, self.options.dtype,
+                          previous_scale=basis.scale if basis else None)
+        manifest = write_bundle(out, chunks=chunks, stored=stored,
                                 spec=self.spec, search=dict(self.options.search),
                                 table=table, query_encoder=self.options.query_encoder,
                                 model_sha256=self.spec.sha256,
-                                vector_layout=self.options.vector_layout)
+                                vector_layout=self.options.vector_layout,
+                                previous_centroids=basis.centroids if basis else None)
+        self._save_layout_basis(out)
         return stats_of(manifest, out=out, pages=pages, chunks=len(chunks), embedded=embedded,
                         seconds=time.perf_counter() - started, table=table_stats)
 

@@ -5,6 +5,11 @@ Build: spherical k-means (numpy, seeded, so the same vectors give the same parti
 over the stored int8 rows; each partition keeps its chunk ids, ascending. The centroids
 are stored as int8 codes with their own global scale (only their order matters).
 
+Rebuild: given the centroids of the build before, every row goes to the nearest of them
+and k-means is not run, as long as the partitions stay within `drifted`'s bounds. An
+unchanged row (same int8 codes) then stays in its partition, so an edit to one page
+changes only the partitions that gain or lose one of its chunks.
+
 Query: the partitions in the order of the integer dot product of their centroid's codes
 with the query's codes (ties by partition number). The first `probe` are scanned, then
 the next ones while their dot product is at least half the best one, up to
@@ -26,16 +31,24 @@ import numpy as np
 
 PARTITION_ROWS = 256
 """Rows a partition holds on average (k = chunks / PARTITION_ROWS, rounded)."""
-PROBE = 8
+PROBE = 12
 """Partitions a query scans at least (without a filter)."""
-PROBE_MAX = 32
-"""Partitions a query scans at most (without a filter)."""
+PROBE_MAX = 96
+"""Partitions a query scans at most (without a filter). With PROBE, the least that keeps
+recall@10 against the exact scan at 0.98 or more at 9k, 38k and 151k chunks
+(bench/vector_layout.py)."""
 PARTITIONED_MIN_CHUNKS = 8192
 """`vector_layout: auto` partitions the vectors from this many chunks up."""
 TRAIN_ROWS = 65536
 """k-means fits on at most this many rows (a seeded sample), then assigns every row."""
 ITERATIONS = 12
 SEED = 20261123
+REFIT_COUNT_RATIO = 1.25
+"""A rebuild fits new centroids when the partition count the size asks for and the kept
+one differ by more than this factor (the site grew or shrank by about a quarter)."""
+REFIT_LARGEST = 4
+"""... or when the largest partition holds more than this many times PARTITION_ROWS (a fresh
+fit's largest partition holds 2.9-3.6 times at 37k-150k rows: bench/vector_layout.py)."""
 
 
 @dataclass(frozen=True)
@@ -96,23 +109,44 @@ def centroid_codes(centroids: np.ndarray) -> np.ndarray:
     return np.clip(np.rint(centroids * scale), -127, 127).astype(np.int8)
 
 
-def build_partitions(stored: np.ndarray, *,
-                     rows_per_partition: int = PARTITION_ROWS) -> Partitions:
-    """Partition the stored int8 rows; partitions left empty are dropped."""
+def build_partitions(stored: np.ndarray, *, rows_per_partition: int = PARTITION_ROWS,
+                     previous: np.ndarray | None = None) -> Partitions:
+    """Partition the stored int8 rows; partitions left empty are dropped.
+
+    `previous`: the centroid codes of the build before. The rows are assigned to them,
+    without a new fit, unless the result has `drifted` (or they do not fit the rows).
+    """
     stored = np.asarray(stored)
     if not len(stored):
         return Partitions(centroids=np.zeros((0, stored.shape[1]), np.int8), members=[])
+    if previous is not None and len(previous) and previous.shape[1] == stored.shape[1]:
+        kept = assign(stored, np.asarray(previous, dtype=np.int8))
+        if not drifted([len(m) for m in kept.members], rows=len(stored),
+                       rows_per_partition=rows_per_partition):
+            return kept
     codes = centroid_codes(kmeans(stored.astype(np.float32),
                                   partition_count(len(stored), rows_per_partition)))
-    # Each row goes to the centroid its codes score highest with, in integers: the
-    # same rule a reader's probe follows.
+    return assign(stored, codes)
+
+
+def assign(stored: np.ndarray, codes: np.ndarray) -> Partitions:
+    """Each row to the centroid its codes score highest with, in integers (the rule a
+    reader's probe follows; ties to the lower centroid); empty partitions dropped."""
     nearest = np.concatenate([
         (block.astype(np.int32) @ codes.T.astype(np.int32)).argmax(axis=1)
         for block in np.array_split(stored, max(1, len(stored) // 16384))
-    ]) if len(stored) else np.zeros(0, dtype=np.int64)
+    ])
     kept = [c for c in range(len(codes)) if np.any(nearest == c)]
     return Partitions(centroids=codes[kept],
                       members=[np.flatnonzero(nearest == c) for c in kept])
+
+
+def drifted(sizes: list[int], *, rows: int, rows_per_partition: int = PARTITION_ROWS) -> bool:
+    """Whether partitions of these `sizes`, kept from an earlier fit, have drifted far
+    enough from what a fresh fit would give that it is time to fit again."""
+    wanted = partition_count(rows, rows_per_partition)
+    return (max(len(sizes), wanted) > REFIT_COUNT_RATIO * min(len(sizes), wanted)
+            or max(sizes, default=0) > REFIT_LARGEST * rows_per_partition)
 
 
 def probe_order(centroids: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

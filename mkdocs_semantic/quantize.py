@@ -24,12 +24,22 @@ def global_scale(vectors: np.ndarray) -> float:
     return 127.0 / peak if peak > 0 else 1.0
 
 
-def quantize(vectors: np.ndarray, dtype: str) -> Quantized:
+KEEP_SCALE_FILL = 0.8
+"""A rebuild keeps the scale of the build before while the vectors still fill at least
+this share of the int8 range with it (and do not overflow it)."""
+
+
+def quantize(vectors: np.ndarray, dtype: str, *, previous_scale: float | None = None
+             ) -> Quantized:
+    """`previous_scale`: the int8 scale of the build before, kept when it still fits, so
+    that an unchanged vector keeps its bytes."""
     if dtype not in DTYPES:
         raise ValueError(f"unknown dtype {dtype!r}; use one of {', '.join(DTYPES)}")
     vectors = np.asarray(vectors, dtype=np.float32)
     if dtype == "i8":
         scale = global_scale(vectors)
+        if previous_scale is not None and KEEP_SCALE_FILL * scale <= previous_scale <= scale:
+            scale = previous_scale
         stored = np.clip(np.rint(vectors * scale), -127, 127).astype(np.int8)
         return Quantized(stored, dtype, scale)
     return Quantized(vectors.astype(DTYPES[dtype]), dtype, 1.0)

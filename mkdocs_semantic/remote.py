@@ -4,7 +4,9 @@ A URL's bundle is downloaded into a user cache directory keyed by the URL:
 the manifest every time (it is small and never cached long), then the catalog and
 every payload it lists, each only when the cache lacks a copy with the hash its name
 carries. Payload names are content-hashed, so a redeployed site costs only its
-changed files.
+changed files. The partitions of a partitioned vector set are the exception: a query
+reads a few of them, so each is fetched (and kept) when a query first probes it
+(`payload_fetcher`), unless the caller asks for everything up front.
 
 A fetch is bounded: the manifest may be at most `MAX_MANIFEST_BYTES`, a payload
 file no larger than the catalog says, and the whole fetch must finish within
@@ -27,7 +29,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +59,8 @@ TIMEOUT = 30.0
 FETCH_DEADLINE = 120.0
 """Seconds a whole fetch (manifest and every payload file) may take."""
 USER_AGENT = f"mkdocs-semantic-search/{__version__}"
+SOURCE_FILE = "source.json"
+"""In a downloaded bundle's folder: where it came from (URL, manifest URL, site URL)."""
 _BLOCK = 1 << 20
 
 
@@ -84,15 +88,17 @@ def is_url(text: str) -> bool:
 
 
 def open_source(source: str, *, cache_dir: Path | None = None,
-                fetch_timeout: float | None = None) -> Source:
+                fetch_timeout: float | None = None, everything: bool = False) -> Source:
     """Resolve a site directory, a bundle directory or an http(s) URL to a local bundle.
 
     `fetch_timeout`: seconds a URL's whole fetch may take (default: $MKDOCS_SEMANTIC_FETCH_TIMEOUT,
-    else `FETCH_DEADLINE`).
+    else `FETCH_DEADLINE`). `everything`: download every payload now, vector partitions
+    included (otherwise each is fetched when a query first needs it).
     """
     if is_url(source):
         bundle_dir, base_url = fetch_bundle(source, cache_dir=cache_dir,
-                                            fetch_timeout=fetch_timeout)
+                                            fetch_timeout=fetch_timeout,
+                                            everything=everything)
         return Source(bundle_dir=bundle_dir, base_url=base_url)
     path = Path(source)
     bundle_dir = find_bundle_dir(path)
@@ -138,11 +144,13 @@ def manifest_candidates(url: str) -> list[str]:
 
 
 def fetch_bundle(url: str, *, cache_dir: Path | None = None,
-                 fetch_timeout: float | None = None) -> tuple[Path, str]:
+                 fetch_timeout: float | None = None,
+                 everything: bool = False) -> tuple[Path, str]:
     """Download (or refresh) the bundle of a deployed site; returns (folder, site URL).
 
-    The whole fetch ends within `fetch_timeout` seconds or fails; a failed fetch
-    leaves the cache folder as it was.
+    Vector partitions are left for `payload_fetcher` (a query fetches the few it probes)
+    unless `everything`. The whole fetch ends within `fetch_timeout` seconds or fails; a
+    failed fetch leaves the cache folder as it was.
     """
     root = cache_dir or user_cache_dir()
     target = cache_folder(url, root)
@@ -171,13 +179,16 @@ def fetch_bundle(url: str, *, cache_dir: Path | None = None,
             catalog = check_catalog(parse_json((target / entry.name).read_bytes(),
                                                target / entry.name), manifest, manifest_url)
             payloads = payloads_of(catalog)
+            later = set() if everything else on_demand(catalog)
             for payload in payloads:  # names were checked: no "..", no other folders
+                if payload.name in later:
+                    continue
                 _fetch(manifest_url, target, payload.name, size=payload.bytes,
                        sha256=_hash_in_name(payload.name), opener=opener, deadline=deadline)
-            atomic_write(target / "source.json", json.dumps({
+            atomic_write(target / SOURCE_FILE, json.dumps({
                 "url": url, "manifest": manifest_url, "base_url": base_url}).encode())
             atomic_write(target / MANIFEST, raw)
-    keep = {p.name for p in payloads} | {manifest.catalog.name, MANIFEST, "source.json"}
+    keep = {p.name for p in payloads} | {manifest.catalog.name, MANIFEST, SOURCE_FILE}
     for old in sorted(target.rglob("*"), reverse=True):
         name = old.relative_to(target).as_posix()
         # a name with a leading dot is a temporary file, maybe another fetch's
@@ -186,6 +197,31 @@ def fetch_bundle(url: str, *, cache_dir: Path | None = None,
         elif old.is_dir() and not any(old.iterdir()):
             old.rmdir()
     return target, base_url
+
+
+def on_demand(catalog: dict) -> set[str]:
+    """The payloads a reader fetches only when a query needs them: vector partitions."""
+    return {name for vectors in catalog["vectors"] if vectors["layout"] == "partitioned"
+            for _, name, _ in vectors["partitions"]}
+
+
+def payload_fetcher(root: Path) -> Callable[[str, int], None] | None:
+    """For a bundle folder that `fetch_bundle` filled: a function that downloads one
+    payload it lacks (verified by size and hash, within `default_fetch_timeout`). None
+    for any other folder."""
+    try:
+        manifest_url = json.loads((root / SOURCE_FILE).read_text(encoding="utf-8"))["manifest"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(manifest_url, str) or not is_url(manifest_url):
+        return None
+
+    def fetch(name: str, size: int) -> None:
+        with _Deadline(default_fetch_timeout(), manifest_url) as deadline:
+            _fetch(manifest_url, root, name, size=size, sha256=_hash_in_name(name),
+                   opener=_opener(deadline), deadline=deadline)
+
+    return fetch
 
 
 def _hash_in_name(name: str) -> str:
@@ -320,7 +356,7 @@ def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
 
 def _read_base(target: Path) -> str:
     try:
-        return json.loads((target / "source.json").read_text(encoding="utf-8"))["base_url"]
+        return json.loads((target / SOURCE_FILE).read_text(encoding="utf-8"))["base_url"]
     except (OSError, ValueError, KeyError):
         return ""
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import shutil
 
 import numpy as np
 import pytest
 
 from mkdocs_semantic import partitions
-from mkdocs_semantic.bundle import BundleError, read_bundle, write_bundle
+from mkdocs_semantic.bundle import BundleError, partition_bytes, read_bundle, write_bundle
 from mkdocs_semantic.embedding import default_model_spec
 from mkdocs_semantic.quantize import quantize
 from mkdocs_semantic.query_encoder import query_codes
@@ -203,17 +204,135 @@ def test_partitions_whose_rows_do_not_add_up_or_overlap_are_refused(tmp_path,
     # a partition that repeats another's chunk, re-hashed so that only its ids are wrong
     write(tmp_path, "partitioned")
     catalog = catalog_of(tmp_path)
-    (_rows_a, name_a, _), (rows_b, name_b, _) = catalog["vectors"][0]["partitions"][:2]
-    first = (tmp_path / name_a).read_bytes()
-    data = bytearray((tmp_path / name_b).read_bytes())
-    data[4:8] = first[4:8]  # partition b now also claims a's first chunk
-    ids = np.frombuffer(bytes(data[4:4 + 4 * rows_b]), "<u4")
-    if np.any(np.diff(ids.astype(np.int64)) <= 0):
-        ids = np.sort(ids)
-        data[4:4 + 4 * rows_b] = ids.astype("<u4").tobytes()
-    name = f"vectors/ivf.{hashlib.sha256(bytes(data)).hexdigest()[:16]}.bin"
-    (tmp_path / name).write_bytes(bytes(data))
+    vectors = read_bundle(tmp_path).vectors
+    starts = np.array(catalog["pages"]["starts"])
+    ids = np.sort(np.append(vectors.ids[1][1:], vectors.ids[0][0]))  # b also claims a's first
+    data = partition_bytes(ids, vectors.parts[1], starts)
+    name = f"vectors/ivf.{hashlib.sha256(data).hexdigest()[:16]}.bin"
+    (tmp_path / name).write_bytes(data)
     catalog["vectors"][0]["partitions"][1][1] = name
     resign(tmp_path, catalog)
-    with pytest.raises(BundleError, match="each in no other partition"):
+    with pytest.raises(BundleError, match="holds chunks another partition holds"):
         read_bundle(tmp_path)
+
+
+def test_kept_centroids_are_refitted_only_past_the_drift_bounds():
+    rows = partitions.PARTITION_ROWS
+    assert not partitions.drifted([rows] * 10, rows=10 * rows)
+    assert not partitions.drifted([rows] * 9 + [3 * rows], rows=12 * rows)
+    assert partitions.drifted([rows] * 7, rows=10 * rows)  # the site grew by 43 %
+    assert partitions.drifted([rows] * 9 + [5 * rows], rows=14 * rows)  # one grew too large
+    stored = quantize(clustered_vectors(600), "i8").vectors
+    fresh = partitions.build_partitions(stored, rows_per_partition=100)
+    assert len(fresh.members) == 6
+    kept = partitions.build_partitions(stored, rows_per_partition=100,
+                                       previous=fresh.centroids[:5])
+    np.testing.assert_array_equal(kept.centroids, fresh.centroids[:5])
+    refit = partitions.build_partitions(stored, rows_per_partition=100,
+                                        previous=fresh.centroids[:4])  # 4 for 6 wanted
+    np.testing.assert_array_equal(refit.centroids, fresh.centroids)
+
+
+def topic_page(number: int, *, sections: int, seed: int = 0) -> str:
+    """A page on one of five topics: sections of words drawn from the topic's words."""
+    rng = np.random.default_rng([number, seed])
+    words = [f"t{number % 5}w{i}" for i in range(40)]
+    html = [f"<h1 id='p{number}'>Page {number}</h1>"]
+    for s in range(sections):
+        html.append(f"<h2 id='s{s}'>Part {s}</h2><p>"
+                    + " ".join(rng.choice(words, 30).tolist()) + "</p>")
+    return "".join(html)
+
+
+def test_a_one_page_edit_rewrites_only_the_partitions_that_hold_its_chunks(
+        tmp_path, small_partitions):
+    """The issue's measure: a rebuild that changes one page changes only the vector files
+    holding it, here after `mkdocs build` emptied the site folder (the centroids and the
+    int8 scale come back from the cache folder) and with the page gaining a chunk (every
+    later chunk's number shifts)."""
+    from dataclasses import replace
+
+    from mkdocs_semantic.chunking import PageFacts
+    from mkdocs_semantic.indexer import Indexer, IndexOptions
+
+    from .test_indexer import HashingEmbedder
+
+    spec = replace(default_model_spec(), id="hashing-64", dim=64,
+                   sha256=hashlib.sha256(b"hashing-64").hexdigest())
+    out = tmp_path / "site" / "semantic"
+    pages = {n: topic_page(n, sections=2) for n in range(24)}
+
+    def build() -> dict[str, bytes]:
+        indexer = Indexer(spec, IndexOptions(vector_layout="partitioned"),
+                          cache_path=tmp_path / "cache" / "embeddings.npz",
+                          embedder=HashingEmbedder())
+        indexer.start_build()
+        chunks = [c for n, html in pages.items()
+                  for c in indexer.chunk(html, PageFacts(url=f"p{n}/", title=f"Page {n}"))]
+        if out.parent.exists():
+            shutil.rmtree(out.parent)  # as `mkdocs build` cleans the site folder
+        indexer.write(out, chunks, pages=len(pages))
+        return {p.name: p.read_bytes() for p in (out / "vectors").iterdir()}
+
+    before = build()
+    first = read_bundle(out)
+    assert len(first.vectors.parts) > 4
+    pages[10] = topic_page(10, sections=3, seed=1)
+    after = build()
+    second = read_bundle(out)
+    assert first.scale == second.scale
+    np.testing.assert_array_equal(first.vectors.centroids, second.vectors.centroids)
+    old_starts, starts = first.catalog["pages"]["starts"], second.catalog["pages"]["starts"]
+    assert starts[11] - starts[10] == old_starts[11] - old_starts[10] + 1
+    assert len(second.chunks) == len(first.chunks) + 1
+
+    def partitions_of(bundle) -> list[tuple[str, bool]]:
+        """Per partition: its file, and whether it holds a chunk of page 10."""
+        spec = bundle.catalog["vectors"][0]
+        lo, hi = bundle.catalog["pages"]["starts"][10:12]
+        return [(name.removeprefix("vectors/"), bool(np.any((ids >= lo) & (ids < hi))))
+                for (_, name, _), ids in zip(spec["partitions"], bundle.vectors.ids)]
+
+    # the same centroids: partition i is the same partition in both builds
+    old, new = partitions_of(first), partitions_of(second)
+    assert len(old) == len(new)
+    touched = [a[1] or b[1] for a, b in zip(old, new)]
+    assert [a[0] != b[0] for a, b in zip(old, new)] == touched
+    changed = set(after) - set(before)
+    assert len(changed) == sum(touched) and 1 <= len(changed) <= 3  # of 12 partitions
+    assert {name for name in after if name.startswith("cent.")} <= set(before)
+
+
+def test_the_layout_of_another_model_is_not_reused(tmp_path):
+    """Centroids and a scale from other vectors would only mislead the partitioning."""
+    from dataclasses import replace
+
+    from mkdocs_semantic import layout_basis
+    from mkdocs_semantic.chunking import PageFacts
+    from mkdocs_semantic.indexer import Indexer, IndexOptions
+
+    from .test_indexer import HashingEmbedder
+
+    out, cache = tmp_path / "site" / "semantic", tmp_path / "cache" / "embeddings.npz"
+
+    def indexer(name: str) -> Indexer:
+        spec = replace(default_model_spec(), id=name, dim=64,
+                       sha256=hashlib.sha256(name.encode()).hexdigest())
+        return Indexer(spec, IndexOptions(vector_layout="partitioned"), cache_path=cache,
+                       embedder=HashingEmbedder())
+
+    first = indexer("hashing-a")
+    first.start_build()
+    chunks = [c for n in range(6) for c in first.chunk(
+        topic_page(n, sections=2), PageFacts(url=f"p{n}/", title=f"Page {n}"))]
+    first.write(out, chunks, pages=6)
+    saved = layout_basis.load(cache.with_name("layout.npz"))
+    assert saved is not None and saved.centroids is not None
+    written = layout_basis.from_bundle(out)
+    assert (saved.model, saved.dim, saved.scale) == (written.model, written.dim, written.scale)
+    np.testing.assert_array_equal(saved.centroids, written.centroids)
+    assert first.layout_basis(out) is not None
+    assert indexer("hashing-b").layout_basis(out) is None
+    shutil.rmtree(out)
+    assert first.layout_basis(out) is not None  # from the cache folder
+    assert indexer("hashing-b").layout_basis(out) is None

@@ -51,3 +51,18 @@ def test_unknown_dtype_is_refused_by_name():
 def test_empty_input():
     q = quantize(np.zeros((0, 8), dtype=np.float32), "i8")
     assert q.vectors.shape == (0, 8) and q.scale == 1.0
+
+
+def test_a_rebuild_keeps_the_previous_scale_only_while_it_fits():
+    x = unit_vectors()
+    scale = global_scale(x)
+    # a little headroom left: kept, so unchanged vectors keep their bytes
+    kept = quantize(x, "i8", previous_scale=0.9 * scale)
+    assert kept.scale == 0.9 * scale and np.abs(kept.vectors).max() < 127
+    np.testing.assert_array_equal(kept.vectors[:10], quantize(x[:10], "i8",
+                                                              previous_scale=0.9 * scale).vectors)
+    # it would clip the largest component: a new scale
+    assert quantize(x, "i8", previous_scale=1.01 * scale).scale == pytest.approx(scale)
+    # it would leave more than a fifth of the int8 range unused: a new scale
+    assert quantize(x, "i8", previous_scale=0.7 * scale).scale == pytest.approx(scale)
+    assert quantize(x, "f16", previous_scale=0.9 * scale).scale == 1.0

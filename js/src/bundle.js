@@ -347,7 +347,7 @@ function checkPartitioned(check, set, where, { dim, chunks }) {
   let total = 0;
   const partitions = listed.map((entry) => {
     if (!(Array.isArray(entry) && entry.length === 3 && isInt(entry[0]) && isInt(entry[2]) &&
-          entry[0] >= 1 && entry[2] === 4 + entry[0] * (4 + dim))) {
+          entry[0] >= 1 && entry[2] === 4 + entry[0] * (8 + dim))) {
       check.fail(`${where}.partitions has a malformed entry ${show(entry).slice(0, 80)}`);
     }
     check.name(entry[1], `${where}.partitions`);
@@ -425,21 +425,26 @@ export function parseTableShard(buffer, dim, name) {
 }
 
 /**
- * A partition of the partitioned layout: u32 n, n u32 chunk ids ascending (below
- * `chunks`), n x dim int8 rows. Returns `{ids, data}`.
+ * A partition of the partitioned layout (mkdocs_semantic/bundle.py partition_bytes): u32
+ * n, n u32 page numbers, n u32 positions on the page (the chunks ascending), n x dim
+ * int8 rows. `starts`: the catalog's pages.starts. Returns `{ids, data}`, ids the chunk
+ * numbers.
  */
-export function parsePartition(buffer, { dim, rows, chunks, name }) {
+export function parsePartition(buffer, { dim, rows, starts, name }) {
   const view = new DataView(buffer);
-  const ok = buffer.byteLength === 4 + rows * (4 + dim) && view.getUint32(0, true) === rows;
-  const ids = new Uint32Array(ok ? rows : 0);
-  for (let i = 0; i < ids.length; i++) {
-    ids[i] = view.getUint32(4 + 4 * i, true);
-    if ((i && ids[i] <= ids[i - 1]) || ids[i] >= chunks) {
-      throw new BundleError(`${name} is not a partition of ${rows} chunk ids ascending: rebuild the site`);
-    }
-  }
+  const ok = buffer.byteLength === 4 + rows * (8 + dim) && view.getUint32(0, true) === rows;
   if (!ok) throw new BundleError(`${name} is not a partition of ${rows} vectors of ${dim} dims: rebuild the site`);
-  return { ids, data: new Int8Array(buffer, 4 + 4 * rows, rows * dim) };
+  const ids = new Uint32Array(rows);
+  const pages = starts.length - 1;
+  for (let i = 0; i < rows; i++) {
+    const page = view.getUint32(4 + 4 * i, true);
+    const id = page < pages ? starts[page] + view.getUint32(4 + 4 * (rows + i), true) : -1;
+    if (id < 0 || id >= starts[page + 1] || (i && id <= ids[i - 1])) {
+      throw new BundleError(`${name} is not a partition of ${rows} chunks ascending: rebuild the site`);
+    }
+    ids[i] = id;
+  }
+  return { ids, data: new Int8Array(buffer, 4 + 8 * rows, rows * dim) };
 }
 
 /** A vector part: raw little-endian rows; int8 stays int8, f16/f32 become Float32Array. */

@@ -189,7 +189,7 @@ export class Engine {
     const probed = probedPartitions(set.centroids, set.dim, codes, { probe: set.probe, probeMax: set.probeMax, every });
     const parts = await Promise.all(probed.map((p) => {
       const part = set.partitions[p];
-      return this.store.get(part, (buffer) => parsePartition(buffer, { dim: set.dim, rows: part.rows, chunks: set.chunks, name: part.name }));
+      return this.store.get(part, (buffer) => parsePartition(buffer, { dim: set.dim, rows: part.rows, starts: this.catalog.starts, name: part.name }));
     }));
     return scorePartitions(set, parts, codes);
   }

@@ -225,17 +225,24 @@ test("a partitioned catalog with a bad field is refused by name", async () => {
   }
 });
 
-test("a partition's chunk ids must rise and stay below the chunk count", () => {
-  const partition = (ids) => {
-    const buffer = new ArrayBuffer(4 + ids.length * (4 + 2));
+test("a partition names chunks by page and position, rising, each on its page", () => {
+  // pages of 3, 4 and 3 chunks: chunk ids 0-2, 3-6, 7-9
+  const starts = Int32Array.from([0, 3, 7, 10]);
+  const partition = (pairs) => {
+    const buffer = new ArrayBuffer(4 + pairs.length * (8 + 2));
     const view = new DataView(buffer);
-    view.setUint32(0, ids.length, true);
-    ids.forEach((id, i) => view.setUint32(4 + 4 * i, id, true));
+    view.setUint32(0, pairs.length, true);
+    pairs.forEach(([page, local], i) => {
+      view.setUint32(4 + 4 * i, page, true);
+      view.setUint32(4 + 4 * (pairs.length + i), local, true);
+    });
     return buffer;
   };
-  const options = { dim: 2, rows: 2, chunks: 10, name: "vectors/ivf.0123456789abcdef.bin" };
-  assert.deepEqual(Array.from(parsePartition(partition([3, 7]), options).ids), [3, 7]);
-  assert.throws(() => parsePartition(partition([7, 3]), options), /not a partition of 2 chunk ids ascending/);
-  assert.throws(() => parsePartition(partition([3, 10]), options), /not a partition of 2 chunk ids ascending/);
-  assert.throws(() => parsePartition(partition([3]), options), /not a partition of 2 vectors of 2 dims/);
+  const options = { dim: 2, rows: 2, starts, name: "vectors/ivf.0123456789abcdef.bin" };
+  assert.deepEqual(Array.from(parsePartition(partition([[1, 0], [2, 0]]), options).ids), [3, 7]);
+  const wrong = /not a partition of 2 chunks ascending/;
+  assert.throws(() => parsePartition(partition([[2, 0], [1, 0]]), options), wrong);
+  assert.throws(() => parsePartition(partition([[1, 0], [1, 4]]), options), wrong); // past its page
+  assert.throws(() => parsePartition(partition([[1, 0], [3, 0]]), options), wrong); // no such page
+  assert.throws(() => parsePartition(partition([[1, 0]]), options), /not a partition of 2 vectors of 2 dims/);
 });
