@@ -7,6 +7,7 @@
 
 import { BundleError, MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, parseTableShard, parseVectorPart, shardOf } from "./bundle.js";
 import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "./fetch.js";
+import { excerptParts, excerptText } from "./excerpt.js";
 import { LexicalIndex } from "./lexical.js";
 import { chunkOrder, fuse, sizePriors } from "./ranking.js";
 import { queryCodes, scoreAll, topK as bestOf, unitLength } from "./scan.js";
@@ -250,7 +251,8 @@ export class Engine {
       }
       const [url, title, section] = entry;
       const [anchor, path, excerpt, kind] = row;
-      return { id, url, anchor, title, path, section, excerpt, kind: kind === "p" ? "page" : "section" };
+      return { id, url, anchor, title, path, section, excerpt: excerptText(excerpt),
+        excerptParts: excerptParts(excerpt), kind: kind === "p" ? "page" : "section" };
     }));
   }
 

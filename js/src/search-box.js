@@ -8,6 +8,7 @@ import { describeProgress } from "./progress.js";
 import { renderNote, renderResults, renderStatus } from "./results-view.js";
 
 const KEYWORD_NOTE = "Keyword matches; results by meaning follow";
+let boxes = 0; // numbers the listbox ids of the search boxes on a page
 
 export class SearchBox {
   /**
@@ -16,6 +17,8 @@ export class SearchBox {
    */
   constructor({ client, input, output, onPick = () => {} }) {
     Object.assign(this, { client, input, output, onPick });
+    this.listId = `semantic-results-${++boxes}`;
+    this.#describeCombobox();
     this.links = [];
     this.active = -1;
     this.running = false;
@@ -46,6 +49,28 @@ export class SearchBox {
       else if (!this.shownFinal) renderNote(this.output, `${KEYWORD_NOTE}. ${text}`, { progress: fraction });
     };
     if (input.value.trim()) this.#schedule(input.value);
+  }
+
+  // The WAI-ARIA combobox pattern: the input owns the listbox of results, and
+  // aria-activedescendant names the option the arrow keys selected.
+  #describeCombobox() {
+    const { input, listId } = this;
+    for (const [name, value] of [["role", "combobox"], ["aria-autocomplete", "list"],
+      ["aria-controls", listId], ["aria-expanded", "false"]]) input.setAttribute(name, value);
+    input.removeAttribute("aria-activedescendant");
+    this.observer = new MutationObserver(() => {
+      const expanded = this.output.querySelector(`#${listId} [role=option]`) !== null;
+      input.setAttribute("aria-expanded", String(expanded));
+      if (!expanded || !this.output.contains(this.links[this.active] ?? null)) {
+        input.removeAttribute("aria-activedescendant");
+      }
+    });
+    this.observer.observe(this.output, { childList: true });
+  }
+
+  /** The result Enter opens when the arrow keys chose none: the best ranked. */
+  #best() {
+    return this.links.find((link) => link.dataset.rank === "0") ?? this.links[0];
   }
 
   #preload() {
@@ -123,14 +148,14 @@ export class SearchBox {
     this.shown = query;
     this.shownFinal = final;
     this.active = -1;
-    this.links = renderResults(this.output, results, query);
+    this.links = renderResults(this.output, results, query, { listId: this.listId });
     if (!results.length && final) renderStatus(this.output, "No results");
     if (!final && results.length) renderNote(this.output, KEYWORD_NOTE);
     this.output.dataset.ranking = final ? "hybrid" : "keyword";
     this.output.dataset.query = query;
     if (final) {
       if (this.enterPending && query === this.input.value && this.links.length) {
-        this.#follow(this.links[0]);
+        this.#follow(this.#best());
       }
       this.enterPending = false;
     }
@@ -144,7 +169,7 @@ export class SearchBox {
       this.#select(Math.min(Math.max(this.active + step, 0), this.links.length - 1));
     } else if (event.key === "Enter") {
       event.preventDefault(); // the theme's <form> must not submit
-      const link = this.links[Math.max(this.active, 0)];
+      const link = this.active >= 0 ? this.links[this.active] : this.#best();
       // Keyword results are provisional: Enter waits for the final ranking unless the
       // reader picked a result with the arrow keys.
       const settled = this.shownFinal || this.active >= 0;
@@ -154,10 +179,11 @@ export class SearchBox {
   }
 
   #select(index) {
-    this.links[this.active]?.removeAttribute("aria-selected");
+    this.links[this.active]?.setAttribute("aria-selected", "false");
     this.active = index;
     const link = this.links[index];
     link.setAttribute("aria-selected", "true");
+    this.input.setAttribute("aria-activedescendant", link.id);
     link.scrollIntoView({ block: "nearest" });
   }
 
@@ -167,6 +193,10 @@ export class SearchBox {
   }
 
   destroy() {
+    this.observer.disconnect();
+    for (const name of ["role", "aria-autocomplete", "aria-controls", "aria-expanded", "aria-activedescendant"]) {
+      this.input.removeAttribute(name);
+    }
     for (const [target, type, fn] of this.listeners) target.removeEventListener(type, fn);
   }
 }
