@@ -10,6 +10,12 @@
 export const CHANNEL = "mkdocs-semantic-search";
 
 export function attachMaterialStatus() {
+  // Material's search overlay is a role=dialog without a name (axe: aria-dialog-name).
+  const overlay = document.querySelector('.md-search[role="dialog"]');
+  if (overlay && !overlay.hasAttribute("aria-label") && !overlay.hasAttribute("aria-labelledby")) {
+    overlay.setAttribute("aria-label", document.querySelector("input[data-md-component=search-query]")
+      ?.getAttribute("aria-label") || "Search");
+  }
   const channel = new BroadcastChannel(CHANNEL);
   channel.onmessage = ({ data }) => {
     if (data.type === "results") {

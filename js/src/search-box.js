@@ -58,6 +58,10 @@ export class SearchBox {
     for (const [name, value] of [["role", "combobox"], ["aria-autocomplete", "list"],
       ["aria-controls", listId], ["aria-expanded", "false"]]) input.setAttribute(name, value);
     input.removeAttribute("aria-activedescendant");
+    // A name that is not only a tooltip (the mkdocs theme's box has only a title).
+    if (!input.labels?.length && !input.getAttribute("aria-label") && !input.hasAttribute("aria-labelledby")) {
+      input.setAttribute("aria-label", input.title || input.placeholder || "Search");
+    }
     this.observer = new MutationObserver(() => {
       const expanded = this.output.querySelector(`#${listId} [role=option]`) !== null;
       input.setAttribute("aria-expanded", String(expanded));
