@@ -314,7 +314,8 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         return payload.to_json()
 
     fragments = [[c[0].url, c[0].title, c[0].section,
-                  [[x.anchor, x.path, _stored_excerpt(x), KIND_CODES[x.kind]] for x in c]]
+                  [[x.link_anchor or x.anchor, x.link_path or x.path, _stored_excerpt(x),
+                    KIND_CODES[x.kind]] for x in c]]
                  for _, c in pages]
     texts = [[[x.text, x.anchors] for x in c] for _, c in pages]
     dim = int(stored.vectors.shape[1]) if len(stored.vectors) else (spec.dim or 0)

@@ -87,6 +87,11 @@ class Chunk:
     """Whether `text` starts inside a sentence (a long one cut between chunks)."""
     shown: list[str] = field(default_factory=list, compare=False)
     """The excerpt text as a bundle stores it (see `excerpt_parts`), when read from one."""
+    link_anchor: str = field(default="", compare=False)
+    """The deepest heading whose part of the page holds the whole chunk, when deeper than
+    `anchor` (an h4 under the h3 that starts the section): where results link."""
+    link_path: list[str] = field(default_factory=list, compare=False)
+    """`path` down to `link_anchor`'s heading."""
 
     @property
     def embed_text(self) -> str:
@@ -118,6 +123,8 @@ class Block:
     is_code: bool = False
     tokens: int = -1
     """Model tokens of `text` without [CLS]/[SEP]; -1 until `ChunkSizer.measure` counts it."""
+    heading: tuple[int, str] | None = None
+    """(level, id) when the block is a heading deeper than those that start sections."""
 
 
 @dataclass
@@ -385,6 +392,8 @@ def split_sections(root: Tag, *, page_title: str, max_level: int) -> list[Sectio
         elif node.name in BLOCK_TAGS:
             flush_inline()
             block = _block(found, node.name)
+            if node.name in HEADINGS and node.get("id"):
+                block.heading = (int(node.name[1]), str(node["id"]))
             if block.text.strip():
                 sections[-1].blocks.append(block)
             # Deeper headings do not start sections, but their ids still lead here.
@@ -573,7 +582,7 @@ def chunk_sections(sections: list[Section], page: PageFacts, *, sizer: ChunkSize
     for section in sections:
         header = context_line(page.title, section.path)
         pieces = _fit_section(section, header, sizer)
-        for body, (code, mid_sentence) in zip(pieces, _piece_layout(section, pieces)):
+        for body, (code, mid_sentence, link) in zip(pieces, _piece_layout(section, pieces)):
             chunks.append(
                 Chunk(
                     url=page.url,
@@ -587,34 +596,68 @@ def chunk_sections(sections: list[Section], page: PageFacts, *, sizer: ChunkSize
                     boost=page.boost,
                     code=code,
                     mid_sentence=mid_sentence,
+                    link_anchor=link[0] if link else "",
+                    link_path=[*section.path, *link[1]] if link else [],
                 )
             )
     return chunks
 
 
-def _piece_layout(section: Section, pieces: list[str]) -> list[tuple[list[list[int]], bool]]:
-    """For each piece of the section's body: where its code blocks lie in it, and whether
-    it starts inside a sentence (a prose block cut elsewhere than after a sentence)."""
+Link = tuple[str, list[str]]
+"""A heading id and the heading titles from the section's heading down to it."""
+
+
+def _piece_layout(section: Section, pieces: list[str]
+                  ) -> list[tuple[list[list[int]], bool, Link | None]]:
+    """For each piece of the section's body: where its code blocks lie in it, whether it
+    starts inside a sentence (a prose block cut elsewhere than after a sentence), and the
+    deepest sub-heading whose part holds the whole piece, if any."""
     body = section.body
     blocks: list[tuple[int, int, bool]] = []
+    headings: list[tuple[int, int, int, str, str]] = []  # start, end, level, id, title
     at = 0
     for block in section.blocks:
         blocks.append((at, at + len(block.text), block.is_code))
+        if block.heading:
+            headings.append((at, at + len(block.text), *block.heading,
+                             " ".join(block.text.split())))
         at += len(block.text) + 1
-    layout = []
+    layout: list[tuple[list[list[int]], bool, Link | None]] = []
     cursor = 0
     for piece in pieces:
         start = body.find(piece, cursor)
         if start < 0:  # not cut from the body (a heading standing for an empty section)
-            layout.append(([], False))
+            layout.append(([], False, None))
             continue
         end = cursor = start + len(piece)
         code = [[max(a, start) - start, min(b, end) - start] for a, b, is_code in blocks
                 if is_code and a < end and b > start]
         inside = next((a for a, b, is_code in blocks if a < start < b and not is_code), None)
         mid_sentence = inside is not None and not _SENTENCE_TAIL.search(body[inside:start])
-        layout.append((code, mid_sentence))
+        layout.append((code, mid_sentence, _covering(headings, start, end, section.level)))
     return layout
+
+
+def _covering(headings: list[tuple[int, int, int, str, str]], start: int, end: int,
+              level: int) -> Link | None:
+    """The deepest sub-heading whose part (up to the next heading of its level or
+    above) holds all of [start, end), with the titles leading to it. A heading that
+    ends the piece, with none of its text after it, does not count."""
+    open_: list[tuple[int, str, str]] = []  # the sub-headings in force at `start`
+    for at, _, depth, anchor, title in headings:
+        if depth <= level:  # a section merged in from elsewhere: no sub-heading covers it
+            if at < end:
+                return None
+            break
+        if at > start:
+            break
+        while open_ and open_[-1][0] >= depth:
+            open_.pop()
+        open_.append((depth, anchor, title))
+    later = [depth for at, stop, depth, _, _ in headings if start < at and stop < end]
+    while open_ and any(depth <= open_[-1][0] for depth in later):
+        open_.pop()
+    return (open_[-1][1], [title for _, _, title in open_]) if open_ else None
 
 
 def _fit_section(section: Section, header: str, sizer: ChunkSizer) -> list[str]:

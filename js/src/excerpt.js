@@ -9,6 +9,8 @@ import { splitMatches, stem } from "./highlight.js";
 
 /** Characters a result shows of its excerpt text (chunking.py EXCERPT_CHARS). */
 export const EXCERPT_CHARS = 240;
+/** Lines of code a window shows at most (code keeps its line breaks). */
+export const CODE_LINES = 3;
 const ELLIPSIS = "…";
 // Where a sentence may start: after . ! ? : (and any closing quote or bracket) and a space,
 // after a line break, or after a CJK full stop.
@@ -40,15 +42,30 @@ export function excerptWindow(parts, terms, limit = EXCERPT_CHARS) {
     spans.push([flat.length, flat.length + part.text.length, part.code]);
     flat += part.text;
   }
-  if (flat.length <= limit) return slice(flat, spans, 0, flat.length, "");
+  if (flat.length <= limit && lineLimit(flat, spans, 0, flat.length) === flat.length) {
+    return slice(flat, spans, 0, flat.length, "");
+  }
   const start = windowStart(flat, terms, limit);
   let end = Math.min(start + limit, flat.length);
+  end = Math.min(end, lineLimit(flat, spans, start, end));
   if (end < flat.length) {
     const space = lastSpace(flat, start + Math.floor(limit / 2), end);
     end = space > 0 ? space : end;
   }
   const lead = start > 0 ? ELLIPSIS : "";
   return slice(flat, spans, start, end, lead, end < flat.length ? ELLIPSIS : "");
+}
+
+/** Where the window must end to show at most CODE_LINES lines of code. */
+function lineLimit(flat, spans, start, end) {
+  let breaks = 0;
+  for (const [from, to, code] of spans) {
+    if (!code || to <= start || from >= end) continue;
+    for (let i = Math.max(from, start); i < Math.min(to, end); i++) {
+      if (flat[i] === "\n" && ++breaks === CODE_LINES) return i;
+    }
+  }
+  return end;
 }
 
 /** Where the window starts: 0, or before the densest cluster of query words. */

@@ -64,3 +64,11 @@ test("Material items: code in <code>, and a link's ?h= never empty", () => {
   assert.deepEqual(byMeaning.terms, { offlin: true, cach: true });
   assert.equal(byMeaning.title, "Setup"); // the section's path, not the page title again
 });
+
+test("a window shows at most three lines of code", () => {
+  const code = Array.from({ length: 8 }, (_, i) => `line${i} = ${i}`).join("\n");
+  const shown = excerptWindow(excerptParts(["Set it up:", code, "Done."]), []);
+  const lines = shown.filter((part) => part.code).map((part) => part.text).join("").split("\n");
+  assert.deepEqual(lines, ["line0 = 0", "line1 = 1", "line2 = 2"]);
+  assert.equal(shown.at(-1).text, "…");
+});

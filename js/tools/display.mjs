@@ -30,6 +30,7 @@ const THEMES = {
     links: "#mkdocs-search-results a.semantic-hit",
     // The modal's body: the box and its results (its title bar is the theme's).
     ui: "#mkdocs_search_modal .modal-body",
+    shot: "#mkdocs_search_modal .modal-content",
   },
   dialog: {
     open: async (page) => {
@@ -45,6 +46,7 @@ const THEMES = {
     input: 'input[data-md-component="search-query"]',
     links: ".md-search-result__list a.md-search-result__link",
     ui: ".md-search",
+    shot: ".md-search__inner",
   },
 };
 
@@ -172,7 +174,7 @@ async function screens(plan) {
     await page.keyboard.press("ArrowDown");
     await page.keyboard.press("ArrowDown");
     await shot("selection");
-    const ui = await page.$(theme.ui);
+    const ui = await page.$(theme.shot ?? theme.ui);
     const box = await ui?.boundingBox();
     await shot("dialog", box && box.width > 0 && box.height > 0 ? { clip: clamp(box) } : {});
     return { files };
