@@ -314,7 +314,8 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         return payload.to_json()
 
     fragments = [[c[0].url, c[0].title, c[0].section,
-                  [[x.link_anchor or x.anchor, x.link_path or x.path, _stored_excerpt(x),
+                  [[x.link_anchor or x.anchor, x.path if x.link_path is None else x.link_path,
+                    _stored_excerpt(x),
                     KIND_CODES[x.kind]] for x in c]]
                  for _, c in pages]
     texts = [[[x.text, x.anchors] for x in c] for _, c in pages]

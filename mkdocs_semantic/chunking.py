@@ -90,8 +90,9 @@ class Chunk:
     link_anchor: str = field(default="", compare=False)
     """The deepest heading whose part of the page holds the whole chunk, when deeper than
     `anchor` (an h4 under the h3 that starts the section): where results link."""
-    link_path: list[str] = field(default_factory=list, compare=False)
-    """`path` down to `link_anchor`'s heading."""
+    link_path: list[str] | None = field(default=None, compare=False)
+    """The heading path results show, when not `path`: without the page's h1 (the title
+    atop the page, which results show already) and down to `link_anchor`'s heading."""
 
     @property
     def embed_text(self) -> str:
@@ -134,6 +135,8 @@ class Section:
     path: list[str]
     blocks: list[Block] = field(default_factory=list)
     anchors: list[str] = field(default_factory=list)
+    under_h1: bool = False
+    """Whether `path` starts with the page's h1."""
 
     @property
     def body(self) -> str:
@@ -387,6 +390,7 @@ def split_sections(root: Tag, *, page_title: str, max_level: int) -> list[Sectio
                     level=level,
                     path=[t for _, t in stack],
                     anchors=[str(anchor)] if anchor else [],
+                    under_h1=stack[0][0] == 1,
                 )
             )
         elif node.name in BLOCK_TAGS:
@@ -405,6 +409,7 @@ def split_sections(root: Tag, *, page_title: str, max_level: int) -> list[Sectio
     for section in sections:
         if section.path and section.path[0] == page_title:
             section.path = section.path[1:]
+            section.under_h1 = False
     return sections
 
 
@@ -597,10 +602,17 @@ def chunk_sections(sections: list[Section], page: PageFacts, *, sizer: ChunkSize
                     code=code,
                     mid_sentence=mid_sentence,
                     link_anchor=link[0] if link else "",
-                    link_path=[*section.path, *link[1]] if link else [],
+                    link_path=_shown_path(section, link),
                 )
             )
     return chunks
+
+
+def _shown_path(section: Section, link: Link | None) -> list[str] | None:
+    """The heading path results show, or None when it is the section's path."""
+    if not link and not section.under_h1:
+        return None
+    return [*section.path[section.under_h1:], *(link[1] if link else [])]
 
 
 Link = tuple[str, list[str]]

@@ -308,3 +308,14 @@ def test_excerpts_keep_code_and_start_at_a_sentence(count_tokens):
         near = chunk.text.find("Short one here.")
         expected = "…Short one here." if 0 <= near < 100 else "…" + chunk.text[:20]
         assert chunk.excerpt.startswith(expected), (chunk.excerpt[:40], expected)
+
+
+def test_results_show_the_heading_path_without_the_pages_h1(count_tokens):
+    """The h1 is the title atop the page, which results show already, also where the
+    page's title (from the nav) differs from it; the model still sees it."""
+    html = (f"<h1 id='top'>A field guide</h1><p>{LONG_SENTENCE}</p>"
+            f"<h2 id='install'>Install</h2><p>{LONG_SENTENCE * 2}</p>")
+    by_anchor = {c.anchor: c for c in sections(chunks_of(html, count_tokens, min_tokens=0))}
+    assert by_anchor["install"].path == ["A field guide", "Install"]
+    assert by_anchor["install"].link_path == ["Install"]
+    assert "A field guide" in by_anchor["install"].embed_text
