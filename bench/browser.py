@@ -20,7 +20,8 @@ chromium, a fresh profile per run, so the HTTP cache starts empty). Records:
   scan, ranking, shards a query needs loaded by need) over the 50 queries of
   bench/relevance/fastapi-*.tsv, a first pass and a second.
 
-Writes bench/results/browser.{json,md}. Needs what `scripts/setup` installs.
+Writes bench/results/browser.{json,md}, then screenshots of each theme's search UI
+into bench/results/screens/ (bench/screens.py). Needs what `scripts/setup` installs.
 
     python bench/browser.py [--site ../shared/corpora/fastapi-docs]
 """
@@ -39,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 from results_file import write_results  # bench/results_file.py
+from screens import save_screens  # bench/screens.py
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -164,6 +166,7 @@ def main() -> int:
     }
     figures["targets"] = check_targets(figures)
     write_results(args.out, "browser", figures, render(figures))
+    save_screens(args.out / "screens")  # each theme's results, selection and dialog
     return 0
 
 

@@ -23,7 +23,9 @@ Layout of `<site>/<bundle_dir>/`:
     when the site ships its model, `transformer` (`vectors`, `model`, `tokenizer`).
 - payloads, named by content hash (see payloads.py), in folders:
   - `fragments/frag.<h>.json`: per page `[url, title, section, [[anchor, path, excerpt,
-    kind], ...]]`, kind `p` (page lead) or `s` (section);
+    kind], ...]]`, kind `p` (page lead) or `s` (section); the excerpt is the text results
+    may show (about 480 characters, see `chunking.excerpt_parts`): a string, or where it
+    holds code a list alternating prose and code, prose first (`["Run", "make all", "."]`);
   - `text/text.<h>.json`: per page `[[text, anchors], ...]` (Python readers only);
   - `vectors/vec.<h>.<dtype>`: the rows of the part's pages, raw little-endian;
   - partitioned layout: `vectors/cent.<h>.i8` (the centroid codes) and
@@ -383,7 +385,9 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         return payload.to_json()
 
     fragments = [[c[0].url, c[0].title, c[0].section,
-                  [[x.anchor, x.path, x.excerpt, KIND_CODES[x.kind]] for x in c]]
+                  [[x.link_anchor or x.anchor, x.path if x.link_path is None else x.link_path,
+                    _stored_excerpt(x),
+                    KIND_CODES[x.kind]] for x in c]]
                  for _, c in pages]
     texts = [[[x.text, x.anchors] for x in c] for _, c in pages]
     dim = int(stored.vectors.shape[1]) if len(stored.vectors) else (spec.dim or 0)
@@ -449,6 +453,20 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
                  shared=True)
     _remove_stale(out, keep={catalog_name, *(p.name for p in written)})
     return manifest
+
+
+def _stored_excerpt(chunk: Chunk) -> str | list[str]:
+    """A chunk's excerpt parts; one string when it holds no code (as format 2 first had)."""
+    parts = chunk.excerpt_parts
+    return parts if len(parts) > 1 else (parts[0] if parts else "")
+
+
+def _read_excerpt(stored: object) -> list[str]:
+    if isinstance(stored, str):
+        return [stored] if stored else []
+    if isinstance(stored, list) and all(isinstance(p, str) for p in stored):
+        return stored
+    raise ValueError(f"an excerpt is a string or a list of strings, not {stored!r:.60}")
 
 
 def _pages_of(chunks: list[Chunk]) -> list[tuple[int, list[Chunk]]]:
@@ -749,10 +767,11 @@ def _chunks_of(fragments: list, texts: list, starts: np.ndarray, *, boosts: dict
         if len(rows) != starts[number + 1] - starts[number] or len(text_rows) != len(rows):
             raise ValueError(f"page {number} ({url!r}) has the wrong number of chunks")
         boost = float(boosts.get(str(number), 1.0))
-        for (anchor, path, _excerpt, kind), (text, anchors) in zip(rows, text_rows):
+        for (anchor, path, excerpt, kind), (text, anchors) in zip(rows, text_rows):
             chunks.append(Chunk(url=url, anchor=anchor, title=title, path=path, text=text,
                                 kind=KIND_NAMES[kind], anchors=anchors, section=section,
-                                facets=page_facets[number], boost=boost))
+                                facets=page_facets[number], boost=boost,
+                                shown=_read_excerpt(excerpt)))
     return chunks
 
 

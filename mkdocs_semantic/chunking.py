@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from textwrap import dedent
 from typing import Protocol
 
 from bs4 import BeautifulSoup, CData, NavigableString, PageElement, Tag
@@ -22,7 +23,7 @@ class TokenCounter(Protocol):
     def token_ends(self, text: str) -> list[int]:
         """Character offset where each (non-special) token of `text` ends."""
 
-CHUNKING_VERSION = 2
+CHUNKING_VERSION = 3
 """Bump whenever the same HTML would chunk differently: cached chunks are then dropped."""
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 # Elements whose text is never content: theme chrome, permalinks, scripts.
@@ -40,6 +41,13 @@ LINE_BREAK_TAGS = ("p", "li", "dt", "dd", "tr", "br", "div", "blockquote", "figc
 TEXT_TYPES = (NavigableString, CData)  # not comments, doctypes or processing instructions
 PAGE_LEAD_MAX_BLOCKS = 3
 EXCERPT_CHARS = 240
+EXCERPT_SOURCE_CHARS = 480
+"""Text a result may show of its chunk: readers centre an EXCERPT_CHARS window in it."""
+ELLIPSIS = "…"
+# A sentence ends here (then a space follows): . ! ? : ; after any closing quote or bracket,
+# or a CJK full stop.
+_SENTENCE_TAIL = re.compile(r"(?:[.!?:;][\"')\]\u201d\u2019]*|[\u3002\uff01\uff1f])\s*$")
+_NEXT_SENTENCE = re.compile(r"(?:[.!?:;][\"')\]\u201d\u2019]*\s+|[\u3002\uff01\uff1f]\s*|\n)")
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u200b]+")
 # A sentence ends at . ! ? before a space, or at a CJK full stop, which needs no space
 # (U+3002, U+FF01, U+FF1F, U+FF61, U+FF0E), after any closing quote or bracket.
@@ -71,6 +79,20 @@ class Chunk:
     section: str = ""
     facets: dict[str, list[str]] = field(default_factory=dict)
     boost: float = 1.0
+    # How results show the chunk, not what it is: not compared. A bundle keeps only
+    # `excerpt_parts`, which its reader puts in `shown`.
+    code: list[list[int]] = field(default_factory=list, compare=False)
+    """[start, end) of each code block's lines in `text`."""
+    mid_sentence: bool = field(default=False, compare=False)
+    """Whether `text` starts inside a sentence (a long one cut between chunks)."""
+    shown: list[str] = field(default_factory=list, compare=False)
+    """The excerpt text as a bundle stores it (see `excerpt_parts`), when read from one."""
+    link_anchor: str = field(default="", compare=False)
+    """The deepest heading whose part of the page holds the whole chunk, when deeper than
+    `anchor` (an h4 under the h3 that starts the section): where results link."""
+    link_path: list[str] | None = field(default=None, compare=False)
+    """The heading path results show, when not `path`: without the page's h1 (the title
+    atop the page, which results show already) and down to `link_anchor`'s heading."""
 
     @property
     def embed_text(self) -> str:
@@ -78,8 +100,13 @@ class Chunk:
         return context_line(self.title, self.path) + "\n" + self.text
 
     @property
+    def excerpt_parts(self) -> list[str]:
+        """What results may show of the text: prose and code alternating, prose first."""
+        return self.shown or excerpt_parts(self.text, self.code, mid_sentence=self.mid_sentence)
+
+    @property
     def excerpt(self) -> str:
-        return excerpt(self.text)
+        return excerpt(excerpt_text(self.excerpt_parts))
 
     @property
     def href(self) -> str:
@@ -97,6 +124,8 @@ class Block:
     is_code: bool = False
     tokens: int = -1
     """Model tokens of `text` without [CLS]/[SEP]; -1 until `ChunkSizer.measure` counts it."""
+    heading: tuple[int, str] | None = None
+    """(level, id) when the block is a heading deeper than those that start sections."""
 
 
 @dataclass
@@ -106,6 +135,8 @@ class Section:
     path: list[str]
     blocks: list[Block] = field(default_factory=list)
     anchors: list[str] = field(default_factory=list)
+    under_h1: bool = False
+    """Whether `path` starts with the page's h1."""
 
     @property
     def body(self) -> str:
@@ -136,6 +167,58 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
         return flat
     cut = flat.rfind(" ", 0, limit)
     return flat[: cut if cut > limit // 2 else limit].rstrip() + "…"
+
+
+def excerpt_parts(text: str, code: Sequence[Sequence[int]] = (), *, mid_sentence: bool = False,
+                  limit: int = EXCERPT_SOURCE_CHARS) -> list[str]:
+    """The first `limit` characters or so of `text` that results may show, as a list that
+    alternates prose (white space flattened) and code (its lines kept), prose first.
+
+    Text that starts inside a sentence starts at the next sentence instead, when one
+    starts soon, else at the next word; a leading "…" says so. The text ends at a word,
+    with "…" when some was left out.
+    """
+    parts: list[str] = []
+    used = 0
+    at = 0
+    for start, end in [*code, (len(text), len(text))]:
+        for piece, is_code in ((text[at:start], False), (text[start:end], True)):
+            if is_code:
+                piece = "\n".join(line.rstrip() for line in dedent(piece).splitlines()
+                                  if line.strip())
+            else:
+                piece = " ".join(piece.split())
+            if not parts and not is_code and mid_sentence:
+                piece = _from_next_sentence(piece)
+            if len(parts) % 2 != is_code:
+                parts.append("")  # keep prose at even and code at odd positions
+            room = limit - used
+            if len(piece) > room:
+                cut = piece.rfind("\n" if is_code else " ", 0, room + 1)
+                piece = piece[: cut if cut > room // 2 else room].rstrip()
+                parts += [piece, ELLIPSIS] if is_code else [piece + ELLIPSIS]
+                return _drop_empty_tail(parts)
+            parts.append(piece)
+            used += len(piece)
+        at = end
+    return _drop_empty_tail(parts)
+
+
+def _from_next_sentence(prose: str) -> str:
+    found = _NEXT_SENTENCE.search(prose, 0, EXCERPT_CHARS // 2)
+    # Else the cut itself, which falls between two words where the text has spaces.
+    return ELLIPSIS + (prose[found.end():] if found and found.end() < len(prose) else prose)
+
+
+def _drop_empty_tail(parts: list[str]) -> list[str]:
+    while parts and not parts[-1]:
+        parts.pop()
+    return parts
+
+
+def excerpt_text(parts: Sequence[str]) -> str:
+    """An excerpt's parts as one line of plain text."""
+    return " ".join(" ".join(p.split()) for p in parts if p.strip())
 
 
 def clean_text(text: str) -> str:
@@ -307,11 +390,14 @@ def split_sections(root: Tag, *, page_title: str, max_level: int) -> list[Sectio
                     level=level,
                     path=[t for _, t in stack],
                     anchors=[str(anchor)] if anchor else [],
+                    under_h1=stack[0][0] == 1,
                 )
             )
         elif node.name in BLOCK_TAGS:
             flush_inline()
             block = _block(found, node.name)
+            if node.name in HEADINGS and node.get("id"):
+                block.heading = (int(node.name[1]), str(node["id"]))
             if block.text.strip():
                 sections[-1].blocks.append(block)
             # Deeper headings do not start sections, but their ids still lead here.
@@ -323,6 +409,7 @@ def split_sections(root: Tag, *, page_title: str, max_level: int) -> list[Sectio
     for section in sections:
         if section.path and section.path[0] == page_title:
             section.path = section.path[1:]
+            section.under_h1 = False
     return sections
 
 
@@ -499,7 +586,8 @@ def chunk_sections(sections: list[Section], page: PageFacts, *, sizer: ChunkSize
     chunks: list[Chunk] = []
     for section in sections:
         header = context_line(page.title, section.path)
-        for body in _fit_section(section, header, sizer):
+        pieces = _fit_section(section, header, sizer)
+        for body, (code, mid_sentence, link) in zip(pieces, _piece_layout(section, pieces)):
             chunks.append(
                 Chunk(
                     url=page.url,
@@ -511,9 +599,77 @@ def chunk_sections(sections: list[Section], page: PageFacts, *, sizer: ChunkSize
                     section=page.section,
                     facets=page.facets,
                     boost=page.boost,
+                    code=code,
+                    mid_sentence=mid_sentence,
+                    link_anchor=link[0] if link else "",
+                    link_path=_shown_path(section, link),
                 )
             )
     return chunks
+
+
+def _shown_path(section: Section, link: Link | None) -> list[str] | None:
+    """The heading path results show, or None when it is the section's path."""
+    if not link and not section.under_h1:
+        return None
+    return [*section.path[section.under_h1:], *(link[1] if link else [])]
+
+
+Link = tuple[str, list[str]]
+"""A heading id and the heading titles from the section's heading down to it."""
+
+
+def _piece_layout(section: Section, pieces: list[str]
+                  ) -> list[tuple[list[list[int]], bool, Link | None]]:
+    """For each piece of the section's body: where its code blocks lie in it, whether it
+    starts inside a sentence (a prose block cut elsewhere than after a sentence), and the
+    deepest sub-heading whose part holds the whole piece, if any."""
+    body = section.body
+    blocks: list[tuple[int, int, bool]] = []
+    headings: list[tuple[int, int, int, str, str]] = []  # start, end, level, id, title
+    at = 0
+    for block in section.blocks:
+        blocks.append((at, at + len(block.text), block.is_code))
+        if block.heading:
+            headings.append((at, at + len(block.text), *block.heading,
+                             " ".join(block.text.split())))
+        at += len(block.text) + 1
+    layout: list[tuple[list[list[int]], bool, Link | None]] = []
+    cursor = 0
+    for piece in pieces:
+        start = body.find(piece, cursor)
+        if start < 0:  # not cut from the body (a heading standing for an empty section)
+            layout.append(([], False, None))
+            continue
+        end = cursor = start + len(piece)
+        code = [[max(a, start) - start, min(b, end) - start] for a, b, is_code in blocks
+                if is_code and a < end and b > start]
+        inside = next((a for a, b, is_code in blocks if a < start < b and not is_code), None)
+        mid_sentence = inside is not None and not _SENTENCE_TAIL.search(body[inside:start])
+        layout.append((code, mid_sentence, _covering(headings, start, end, section.level)))
+    return layout
+
+
+def _covering(headings: list[tuple[int, int, int, str, str]], start: int, end: int,
+              level: int) -> Link | None:
+    """The deepest sub-heading whose part (up to the next heading of its level or
+    above) holds all of [start, end), with the titles leading to it. A heading that
+    ends the piece, with none of its text after it, does not count."""
+    open_: list[tuple[int, str, str]] = []  # the sub-headings in force at `start`
+    for at, _, depth, anchor, title in headings:
+        if depth <= level:  # a section merged in from elsewhere: no sub-heading covers it
+            if at < end:
+                return None
+            break
+        if at > start:
+            break
+        while open_ and open_[-1][0] >= depth:
+            open_.pop()
+        open_.append((depth, anchor, title))
+    later = [depth for at, stop, depth, _, _ in headings if start < at and stop < end]
+    while open_ and any(depth <= open_[-1][0] for depth in later):
+        open_.pop()
+    return (open_[-1][1], [title for _, _, title in open_]) if open_ else None
 
 
 def _fit_section(section: Section, header: str, sizer: ChunkSizer) -> list[str]:

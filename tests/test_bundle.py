@@ -91,6 +91,31 @@ def test_round_trip(tmp_path, dtype):
     assert not any(p.name.startswith("model/model.") for p in bundle.files)
 
 
+def test_fragments_carry_code_and_the_deepest_heading(tmp_path):
+    """Results link to the deepest heading holding the chunk and show its code as code;
+    the section's own anchor still groups its pieces for the ranking."""
+    chunks = sample_chunks()
+    chunks[3].text = "Create the app:\n    app = FastAPI()\nThen run it."
+    chunks[3].code = [[16, 36]]
+    chunks[3].link_anchor, chunks[3].link_path = "deep", ["Part", "Section 3", "Deep"]
+    chunks[4].url = chunks[5].url = "page2/"
+    chunks[5].anchor = chunks[4].anchor = "s4"  # two pieces of one section
+    chunks[5].kind = "section"
+    chunks[5].link_anchor, chunks[5].link_path = "s4-deep", ["Part", "Section 4", "Deep"]
+    write_bundle(tmp_path, chunks=chunks, stored=quantize(sample_vectors(), "i8"),
+                 spec=default_model_spec(), table=sample_table(chunks))
+    catalog = catalog_of(tmp_path)
+    [[_, name, _]] = catalog["fragments"]
+    pages = json.loads((tmp_path / name).read_text())
+    assert pages[1][3][1] == ["deep", ["Part", "Section 3", "Deep"],
+                              ["Create the app:", "app = FastAPI()", "Then run it."], "s"]
+    assert pages[0][3][0][2] == "Text of section 0 ✓ 東京 مرحبا"  # no code: one string
+    assert [5, 4] in catalog["pages"]["pieces"]
+    read = read_bundle(tmp_path).chunks
+    assert (read[3].anchor, read[3].path) == ("deep", ["Part", "Section 3", "Deep"])
+    assert read[3].excerpt == "Create the app: app = FastAPI() Then run it."
+
+
 def test_transformer_bundles_ship_the_model(tmp_path):
     write_sample(tmp_path, query_encoder="transformer")
     bundle = read_bundle(tmp_path)

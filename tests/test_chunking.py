@@ -270,3 +270,52 @@ def test_megabyte_paragraph_is_split_reading_its_text_a_few_times(count_tokens, 
     # Linear: every character is tokenized a bounded number of times, whatever its size
     # (cutting by re-tokenizing growing or sliding windows tokenized it hundreds of times).
     assert counter.chars < 5 * len(text)
+
+
+def test_a_piece_under_one_deeper_heading_links_to_it(count_tokens):
+    """An h4 part that fills a chunk of its own links to the h4, as lunr does; a chunk
+    that spans two h4 parts links to the section's heading."""
+    filler = LONG_SENTENCE * 6
+    html = (f"<h2 id='top'>Top</h2><p>{filler}</p>"
+            f"<h4 id='first'>First detail</h4><p>{filler}</p>"
+            f"<h4 id='second'>Second detail</h4><p>{filler}</p>"
+            f"<h5 id='fine'>Fine print</h5><p>{filler}</p>")
+    chunks = sections(chunks_of(html, count_tokens, heading_levels=3, max_tokens=128))
+    assert {c.anchor for c in chunks} == {"top"}  # still one section for the ranking
+    links = {c.link_anchor: c.link_path for c in chunks if c.link_anchor}
+    assert links["first"] == ["Top", "First detail"]
+    assert links["fine"] == ["Top", "Second detail", "Fine print"]
+    for chunk in chunks:
+        if not chunk.link_anchor:  # the section's own text, or a piece across two parts
+            assert chunk.text.startswith(filler[:40]) or "detail" in chunk.text
+
+
+def test_excerpts_keep_code_and_start_at_a_sentence(count_tokens):
+    code = "from fastapi import FastAPI\n\napp = FastAPI()\n"
+    html = (f"<h2 id='run'>Run</h2><p>Create the app:</p><pre><code>{code}</code></pre>"
+            "<p>Then run.</p>")
+    [chunk] = sections(chunks_of(html, count_tokens, min_tokens=0))
+    assert chunk.excerpt_parts == ["Create the app:",
+                                   "from fastapi import FastAPI\napp = FastAPI()", "Then run."]
+    assert chunk.excerpt == "Create the app: from fastapi import FastAPI app = FastAPI() Then run."
+    # One long sentence, then short ones: a piece cut inside the long one starts its
+    # excerpt at the next sentence.
+    long = " ".join(f"word{i}" for i in range(400)) + ". Short one here. " + LONG_SENTENCE * 4
+    pieces = sections(chunks_of(f"<p>{long}</p>", count_tokens, max_tokens=128))
+    later = [c for c in pieces[1:] if c.mid_sentence]
+    assert later, [c.text[:40] for c in pieces]
+    for chunk in later:
+        near = chunk.text.find("Short one here.")
+        expected = "…Short one here." if 0 <= near < 100 else "…" + chunk.text[:20]
+        assert chunk.excerpt.startswith(expected), (chunk.excerpt[:40], expected)
+
+
+def test_results_show_the_heading_path_without_the_pages_h1(count_tokens):
+    """The h1 is the title atop the page, which results show already, also where the
+    page's title (from the nav) differs from it; the model still sees it."""
+    html = (f"<h1 id='top'>A field guide</h1><p>{LONG_SENTENCE}</p>"
+            f"<h2 id='install'>Install</h2><p>{LONG_SENTENCE * 2}</p>")
+    by_anchor = {c.anchor: c for c in sections(chunks_of(html, count_tokens, min_tokens=0))}
+    assert by_anchor["install"].path == ["A field guide", "Install"]
+    assert by_anchor["install"].link_path == ["Install"]
+    assert "A field guide" in by_anchor["install"].embed_text

@@ -9,6 +9,7 @@
 
 import { BundleError, MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, parsePartition, parseTableShard, parseVectorPart, shardOf } from "./bundle.js";
 import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "./fetch.js";
+import { excerptParts, excerptText } from "./excerpt.js";
 import { LexicalIndex } from "./lexical.js";
 import { chunkOrder, fuse, sizePriors } from "./ranking.js";
 import { probedPartitions, queryCodes, scoreAll, scorePartitions, topK as bestOf, unitLength } from "./scan.js";
@@ -307,7 +308,8 @@ export class Engine {
       }
       const [url, title, section] = entry;
       const [anchor, path, excerpt, kind] = row;
-      return { id, url, anchor, title, path, section, excerpt, kind: kind === "p" ? "page" : "section" };
+      return { id, url, anchor, title, path, section, excerpt: excerptText(excerpt),
+        excerptParts: excerptParts(excerpt), kind: kind === "p" ? "page" : "section" };
     }));
   }
 

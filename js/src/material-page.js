@@ -44,6 +44,12 @@ function answers(note, shown) {
 }
 
 export function attachMaterialStatus() {
+  // Material's search overlay is a role=dialog without a name (axe: aria-dialog-name).
+  const overlay = document.querySelector('.md-search[role="dialog"]');
+  if (overlay && !overlay.hasAttribute("aria-label") && !overlay.hasAttribute("aria-labelledby")) {
+    overlay.setAttribute("aria-label", document.querySelector("input[data-md-component=search-query]")
+      ?.getAttribute("aria-label") || "Search");
+  }
   const channel = new BroadcastChannel(CHANNEL);
   const notes = []; // the worker's latest answers, newest last
   let openWhenReady = null; // the text Enter was pressed on, while its results come

@@ -1,6 +1,11 @@
 // Results grouped by page, built with DOM APIs only: page text becomes text nodes,
 // and query words are wrapped in <mark> elements made with createElement.
+//
+// The list follows the WAI-ARIA combobox pattern: a listbox of options (the result
+// links), grouped by page under the page's title. Each page comes first, then its best
+// sections; a section's heading is its path under the page, never the page title again.
 
+import { excerptParts, excerptWindow } from "./excerpt.js";
 import { groupByPage } from "./group.js";
 import { queryTerms, splitMatches } from "./highlight.js";
 
@@ -18,23 +23,77 @@ export function appendHighlighted(parent, text, terms) {
   }
 }
 
-/** Replaces `container`'s content with the results; returns the links in keyboard order. */
-export function renderResults(container, results, query) {
+/** Appends the hit's excerpt around the query's words: code in <code>, words in <mark>. */
+export function appendExcerpt(parent, hit, terms) {
+  const parts = hit.excerptParts ?? excerptParts(hit.excerpt);
+  for (const part of excerptWindow(parts, terms)) {
+    if (!part.code) {
+      appendHighlighted(parent, part.text, terms);
+      continue;
+    }
+    const code = el("code");
+    appendHighlighted(code, part.text, terms);
+    parent.append(code);
+  }
+}
+
+function option(hit, { id, rank, heading, terms }) {
+  const link = el("a", "semantic-hit");
+  link.href = hit.url;
+  link.id = id;
+  link.setAttribute("role", "option");
+  link.setAttribute("aria-selected", "false");
+  link.dataset.score = hit.score.toFixed(4);
+  link.dataset.rank = String(rank);
+  if (heading) {
+    const title = el("span", "semantic-heading");
+    appendHighlighted(title, heading, terms);
+    link.append(title);
+  }
+  const excerpt = el("span", "semantic-excerpt");
+  appendExcerpt(excerpt, hit, terms);
+  link.append(excerpt);
+  return link;
+}
+
+/**
+ * Replaces `container`'s content with the results; returns the options (result links)
+ * in the order shown, each with `data-rank` (0 for the best result). `listId` names the
+ * listbox, and prefixes the ids of its options (the input's aria-activedescendant).
+ */
+export function renderResults(container, results, query, { listId = "semantic-results" } = {}) {
   const terms = queryTerms(query);
-  const list = el("ol", "semantic-results");
+  const list = el("div", "semantic-results");
+  list.id = listId;
+  list.setAttribute("role", "listbox");
+  list.setAttribute("aria-label", "Search results");
+  const rank = new Map(results.map((result, i) => [result, i]));
   const links = [];
-  for (const group of groupByPage(results, (result) => result.page)) {
-    const item = el("li", "semantic-page");
-    item.append(el("div", "semantic-page-title", group.title));
-    for (const hit of group.hits) {
-      const link = el("a", "semantic-hit");
-      link.href = hit.url;
-      link.dataset.score = hit.score.toFixed(4);
-      const heading = el("span", "semantic-heading");
-      appendHighlighted(heading, hit.path.length ? hit.path.join(" › ") : hit.title, terms);
-      const excerpt = el("span", "semantic-excerpt");
-      appendHighlighted(excerpt, hit.excerpt, terms);
-      link.append(heading, excerpt);
+  for (const [number, group] of groupByPage(results, (result) => result.page).entries()) {
+    const item = el("div", "semantic-page");
+    item.setAttribute("role", "group");
+    // The page's lead, or a part of the page under no heading but the page title.
+    const page = group.hits.find((hit) => !hit.path.length);
+    const sections = group.hits.filter((hit) => hit !== page);
+    const id = (i) => `${listId}-${number}-${i}`;
+    if (page) {
+      const link = option(page, { id: id(0), rank: rank.get(page), heading: group.title, terms });
+      link.classList.add("semantic-page-hit");
+      const title = link.firstChild;
+      title.classList.add("semantic-page-title");
+      title.id = `${id(0)}-title`;
+      item.setAttribute("aria-labelledby", title.id);
+      item.append(link);
+      links.push(link);
+    } else {
+      const title = el("div", "semantic-page-title", group.title);
+      title.id = `${id(0)}-title`;
+      item.setAttribute("aria-labelledby", title.id);
+      item.append(title);
+    }
+    for (const [i, hit] of sections.entries()) {
+      const heading = hit.path.length ? hit.path.join(" › ") : "";
+      const link = option(hit, { id: id(i + 1), rank: rank.get(hit), heading, terms });
       item.append(link);
       links.push(link);
     }

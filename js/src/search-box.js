@@ -11,6 +11,7 @@ import { renderNote, renderResults, renderStatus } from "./results-view.js";
 
 const KEYWORD_NOTE = "Keyword matches; results by meaning follow";
 const OPENING_NOTE = "Searching… the best result opens when it is ready";
+let boxes = 0; // numbers the listbox ids of the search boxes on a page
 
 export class SearchBox {
   /**
@@ -19,6 +20,8 @@ export class SearchBox {
    */
   constructor({ client, input, output, onPick = () => {} }) {
     Object.assign(this, { client, input, output, onPick });
+    this.listId = `semantic-results-${++boxes}`;
+    this.#describeCombobox();
     this.links = [];
     this.active = -1;
     this.latest = null; // the search of the newest text: {query, controller}
@@ -49,6 +52,32 @@ export class SearchBox {
       else if (!this.shownFinal) renderNote(this.output, `${lead}. ${text}`, { progress: fraction });
     });
     if (input.value.trim()) this.#search(input.value);
+  }
+
+  // The WAI-ARIA combobox pattern: the input owns the listbox of results, and
+  // aria-activedescendant names the option the arrow keys selected.
+  #describeCombobox() {
+    const { input, listId } = this;
+    for (const [name, value] of [["role", "combobox"], ["aria-autocomplete", "list"],
+      ["aria-controls", listId], ["aria-expanded", "false"]]) input.setAttribute(name, value);
+    input.removeAttribute("aria-activedescendant");
+    // A name that is not only a tooltip (the mkdocs theme's box has only a title).
+    if (!input.labels?.length && !input.getAttribute("aria-label") && !input.hasAttribute("aria-labelledby")) {
+      input.setAttribute("aria-label", input.title || input.placeholder || "Search");
+    }
+    this.observer = new MutationObserver(() => {
+      const expanded = this.output.querySelector(`#${listId} [role=option]`) !== null;
+      input.setAttribute("aria-expanded", String(expanded));
+      if (!expanded || !this.output.contains(this.links[this.active] ?? null)) {
+        input.removeAttribute("aria-activedescendant");
+      }
+    });
+    this.observer.observe(this.output, { childList: true });
+  }
+
+  /** The result Enter opens when the arrow keys chose none: the best ranked. */
+  #best() {
+    return this.links.find((link) => link.dataset.rank === "0") ?? this.links[0];
   }
 
   #preload() {
@@ -114,14 +143,14 @@ export class SearchBox {
     this.shown = query;
     this.shownFinal = final;
     this.active = -1;
-    this.links = renderResults(this.output, results, query);
+    this.links = renderResults(this.output, results, query, { listId: this.listId });
     if (!results.length && final) renderStatus(this.output, "No results");
     if (!final && results.length) renderNote(this.output, this.enterPending ? OPENING_NOTE : KEYWORD_NOTE);
     this.output.dataset.ranking = final ? "hybrid" : "keyword";
     this.output.dataset.query = query;
     if (final) {
       if (this.enterPending && query === this.input.value && this.links.length) {
-        this.#follow(this.links[0]);
+        this.#follow(this.#best());
       }
       this.enterPending = false;
     }
@@ -135,7 +164,7 @@ export class SearchBox {
       this.#select(Math.min(Math.max(this.active + step, 0), this.links.length - 1));
     } else if (event.key === "Enter") {
       event.preventDefault(); // the theme's <form> must not submit
-      const link = this.links[Math.max(this.active, 0)];
+      const link = this.active >= 0 ? this.links[this.active] : this.#best();
       // Keyword results are provisional: Enter waits for the final ranking unless the
       // reader picked a result with the arrow keys.
       const settled = this.shownFinal || this.active >= 0;
@@ -150,10 +179,11 @@ export class SearchBox {
   }
 
   #select(index) {
-    this.links[this.active]?.removeAttribute("aria-selected");
+    this.links[this.active]?.setAttribute("aria-selected", "false");
     this.active = index;
     const link = this.links[index];
     link.setAttribute("aria-selected", "true");
+    this.input.setAttribute("aria-activedescendant", link.id);
     link.scrollIntoView({ block: "nearest" });
   }
 
@@ -166,6 +196,10 @@ export class SearchBox {
     this.latest?.controller.abort();
     this.latest = null;
     this.unwatch();
+    this.observer.disconnect();
+    for (const name of ["role", "aria-autocomplete", "aria-controls", "aria-expanded", "aria-activedescendant"]) {
+      this.input.removeAttribute(name);
+    }
     for (const [target, type, fn] of this.listeners) target.removeEventListener(type, fn);
   }
 }

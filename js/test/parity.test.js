@@ -83,7 +83,7 @@ test("the analyzer makes Python's terms", async () => {
 
 test("results carry the page and section fields the UI shows", async () => {
   const [hit] = await engine.search("ETag", { topK: 1 });
-  assert.deepEqual(Object.keys(hit).sort(), ["anchor", "excerpt", "id", "kind", "lexicalScore", "path",
+  assert.deepEqual(Object.keys(hit).sort(), ["anchor", "excerpt", "excerptParts", "id", "kind", "lexicalScore", "path",
     "score", "section", "sectionScore", "title", "url", "vectorScore"]);
   assert.equal(hit.url, "reference/");
   assert.equal(hit.section, "Reference");

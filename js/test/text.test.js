@@ -36,6 +36,6 @@ test("Material items escape page text and mark only query words", () => {
   assert.equal(section.location, "markup/#try");
   assert.equal(section.title, "Try &#60;img src=x onerror=alert(1)&#62; here");
   assert.equal(section.text,
-    "An &#60;script&#62;alert(1)&#60;/script&#62; <mark data-md-highlight>image</mark> <mark data-md-highlight>tag</mark>");
+    "<p>An &#60;script&#62;alert(1)&#60;/script&#62; <mark data-md-highlight>image</mark> <mark data-md-highlight>tag</mark></p>");
   assert.deepEqual(section.terms, { imag: true, tag: true });
 });
