@@ -26,7 +26,9 @@ Layout of `<site>/<bundle_dir>/`:
     kind], ...]]`, kind `p` (page lead) or `s` (section); the excerpt is the text results
     may show (about 480 characters, see `chunking.excerpt_parts`): a string, or where it
     holds code a list alternating prose and code, prose first (`["Run", "make all", "."]`);
-  - `text/text.<h>.json`: per page `[[text, anchors], ...]` (Python readers only);
+  - `text/text.<h>.json`: per page `[[text, anchors, anchor, path], ...]` (Python
+    readers only; the chunk's own anchor and heading path, where fragments hold the
+    deep link and the path results show);
   - `vectors/vec.<h>.<dtype>`: the rows of the part's pages, raw little-endian;
   - partitioned layout: `vectors/cent.<h>.i8` (the centroid codes) and
     `vectors/ivf.<h>.bin` (a partition: see `partition_bytes`);
@@ -389,7 +391,9 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
                     _stored_excerpt(x),
                     KIND_CODES[x.kind]] for x in c]]
                  for _, c in pages]
-    texts = [[[x.text, x.anchors] for x in c] for _, c in pages]
+    # The chunk's own anchor and heading path, where fragments hold what results show:
+    # Python readers rebuild the chunk as it was embedded (its embed_text, its cache key).
+    texts = [[[x.text, x.anchors, x.anchor, x.path] for x in c] for _, c in pages]
     dim = int(stored.vectors.shape[1]) if len(stored.vectors) else (spec.dim or 0)
     row_bytes = dim * SCALAR_BYTES[stored.dtype]
     model = spec.manifest_entry()
@@ -767,11 +771,15 @@ def _chunks_of(fragments: list, texts: list, starts: np.ndarray, *, boosts: dict
         if len(rows) != starts[number + 1] - starts[number] or len(text_rows) != len(rows):
             raise ValueError(f"page {number} ({url!r}) has the wrong number of chunks")
         boost = float(boosts.get(str(number), 1.0))
-        for (anchor, path, excerpt, kind), (text, anchors) in zip(rows, text_rows):
+        for (shown_anchor, shown_path, excerpt, kind), text_row in zip(rows, text_rows):
+            text, anchors, *own = text_row
+            anchor, path = own if own else (shown_anchor, shown_path)
             chunks.append(Chunk(url=url, anchor=anchor, title=title, path=path, text=text,
                                 kind=KIND_NAMES[kind], anchors=anchors, section=section,
                                 facets=page_facets[number], boost=boost,
-                                shown=_read_excerpt(excerpt)))
+                                shown=_read_excerpt(excerpt),
+                                link_anchor=shown_anchor if shown_anchor != anchor else "",
+                                link_path=shown_path if shown_path != path else None))
     return chunks
 
 

@@ -201,9 +201,9 @@ class Searcher:
         return Result(
             chunk_id=chunk_id,
             url=chunk.url,
-            anchor=chunk.anchor,
+            anchor=chunk.link_anchor or chunk.anchor,  # the deep link results show
             title=chunk.title,
-            path=list(chunk.path),
+            path=list(chunk.path if chunk.link_path is None else chunk.link_path),
             excerpt=chunk.excerpt,
             score=score,
             kind=chunk.kind,

@@ -112,8 +112,14 @@ def test_fragments_carry_code_and_the_deepest_heading(tmp_path):
     assert pages[0][3][0][2] == "Text of section 0 ✓ 東京 مرحبا"  # no code: one string
     assert [5, 4] in catalog["pages"]["pieces"]
     read = read_bundle(tmp_path).chunks
-    assert (read[3].anchor, read[3].path) == ("deep", ["Part", "Section 3", "Deep"])
+    # Read back as written: its own anchor and path (what was embedded), and the deep link.
+    assert (read[3].anchor, read[3].path) == (chunks[3].anchor, chunks[3].path)
+    assert [c.embed_text for c in read] == [c.embed_text for c in chunks]
+    assert (read[3].link_anchor, read[3].link_path) == ("deep", ["Part", "Section 3", "Deep"])
     assert read[3].excerpt == "Create the app: app = FastAPI() Then run it."
+    [result] = [r for r in Searcher.open(tmp_path).search("section", top_k=100)
+                if r.chunk_id == 3]
+    assert (result.anchor, result.path) == ("deep", ["Part", "Section 3", "Deep"])
 
 
 def test_transformer_bundles_ship_the_model(tmp_path):
