@@ -11,8 +11,9 @@ token alone):
 
 `a_ij` is token j's weight in text i divided by the text's total weight (so a
 row of A sums to 1), `s_i` an optional per-text weight. The normal equations
-(A^T S A + lam I) E = A^T S Y + lam P are solved densely over the tokens that
-occur in the training texts; a token only in the prior keeps its prior row.
+(A^T S A + lam I) E = A^T S Y + lam P are solved over the tokens that occur in
+the training texts, by a dense Cholesky factor that holds only the lower triangle
+(packed_cholesky.py); a token only in the prior keeps its prior row.
 
 Query side, in any language: ids -> rows of the known ids summed (int8 rows may
 be summed as integers: the one scale cancels in the normalization) -> divided
@@ -28,9 +29,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .packed_cholesky import BLOCK, PackedLower
+
 WEIGHTINGS = ("none", "sif", "idf")
 SIF_A = 1e-3
-PAIRS_PER_BINCOUNT = 2_000_000
+PAIRS_PER_FLUSH = 1 << 19
+"""Token pairs gathered before they are summed into the gram (8 MB of positions)."""
 ENTRIES_PER_BLOCK = 16_384
 
 
@@ -197,37 +201,43 @@ def design_matrix(sequences: Sequence[Sequence[int]], *, special_ids: Iterable[i
                   value=np.concatenate(values), texts=len(sequences))
 
 
-def gram(design: Design, sample_weight: np.ndarray | None = None) -> np.ndarray:
-    """A^T S A, dense (columns x columns), float64.
+def gram(design: Design, sample_weight: np.ndarray | None = None, *,
+         block: int = BLOCK) -> PackedLower:
+    """A^T S A, float64, as its lower triangle only (`PackedLower`, about n^2 / 2 floats).
 
-    Pairs are summed a batch at a time into the one n x n array: no second n x n
-    array is made (on a site's vocabulary of ~6k tokens each is 300 MB).
+    Each text adds v_a v_b to entry (a, b) for each pair of its tokens with a >= b.
+    Pairs are summed a batch at a time into the one packed array: no n x n array is
+    made (on a site's vocabulary of ~6k tokens one is 300 MB) and no batch holds more
+    than PAIRS_PER_FLUSH pairs.
     """
     n = len(design.token_ids)
-    out = np.zeros(n * n)
+    out = PackedLower(n, block)
     if n == 0:
-        return out.reshape(0, 0)
+        return out
     s = np.ones(design.texts) if sample_weight is None else np.asarray(sample_weight, float)
     # Entries are grouped by text (design_matrix emits them text by text).
     starts = np.flatnonzero(np.r_[True, design.text[1:] != design.text[:-1]])
     ends = np.r_[starts[1:], len(design.text)]
+    # Row-major, so the pairs of a text of m tokens are the first m (m + 1) / 2.
+    first, second = np.tril_indices(int((ends - starts).max()))
     keys, vals, pending = [], [], 0
 
     def flush() -> None:
-        pairs, inverse = np.unique(np.concatenate(keys), return_inverse=True)
-        out[pairs] += np.bincount(inverse, np.concatenate(vals), minlength=len(pairs))
+        np.add.at(out.data, np.concatenate(keys), np.concatenate(vals))
 
     for lo, hi in zip(starts.tolist(), ends.tolist()):
+        pairs = (hi - lo) * (hi - lo + 1) // 2
+        i, j = first[:pairs], second[:pairs]
         c, v = design.column[lo:hi], design.value[lo:hi] * math.sqrt(s[design.text[lo]])
-        keys.append((c[:, None] * n + c[None, :]).ravel())
-        vals.append((v[:, None] * v[None, :]).ravel())
-        pending += len(c) * len(c)
-        if pending >= PAIRS_PER_BINCOUNT:
+        keys.append(out.positions(np.maximum(c[i], c[j]), np.minimum(c[i], c[j])))
+        vals.append(v[i] * v[j])
+        pending += pairs
+        if pending >= PAIRS_PER_FLUSH:
             flush()
             keys, vals, pending = [], [], 0
     if keys:
         flush()
-    return out.reshape(n, n)
+    return out
 
 
 def project_targets(design: Design, targets: np.ndarray,
@@ -253,8 +263,8 @@ def project_targets(design: Design, targets: np.ndarray,
 
 def fit_table(design: Design, targets: np.ndarray, *, lam: float,
               prior: StaticTable | None = None, weights: TokenWeights | None = None,
-              sample_weight: np.ndarray | None = None, solve_ids: np.ndarray | None = None,
-              dtype: type = np.float64) -> StaticTable:
+              sample_weight: np.ndarray | None = None,
+              solve_ids: np.ndarray | None = None) -> StaticTable:
     """Solve (A^T S A + lam I) E = A^T S Y + lam P and bake each token's weight in.
 
     `prior` rows (unweighted) are P for the tokens it holds and zero elsewhere; its
@@ -277,19 +287,20 @@ def fit_table(design: Design, targets: np.ndarray, *, lam: float,
     if solve_ids is not None:
         design, targets = _hold_at_prior(design, np.asarray(targets, dtype=np.float64),
                                          solve_ids=np.asarray(solve_ids), prior=known)
-    left = gram(design, sample_weight).astype(dtype, copy=False)  # n x n: no second copy
-    right = project_targets(design, targets, sample_weight).astype(dtype)
+    right = project_targets(design, targets, sample_weight)
     token_ids = design.token_ids
     if known is not None:
         rows = known.lookup(token_ids)
         present = np.isin(token_ids, known.token_ids)
-        right[present] += lam * known.rows[rows].astype(dtype)
-    left[np.diag_indices_from(left)] += lam
-    solved = np.linalg.solve(left, right) if len(token_ids) else np.zeros((0, dim))
+        right[present] += lam * known.rows[rows].astype(np.float64)
+    left = gram(design, sample_weight)
+    left.add_to_diagonal(lam)
+    left.factor()
+    solved = left.solve(right)
     if prior is not None:
         extra = ~np.isin(prior.token_ids, token_ids)
         token_ids = np.concatenate([token_ids, prior.token_ids[extra]])
-        solved = np.concatenate([solved, prior.dequantize().rows[extra].astype(dtype)])
+        solved = np.concatenate([solved, prior.dequantize().rows[extra].astype(np.float64)])
         order = np.argsort(token_ids)
         token_ids, solved = token_ids[order], solved[order]
     if weights is not None:
