@@ -221,16 +221,17 @@ def random_problem(*, texts: int, vocabulary: int, seed: int):
     return sequences, rng.normal(size=(texts, 8)), prior
 
 
-def test_fit_equals_the_dense_solve_of_the_normal_equations():
-    """The packed Cholesky fit (over several column blocks) gives the rows that
-    numpy's dense solve of the same normal equations gives, to rounding, and the
-    same int8 table."""
-    sequences, targets, prior = random_problem(texts=500, vocabulary=700, seed=11)
+@pytest.mark.parametrize("texts", [300, 1500])  # fewer texts than tokens, then more
+def test_fit_equals_the_dense_solve_of_the_normal_equations(texts):
+    """The fit (a packed Cholesky over several column blocks, of the texts x texts or
+    the tokens x tokens system, whichever is smaller) gives the rows that numpy's dense
+    solve of the normal equations gives, to rounding, and the same int8 table."""
+    sequences, targets, prior = random_problem(texts=texts, vocabulary=700, seed=11)
     stats = TokenStats.of(sequences, SPECIAL)
     weights = TokenWeights(stats.token_ids, stats.weights("idf"))
     design = design_matrix(sequences, special_ids=SPECIAL, weights=weights)
     n, lam = len(design.token_ids), 0.01
-    assert n > 2 * 256  # more than two column blocks of the default size
+    assert min(n, texts) > 256  # more than one column block of the default size
     table = fit_table(design, targets, lam=lam, prior=prior, weights=weights)
 
     dense = np.zeros((design.texts, n))
@@ -250,10 +251,12 @@ def test_fit_equals_the_dense_solve_of_the_normal_equations():
                           reference.quantize().rows)
 
 
-def test_fit_holds_no_square_matrix_of_the_vocabulary(monkeypatch):
-    """The fit's memory peak stays under one n x n float64 array: the gram is held as
-    its lower triangle and factored in place (numpy's solve needed two n x n arrays,
-    600 MB on a site's ~6k tokens)."""
+@pytest.mark.parametrize("solve", ["fit_table", "solve_over_tokens"])
+def test_fit_holds_no_square_matrix_of_the_vocabulary(monkeypatch, solve):
+    """The fit's memory peak stays under one n x n float64 array of its n tokens: the
+    system is held as its lower triangle and factored in place, over the texts when
+    they are fewer (numpy's solve needed two n x n arrays, 600 MB on a site's ~6k
+    tokens; this test measured 1.46 of them there)."""
     import tracemalloc
 
     from mkdocs_semantic import static_encoder
@@ -261,12 +264,51 @@ def test_fit_holds_no_square_matrix_of_the_vocabulary(monkeypatch):
     monkeypatch.setattr(static_encoder, "PAIRS_PER_FLUSH", 10_000)
     sequences, targets, prior = random_problem(texts=400, vocabulary=2500, seed=3)
     design = design_matrix(sequences, special_ids=SPECIAL)
-    square = len(design.token_ids) ** 2 * 8
+    n = len(design.token_ids)
+    square = n**2 * 8
     assert square > 40_000_000
+    prior_rows = np.zeros((n, targets.shape[1]))
     tracemalloc.start()
     try:
-        fit_table(design, targets, lam=0.01, prior=prior)
+        if solve == "fit_table":
+            fit_table(design, targets, lam=0.01, prior=prior)
+        else:
+            static_encoder.solve_over_tokens(design, targets, prior_rows, lam=0.01)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert peak < 0.75 * square, f"peak {peak / 1e6:.1f} MB, one n x n array {square / 1e6:.1f} MB"
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_texts_system_gives_the_tokens_system_solution(weighted):
+    from mkdocs_semantic.static_encoder import solve_over_texts, solve_over_tokens
+
+    sequences, targets, _ = random_problem(texts=120, vocabulary=300, seed=21)
+    design = design_matrix(sequences, special_ids=SPECIAL)
+    rng = np.random.default_rng(4)
+    prior_rows = rng.normal(size=(len(design.token_ids), targets.shape[1]))
+    sample = rng.uniform(0.5, 2.0, size=design.texts) if weighted else None
+    by_tokens = solve_over_tokens(design, targets, prior_rows, lam=0.05, sample_weight=sample)
+    by_texts = solve_over_texts(design, targets, prior_rows, lam=0.05, sample_weight=sample)
+    np.testing.assert_allclose(by_texts, by_tokens, rtol=1e-9, atol=1e-10)
+    with pytest.raises(ValueError, match="needs lam > 0"):
+        solve_over_texts(design, targets, prior_rows, lam=0.0)
+
+
+@pytest.mark.parametrize("share", [1, 32, 10**9])  # every token dense, some, none
+def test_text_gram_and_design_times_equal_the_dense_products(monkeypatch, share):
+    from mkdocs_semantic import static_encoder
+
+    monkeypatch.setattr(static_encoder, "DENSE_TOKEN_SHARE", share)
+    monkeypatch.setattr(static_encoder, "PAIRS_PER_FLUSH", 7)
+    monkeypatch.setattr(static_encoder, "ENTRIES_PER_BLOCK", 5)
+    sequences, _, _ = random_problem(texts=70, vocabulary=90, seed=8)
+    design = design_matrix([*sequences, [101, 102]], special_ids=SPECIAL)  # one empty text
+    dense = np.zeros((design.texts, len(design.token_ids)))
+    np.add.at(dense, (design.text, design.column), design.value)
+    rows = np.random.default_rng(2).normal(size=(len(design.token_ids), 3))
+    for block in (1, 16, 1000):
+        np.testing.assert_allclose(static_encoder.text_gram(design, block=block).to_dense(),
+                                   dense @ dense.T, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(static_encoder.design_times(design, rows), dense @ rows)
