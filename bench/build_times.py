@@ -57,8 +57,8 @@ PROGRESS = re.compile(r"semantic: embedding chunks [\d,]+/[\d,]+ \((?P<share>\d+
 DONE = re.compile(r"semantic: embedding chunks [\d,]+/[\d,]+ done in")
 HEADER = ("| build | config | seconds | ratio to plain | peak RSS MB | longest silence s "
           "| chunks embedded | reused | chunks | query table | embedded for it | its seconds "
-          "| bundle |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| bundle | load before / after |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def build(project: Path, config: str, *, pythonpath: Path | None = None,
@@ -69,6 +69,7 @@ def build(project: Path, config: str, *, pythonpath: Path | None = None,
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath)
+    load_before = os.getloadavg()[0]
     started = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "build", "-f", config, "-d", site],
@@ -86,6 +87,8 @@ def build(project: Path, config: str, *, pythonpath: Path | None = None,
         raise SystemExit(f"mkdocs build -f {config} failed:\n{log[-3000:]}")
     figures: dict = {"config": config, "seconds": round(seconds, 2),
                      "peak_rss_mb": round(usage.ru_maxrss / 1024),
+                     # The machine is shared: its 1-minute load average around the build.
+                     "load_1min": [round(load_before, 1), round(os.getloadavg()[0], 1)],
                      "longest_silence_s": longest_silence(lines, seconds)}
     figures.update(eta_check(lines))
     match = SUMMARY.search(log)
@@ -244,7 +247,8 @@ def render(results: dict) -> str:
         f"| {r['peak_rss_mb']} | {r['longest_silence_s']} | {r.get('embedded', '-')} "
         f"| {r.get('reused', '-')} | {r.get('chunks', '-')} "
         f"| {r.get('table', '-')} | {r.get('table_embedded', '-')} "
-        f"| {r.get('table_seconds', '-')} | {r.get('bundle', '-')} |"
+        f"| {r.get('table_seconds', '-')} | {r.get('bundle', '-')} "
+        f"| {' / '.join(str(x) for x in r['load_1min'])} |"
         for name, r in runs.items()
     )
     edit = runs["one_page_edit"]
@@ -263,7 +267,8 @@ def render(results: dict) -> str:
 Reproduce: `python bench/build_times.py`. One run, builds in this order on one copy
 of the site; each first build starts from its own empty cache. Times are whole
 `mkdocs build` processes on this machine (2 cores, shared), so read the ratios
-within this run. The query table columns come from the plugin's build log line.
+within this run; the last column is the machine's 1-minute load average when each
+build started and ended. The query table columns come from the plugin's build log line.
 
 {HEADER}
 {rows}

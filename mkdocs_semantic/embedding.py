@@ -223,6 +223,11 @@ class OnnxEmbedder:
         self._check_max_tokens(session)
         return session
 
+    def release(self) -> None:
+        """Drop the onnxruntime session: the model's weights (unpacked to float32) and
+        its memory arena, about 250 MB. The next use loads it again."""
+        self.__dict__.pop("session", None)
+
     def _check_max_tokens(self, session) -> None:
         """One inference at model.max_tokens tokens; if the model refuses it, find the
         longest input it accepts (by bisection) and fail with a message that names it.

@@ -28,6 +28,7 @@ from .embedding import (
 )
 from .files import sha256_file
 from .logs import build_log as log
+from .memory import return_freed_memory
 from .progress import Progress
 from .quantize import quantize
 from .query_table import TableFitter
@@ -128,7 +129,9 @@ class Indexer:
     `embedder` makes the document vectors; by default an `OnnxEmbedder` of `spec`, loaded
     on first use. Another embedder must make the vectors `spec` describes: its sha256
     (with pooling, normalize, max_tokens and document_prefix) keys the embedding cache and
-    is written into the bundle, and its tokenizer cuts the chunks.
+    is written into the bundle, and its tokenizer cuts the chunks. If it has a
+    `release()` method, a build that is not a preview calls it before the query table's
+    solve, when it has embedded all it needs (see `_release_model`).
     """
 
     def __init__(self, spec: ModelSpec, options: IndexOptions, *,
@@ -302,8 +305,19 @@ class Indexer:
                 embed_texts=self.text_vectors, embed_tokens=self.token_vectors,
                 cache_path=self.cache.path.with_name("query_table.npz")
                 if self.cache.path else None,
-                document_prefix=self.spec.document_prefix)
+                document_prefix=self.spec.document_prefix, before_solve=self._release_model)
         return self._fitter
+
+    def _release_model(self) -> None:
+        """Before the query table's solve, in a build that is not a preview: free the
+        model (an embedder with a `release()` method, as `OnnxEmbedder`), a few hundred
+        MB the solve can use; a later build loads it again. A preview keeps it, as its
+        next rebuild embeds the edit at once."""
+        release = getattr(self._embedder, "release", None)
+        if self.preview or release is None:
+            return
+        release()
+        return_freed_memory()
 
     def query_table(self, chunks: list[Chunk],
                     vectors: np.ndarray) -> tuple[TokenTable | None, TableStats | None]:

@@ -81,12 +81,16 @@ class TableFitter:
 
     `embed_texts(texts)` returns the model's document vectors of `texts` (cached by the
     caller), `embed_tokens(ids)` the model's vector of each token id alone.
+    `before_solve()`, if given, is called once everything is embedded and before the
+    solve (the caller may free the model there).
     """
 
     def __init__(self, *, tokenizer, embed_texts: Callable[[list[str]], np.ndarray],
                  embed_tokens: Callable[[list[int]], np.ndarray], cache_path: Path | None,
-                 document_prefix: str = "", recipe: TableRecipe | None = None) -> None:
+                 document_prefix: str = "", recipe: TableRecipe | None = None,
+                 before_solve: Callable[[], None] | None = None) -> None:
         self.tokenizer = tokenizer
+        self.before_solve = before_solve
         self.embed_texts = embed_texts
         self.embed_tokens = embed_tokens
         self.cache_path = cache_path
@@ -143,6 +147,8 @@ class TableFitter:
         prior = prior_table(stats.token_ids, self.embed_tokens(stats.token_ids.tolist())
                             if len(stats.token_ids) else np.zeros((0, targets[0].shape[1])))
         design = design_matrix(sequences, special_ids=self.special, weights=weights)
+        if self.before_solve is not None:
+            self.before_solve()
         if len(stats.token_ids) >= SOLVE_LOG_TOKENS:
             log.info("query table: solving for %s tokens", f"{len(stats.token_ids):,}")
         fitted = fit_table(design, np.concatenate(targets), lam=self.recipe.lam, prior=prior,

@@ -11,8 +11,11 @@ token alone):
 
 `a_ij` is token j's weight in text i divided by the text's total weight (so a
 row of A sums to 1), `s_i` an optional per-text weight. The normal equations
-(A^T S A + lam I) E = A^T S Y + lam P are solved densely over the tokens that
-occur in the training texts; a token only in the prior keeps its prior row.
+(A^T S A + lam I) E = A^T S Y + lam P are solved for the tokens that occur in
+the training texts; a token only in the prior keeps its prior row. The solve is a
+dense Cholesky factor that holds only the lower triangle (packed_cholesky.py), of
+this tokens x tokens system or, when there are fewer texts than tokens, of the
+texts x texts one that gives the same E (`solve_over_texts`).
 
 Query side, in any language: ids -> rows of the known ids summed (int8 rows may
 be summed as integers: the one scale cancels in the normalization) -> divided
@@ -24,14 +27,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .packed_cholesky import BLOCK, PackedLower
+
 WEIGHTINGS = ("none", "sif", "idf")
 SIF_A = 1e-3
-PAIRS_PER_BINCOUNT = 2_000_000
-ENTRIES_PER_BLOCK = 16_384
+PAIRS_PER_FLUSH = 1 << 19
+"""Token pairs gathered before they are summed into the gram (8 MB of positions)."""
+DENSE_TOKEN_SHARE = 32
+"""In text_gram, a token in more than 1/32 of the texts is multiplied as a dense column:
+its pairs of texts would cost more one by one."""
+ENTRIES_PER_BLOCK = 2048
+"""Design entries multiplied at once in A^T Y and A R: each takes a row of dim floats
+(2048 x 384 float64 is 6 MB; 16k entries held ~150 MB of temporaries)."""
 
 
 @dataclass(frozen=True)
@@ -197,37 +208,43 @@ def design_matrix(sequences: Sequence[Sequence[int]], *, special_ids: Iterable[i
                   value=np.concatenate(values), texts=len(sequences))
 
 
-def gram(design: Design, sample_weight: np.ndarray | None = None) -> np.ndarray:
-    """A^T S A, dense (columns x columns), float64.
+def gram(design: Design, sample_weight: np.ndarray | None = None, *,
+         block: int = BLOCK) -> PackedLower:
+    """A^T S A, float64, as its lower triangle only (`PackedLower`, about n^2 / 2 floats).
 
-    Pairs are summed a batch at a time into the one n x n array: no second n x n
-    array is made (on a site's vocabulary of ~6k tokens each is 300 MB).
+    Each text adds v_a v_b to entry (a, b) for each pair of its tokens with a >= b.
+    Pairs are summed a batch at a time into the one packed array: no n x n array is
+    made (on a site's vocabulary of ~6k tokens one is 300 MB) and no batch holds more
+    than PAIRS_PER_FLUSH pairs.
     """
     n = len(design.token_ids)
-    out = np.zeros(n * n)
+    out = PackedLower(n, block)
     if n == 0:
-        return out.reshape(0, 0)
+        return out
     s = np.ones(design.texts) if sample_weight is None else np.asarray(sample_weight, float)
     # Entries are grouped by text (design_matrix emits them text by text).
     starts = np.flatnonzero(np.r_[True, design.text[1:] != design.text[:-1]])
     ends = np.r_[starts[1:], len(design.text)]
+    # Row-major, so the pairs of a text of m tokens are the first m (m + 1) / 2.
+    first, second = np.tril_indices(int((ends - starts).max()))
     keys, vals, pending = [], [], 0
 
     def flush() -> None:
-        pairs, inverse = np.unique(np.concatenate(keys), return_inverse=True)
-        out[pairs] += np.bincount(inverse, np.concatenate(vals), minlength=len(pairs))
+        np.add.at(out.data, np.concatenate(keys), np.concatenate(vals))
 
     for lo, hi in zip(starts.tolist(), ends.tolist()):
+        pairs = (hi - lo) * (hi - lo + 1) // 2
+        i, j = first[:pairs], second[:pairs]
         c, v = design.column[lo:hi], design.value[lo:hi] * math.sqrt(s[design.text[lo]])
-        keys.append((c[:, None] * n + c[None, :]).ravel())
-        vals.append((v[:, None] * v[None, :]).ravel())
-        pending += len(c) * len(c)
-        if pending >= PAIRS_PER_BINCOUNT:
+        keys.append(out.positions(np.maximum(c[i], c[j]), np.minimum(c[i], c[j])))
+        vals.append(v[i] * v[j])
+        pending += pairs
+        if pending >= PAIRS_PER_FLUSH:
             flush()
             keys, vals, pending = [], [], 0
     if keys:
         flush()
-    return out.reshape(n, n)
+    return out
 
 
 def project_targets(design: Design, targets: np.ndarray,
@@ -251,10 +268,101 @@ def project_targets(design: Design, targets: np.ndarray,
     return out
 
 
+def design_times(design: Design, rows: np.ndarray) -> np.ndarray:
+    """A R (texts x dim) for R with a row per column, ENTRIES_PER_BLOCK entries at a time."""
+    out = np.zeros((design.texts, rows.shape[1]))
+    for lo in range(0, len(design.value), ENTRIES_PER_BLOCK):
+        text = design.text[lo : lo + ENTRIES_PER_BLOCK]
+        starts = np.flatnonzero(np.r_[True, text[1:] != text[:-1]])
+        product = design.value[lo : lo + len(text), None] * \
+            rows[design.column[lo : lo + len(text)]]
+        out[text[starts]] += np.add.reduceat(product, starts, axis=0)
+    return out
+
+
+def text_gram(design: Design, *, block: int = BLOCK) -> PackedLower:
+    """A A^T (texts x texts), float64, as its lower triangle.
+
+    A token in many texts adds a dense texts x texts product; those tokens (in more
+    than a DENSE_TOKEN_SHARE of the texts) are multiplied as dense columns, the rest
+    summed pair by pair.
+    """
+    m = design.texts
+    out = PackedLower(m, block)
+    if m == 0 or len(design.value) == 0:
+        return out
+    texts_with = np.bincount(design.column, minlength=len(design.token_ids))
+    dense_column = texts_with * DENSE_TOKEN_SHARE > m
+    in_dense = dense_column[design.column]
+    renumber = np.cumsum(dense_column) - 1
+    dense = np.zeros((m, int(dense_column.sum())))
+    dense[design.text[in_dense], renumber[design.column[in_dense]]] = design.value[in_dense]
+    for k, (start, width) in enumerate(zip(out.starts.tolist(), out.widths.tolist())):
+        out.column_block(k)[:] += dense[start:] @ dense[start : start + width].T
+    del dense
+    order = np.argsort(design.column[~in_dense], kind="stable")  # texts ascending per column
+    column = design.column[~in_dense][order]
+    text = design.text[~in_dense][order]
+    value = design.value[~in_dense][order]
+    if not len(column):
+        return out
+    starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])
+    ends = np.r_[starts[1:], len(column)]
+    first, second = np.tril_indices(int((ends - starts).max()))
+    keys, vals, pending = [], [], 0
+    for lo, hi in zip(starts.tolist(), ends.tolist()):
+        pairs = (hi - lo) * (hi - lo + 1) // 2
+        i, j = first[:pairs], second[:pairs]
+        t, v = text[lo:hi], value[lo:hi]
+        keys.append(out.positions(np.maximum(t[i], t[j]), np.minimum(t[i], t[j])))
+        vals.append(v[i] * v[j])
+        pending += pairs
+        if pending >= PAIRS_PER_FLUSH:
+            np.add.at(out.data, np.concatenate(keys), np.concatenate(vals))
+            keys, vals, pending = [], [], 0
+    if keys:
+        np.add.at(out.data, np.concatenate(keys), np.concatenate(vals))
+    return out
+
+
+def solve_over_tokens(design: Design, targets: np.ndarray, prior_rows: np.ndarray, *,
+                      lam: float, sample_weight: np.ndarray | None = None) -> np.ndarray:
+    """E from the normal equations (A^T S A + lam I) E = A^T S Y + lam P: a tokens x
+    tokens system."""
+    right = project_targets(design, targets, sample_weight)
+    right += lam * prior_rows
+    left = gram(design, sample_weight)
+    left.add_to_diagonal(lam)
+    left.factor()
+    return left.solve(right)
+
+
+def solve_over_texts(design: Design, targets: np.ndarray, prior_rows: np.ndarray, *,
+                     lam: float, sample_weight: np.ndarray | None = None) -> np.ndarray:
+    """The same E from a texts x texts system (lam > 0): with B = S^1/2 A,
+
+        E = P + B^T (B B^T + lam I)^-1 S^1/2 (Y - A P)
+
+    (the push-through identity (B^T B + lam I)^-1 B^T = B^T (B B^T + lam I)^-1 applied
+    to E - P). Fewer texts than tokens make it the smaller system.
+    """
+    if lam <= 0:
+        raise ValueError(f"solving over the texts needs lam > 0, got {lam}")
+    root = np.ones(design.texts) if sample_weight is None else \
+        np.sqrt(np.asarray(sample_weight, float))
+    scaled = replace(design, value=design.value * root[design.text])
+    residual = (np.asarray(targets, dtype=np.float64) - design_times(design, prior_rows))
+    residual *= root[:, None]
+    left = text_gram(scaled)
+    left.add_to_diagonal(lam)
+    left.factor()
+    return prior_rows + project_targets(scaled, left.solve(residual))
+
+
 def fit_table(design: Design, targets: np.ndarray, *, lam: float,
               prior: StaticTable | None = None, weights: TokenWeights | None = None,
-              sample_weight: np.ndarray | None = None, solve_ids: np.ndarray | None = None,
-              dtype: type = np.float64) -> StaticTable:
+              sample_weight: np.ndarray | None = None,
+              solve_ids: np.ndarray | None = None) -> StaticTable:
     """Solve (A^T S A + lam I) E = A^T S Y + lam P and bake each token's weight in.
 
     `prior` rows (unweighted) are P for the tokens it holds and zero elsewhere; its
@@ -277,19 +385,19 @@ def fit_table(design: Design, targets: np.ndarray, *, lam: float,
     if solve_ids is not None:
         design, targets = _hold_at_prior(design, np.asarray(targets, dtype=np.float64),
                                          solve_ids=np.asarray(solve_ids), prior=known)
-    left = gram(design, sample_weight).astype(dtype, copy=False)  # n x n: no second copy
-    right = project_targets(design, targets, sample_weight).astype(dtype)
     token_ids = design.token_ids
+    prior_rows = np.zeros((len(token_ids), dim))
     if known is not None:
-        rows = known.lookup(token_ids)
         present = np.isin(token_ids, known.token_ids)
-        right[present] += lam * known.rows[rows].astype(dtype)
-    left[np.diag_indices_from(left)] += lam
-    solved = np.linalg.solve(left, right) if len(token_ids) else np.zeros((0, dim))
+        prior_rows[present] = known.rows[known.lookup(token_ids[present])]
+    # Both give the same E; the smaller of texts and tokens sets the system's size.
+    dual = lam > 0 and design.texts < len(token_ids)
+    solve = solve_over_texts if dual else solve_over_tokens
+    solved = solve(design, targets, prior_rows, lam=lam, sample_weight=sample_weight)
     if prior is not None:
         extra = ~np.isin(prior.token_ids, token_ids)
         token_ids = np.concatenate([token_ids, prior.token_ids[extra]])
-        solved = np.concatenate([solved, prior.dequantize().rows[extra].astype(dtype)])
+        solved = np.concatenate([solved, prior.dequantize().rows[extra].astype(np.float64)])
         order = np.argsort(token_ids)
         token_ids, solved = token_ids[order], solved[order]
     if weights is not None:

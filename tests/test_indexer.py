@@ -107,3 +107,57 @@ def test_chunks_are_embedded_in_batches_of_similar_length_within_the_token_budge
     # one of the 31-word or 61-word pages' bands
     bands = [{lengths[t] // 60 for t in call} for call in embedder.calls]
     assert sum(len(b) > 1 for b in bands) <= 2
+
+
+class ReleasingEmbedder(HashingEmbedder):
+    """Records, in order, what it embeds and when it is asked to free its model."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[str] = []
+
+    def embed_documents(self, texts: Sequence[str], progress=None) -> np.ndarray:
+        self.events.append("documents")
+        return super().embed_documents(texts, progress)
+
+    def embed_token_ids(self, token_ids: Sequence[int]) -> np.ndarray:
+        self.events.append("tokens")
+        return super().embed_token_ids(token_ids)
+
+    def release(self) -> None:
+        self.events.append("release")
+
+
+def releasing_build(tmp_path, *, preview: bool) -> ReleasingEmbedder:
+    embedder = ReleasingEmbedder()
+    spec = replace(default_model_spec(), id="hashing-64", dim=64,
+                   sha256=hashlib.sha256(b"hashing-64").hexdigest())
+    indexer = Indexer(spec, IndexOptions(dtype="f32"), cache_path=None, embedder=embedder)
+    indexer.preview = preview
+    indexer.start_build()
+    chunks = [c for url, (title, html) in PAGES.items()
+              for c in indexer.chunk(html, PageFacts(url=url, title=title))]
+    indexer.write(tmp_path / "semantic", chunks, pages=len(PAGES))
+    assert read_bundle(tmp_path).table is not None
+    return embedder
+
+
+def test_a_build_frees_the_model_after_its_last_embedding_and_before_the_solve(tmp_path):
+    events = releasing_build(tmp_path, preview=False).events
+    assert events.count("release") == 1
+    assert events[-1] == "release" and "tokens" in events  # nothing embedded after it
+
+
+def test_a_preview_keeps_the_model_for_its_next_rebuild(tmp_path):
+    assert "release" not in releasing_build(tmp_path, preview=True).events
+
+
+def test_a_released_onnx_model_loads_again_with_the_same_vectors():
+    from mkdocs_semantic.embedding import OnnxEmbedder
+
+    embedder = OnnxEmbedder(default_model_spec())
+    before = embedder.embed_documents(["Steep black tea for four minutes."])
+    embedder.release()
+    assert "session" not in embedder.__dict__
+    np.testing.assert_array_equal(
+        embedder.embed_documents(["Steep black tea for four minutes."]), before)

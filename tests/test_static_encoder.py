@@ -191,7 +191,7 @@ def test_normal_equations_summed_in_blocks_equal_the_dense_products(monkeypatch,
     fit does, to bound its memory), equal the dense matrix products."""
     from mkdocs_semantic import static_encoder
 
-    monkeypatch.setattr(static_encoder, "PAIRS_PER_BINCOUNT", block)
+    monkeypatch.setattr(static_encoder, "PAIRS_PER_FLUSH", block)
     monkeypatch.setattr(static_encoder, "ENTRIES_PER_BLOCK", block)
     rng = np.random.default_rng(7)
     sequences = [[101, *rng.integers(3, 40, size=rng.integers(1, 12)).tolist(), 102]
@@ -201,6 +201,114 @@ def test_normal_equations_summed_in_blocks_equal_the_dense_products(monkeypatch,
     np.add.at(dense, (design.text, design.column), design.value)
     weight = rng.uniform(0.5, 2.0, size=design.texts)
     targets = rng.normal(size=(design.texts, 5))
-    assert np.allclose(static_encoder.gram(design, weight), dense.T @ (weight[:, None] * dense))
+    expected = dense.T @ (weight[:, None] * dense)
+    for columns in (1, 4, 1000):  # the packed lower triangle's column blocks
+        got = static_encoder.gram(design, weight, block=columns).to_dense()
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
     assert np.allclose(static_encoder.project_targets(design, targets, weight),
                        dense.T @ (weight[:, None] * targets))
+
+
+def random_problem(*, texts: int, vocabulary: int, seed: int):
+    """Sequences over `vocabulary` token ids (a few common ones in most texts, as in real
+    text), their targets, and a prior for most of the tokens."""
+    rng = np.random.default_rng(seed)
+    common = rng.choice(np.arange(3, vocabulary), size=20, replace=False)
+    sequences = [[101, *rng.integers(3, vocabulary, size=rng.integers(2, 40)).tolist(),
+                  *rng.choice(common, size=5).tolist(), 102] for _ in range(texts)]
+    prior_ids = np.arange(3, vocabulary + 20)[rng.random(vocabulary + 17) < 0.9]
+    prior = prior_table(prior_ids, rng.normal(size=(len(prior_ids), 8)))
+    return sequences, rng.normal(size=(texts, 8)), prior
+
+
+@pytest.mark.parametrize("texts", [300, 1500])  # fewer texts than tokens, then more
+def test_fit_equals_the_dense_solve_of_the_normal_equations(texts):
+    """The fit (a packed Cholesky over several column blocks, of the texts x texts or
+    the tokens x tokens system, whichever is smaller) gives the rows that numpy's dense
+    solve of the normal equations gives, to rounding, and the same int8 table."""
+    sequences, targets, prior = random_problem(texts=texts, vocabulary=700, seed=11)
+    stats = TokenStats.of(sequences, SPECIAL)
+    weights = TokenWeights(stats.token_ids, stats.weights("idf"))
+    design = design_matrix(sequences, special_ids=SPECIAL, weights=weights)
+    n, lam = len(design.token_ids), 0.01
+    assert min(n, texts) > 256  # more than one column block of the default size
+    table = fit_table(design, targets, lam=lam, prior=prior, weights=weights)
+
+    dense = np.zeros((design.texts, n))
+    np.add.at(dense, (design.text, design.column), design.value)
+    p = np.zeros((n, targets.shape[1]))
+    held = np.isin(design.token_ids, prior.token_ids)
+    p[held] = prior.rows[prior.lookup(design.token_ids[held])]
+    solved = np.linalg.solve(dense.T @ dense + lam * np.eye(n), dense.T @ targets + lam * p)
+    expected = solved * weights.of(design.token_ids)[:, None]
+
+    fitted = np.isin(table.token_ids, design.token_ids)
+    np.testing.assert_allclose(table.rows[fitted], expected, rtol=1e-6, atol=1e-6)  # float32
+    reference = StaticTable(design.token_ids, expected.astype(np.float32))
+    peak = float(np.abs(table.rows).max())
+    assert peak == pytest.approx(float(np.abs(expected).max()), rel=1e-6)
+    assert np.array_equal(StaticTable(design.token_ids, table.rows[fitted]).quantize().rows,
+                          reference.quantize().rows)
+
+
+@pytest.mark.parametrize("solve", ["fit_table", "solve_over_tokens"])
+def test_fit_holds_no_square_matrix_of_the_vocabulary(monkeypatch, solve):
+    """The fit's memory peak stays under one n x n float64 array of its n tokens: the
+    system is held as its lower triangle and factored in place, over the texts when
+    they are fewer (numpy's solve needed two n x n arrays, 600 MB on a site's ~6k
+    tokens; this test measured 1.46 of them there)."""
+    import tracemalloc
+
+    from mkdocs_semantic import static_encoder
+
+    monkeypatch.setattr(static_encoder, "PAIRS_PER_FLUSH", 10_000)
+    sequences, targets, prior = random_problem(texts=400, vocabulary=2500, seed=3)
+    design = design_matrix(sequences, special_ids=SPECIAL)
+    n = len(design.token_ids)
+    square = n**2 * 8
+    assert square > 40_000_000
+    prior_rows = np.zeros((n, targets.shape[1]))
+    tracemalloc.start()
+    try:
+        if solve == "fit_table":
+            fit_table(design, targets, lam=0.01, prior=prior)
+        else:
+            static_encoder.solve_over_tokens(design, targets, prior_rows, lam=0.01)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.75 * square, f"peak {peak / 1e6:.1f} MB, one n x n array {square / 1e6:.1f} MB"
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_texts_system_gives_the_tokens_system_solution(weighted):
+    from mkdocs_semantic.static_encoder import solve_over_texts, solve_over_tokens
+
+    sequences, targets, _ = random_problem(texts=120, vocabulary=300, seed=21)
+    design = design_matrix(sequences, special_ids=SPECIAL)
+    rng = np.random.default_rng(4)
+    prior_rows = rng.normal(size=(len(design.token_ids), targets.shape[1]))
+    sample = rng.uniform(0.5, 2.0, size=design.texts) if weighted else None
+    by_tokens = solve_over_tokens(design, targets, prior_rows, lam=0.05, sample_weight=sample)
+    by_texts = solve_over_texts(design, targets, prior_rows, lam=0.05, sample_weight=sample)
+    np.testing.assert_allclose(by_texts, by_tokens, rtol=1e-9, atol=1e-10)
+    with pytest.raises(ValueError, match="needs lam > 0"):
+        solve_over_texts(design, targets, prior_rows, lam=0.0)
+
+
+@pytest.mark.parametrize("share", [1, 32, 10**9])  # every token dense, some, none
+def test_text_gram_and_design_times_equal_the_dense_products(monkeypatch, share):
+    from mkdocs_semantic import static_encoder
+
+    monkeypatch.setattr(static_encoder, "DENSE_TOKEN_SHARE", share)
+    monkeypatch.setattr(static_encoder, "PAIRS_PER_FLUSH", 7)
+    monkeypatch.setattr(static_encoder, "ENTRIES_PER_BLOCK", 5)
+    sequences, _, _ = random_problem(texts=70, vocabulary=90, seed=8)
+    design = design_matrix([*sequences, [101, 102]], special_ids=SPECIAL)  # one empty text
+    dense = np.zeros((design.texts, len(design.token_ids)))
+    np.add.at(dense, (design.text, design.column), design.value)
+    rows = np.random.default_rng(2).normal(size=(len(design.token_ids), 3))
+    for block in (1, 16, 1000):
+        np.testing.assert_allclose(static_encoder.text_gram(design, block=block).to_dense(),
+                                   dense @ dense.T, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(static_encoder.design_times(design, rows), dense @ rows)
