@@ -399,17 +399,18 @@ const BOXES = {
 };
 
 /**
- * In the page: every input event (time, text) and every change of what the result box
- * shows (time, the text in the search box then, the box's data-query and data-ranking,
- * the links on show), recorded by a MutationObserver as the page renders. Times are
- * performance.now() ms.
+ * In the page: every keydown and keyup (time), every input event (time, text) and every
+ * change of what the result box shows (time, the text in the search box then, the box's
+ * data-query and data-ranking, the links on show), recorded by a MutationObserver as the
+ * page renders. Times are epoch ms (performance.timeOrigin + performance.now()).
  */
 function recordRenders(page, where) {
   return page.evaluate(({ box: boxSelector, links, list: listSelector, input }) => {
-    const log = { inputs: [], keys: [], renders: [] };
+    const log = { inputs: [], keys: [], ups: [], renders: [] };
     window.__typing = log;
     const now = () => performance.timeOrigin + performance.now();
     addEventListener("keydown", () => log.keys.push(now()), true);
+    addEventListener("keyup", () => log.ups.push(now()), true);
     addEventListener("input", (event) => log.inputs.push({ at: now(), text: event.target.value }), true);
     let last = "";
     const record = () => {
