@@ -146,9 +146,9 @@ the network throttled by CDP `Network.emulateNetworkConditions` to
 Pages serves it. The model (23 MB) and onnxruntime-web (14 MB; both sent as they are)
 are still downloading when the last key is pressed, so the
 hybrid ranking waits for them; keyword results must not. ms after the last key was
-pressed, median / worst of {figures['runs_per_theme']} runs per theme (Material reads the
-box when the key is released, {figures['type_delay_ms']} ms after the press: the "after
-release" column; n/a where the page stops key releases before they can be timed, as the
+pressed, median / worst of {figures['runs_per_theme']} runs per theme; "after release":
+from the last key's release, {figures['type_delay_ms']} ms after its press (negative: shown
+before it; n/a where the page stops key releases before they can be timed, as the
 `mkdocs` theme's box does, or a run never showed the results). Stale renders: lists
 shown for another text than the box held at that moment, over all runs (must be 0).
 
