@@ -1,11 +1,14 @@
 """Screenshots of the search UI: each theme's results, a keyboard selection and the
 search dialog, in headless Chromium at 1000x700.
 
-Builds example-site with the mkdocs, readthedocs and material themes (the plugin's
+Builds example-site with the mkdocs, readthedocs and material themes, and `plain`, a
+theme with no search box (its search button opens our dialog) (the plugin's
 defaults, an embedding cache in bench/.cache/screens), serves each on 127.0.0.1 and
 drives js/tools/display.mjs, which types QUERY, takes a shot of the results, presses
 ArrowDown twice and takes another, then one of the search box and its list alone.
-Writes bench/results/screens/<theme>-{results,selection,dialog}.png. bench/browser.py
+Writes bench/results/screens/<theme>-{results,selection,dialog}.png (readthedocs: the
+sidebar's box and its panel), and plain-button.png (the page, the button focused).
+bench/browser.py
 calls it after its own run.
 
     python bench/screens.py [--out bench/results/screens]
@@ -27,9 +30,20 @@ TOOL = REPO / "js" / "tools" / "display.mjs"
 QUERY = "how can my web app keep working without a network connection"
 THEMES = {  # theme -> (its config, the search box display.mjs types into)
     "mkdocs": ({"name": "mkdocs"}, "mkdocs"),
-    "readthedocs": ({"name": "readthedocs"}, "dialog"),
+    "readthedocs": ({"name": "readthedocs"}, "sidebar"),
     "material": ({"name": "material", "features": ["search.highlight"]}, "material"),
+    "plain": ({"name": None, "custom_dir": "plain-theme"}, "button"),
 }
+# A theme of a site's own with no search box: the search button is the way in.
+PLAIN_THEME = """\
+<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>{{ page.title }} - {{ config.site_name }}</title></head>
+<body style="font-family: sans-serif; max-width: 40rem; margin: 2rem auto">
+<main>{{ page.content }}</main>
+</body>
+</html>
+"""
 
 
 def build(theme: dict, work: Path, name: str) -> Path:
@@ -39,6 +53,8 @@ def build(theme: dict, work: Path, name: str) -> Path:
     if not source.exists():
         shutil.copytree(REPO / "example-site", source,
                         ignore=shutil.ignore_patterns("site", ".cache"))
+        (source / "plain-theme").mkdir()
+        (source / "plain-theme" / "main.html").write_text(PLAIN_THEME, encoding="utf-8")
     config = yaml.safe_load((source / "mkdocs.yml").read_text(encoding="utf-8"))
     cache = HERE / ".cache" / "screens"
     config.update(theme=theme, site_dir=str(work / name),

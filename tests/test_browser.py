@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import numpy as np
 import pytest
@@ -58,12 +58,29 @@ MODEL_FILES = (".wasm", ".onnx", ".mjs")
 # The mkdocs and readthedocs themes load highlight.js from a CDN, which the test
 # browser cannot reach; their inline `hljs.highlightAll()` then fails.
 CDN_ERRORS = {"hljs is not defined"}
+# A theme with no search box of its own (nor the search plugin's templates): our dialog
+# and its search button are the only way to search.
+PLAIN_THEME = """\
+<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>{{ page.title }} - {{ config.site_name }}</title></head>
+<body>
+<nav aria-label="Pages">
+{% for item in nav %}{% if item.url %}
+<a href="{{ item.url|url }}">{{ item.title }}</a>
+{% endif %}{% endfor %}
+</nav>
+<main>{{ page.content }}</main>
+</body>
+</html>
+"""
 
 
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory) -> dict[str, Path]:
-    """The example site (plus a page with markup in a heading) built with each theme,
-    and with the mkdocs and material themes and the transformer query encoder."""
+    """The example site (plus a page with markup in a heading) built with each theme
+    (`plain`: a theme of the site's own with no search box), and with the mkdocs,
+    readthedocs and material themes and the transformer query encoder."""
     if shutil.which("node") is None or not (JS / "node_modules" / "playwright-core").is_dir():
         pytest.fail("the browser tests need Node.js and js/node_modules: run scripts/setup")
     root = tmp_path_factory.mktemp("browser")
@@ -71,6 +88,8 @@ def sites(tmp_path_factory) -> dict[str, Path]:
     shutil.copytree(REPO / "example-site", source,
                     ignore=shutil.ignore_patterns("site", ".cache"))
     (source / "docs" / "markup.md").write_text(MARKUP_PAGE, encoding="utf-8")
+    (source / "plain-theme").mkdir()
+    (source / "plain-theme" / "main.html").write_text(PLAIN_THEME, encoding="utf-8")
     base = yaml.safe_load((source / "mkdocs.yml").read_text(encoding="utf-8"))
     base["nav"].append({"Markup in headings": "markup.md"})
     # One embedding cache for both builds: the second build embeds nothing.
@@ -79,7 +98,8 @@ def sites(tmp_path_factory) -> dict[str, Path]:
     highlight = {"name": "material", "features": ["navigation.instant", "search.highlight"]}
     themes = {"mkdocs": {"name": "mkdocs"}, "material": material, "highlight": highlight,
               "readthedocs": {"name": "readthedocs"}, "transformer": {"name": "mkdocs"},
-              "material-transformer": material}
+              "material-transformer": material, "readthedocs-transformer": {"name": "readthedocs"},
+              "plain": {"name": None, "custom_dir": "plain-theme"}}
     built = {}
     for name, theme in themes.items():
         config_file = source / f"mkdocs-{name}.yml"
@@ -193,6 +213,55 @@ def test_readthedocs_pages_open_the_dialog_with_a_slash(sites, tmp_path):
     assert expected in top_sections(seen["results"], 3), seen["results"][:3]
     assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
     assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
+
+
+def test_readthedocs_sidebar_box_answers_in_place(sites, tmp_path):
+    """The sidebar's box, typed into key by key, shows results in a panel under it on
+    the page itself; Enter opens the best result (or the one the arrow keys chose)
+    without a detour through search.html; Esc closes the panel and keeps the text."""
+    (query, _), (picked_query, expected) = QUERIES
+    steps = [{"query": query, "press": True},
+             {"query": picked_query, "press": True, "pick": expected},
+             {"query": picked_query, "escape": True}]
+    report = drive("search", {"site": str(sites["readthedocs"]), "prefix": PREFIX,
+                              "theme": "readthedocs", "start": "", "typeDelayMs": 40,
+                              "queries": steps}, tmp_path)
+    best, picked, escaped = report["queries"]
+    assert best["searchedOn"].endswith(PREFIX) and "search.html" not in best["searchedOn"]
+    assert QUERIES[0][1] in top_sections(best["results"], 3), best["results"][:3]
+    assert best["landed"].endswith(PREFIX + first_link(best["results"]))
+    assert picked["picked"].endswith(expected) and picked["landed"].endswith(PREFIX + expected)
+    assert escaped["escaped"] == {"panels": [False], "expanded": "false", "focused": True,
+                                  "value": picked_query}
+    assert not any("search.html" in r for r in report["requests"])
+    assert model_requests(report) == []
+    assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
+
+
+def test_readthedocs_search_page_still_answers_q_links(sites, tmp_path):
+    """search.html?q=... (a bookmarked or shared link; the sidebar's form without our
+    script) shows semantic results for q in the page's own list, and Enter opens one."""
+    query, expected = QUERIES[1]
+    plan = {"site": str(sites["readthedocs"]), "prefix": PREFIX, "theme": "readthedocsPage",
+            "start": "search.html?" + urlencode({"q": query}),
+            "queries": [{"query": query, "typed": False, "press": True}]}
+    seen = drive("search", plan, tmp_path)["queries"][0]
+    assert "search.html?q=" in seen["searchedOn"]
+    assert expected in top_sections(seen["results"], 3), seen["results"][:3]
+    assert seen["ranking"] == [["hybrid", query]]
+    assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
+
+
+def test_a_theme_without_a_search_box_gets_a_search_button(sites, tmp_path):
+    """A theme of the site's own, with no search box: a visible button opens the
+    dialog (a click), and the query typed there opens its best result with Enter."""
+    query, expected = QUERIES[1]
+    report = drive("search", search_plan(sites["plain"], "button", [(query, True)],
+                                         typeDelayMs=20), tmp_path)
+    seen = report["queries"][0]
+    assert expected in top_sections(seen["results"], 3), seen["results"][:3]
+    assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
+    assert report["pageErrors"] == [] and report["dialogs"] == []
 
 
 @pytest.mark.parametrize("theme", ["material", "mkdocs", "readthedocs"])
@@ -387,6 +456,7 @@ def same_text(a: str | None, b: str) -> bool:
 
 
 @pytest.mark.parametrize("site, theme", [("transformer", "mkdocs"),
+                                         ("readthedocs-transformer", "readthedocs"),
                                          ("material-transformer", "material")])
 def test_typing_on_a_slow_network_shows_keyword_results_then_hybrid_never_stale(
         sites, tmp_path, site, theme):

@@ -29,8 +29,16 @@ PREFIX = "/project/"
 QUERY = "how can my web app keep working without a network connection"
 # The mkdocs and readthedocs themes load highlight.js from a CDN the test browser cannot reach.
 CDN_ERRORS = {"hljs is not defined"}
-# theme -> the search box the tests type into (readthedocs pages open our dialog with "/")
-BOXES = {"mkdocs": "mkdocs", "readthedocs": "dialog", "material": "material"}
+# theme -> the search box the tests type into: readthedocs' sidebar box (its panel), and
+# for `plain`, a theme with no search box, our dialog opened by its search button
+BOXES = {"mkdocs": "mkdocs", "readthedocs": "sidebar", "material": "material", "plain": "button"}
+PLAIN_THEME = """\
+<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>{{ page.title }}</title></head>
+<body><main>{{ page.content }}</main></body>
+</html>
+"""
 
 
 @pytest.fixture(scope="module")
@@ -40,9 +48,12 @@ def sites(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("display")
     source = root / "source"
     shutil.copytree(REPO / "example-site", source, ignore=shutil.ignore_patterns("site", ".cache"))
+    (source / "plain-theme").mkdir()
+    (source / "plain-theme" / "main.html").write_text(PLAIN_THEME, encoding="utf-8")
     base = yaml.safe_load((source / "mkdocs.yml").read_text(encoding="utf-8"))
     themes = {"mkdocs": {"name": "mkdocs"}, "readthedocs": {"name": "readthedocs"},
-              "material": {"name": "material", "features": ["search.highlight"]}}
+              "material": {"name": "material", "features": ["search.highlight"]},
+              "plain": {"name": None, "custom_dir": "plain-theme"}}
     built = {}
     for name, theme in themes.items():
         config_file = source / f"mkdocs-{name}.yml"
@@ -67,7 +78,7 @@ def look(site: Path, theme: str, tmp_path: Path, query: str = QUERY) -> dict:
     return json.loads(proc.stdout)
 
 
-@pytest.mark.parametrize("theme", ["mkdocs", "readthedocs"])
+@pytest.mark.parametrize("theme", ["mkdocs", "readthedocs", "plain"])
 def test_arrow_keys_move_aria_activedescendant_to_the_selected_option(sites, tmp_path, theme):
     report = look(sites[theme], theme, tmp_path)
     before = report["before"]
@@ -85,7 +96,7 @@ def test_arrow_keys_move_aria_activedescendant_to_the_selected_option(sites, tmp
     assert set(report["pageErrors"]) <= CDN_ERRORS
 
 
-@pytest.mark.parametrize("theme", ["mkdocs", "readthedocs", "material"])
+@pytest.mark.parametrize("theme", ["mkdocs", "readthedocs", "material", "plain"])
 def test_axe_finds_no_violations_in_the_search_ui(sites, tmp_path, theme):
     report = look(sites[theme], theme, tmp_path)
     found = report["violations"] + report["selectedViolations"]

@@ -7,6 +7,7 @@ import { attachMaterialStatus } from "./material-page.js";
 import { init, pageOptions } from "./semantic.js";
 import { attachDialog } from "./ui-dialog.js";
 import { attachMkdocs } from "./ui-mkdocs.js";
+import { attachSidebar } from "./ui-sidebar.js";
 
 function addStylesheet() {
   const link = document.createElement("link");
@@ -28,10 +29,21 @@ function start() {
   }
   addStylesheet();
   const client = init(options);
-  // The search plugin's box: the mkdocs theme's modal, the readthedocs theme's search
-  // page (its other pages get the dialog).
-  const themeBox = options.ui === "mkdocs" || options.ui === "readthedocs";
-  const detach = (themeBox && attachMkdocs(client)) || attachDialog(client);
+  const detachers = [];
+  if (options.ui === "mkdocs") {
+    // The mkdocs theme's search modal; a theme override without it gets the dialog.
+    detachers.push(attachMkdocs(client) ?? attachDialog(client, { button: true }));
+  } else if (options.ui === "readthedocs") {
+    // The sidebar's box answers in place on every page; search.html's own box answers
+    // its ?q= links; "/" and Ctrl-K open the dialog.
+    const sidebar = attachSidebar(client);
+    detachers.push(sidebar, attachMkdocs(client), attachDialog(client, { button: !sidebar }));
+  } else {
+    detachers.push(attachDialog(client, { button: true }));
+  }
+  const detach = () => {
+    for (const fn of detachers) fn?.();
+  };
   window.__mkdocsSemanticSearch = { client, detach };
 }
 

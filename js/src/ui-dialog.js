@@ -1,5 +1,6 @@
 // Themes without a search box of their own: a <dialog> opened with "/" or Ctrl-K
-// (Cmd-K on macOS), or by clicking any element with a data-semantic-search attribute.
+// (Cmd-K on macOS), by a small search button fixed in the page's corner (`button`), or
+// by clicking any element with a data-semantic-search attribute.
 
 import { SearchBox } from "./search-box.js";
 
@@ -8,7 +9,24 @@ function isTyping(target) {
     (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
 }
 
-export function attachDialog(client) {
+/** The visible way in: a button that says what it does and which key opens it. */
+function searchButton() {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "semantic-open";
+  button.dataset.semanticSearch = ""; // opened by the click handler below
+  button.setAttribute("aria-label", "Search the docs");
+  button.setAttribute("aria-keyshortcuts", "/ Control+K Meta+K");
+  button.title = "Search the docs (/ or Ctrl-K)";
+  const hint = document.createElement("kbd");
+  hint.textContent = "/";
+  hint.setAttribute("aria-hidden", "true");
+  button.append("Search ", hint);
+  return button;
+}
+
+/** `button`: also show a search button (themes with no visible search box). */
+export function attachDialog(client, { button = false } = {}) {
   const dialog = document.createElement("dialog");
   dialog.className = "semantic-dialog";
   dialog.setAttribute("aria-label", "Search");
@@ -21,6 +39,8 @@ export function attachDialog(client) {
   output.className = "semantic-output";
   dialog.append(input, output);
   document.body.append(dialog);
+  const opener = button ? searchButton() : null;
+  if (opener) document.body.append(opener);
 
   const open = () => {
     if (!dialog.open) dialog.showModal();
@@ -51,5 +71,6 @@ export function attachDialog(client) {
     document.removeEventListener("click", onClick);
     box.destroy();
     dialog.remove();
+    opener?.remove();
   };
 }

@@ -5,8 +5,9 @@
 //
 //   node tools/display.mjs look|screens PLAN.json
 //
-// PLAN: {site, prefix, theme: mkdocs|material|dialog, query, arrows, start}; screens
-// also {out, name}: writes <out>/<name>-results.png, -selection.png and -dialog.png.
+// PLAN: {site, prefix, theme: mkdocs|material|dialog|sidebar|button, query, arrows, start};
+// screens also {out, name}: writes <out>/<name>-results.png, -selection.png and
+// -dialog.png (and -button.png, the page before the search opens, for `button`).
 
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -40,6 +41,26 @@ const THEMES = {
     input: ".semantic-dialog input",
     links: ".semantic-dialog a.semantic-hit",
     ui: ".semantic-dialog",
+  },
+  // The readthedocs sidebar's box, and its panel of results (fixed, under the box).
+  sidebar: {
+    open: (page) => page.click("#rtd-search-form input[name=q]"),
+    input: "#rtd-search-form input[name=q]",
+    links: ".semantic-sidebar-output a.semantic-hit",
+    ui: ".wy-side-nav-search [role=search]",
+    shot: ".semantic-sidebar-output",
+  },
+  // The dialog, opened by the search button of a theme with no search box of its own.
+  button: {
+    open: async (page) => {
+      await page.click("button.semantic-open");
+      await page.waitForFunction(() => document.activeElement?.matches(".semantic-dialog input"));
+    },
+    input: ".semantic-dialog input",
+    links: ".semantic-dialog a.semantic-hit",
+    ui: "button.semantic-open, .semantic-dialog",
+    shot: ".semantic-dialog",
+    before: "button.semantic-open", // shot before opening: the button on the page
   },
   material: {
     open: (page) => page.click('input[data-md-component="search-query"]'),
@@ -103,7 +124,7 @@ function results(page, selector) {
 async function axeViolations(page, ui) {
   await page.addScriptTag({ path: AXE });
   return page.evaluate(async (ui) => {
-    const found = await window.axe.run(document.querySelector(ui), { resultTypes: ["violations"] });
+    const found = await window.axe.run(document.querySelectorAll(ui), { resultTypes: ["violations"] });
     return found.violations.map((v) => ({
       id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")),
       why: v.nodes.map((n) => n.failureSummary.slice(0, 200)),
@@ -151,7 +172,7 @@ async function look(plan) {
       });
     }
     const selectedViolations = await page.evaluate(async (ui) => {
-      const found = await window.axe.run(document.querySelector(ui), { resultTypes: ["violations"] });
+      const found = await window.axe.run(document.querySelectorAll(ui), { resultTypes: ["violations"] });
       return found.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
         targets: v.nodes.map((n) => n.target.join(" ")) }));
     }, theme.ui);
@@ -163,13 +184,17 @@ async function look(plan) {
 async function screens(plan) {
   mkdirSync(plan.out, { recursive: true });
   return withPage(plan, async (page, theme) => {
-    await search(page, theme, plan.query);
     const files = [];
     const shot = async (suffix, options = {}) => {
       const path = join(plan.out, `${plan.name}-${suffix}.png`);
       await page.screenshot({ path, ...options });
       files.push(path);
     };
+    if (theme.before) {
+      await page.focus(theme.before); // as a keyboard reader reaches it
+      await shot("button");
+    }
+    await search(page, theme, plan.query);
     await shot("results");
     await page.keyboard.press("ArrowDown");
     await page.keyboard.press("ArrowDown");

@@ -37,15 +37,18 @@ const THEMES = {
     results: links(".md-search-result__list a.md-search-result__link"),
     status: ".md-search-result__meta",
   },
-  // The readthedocs theme: its sidebar box submits to search.html?q=..., whose own
-  // search box and result list (the search plugin's ids) show the results.
+  // The readthedocs theme: its sidebar box answers in a panel under it.
   readthedocs: {
     input: "#rtd-search-form input[name=q]",
     open: (page) => page.click("#rtd-search-form input[name=q]"),
-    submit: async (page) => {
-      await page.keyboard.press("Enter");
-      await page.waitForURL(/\/search\.html\?q=/, { waitUntil: "commit", timeout: TIMEOUT });
-    },
+    results: links(".semantic-sidebar-output a.semantic-hit"),
+    status: ".semantic-status",
+  },
+  // The readthedocs theme's search page (search.html?q=..., where the sidebar's form
+  // leads without our script): its own box and result list, the search plugin's ids.
+  readthedocsPage: {
+    input: "#mkdocs-search-query",
+    open: (page) => page.click("#mkdocs-search-query"),
     results: links("#mkdocs-search-results a.semantic-hit"),
     status: ".semantic-status",
   },
@@ -54,6 +57,16 @@ const THEMES = {
     open: async (page) => {
       await page.keyboard.press("/");
       await page.locator(".semantic-dialog input").waitFor();
+    },
+    results: links(".semantic-dialog a.semantic-hit"),
+    status: ".semantic-status",
+  },
+  // The same dialog, opened by its search button (themes with no search box).
+  button: {
+    input: ".semantic-dialog input",
+    open: async (page) => {
+      await page.click("button.semantic-open");
+      await page.waitForFunction(() => document.activeElement?.matches(".semantic-dialog input"));
     },
     results: links(".semantic-dialog a.semantic-hit"),
     status: ".semantic-status",
@@ -123,10 +136,12 @@ async function withSite(plan, fn) {
 }
 
 // plan: {theme, start, navigate: [link selector, ...], typeDelayMs, marks,
-//        queries: [{query, press, pick, edit}]}
-// Queries are typed key by key, each key held `typeDelayMs` (default: 0). `marks`:
+//        queries: [{query, press, pick, edit, typed}]}
+// Queries are typed key by key, each key held `typeDelayMs` (default: 0), unless
+// `typed: false` (the start URL carries the query, as search.html?q=...). `marks`:
 // record the words the opened page marks (Material's search.highlight).
 // `pick`: choose the result whose link ends with it by arrow keys before Enter.
+// `escape`: press Esc and record whether the result panels are open.
 // A step with `edit: {file, text}` appends text to a source file and, instead of
 // loading the start page, waits for `mkdocs serve` to rebuild and reload the page.
 async function search(plan) {
@@ -148,9 +163,10 @@ async function search(plan) {
       }
       const searchedOn = page.url();
       await watchStatus(page, theme.status);
-      await theme.open(page);
-      await page.keyboard.type(step.query, { delay: plan.typeDelayMs ?? 0 });
-      if (theme.submit) await theme.submit(page);
+      if (step.typed !== false) {
+        await theme.open(page);
+        await page.keyboard.type(step.query, { delay: plan.typeDelayMs ?? 0 });
+      }
       const results = await stableResults(page, theme);
       const record = {
         query: step.query,
@@ -168,6 +184,16 @@ async function search(plan) {
           await page.keyboard.press("ArrowDown");
         }
         record.picked = await selectedHref(page);
+      }
+      if (step.escape) {
+        // Esc: what the panel and the combobox say after it (readthedocs' sidebar).
+        await page.keyboard.press("Escape");
+        record.escaped = await page.evaluate((input) => ({
+          panels: [...document.querySelectorAll(".semantic-sidebar-output")].map((e) => !e.hidden),
+          expanded: document.querySelector(input)?.getAttribute("aria-expanded"),
+          focused: document.activeElement === document.querySelector(input),
+          value: document.querySelector(input)?.value,
+        }), theme.input);
       }
       if (step.press) {
         const before = page.url();
@@ -373,17 +399,18 @@ const BOXES = {
 };
 
 /**
- * In the page: every input event (time, text) and every change of what the result box
- * shows (time, the text in the search box then, the box's data-query and data-ranking,
- * the links on show), recorded by a MutationObserver as the page renders. Times are
- * performance.now() ms.
+ * In the page: every keydown and keyup (time), every input event (time, text) and every
+ * change of what the result box shows (time, the text in the search box then, the box's
+ * data-query and data-ranking, the links on show), recorded by a MutationObserver as the
+ * page renders. Times are epoch ms (performance.timeOrigin + performance.now()).
  */
 function recordRenders(page, where) {
   return page.evaluate(({ box: boxSelector, links, list: listSelector, input }) => {
-    const log = { inputs: [], keys: [], renders: [] };
+    const log = { inputs: [], keys: [], ups: [], renders: [] };
     window.__typing = log;
     const now = () => performance.timeOrigin + performance.now();
     addEventListener("keydown", () => log.keys.push(now()), true);
+    addEventListener("keyup", () => log.ups.push(now()), true);
     addEventListener("input", (event) => log.inputs.push({ at: now(), text: event.target.value }), true);
     let last = "";
     const record = () => {
