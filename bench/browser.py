@@ -45,12 +45,12 @@ from pathlib import Path
 
 import browser_typing  # bench/browser_typing.py
 import numpy as np
+from drive_plan import drive_plan  # bench/drive_plan.py
 from results_file import write_results  # bench/results_file.py
 from screens import save_screens  # bench/screens.py
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-DRIVER = REPO / "js" / "tools" / "drive.mjs"
 QUERY_FILES = ("fastapi-paraphrase.tsv", "fastapi-exact.tsv")
 PREFIX = "/fastapi/"
 BUNDLE = "semantic"
@@ -95,13 +95,7 @@ def build_site(source: Path, work: Path, cache_dir: Path) -> tuple[Path, float]:
 
 
 def drive(plan: dict, work: Path) -> dict:
-    plan_file = work / "plan.json"
-    plan_file.write_text(json.dumps(plan), encoding="utf-8")
-    proc = subprocess.run(["node", str(DRIVER), "bench", str(plan_file)], cwd=DRIVER.parent,
-                          capture_output=True, text=True, timeout=900)
-    if proc.returncode != 0:
-        raise SystemExit(f"{DRIVER.name} failed:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout)
+    return drive_plan("bench", plan, work / "plan.json")
 
 
 def ours(files: list) -> list:

@@ -14,16 +14,16 @@ runs it and records the figures in bench/results/browser.{json,md}.
 
 from __future__ import annotations
 
-import json
 import shutil
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 
+from drive_plan import drive_plan  # bench/drive_plan.py
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-DRIVER = REPO / "js" / "tools" / "drive.mjs"
 QUERY = "how can my web app keep working offline"
 TYPE_DELAY_MS = 120
 THROTTLE = {"mbps": 20, "latencyMs": 40}
@@ -58,13 +58,7 @@ def build(theme: dict, work: Path, name: str) -> Path:
 def drive_typing(site: Path, theme: str, work: Path) -> dict:
     plan = {"site": str(site), "prefix": PREFIX, "theme": theme, "start": "", "query": QUERY,
             "typeDelayMs": TYPE_DELAY_MS, "throttle": THROTTLE, "gzip": True}
-    plan_file = work / f"typing-{theme}.json"
-    plan_file.write_text(json.dumps(plan), encoding="utf-8")
-    proc = subprocess.run(["node", str(DRIVER), "typing", str(plan_file)], cwd=DRIVER.parent,
-                          capture_output=True, text=True, timeout=900)
-    if proc.returncode != 0:
-        raise SystemExit(f"{DRIVER.name} typing {theme} failed:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout)
+    return drive_plan("typing", plan, work / f"typing-{theme}.json")
 
 
 def timings(log: dict) -> dict:

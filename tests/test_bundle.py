@@ -26,6 +26,8 @@ from mkdocs_semantic.quantize import quantize
 from mkdocs_semantic.query_encoder import query_codes
 from mkdocs_semantic.search import Searcher
 
+from .bundle_edits import publish_catalog
+
 FIXTURES = Path(__file__).parent / "fixtures" / "bundles"
 
 
@@ -293,15 +295,9 @@ def test_bad_manifest_fields_are_refused_by_name(tmp_path, field, value, message
 ])
 def test_bad_catalog_fields_are_refused_by_name(tmp_path, field, value, message):
     write_sample(tmp_path)
-    manifest = json.loads((tmp_path / "manifest.json").read_text())
     catalog = catalog_of(tmp_path)
     set_field(catalog, field, value)
-    data = json.dumps(catalog).encode()
-    digest = hashlib.sha256(data).hexdigest()
-    name = f"catalog.{digest[:16]}.json"
-    (tmp_path / name).write_bytes(data)
-    manifest["catalog"] = {"name": name, "bytes": len(data), "sha256": digest}
-    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    publish_catalog(tmp_path, catalog)
     with pytest.raises(BundleError, match=message):
         read_bundle(tmp_path)
 

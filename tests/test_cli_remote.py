@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from mkdocs_semantic.bundle import read_bundle
 from mkdocs_semantic.cli import cli
 
+from .bundle_edits import publish_catalog
 from .conftest import Project
 from .test_cli import JUDGED, NAV, build_sample_site, write_tsv
 
@@ -247,14 +248,6 @@ def listed(bundle: Path) -> list[dict]:
     return [{"name": f.name, "bytes": f.bytes} for f in files]
 
 
-def write_catalog(root: Path, manifest: dict, catalog: dict) -> None:
-    """Publish an edited catalog under its hashed name and point the manifest at it."""
-    data = json.dumps(catalog).encode()
-    digest = hashlib.sha256(data).hexdigest()
-    name = f"catalog.{digest[:16]}.json"
-    (root / name).write_bytes(data)
-    manifest["catalog"] = {"name": name, "bytes": len(data), "sha256": digest}
-    (root / "manifest.json").write_text(json.dumps(manifest))
 
 
 def snapshot(cache: Path) -> dict[str, str]:
@@ -338,7 +331,7 @@ def test_a_failed_refresh_leaves_the_earlier_copy_as_it_was(deployed, tmp_path):
     bad_name = f"text/text.{hashlib.sha256(promised).hexdigest()[:16]}.json"
     (root / bad_name).write_bytes(promised.replace(b"e", b"E", 1))  # not what its name says
     broken[1:] = [bad_name, len(promised)]
-    write_catalog(root, manifest, catalog)
+    publish_catalog(root, catalog)
 
     result = run("stats", url, "--cache-dir", str(cache))
     assert result.exit_code == 1 and "does not match its catalog" in result.stderr

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import shutil
 
 import numpy as np
@@ -17,6 +16,7 @@ from mkdocs_semantic.quantize import quantize
 from mkdocs_semantic.query_encoder import query_codes
 from mkdocs_semantic.search import Searcher
 
+from .bundle_edits import publish_catalog
 from .test_bundle import DELETE, catalog_of, sample_chunks, sample_table, set_field
 
 CHUNKS = 48
@@ -156,14 +156,6 @@ def test_an_empty_site_in_the_partitioned_layout(tmp_path):
     assert searcher.search_vector(query_codes(clustered_vectors(1)[0])) == []
 
 
-def resign(root, catalog: dict) -> None:
-    manifest = json.loads((root / "manifest.json").read_text())
-    data = json.dumps(catalog).encode()
-    digest = hashlib.sha256(data).hexdigest()
-    name = f"catalog.{digest[:16]}.json"
-    (root / name).write_bytes(data)
-    manifest["catalog"] = {"name": name, "bytes": len(data), "sha256": digest}
-    (root / "manifest.json").write_text(json.dumps(manifest))
 
 
 @pytest.mark.parametrize("field, value, message", [
@@ -187,7 +179,7 @@ def test_bad_partitioned_fields_are_refused_by_name(tmp_path, small_partitions, 
     write(tmp_path, "partitioned")
     catalog = catalog_of(tmp_path)
     set_field(catalog, field, value)
-    resign(tmp_path, catalog)
+    publish_catalog(tmp_path, catalog)
     with pytest.raises(BundleError, match=message):
         read_bundle(tmp_path)
 
@@ -198,7 +190,7 @@ def test_partitions_whose_rows_do_not_add_up_or_overlap_are_refused(tmp_path,
     catalog = catalog_of(tmp_path)
     catalog["vectors"][0]["partitions"].pop()
     catalog["vectors"][0]["centroids"][1] -= 384
-    resign(tmp_path, catalog)
+    publish_catalog(tmp_path, catalog)
     with pytest.raises(BundleError, match=r"partitions hold \d+ rows for 48 chunks"):
         read_bundle(tmp_path)
     # a partition that repeats another's chunk, re-hashed so that only its ids are wrong
@@ -211,7 +203,7 @@ def test_partitions_whose_rows_do_not_add_up_or_overlap_are_refused(tmp_path,
     name = f"vectors/ivf.{hashlib.sha256(data).hexdigest()[:16]}.bin"
     (tmp_path / name).write_bytes(data)
     catalog["vectors"][0]["partitions"][1][1] = name
-    resign(tmp_path, catalog)
+    publish_catalog(tmp_path, catalog)
     with pytest.raises(BundleError, match="holds chunks another partition holds"):
         read_bundle(tmp_path)
 
