@@ -4,7 +4,7 @@ Layout of `<site>/<bundle_dir>/`:
 
 - `manifest.json`, small and never cached long: `format`, `generator`, `catalog` (name,
   bytes, sha256), `counts` (pages, chunks), `search` (defaults every reader applies:
-  mode, top_k, min_score, rrf_k, filters) and `query_encoder` (`static` or
+  mode, top_k, min_score, filters) and `query_encoder` (`static` or
   `transformer`: how readers embed a query by default).
 - `catalog.<h>.json`: what a reader needs to plan its downloads and to rank:
   - `model`: the document model (id, sha256, dim, pooling, normalize, max_tokens, prefixes);
@@ -137,7 +137,7 @@ class Manifest:
     catalog: FileEntry
     counts: dict
     search: dict = field(default_factory=lambda: dict(DEFAULT_SEARCH))
-    """Defaults every reader applies: mode, top_k, min_score, rrf_k, and the filter keys."""
+    """Defaults every reader applies: mode, top_k, min_score, and the filter keys."""
     query_encoder: str = "static"
 
     def to_json(self) -> dict:
@@ -182,7 +182,6 @@ class Manifest:
                     "chunks": check.int(counts, "chunks", "counts", 0)},
             search={"mode": mode, "top_k": check.int(search, "top_k", "search", 1, MAX_TOP_K),
                     "min_score": None if min_score is None else float(min_score),
-                    "rrf_k": check.int(search, "rrf_k", "search", 1, 10**6),
                     "filters": list(filters)},
             query_encoder=encoder,
         )

@@ -29,7 +29,7 @@ DEFAULT_TOP_K = 10
 MAX_TOP_K = 1000
 """The most results a search may return: the `top_k` option's limit, and every reader's
 (the browser client, the searcher, the CLI, the service and the MCP server)."""
-DEFAULT_SEARCH = {"mode": "hybrid", "top_k": DEFAULT_TOP_K, "min_score": None, "rrf_k": 60}
+DEFAULT_SEARCH = {"mode": "hybrid", "top_k": DEFAULT_TOP_K, "min_score": None}
 KIND_CODES = {"page": "p", "section": "s"}
 KIND_NAMES = {v: k for k, v in KIND_CODES.items()}
 SCALAR_BYTES = {"i8": 1, "f16": 2, "f32": 4}

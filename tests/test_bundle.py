@@ -235,6 +235,16 @@ def test_changed_truncated_or_missing_payloads_are_named(tmp_path):
     read_bundle(tmp_path)
 
 
+def test_a_manifest_from_before_the_scaled_fusion_still_reads(tmp_path):
+    """Bundles written before the 0-1 fusion carry search.rrf_k, which no reader uses now."""
+    write_sample(tmp_path)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert "rrf_k" not in manifest["search"]
+    manifest["search"]["rrf_k"] = 60
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    assert Searcher.open(tmp_path).search("section")
+
+
 def test_garbage_manifest(tmp_path):
     write_sample(tmp_path)
     (tmp_path / "manifest.json").write_text("{not json")
@@ -261,7 +271,6 @@ DELETE = object()
 
 
 @pytest.mark.parametrize("field, value, message", [
-    ("search.rrf_k", "x", r"search\.rrf_k is 'x', not a whole number"),
     ("search.top_k", 0, r"search\.top_k is 0"),
     ("search.min_score", "0.5", r"search\.min_score is '0\.5'"),
     ("search.mode", "fuzzy", r"search\.mode 'fuzzy'"),

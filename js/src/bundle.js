@@ -193,7 +193,6 @@ export function checkManifest(data, source) {
       mode,
       top_k: check.int(search, "top_k", "search", 1, MAX_TOP_K),
       min_score: minScore,
-      rrf_k: check.int(search, "rrf_k", "search", 1, 1e6),
       filters: [...filters],
     },
     query_encoder: encoder,
