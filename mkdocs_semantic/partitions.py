@@ -136,9 +136,11 @@ def assign(stored: np.ndarray, codes: np.ndarray) -> Partitions:
         (block.astype(np.int32) @ codes.T.astype(np.int32)).argmax(axis=1)
         for block in np.array_split(stored, max(1, len(stored) // 16384))
     ])
-    kept = [c for c in range(len(codes)) if np.any(nearest == c)]
-    return Partitions(centroids=codes[kept],
-                      members=[np.flatnonzero(nearest == c) for c in kept])
+    counts = np.bincount(nearest, minlength=len(codes))
+    # Grouped by partition once; a stable sort keeps each group's ids ascending.
+    groups = np.split(np.argsort(nearest, kind="stable"), np.cumsum(counts)[:-1])
+    kept = np.flatnonzero(counts)
+    return Partitions(centroids=codes[kept], members=[groups[c] for c in kept])
 
 
 def drifted(sizes: list[int], *, rows: int, rows_per_partition: int = PARTITION_ROWS) -> bool:
