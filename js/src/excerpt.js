@@ -28,6 +28,11 @@ export function excerptText(stored) {
     .join(" ").replace(/ {2,}/g, " ").trim();
 }
 
+/** The window a result shows of its excerpt (`excerptParts`, or the stored `excerpt`). */
+export function hitWindow(hit, terms) {
+  return excerptWindow(hit.excerptParts ?? excerptParts(hit.excerpt), terms);
+}
+
 /**
  * At most `limit` characters of `parts`, as `[{text, code}]`: the window that holds most of
  * `terms` (stems, see highlight.js), or the beginning when no term is in the text or the

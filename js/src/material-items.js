@@ -1,6 +1,6 @@
 // Our ranked sections -> the result groups Material's search list renders.
 
-import { excerptParts, excerptWindow } from "./excerpt.js";
+import { hitWindow } from "./excerpt.js";
 import { groupByPage, href } from "./group.js";
 import { matchedTerms, queryTerms, splitMatches } from "./highlight.js";
 
@@ -26,23 +26,25 @@ export function toItems(results, query) {
     // The page's lead, or a part of the page under no heading but the page title.
     const top = group.hits.find((hit) => !hit.path.length);
     const hasSections = group.hits.some((hit) => hit !== top);
+    const topShown = top ? hitWindow(top, terms) : [];
     const page = {
       location: group.url,
       title: markup(group.title, terms),
-      text: top ? excerptMarkup(top, terms) : "",
+      text: top ? excerptMarkup(topShown, terms) : "",
       // Material's Enter opens the best-scored link of the first group: the page
       // heading leads there only when no section of it matched.
       score: top && !hasSections ? sectionScore(top) : 0,
-      terms: termFlags(`${group.title} ${top ? shownText(top, terms) : ""}`),
+      terms: termFlags(`${group.title} ${plainText(topShown)}`),
     };
     const sections = group.hits.filter((hit) => hit !== top).map((hit) => {
       const heading = hit.path.length ? hit.path.join(" › ") : hit.title;
+      const shown = hitWindow(hit, terms);
       return {
         location: href(hit.url, hit.anchor),
         title: markup(heading, terms),
-        text: excerptMarkup(hit, terms),
+        text: excerptMarkup(shown, terms),
         score: sectionScore(hit),
-        terms: termFlags(`${heading} ${shownText(hit, terms)}`),
+        terms: termFlags(`${heading} ${plainText(shown)}`),
       };
     });
     return [page, ...sections];
@@ -60,16 +62,14 @@ function markup(text, terms) {
     .join("");
 }
 
-// The excerpt around the query's words, code in <code>, in a paragraph as Material
-// shows a section's text.
-function excerptMarkup(hit, terms) {
-  const parts = excerptWindow(hit.excerptParts ?? excerptParts(hit.excerpt), terms);
+// The excerpt window (hitWindow), code in <code>, in a paragraph as Material shows a
+// section's text.
+function excerptMarkup(parts, terms) {
   const html = parts.map((part) => part.code ? `<code>${markup(part.text, terms)}</code>` : markup(part.text, terms));
   return `<p>${html.join("")}</p>`;
 }
 
-const shownText = (hit, terms) =>
-  excerptWindow(hit.excerptParts ?? excerptParts(hit.excerpt), terms).map((part) => part.text).join("");
+const plainText = (parts) => parts.map((part) => part.text).join("");
 
 function escapeHtml(text) {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -5,7 +5,7 @@
 // links), grouped by page under the page's title. Each page comes first, then its best
 // sections; a section's heading is its path under the page, never the page title again.
 
-import { excerptParts, excerptWindow } from "./excerpt.js";
+import { hitWindow } from "./excerpt.js";
 import { groupByPage } from "./group.js";
 import { queryTerms, splitMatches } from "./highlight.js";
 
@@ -25,8 +25,7 @@ export function appendHighlighted(parent, text, terms) {
 
 /** Appends the hit's excerpt around the query's words: code in <code>, words in <mark>. */
 export function appendExcerpt(parent, hit, terms) {
-  const parts = hit.excerptParts ?? excerptParts(hit.excerpt);
-  for (const part of excerptWindow(parts, terms)) {
+  for (const part of hitWindow(hit, terms)) {
     if (!part.code) {
       appendHighlighted(parent, part.text, terms);
       continue;
