@@ -76,15 +76,19 @@ def project(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.fixture
-def deployed(project, tmp_path) -> Iterator[StaticSite]:
-    """A copy of the built site under a sub-path (docs/), as on a project page."""
+def serve_copy(project: Path, tmp_path: Path) -> Iterator[StaticSite]:
+    """A copy of the project's built site under a sub-path (docs/), as on a project page."""
     public = tmp_path / "public"
     shutil.copytree(project / "site", public / "docs")
     server = StaticSite(public)
     server.thread.start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def deployed(project, tmp_path) -> Iterator[StaticSite]:
+    yield from serve_copy(project, tmp_path)
 
 
 def run(*args: str):
@@ -356,12 +360,7 @@ def partitioned_project(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def deployed_partitioned(partitioned_project, tmp_path) -> Iterator[StaticSite]:
-    public = tmp_path / "public"
-    shutil.copytree(partitioned_project / "site", public / "docs")
-    server = StaticSite(public)
-    server.thread.start()
-    yield server
-    server.stop()
+    yield from serve_copy(partitioned_project, tmp_path)
 
 
 def test_a_partitioned_site_downloads_only_the_partitions_its_queries_probe(
