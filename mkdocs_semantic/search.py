@@ -12,6 +12,7 @@ Every other reader (the browser client) must return the same top-k.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from .bundle_format import MAX_TOP_K
 from .bundle_format import SEARCH_MODES as MODES
 from .chunking import href
 from .embedding import Embedder, OnnxEmbedder
+from .excerpt_window import excerpt_window, parts_of, query_terms, window_text
 from .query_encoder import StaticQueryEncoder, query_codes
 from .ranking import Signal, chunk_order, fuse, size_priors
 
@@ -36,6 +38,8 @@ class Result:
     title: str
     path: list[str]
     excerpt: str
+    """What results show of the section: a window of its text around the query's words
+    (the browser client's window, see excerpt_window.py)."""
     score: float
     """The page's relevance, 0-1: 1 when every signal ranks the page first."""
     kind: str
@@ -178,8 +182,9 @@ class Searcher:
         fused = fuse(signals, page_of_chunk=self._page_of_chunk, sections=self._sections,
                      priors=self._priors, boosts=self._boosts, top_k=top_k,
                      min_score=min_score)
+        terms = query_terms(query)
         return [self._result(r.chunk, r.page_score, vector_scores, lexical_scores,
-                             section_score=r.section_score) for r in fused]
+                             section_score=r.section_score, terms=terms) for r in fused]
 
     def filter_mask(self, filters: dict[str, list[str]] | None) -> np.ndarray:
         """Chunks whose page matches every filter key (any of that key's values)."""
@@ -196,15 +201,16 @@ class Searcher:
 
     def _result(self, chunk_id: int, score: float, vector_scores: np.ndarray | None,
                 lexical_scores: np.ndarray | None, *,
-                section_score: float | None = None) -> Result:
+                section_score: float | None = None, terms: Sequence[str] = ()) -> Result:
         chunk = self.bundle.chunks[chunk_id]
+        shown = excerpt_window(parts_of(chunk.excerpt_parts), terms)
         return Result(
             chunk_id=chunk_id,
             url=chunk.url,
             anchor=chunk.link_anchor or chunk.anchor,  # the deep link results show
             title=chunk.title,
             path=list(chunk.path if chunk.link_path is None else chunk.link_path),
-            excerpt=chunk.excerpt,
+            excerpt=window_text(shown),
             score=score,
             kind=chunk.kind,
             section=chunk.section,

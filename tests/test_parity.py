@@ -175,3 +175,12 @@ def test_the_cases_hold_a_boosted_page_and_a_split_section(searcher, expected):
     assert split["options"] == {"mode": "hybrid"}
     chunks = [r[0] for r in split["results"]]
     assert any(c in pieces and pieces[c] not in chunks for c in chunks)
+
+
+def test_python_excerpt_windows_match_the_committed_ones(generator):
+    expected = json.loads((PARITY / "excerpts.json").read_text(encoding="utf-8"))
+    actual = json.loads(generator.dump(generator.excerpt_windows(PARITY / "bundle")))
+    assert len(actual["cases"]) > 20
+    for want, got in zip(expected["cases"], actual["cases"], strict=True):
+        assert got == want, want["query"]
+

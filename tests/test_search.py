@@ -47,6 +47,11 @@ search:
 
 Raise `HTTPException` with a status code to return an error response to the client.
 """,
+    "guide/deploy.md": "# Deploying\n\n## Running behind a proxy\n\n" + (
+        "Put the application behind a reverse proxy that terminates TLS and forwards "
+        "each request to one of the worker processes. ") * 2 + (
+        "On a restart the workers finish their requests within the graceful shutdown "
+        "timeout before they exit.\n"),
     "changelog.md": "# Changelog\n\n" + "".join(
         f"## 1.{i}.0\n\nFixed a small cache issue number {i} in the router.\n\n"
         for i in range(40)),
@@ -61,7 +66,8 @@ def searcher(tmp_path_factory, embedder) -> Searcher:
     for name, text in PAGES.items():
         project.write(name, text)
     project.build(nav=[{"Home": "index.md"},
-                       {"Guide": ["guide/caching.md", "guide/startup.md", "guide/errors.md"]},
+                       {"Guide": ["guide/caching.md", "guide/startup.md", "guide/errors.md",
+                                  "guide/deploy.md"]},
                        {"Reference": ["reference/errors-copy.md", "changelog.md"]}])
     return Searcher.open(project.site, embedder)
 
@@ -140,3 +146,12 @@ def test_sections_come_grouped_by_page(searcher):
     pages = urls(searcher.search("requests responses errors cache", top_k=12))
     firsts = [p for i, p in enumerate(pages) if p not in pages[:i]]
     assert pages == sorted(pages, key=firsts.index)
+
+
+def test_the_excerpt_shows_the_query_words_of_a_long_section(searcher):
+    """Every Python reader (CLI, service, MCP) shows the window the browser shows
+    (excerpt_window.py): around the words, not the section's first 240 characters."""
+    hit = next(r for r in searcher.search("graceful shutdown timeout", mode="lexical")
+               if r.url == "guide/deploy/")
+    assert hit.excerpt.startswith("…") and "graceful shutdown timeout" in hit.excerpt
+    assert "graceful" not in searcher.bundle.chunks[hit.chunk_id].excerpt

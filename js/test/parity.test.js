@@ -9,6 +9,8 @@ import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Engine } from "../src/engine.js";
+import { excerptParts, excerptWindow } from "../src/excerpt.js";
+import { queryTerms } from "../src/highlight.js";
 import { analyze } from "../src/lexical.js";
 import { queryCodes } from "../src/scan.js";
 import { serve } from "./serve.js";
@@ -16,6 +18,7 @@ import { serve } from "./serve.js";
 const PARITY = fileURLToPath(new URL("../../tests/fixtures/parity/", import.meta.url));
 const expected = JSON.parse(readFileSync(`${PARITY}expected.json`, "utf8"));
 const analyzer = JSON.parse(readFileSync(`${PARITY}analyzer.json`, "utf8"));
+const excerpts = JSON.parse(readFileSync(`${PARITY}excerpts.json`, "utf8"));
 // The same site in both vector layouts (make.py): every answer must match Python's.
 const LAYOUTS = {
   exact: { folder: "bundle", expected },
@@ -79,6 +82,15 @@ test("the analyzer makes Python's terms", async () => {
   assert.deepEqual(engine.catalog.lexical.stopwords, analyzer.stopwords);
   const stopwords = new Set(analyzer.stopwords);
   for (const [text, terms] of analyzer.texts) assert.deepEqual(analyze(text, stopwords), terms, text);
+});
+
+test("excerpt windows are Python's: the query's terms and the window shown", () => {
+  assert.ok(excerpts.cases.length > 20);
+  for (const { stored, query, terms, window } of excerpts.cases) {
+    assert.deepEqual(queryTerms(query), terms, query);
+    const shown = excerptWindow(excerptParts(stored), terms).map((part) => [part.text, part.code]);
+    assert.deepEqual(shown, window, `${query}: ${JSON.stringify(stored).slice(0, 80)}`);
+  }
 });
 
 test("results carry the page and section fields the UI shows", async () => {
