@@ -7,6 +7,7 @@ terminal one line is redrawn; without one (CI), a log line is written every
 
 from __future__ import annotations
 
+import logging
 import sys
 import time
 from collections.abc import Callable
@@ -21,6 +22,24 @@ TERMINAL_PREFIX = "semantic: "
 """What the build log puts before each line (`logs.build_log`), on the terminal line too."""
 REDRAW_INTERVAL = 0.5
 """Seconds between redraws of the line on a terminal."""
+
+
+class _LastLine(logging.Handler):
+    """Notes when MkDocs' log last showed a line (its own and every plugin's)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.at: float | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.at = time.monotonic()
+
+
+# The silence before a step's first progress line counts from the log's last line, not
+# from the step's start: work between steps (reading the cache, counting tokens) would
+# otherwise add to the interval.
+last_line = _LastLine()
+logging.getLogger("mkdocs").addHandler(last_line)
 
 
 def duration(seconds: float) -> str:
@@ -50,6 +69,10 @@ class Progress:
     clock: Callable[[], float] = time.monotonic
     summary: bool = True
     """Whether `close` reports the step even if it was too quick for a progress line."""
+    quiet_since: float | None = None
+    """When the log last showed a line: the first progress line comes `LOG_INTERVAL`
+    after it. None: MkDocs' last log line when `clock` is the monotonic clock that
+    stamps it, else the step's start."""
     done_items: int = 0
     done_tokens: int = 0
     started: float = field(init=False)
@@ -62,7 +85,11 @@ class Progress:
         if self.interactive is None:
             isatty = getattr(self.stream, "isatty", None)
             self.interactive = bool(isatty and isatty())
-        self.started = self.last_report = self.clock()
+        self.started = self.clock()
+        since = self.quiet_since
+        if since is None and self.clock is time.monotonic:
+            since = last_line.at
+        self.last_report = self.started if since is None else min(self.started, since)
 
     def advance(self, items: int, tokens: int) -> None:
         self.done_items += items

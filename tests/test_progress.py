@@ -82,3 +82,28 @@ def test_on_a_terminal_one_line_is_redrawn():
     (0.4, "0 s"), (42, "42 s"), (185, "3 min 05 s"), (3720, "1 h 02 min")])
 def test_durations_read_as_people_write_them(seconds, text):
     assert duration(seconds) == text
+
+
+def test_the_first_line_counts_the_silence_from_the_logs_last_line(caplog):
+    clock = Clock()
+    progress = Progress("embedding chunks", items=100, tokens=10_000, stream=io.StringIO(),
+                        clock=clock, quiet_since=clock.now - LOG_INTERVAL + 2)
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.semantic"):
+        clock.now += 2
+        progress.advance(10, 1_000)
+    assert [r.getMessage() for r in caplog.records] == [
+        "semantic: embedding chunks 10/100 (10%), 5/s, about 18 s left"]
+
+
+def test_by_default_the_silence_counts_from_mkdocs_last_log_line(caplog):
+    from mkdocs_semantic.logs import build_log
+    from mkdocs_semantic.progress import last_line
+
+    with caplog.at_level(logging.INFO, logger="mkdocs"):
+        logging.getLogger("mkdocs.commands.build").info("Building documentation")
+        building = last_line.at
+        build_log.info("reading pages done")
+        assert last_line.at >= building
+        progress = Progress("embedding chunks", items=100, tokens=10_000,
+                            stream=io.StringIO())
+    assert progress.last_report == last_line.at <= progress.started
