@@ -205,12 +205,27 @@ def test_material_search_box_with_instant_navigation(sites, tmp_path):
     assert report["pageErrors"] == [] and report["dialogs"] == []
 
 
-def test_readthedocs_pages_open_the_dialog_with_a_slash(sites, tmp_path):
+def test_readthedocs_slash_goes_to_the_sidebar_box(sites, tmp_path):
+    """On a wide page "/" focuses the sidebar's box, which answers in place: no dialog."""
     query, expected = QUERIES[1]
-    report = drive("search", search_plan(sites["readthedocs"], "dialog", [(query, True)]),
-                   tmp_path)
+    report = drive("search", search_plan(sites["readthedocs"], "readthedocsSlash",
+                                         [(query, True)]), tmp_path)
     seen = report["queries"][0]
     assert expected in top_sections(seen["results"], 3), seen["results"][:3]
+    assert seen["dialogOpen"] is False
+    assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
+    assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
+
+
+def test_readthedocs_slash_opens_the_dialog_where_the_sidebar_is_off_screen(sites, tmp_path):
+    """In a phone-sized window the theme slides its sidebar (and the box) off screen:
+    "/" opens the dialog instead."""
+    query, expected = QUERIES[1]
+    report = drive("search", search_plan(sites["readthedocs"], "dialog", [(query, True)],
+                                         viewport={"width": 480, "height": 800}), tmp_path)
+    seen = report["queries"][0]
+    assert expected in top_sections(seen["results"], 3), seen["results"][:3]
+    assert seen["dialogOpen"] is True
     assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
     assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
 
@@ -320,7 +335,7 @@ def test_material_search_box_shows_the_sites_top_k(sites, tmp_path):
 
 
 @pytest.mark.parametrize("ui, theme", [("mkdocs", "mkdocs"), ("material", "material"),
-                                       ("dialog", "readthedocs")])
+                                       ("readthedocs", "readthedocs")])
 def test_markup_in_headings_shows_as_text(sites, tmp_path, ui, theme):
     report = drive("search", search_plan(sites[theme], ui, [(MARKUP_QUERY, False)]),
                    tmp_path)

@@ -7,7 +7,7 @@ import { attachMaterialStatus } from "./material-page.js";
 import { init, pageOptions } from "./semantic.js";
 import { attachDialog } from "./ui-dialog.js";
 import { attachMkdocs } from "./ui-mkdocs.js";
-import { attachSidebar } from "./ui-sidebar.js";
+import { attachSidebar, sidebarInput } from "./ui-sidebar.js";
 
 function addStylesheet() {
   const link = document.createElement("link");
@@ -34,10 +34,13 @@ function start() {
     // The mkdocs theme's search modal; a theme override without it gets the dialog.
     detachers.push(attachMkdocs(client) ?? attachDialog(client, { button: true }));
   } else if (options.ui === "readthedocs") {
-    // The sidebar's box answers in place on every page; search.html's own box answers
-    // its ?q= links; "/" and Ctrl-K open the dialog.
+    // The sidebar's box answers in place on every page, and "/" and Ctrl-K go to it;
+    // where it is off screen (a narrow window) they open the dialog. search.html's own
+    // box answers its ?q= links.
     const sidebar = attachSidebar(client);
-    detachers.push(sidebar, attachMkdocs(client), attachDialog(client, { button: !sidebar }));
+    const pageBox = sidebar ? sidebarInput() : null;
+    detachers.push(sidebar, attachMkdocs(client),
+      attachDialog(client, { button: !sidebar, pageBox }));
   } else {
     detachers.push(attachDialog(client, { button: true }));
   }

@@ -1,6 +1,7 @@
 // Themes without a search box of their own: a <dialog> opened with "/" or Ctrl-K
 // (Cmd-K on macOS), by a small search button fixed in the page's corner (`button`), or
-// by clicking any element with a data-semantic-search attribute.
+// by clicking any element with a data-semantic-search attribute. A theme whose box
+// answers in place (`pageBox`) keeps the keys for that box while the reader can see it.
 
 import { SearchBox } from "./search-box.js";
 
@@ -25,8 +26,20 @@ function searchButton() {
   return button;
 }
 
-/** `button`: also show a search button (themes with no visible search box). */
-export function attachDialog(client, { button = false } = {}) {
+/** Whether an element is on screen: shown, and not moved out of the window sideways
+ *  (readthedocs slides its sidebar off screen in a narrow window). */
+function onScreen(element) {
+  if (!element?.isConnected) return false;
+  // checkVisibility: browsers from 2022-2024 on; without it, the box's size decides.
+  if (element.checkVisibility && !element.checkVisibility({ visibilityProperty: true })) return false;
+  const box = element.getBoundingClientRect();
+  return box.width > 0 && box.right > 0 && box.left < window.innerWidth;
+}
+
+/** `button`: also show a search button (themes with no visible search box).
+ *  `pageBox`: the page's own search input, which "/" and Ctrl-K focus instead of opening
+ *  the dialog while it is on screen. */
+export function attachDialog(client, { button = false, pageBox = null } = {}) {
   const dialog = document.createElement("dialog");
   dialog.className = "semantic-dialog";
   dialog.setAttribute("aria-label", "Search");
@@ -42,7 +55,13 @@ export function attachDialog(client, { button = false } = {}) {
   const opener = button ? searchButton() : null;
   if (opener) document.body.append(opener);
 
+  pageBox?.setAttribute("aria-keyshortcuts", "/ Control+K Meta+K");
   const open = () => {
+    if (!dialog.open && onScreen(pageBox)) {
+      pageBox.focus();
+      pageBox.select();
+      return;
+    }
     if (!dialog.open) dialog.showModal();
     input.focus();
     input.select();
@@ -72,5 +91,6 @@ export function attachDialog(client, { button = false } = {}) {
     box.destroy();
     dialog.remove();
     opener?.remove();
+    pageBox?.removeAttribute("aria-keyshortcuts");
   };
 }

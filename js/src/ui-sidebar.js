@@ -7,10 +7,15 @@ import { SearchBox } from "./search-box.js";
 
 const GAP = 4; // px between the box and its panel, and kept free at the window's edges
 
+/** The sidebar's search input, or null on a page without one. */
+export function sidebarInput() {
+  return document.getElementById("rtd-search-form")?.querySelector("input[name=q]") ?? null;
+}
+
 export function attachSidebar(client) {
-  const form = document.getElementById("rtd-search-form");
-  const input = form?.querySelector("input[name=q]");
+  const input = sidebarInput();
   if (!input) return null;
+  const form = input.form;
   // The panel lives in the sidebar's search landmark but is `position: fixed`, so the
   // sidebar's scroll box (overflow hidden, 300px wide) does not clip it.
   const panel = document.createElement("div");

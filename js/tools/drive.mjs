@@ -44,6 +44,17 @@ const THEMES = {
     results: links(".semantic-sidebar-output a.semantic-hit"),
     status: ".semantic-status",
   },
+  // The same box, reached with "/" from the page (the key goes to it while it is on
+  // screen, where themes without a box open the dialog).
+  readthedocsSlash: {
+    input: "#rtd-search-form input[name=q]",
+    open: async (page) => {
+      await page.keyboard.press("/");
+      await page.waitForFunction(() => document.activeElement?.matches("#rtd-search-form input[name=q]"));
+    },
+    results: links(".semantic-sidebar-output a.semantic-hit"),
+    status: ".semantic-status",
+  },
   // The readthedocs theme's search page (search.html?q=..., where the sidebar's form
   // leads without our script): its own box and result list, the search plugin's ids.
   readthedocsPage: {
@@ -135,8 +146,9 @@ async function withSite(plan, fn) {
   }
 }
 
-// plan: {theme, start, navigate: [link selector, ...], typeDelayMs, marks,
+// plan: {theme, start, navigate: [link selector, ...], typeDelayMs, marks, viewport,
 //        queries: [{query, press, pick, edit, typed}]}
+// `viewport`: {width, height} of the window (a narrow one: a phone's layout).
 // Queries are typed key by key, each key held `typeDelayMs` (default: 0), unless
 // `typed: false` (the start URL carries the query, as search.html?q=...). `marks`:
 // record the words the opened page marks (Material's search.highlight).
@@ -147,6 +159,7 @@ async function withSite(plan, fn) {
 async function search(plan) {
   const theme = THEMES[plan.theme];
   return withSite(plan, async ({ page, server }) => {
+    if (plan.viewport) await page.setViewportSize(plan.viewport);
     const out = [];
     for (const step of plan.queries) {
       if (step.edit) {
@@ -177,6 +190,7 @@ async function search(plan) {
         images: await page.$$eval(".semantic-hit img, .md-search-result img", (els) => els.length),
         // What the result box says it shows: [ranking, query].
         ranking: await page.$$eval("[data-ranking]", (els) => els.map((e) => [e.dataset.ranking, e.dataset.query])),
+        dialogOpen: await page.$$eval("dialog.semantic-dialog", (els) => els.some((e) => e.open)),
       };
       if (step.pick) {
         // Arrow keys down to the result whose link ends with `pick` (at most 3 steps).
