@@ -205,27 +205,20 @@ def test_material_search_box_with_instant_navigation(sites, tmp_path):
     assert report["pageErrors"] == [] and report["dialogs"] == []
 
 
-def test_readthedocs_slash_goes_to_the_sidebar_box(sites, tmp_path):
-    """On a wide page "/" focuses the sidebar's box, which answers in place: no dialog."""
+@pytest.mark.parametrize(("box", "viewport", "dialog_open"), [
+    ("readthedocsSlash", None, False), ("dialog", {"width": 480, "height": 800}, True)])
+def test_readthedocs_slash_goes_to_the_sidebar_box_or_the_dialog(sites, tmp_path, box,
+                                                                 viewport, dialog_open):
+    """On a wide page "/" focuses the sidebar's box, which answers in place; in a
+    phone-sized window the theme slides its sidebar (and the box) off screen, and "/"
+    opens the dialog instead."""
     query, expected = QUERIES[1]
-    report = drive("search", search_plan(sites["readthedocs"], "readthedocsSlash",
-                                         [(query, True)]), tmp_path)
+    extra = {"viewport": viewport} if viewport else {}
+    report = drive("search", search_plan(sites["readthedocs"], box, [(query, True)], **extra),
+                   tmp_path)
     seen = report["queries"][0]
     assert expected in top_sections(seen["results"], 3), seen["results"][:3]
-    assert seen["dialogOpen"] is False
-    assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
-    assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
-
-
-def test_readthedocs_slash_opens_the_dialog_where_the_sidebar_is_off_screen(sites, tmp_path):
-    """In a phone-sized window the theme slides its sidebar (and the box) off screen:
-    "/" opens the dialog instead."""
-    query, expected = QUERIES[1]
-    report = drive("search", search_plan(sites["readthedocs"], "dialog", [(query, True)],
-                                         viewport={"width": 480, "height": 800}), tmp_path)
-    seen = report["queries"][0]
-    assert expected in top_sections(seen["results"], 3), seen["results"][:3]
-    assert seen["dialogOpen"] is True
+    assert seen["dialogOpen"] is dialog_open
     assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
     assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
 
