@@ -53,9 +53,11 @@ def cap_words(markdown: str, limit: int = MAX_WORDS) -> tuple[str, bool]:
     return text.rstrip() + "\n", True
 
 
-def write_project(out: Path, site_name: str, pages: dict[str, str], index: str) -> None:
-    """Write `out` as an MkDocs project: mkdocs.yml (only the home page in the nav,
-    so that thousands of pages do not each render a full nav) and docs/."""
+def write_project(out: Path, site_name: str, pages: dict[str, str], index: str,
+                  nav: list[tuple[str, list[str]]] | None = None) -> None:
+    """Write `out` as an MkDocs project: mkdocs.yml and docs/. The nav is the home
+    page and the `nav` sections given (none: thousands of pages would each render a
+    full nav; MkDocs builds the pages left out all the same)."""
     if out.exists():
         shutil.rmtree(out)
     docs = out / "docs"
@@ -63,9 +65,11 @@ def write_project(out: Path, site_name: str, pages: dict[str, str], index: str) 
         path = docs / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+    lines = ["nav:", "  - Home: index.md"]
+    for label, section in nav or []:
+        lines += [f"  - {label}:", *(f"    - {rel}" for rel in section)]
     (out / "mkdocs.yml").write_text(
-        f"site_name: {site_name}\n"
-        "nav:\n  - Home: index.md\n"
+        f"site_name: {site_name}\n" + "\n".join(lines) + "\n"
         "theme:\n  name: mkdocs\n"
         "plugins:\n  - search\n",
         encoding="utf-8")
