@@ -260,7 +260,8 @@ def main() -> int:
     downloads = CACHE / NAME / "downloads"
     wanted = [(p, ("1", "8")) for p in COMMAND_PACKAGES] + [(FUNCTION_PACKAGE, ("2", "3"))]
     debs = download_debs([p for p, _ in wanted] + [RENDERER], downloads / "debs")
-    sources = unpack(debs, downloads / "unpacked")
+    sources = [Source(s.registry, f"{s.name} (the renderer)", s.version, s.licence)
+               if s.name == RENDERER else s for s in unpack(debs, downloads / "unpacked")]
     mandoc = downloads / "unpacked" / RENDERER / "usr" / "bin" / "mandoc"
     pandoc = pandoc_binary(downloads)
     sources.append(Source("PyPI", "pypandoc_binary (pandoc, the converter)",
