@@ -1,4 +1,4 @@
-"""Hybrid fusion before and after the 0-1 scaled rule, on the three relevance sets.
+"""Hybrid fusion before and after the 0-1 scaled rule, on the relevance sets.
 
 Loads each set as bench/static_encoder.py does (the product bundle, cached vectors;
 nothing is embedded but the queries) and measures, per encoder (static: the
@@ -8,7 +8,7 @@ rule (BEFORE: page-level reciprocal rank fusion, k = 60, re-implemented below ov
 the same orders), and the floor of static_encoder.py in the same run. MRR@10 on
 every set and subset; SciFact also nDCG@10.
 
-    python bench/fusion.py [--sets fastapi,mkdocs,scifact]
+    python bench/fusion.py [--sets fastapi,mkdocs,scifact,manpages,npm]
 
 Writes bench/results/fusion.{json,md}.
 """
@@ -157,6 +157,8 @@ def main() -> int:
         "fastapi": lambda: se.site_corpus("fastapi-docs", "fastapi", spec),
         "mkdocs": lambda: se.site_corpus("mkdocs-docs", "mkdocs", spec),
         "scifact": lambda: se.scifact_corpus(args.scifact, spec, embedder),
+        "manpages": lambda: se.generated_corpus("manpages", spec),
+        "npm": lambda: se.generated_corpus("npm", spec),
     }
     results = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
     for name in wanted:

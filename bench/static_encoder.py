@@ -1,7 +1,9 @@
 """Static query encoder against the transformer, side by side in one run.
 
 Sets: FastAPI's docs and MkDocs' own docs with the queries of bench/relevance
-(MRR@10 over pages), BEIR SciFact's test queries (nDCG@10). Per set:
+(MRR@10 over pages), two generated sites with theirs (`manpages`: ~2,100 Debian
+manual pages, one command or function each; `npm`: the npm CLI's 91-page manual;
+built by bench/corpora/ on first use), BEIR SciFact's test queries (nDCG@10). Per set:
 
 - product: the bundle exactly as the plugin writes it (site sets: a real `mkdocs
   build` with the plugin; SciFact: the plugin's Indexer over the abstracts, one page
@@ -19,7 +21,7 @@ Sets: FastAPI's docs and MkDocs' own docs with the queries of bench/relevance
   swapped in. The product recipe is refitted too, as a check that the bench's fit is
   the plugin's (`same table as the bundle's`).
 
-    python bench/static_encoder.py [--sets fastapi,mkdocs,scifact] [--product]
+    python bench/static_encoder.py [--sets fastapi,mkdocs,scifact,manpages,npm] [--product]
 
 Embeddings are cached in bench/.cache (the plugin's cache per set, plus the
 recipes' training texts), so reruns embed nothing new. Writes
@@ -61,7 +63,9 @@ TARGET_RATIO = 0.97
 RRF_K = 60
 FLOOR_DEPTH = 100
 WINDOW_WORDS = 8
-SETS = ("fastapi", "mkdocs", "scifact")
+SETS = ("fastapi", "mkdocs", "scifact", "manpages", "npm")
+# Sets whose MkDocs project a bench/corpora script generates into bench/.cache/NAME/source.
+GENERATED = {"manpages": ("man-pages", "manpages.py"), "npm": ("npm-docs", "npm_docs.py")}
 SUMMARY_LINE = re.compile(r"semantic: \d+ pages, .*")
 
 
@@ -134,8 +138,9 @@ def build_site(corpus: Path, name: str) -> tuple[Path, str]:
     return site, found.group(0) if found else ""
 
 
-def site_corpus(name: str, prefix: str, spec) -> Corpus:
-    site, log = build_site(SHARED / "corpora" / name, name)
+def site_corpus(name: str, prefix: str, spec, source: Path | None = None) -> Corpus:
+    """A site set: SHARED/corpora/NAME (or `source`) built with the plugin, its queries."""
+    site, log = build_site(source or SHARED / "corpora" / name, name)
     bundle = read_bundle(site)
     cache_path = CACHE / name / "plugin" / "embeddings.npz"
     queries = [q for group in ("paraphrase", "exact")
@@ -144,6 +149,20 @@ def site_corpus(name: str, prefix: str, spec) -> Corpus:
                   vectors=cached_vectors(cache_path, bundle.chunks, spec), queries=queries,
                   top_k=100, cache_dir=CACHE / name, build_log=log,
                   groups=["paraphrase", "exact"])
+
+
+def generated_corpus(prefix: str, spec) -> Corpus:
+    """A set of GENERATED: its project made by its bench/corpora script if missing
+    (downloads and converts; minutes), then built as `site_corpus` builds."""
+    name, script = GENERATED[prefix]
+    source = CACHE / name / "source"
+    if not (source / "mkdocs.yml").exists():
+        print(f"{prefix}: generating {source} with bench/corpora/{script}", file=sys.stderr)
+        proc = subprocess.run([sys.executable, str(HERE / "corpora" / script), "--out",
+                               str(source)])
+        if proc.returncode != 0:
+            raise SystemExit(f"bench/corpora/{script} failed ({proc.returncode})")
+    return site_corpus(name, prefix, spec, source=source)
 
 
 def scifact_corpus(data: Path, spec, embedder: OnnxEmbedder) -> Corpus:
@@ -545,6 +564,8 @@ def main() -> int:
         "fastapi": lambda: site_corpus("fastapi-docs", "fastapi", spec),
         "mkdocs": lambda: site_corpus("mkdocs-docs", "mkdocs", spec),
         "scifact": lambda: scifact_corpus(args.scifact, spec, embedder),
+        "manpages": lambda: generated_corpus("manpages", spec),
+        "npm": lambda: generated_corpus("npm", spec),
     }
     run = time.strftime("%Y-%m-%d %H:%M") + (" (--product)" if args.product else "")
     results = json.loads(json_path.read_text()) if json_path.exists() else {}

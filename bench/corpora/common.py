@@ -1,0 +1,85 @@
+"""Helpers shared by the corpus scripts: downloads, the page cap, the MkDocs project."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CACHE = HERE.parent / ".cache"
+MAX_WORDS = 3000
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One downloaded package: what the corpus README records."""
+
+    registry: str
+    name: str
+    version: str
+    licence: str
+
+
+def run(cmd: list[str], cwd: Path | None = None) -> str:
+    """Run a command, fail loudly with its stderr."""
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+    return proc.stdout
+
+
+def cap_words(markdown: str, limit: int = MAX_WORDS) -> tuple[str, bool]:
+    """The page up to the paragraph where it passes `limit` words; a code fence
+    left open by the cut is closed. Returns the text and whether it was cut."""
+    blocks = markdown.split("\n\n")
+    kept: list[str] = []
+    words = 0
+    for block in blocks:
+        if words >= limit:
+            break
+        kept.append(block)
+        words += len(block.split())
+    if len(kept) == len(blocks):
+        return markdown, False
+    text = "\n\n".join(kept)
+    fences = sum(1 for line in text.splitlines() if _FENCE.match(line))
+    if fences % 2:
+        text += "\n```"
+    return text.rstrip() + "\n", True
+
+
+def write_project(out: Path, site_name: str, pages: dict[str, str], index: str,
+                  nav: list[tuple[str, list[str]]] | None = None) -> None:
+    """Write `out` as an MkDocs project: mkdocs.yml and docs/. The nav is the home
+    page and the `nav` sections given (none: thousands of pages would each render a
+    full nav; MkDocs builds the pages left out all the same)."""
+    if out.exists():
+        shutil.rmtree(out)
+    docs = out / "docs"
+    for rel, text in {"index.md": index, **pages}.items():
+        path = docs / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    lines = ["nav:", "  - Home: index.md"]
+    for label, section in nav or []:
+        lines += [f"  - {label}:", *(f"    - {rel}" for rel in section)]
+    (out / "mkdocs.yml").write_text(
+        f"site_name: {site_name}\n" + "\n".join(lines) + "\n"
+        "theme:\n  name: mkdocs\n"
+        "plugins:\n  - search\n",
+        encoding="utf-8")
+
+
+def sources_table(sources: list[Source]) -> str:
+    rows = ["| registry | package | version | licence |", "|---|---|---|---|"]
+    rows += [f"| {s.registry} | {s.name} | {s.version} | {s.licence} |" for s in sources]
+    return "\n".join(rows) + "\n"
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
