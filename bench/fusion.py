@@ -1,14 +1,16 @@
-"""Hybrid fusion before and after the 0-1 scaled rule, on the relevance sets.
+"""Hybrid fusion before and after the keyword-coverage rule, on every relevance set.
 
 Loads each set as bench/static_encoder.py does (the product bundle, cached vectors;
-nothing is embedded but the queries) and measures, per encoder (static: the
-default; transformer), the pages `Searcher.rank` returns in vector, lexical and
-hybrid mode (AFTER: the shipped rule of mkdocs_semantic/ranking.py), the previous
-rule (BEFORE: page-level reciprocal rank fusion, k = 60, re-implemented below over
-the same orders), and the floor of static_encoder.py in the same run. MRR@10 on
-every set and subset; SciFact also nDCG@10.
+nothing is embedded but the queries) and measures, per query encoder (static: the
+default; transformer), the pages `Searcher.rank` returns in vector, lexical and hybrid
+mode (AFTER: the shipped rule of mkdocs_semantic/ranking.py), the previous rule
+(BEFORE, re-implemented below over the same signals: each signal scaled to 0-1 by its
+own first page, keyword floor 0, vector floor its 100th page, averaged), and the floor
+of static_encoder.py in the same run (BM25 + dense, section-level RRF, page-deduplicated),
+its dense ranking embedding the query with the same encoder. MRR@10 on every set and
+subset; SciFact also nDCG@10.
 
-    python bench/fusion.py [--sets fastapi,mkdocs,scifact,manpages,npm]
+    python bench/fusion.py [--sets fastapi,mkdocs,scifact,manpages,npm,manshort]
 
 Writes bench/results/fusion.{json,md}.
 """
@@ -33,25 +35,32 @@ from mkdocs_semantic.embedding import OnnxEmbedder, default_model_spec  # noqa: 
 from mkdocs_semantic.ranking import PAGE_DEPTH, chunk_order  # noqa: E402
 from mkdocs_semantic.search import Searcher  # noqa: E402
 
-PREVIOUS_RRF_K = 60
 ENCODERS = ("static", "transformer")
+ROWS = ("vector", "lexical", "hybrid before", "hybrid after")
 
 
-def previous_rule(searcher: Searcher, orders: list[np.ndarray]) -> list[int]:
-    """Pages by the rule shipped before: sum over signals of prior / (60 + page rank /
-    boost), each signal's pages in the order of their best chunk (ties by number)."""
+def previous_rule(searcher: Searcher, signals: list[tuple[np.ndarray, np.ndarray, bool]]
+                  ) -> list[int]:
+    """Pages by the rule shipped before: per signal (scores, chunk order, keyword?), its
+    first PAGE_DEPTH pages scaled to 0-1 by its first page's score, the floor 0 for
+    keywords and its last listed page's score for vectors; averaged, x prior x boost."""
     pages = len(searcher._priors)
-    score = np.zeros(pages)
+    total = np.zeros(pages)
     seen = np.zeros(pages, dtype=bool)
-    for order in orders:
+    taking_part = [s for s in signals if len(s[1])]
+    for scores, order, keyword in taking_part:
         in_order, first = np.unique(searcher._page_of_chunk[order], return_index=True)
-        ranked = in_order[np.argsort(first, kind="stable")][:PAGE_DEPTH]
-        rank = np.arange(1, len(ranked) + 1)
-        score[ranked] += searcher._priors[ranked] / (
-            PREVIOUS_RRF_K + rank / searcher._boosts[ranked])
-        seen[ranked] = True
+        by_rank = np.argsort(first, kind="stable")[:PAGE_DEPTH]
+        listed = in_order[by_rank]
+        best = scores[order[first[by_rank]]]
+        floor = 0.0 if keyword else best[-1]
+        span = best[0] - floor
+        total[listed] += (best - floor) / span if span > 0 else 1.0
+        seen[listed] = True
     candidates = np.flatnonzero(seen)
-    return candidates[np.lexsort((candidates, -score[candidates]))].tolist()
+    key = (total[candidates] / max(1, len(taking_part)) * searcher._priors[candidates]
+           * searcher._boosts[candidates])
+    return candidates[np.lexsort((candidates, -key))].tolist()
 
 
 def page_urls(searcher: Searcher) -> list[str]:
@@ -71,7 +80,6 @@ def measure(corpus: se.Corpus, searcher: Searcher) -> dict[str, dict[str, list[f
         for name, metric in metrics.items():
             rows.setdefault(row, {}).setdefault(name, []).append(metric(pages, query.relevant))
 
-    everything = np.ones(len(corpus.chunks), dtype=bool)
     for query in corpus.queries:
         vector = searcher.embed(query.text)
         for mode in ("vector", "lexical", "hybrid"):
@@ -79,65 +87,66 @@ def measure(corpus: se.Corpus, searcher: Searcher) -> dict[str, dict[str, list[f
                                     top_k=corpus.top_k, filters=None, min_score=None)
             add("hybrid after" if mode == "hybrid" else mode,
                 list(dict.fromkeys(r.url for r in results)), query)
-        orders = []
+        signals = []
         if vector is not None:
-            orders.append(chunk_order(searcher.scores(vector), everything))
+            scores = searcher.scores(vector)
+            signals.append((scores, chunk_order(scores, ~np.isnan(scores)), False))
         lexical = searcher.bundle.lexical.scores(query.text)
-        orders.append(chunk_order(lexical, lexical > 0))
-        add("hybrid before", [urls[p] for p in previous_rule(searcher, orders)], query)
+        signals.append((lexical, chunk_order(lexical, lexical > 0), True))
+        add("hybrid before", [urls[p] for p in previous_rule(searcher, signals)], query)
     return rows
-
-
-def summarize(corpus: se.Corpus, per_query: list[float]) -> dict[str, float]:
-    return se.summarize(corpus, per_query)
 
 
 def run_set(corpus: se.Corpus, embedder: OnnxEmbedder) -> dict:
     out: dict = {"queries": len(corpus.queries), "chunks": len(corpus.chunks),
-                 "groups": corpus.groups, "encoders": {}}
+                 "groups": corpus.groups, "encoders": {}, "floor": {}}
+    metrics = ["mrr@10"] + (["ndcg@10"] if corpus.metric == "ndcg@10" else [])
     for encoder in ENCODERS:
         searcher = Searcher(corpus.bundle, embedder if encoder == "transformer" else None,
                             encoder=encoder)
         rows = measure(corpus, searcher)
         out["encoders"][encoder] = {
-            row: {metric: summarize(corpus, scores) for metric, scores in by_metric.items()}
+            row: {metric: se.summarize(corpus, scores) for metric, scores in by_metric.items()}
             for row, by_metric in rows.items()}
-    metrics = ["mrr@10"] + (["ndcg@10"] if corpus.metric == "ndcg@10" else [])
-    out["floor"] = {metric: se.floor(replace(corpus, metric=metric), embedder)["rrf"]
-                    for metric in metrics}
+        out["floor"][encoder] = {
+            metric: se.floor(replace(corpus, metric=metric), embedder, encoder=encoder)["rrf"]
+            for metric in metrics}
     return out
-
-
-ROWS = ("vector", "lexical", "hybrid before", "hybrid after")
 
 
 def render(results: dict) -> str:
     lines = [
         "# Hybrid fusion: before and after", "",
         f"Reproduce: `python bench/fusion.py`. Measured {results['run']}, every figure "
-        "from that run. BEFORE: the previous rule, page-level reciprocal rank fusion "
-        f"(k = {PREVIOUS_RRF_K}). AFTER: each signal's page scores scaled to 0-1 for the "
-        "query (lexical floor 0, vector floor its 100th page) and averaged "
-        "(mkdocs_semantic/ranking.py). Vector and lexical are the product's own modes; "
-        "the floor is bench/static_encoder.py's (BM25 + dense float32, section-level RRF, "
-        "page-deduplicated, transformer query). `ok` marks hybrid AFTER >= both vector "
-        "and lexical on that row.", "",
-        "| set / subset | metric | encoder | vector | lexical | hybrid BEFORE "
-        "| hybrid AFTER | floor RRF | AFTER >= vector and lexical |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "from that run. AFTER: the shipped rule (mkdocs_semantic/ranking.py): a page's "
+        "keyword score is its share of the query's best possible keyword score (the sum of "
+        "each query term's highest stored score), its vector score is scaled between the "
+        "query's mean score over every chunk (0) and the best page (1); averaged. BEFORE: "
+        "the rule shipped before it: each signal scaled by its own first page (keyword "
+        "floor 0, vector floor its 100th page), averaged. Vector and lexical are the "
+        "product's own modes. The floor is bench/static_encoder.py's plain baseline (BM25 "
+        "+ dense float32, section-level RRF k = 60, page-deduplicated), its dense ranking "
+        "embedding the query with the row's encoder. `ok` marks AFTER >= both single "
+        "signals, and AFTER >= the floor.", "",
+        "| set / subset | metric | encoder | vector | lexical | hybrid BEFORE | hybrid AFTER "
+        "| floor RRF | AFTER >= vector and lexical | AFTER >= floor |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, s in results["sets"].items():
         for group in ["all", *s["groups"]]:
-            for metric in s["floor"]:
+            if group != "all" and len(s["groups"]) < 2:
+                continue
+            for metric in s["floor"]["static"]:
                 for encoder in ENCODERS:
                     e = s["encoders"][encoder]
                     v, lx, before, after = (e[row][metric][group] for row in ROWS)
-                    verdict = "ok" if after >= v and after >= lx else "NO"
+                    floor = s["floor"][encoder][metric][group]
                     label = name if group == "all" else f"{name} / {group}"
                     lines.append(
                         f"| {label} | {metric} | {encoder} | {v:.3f} | {lx:.3f} "
-                        f"| {before:.3f} | {after:.3f} | {s['floor'][metric][group]:.3f} "
-                        f"| {verdict} |")
+                        f"| {before:.3f} | {after:.3f} | {floor:.3f} "
+                        f"| {'ok' if after >= v and after >= lx else 'NO'} "
+                        f"| {'ok' if after >= floor else 'NO'} |")
     return "\n".join(lines) + "\n"
 
 
@@ -153,13 +162,7 @@ def main() -> int:
         parser.error(f"unknown set(s) {', '.join(unknown)}: use {', '.join(se.SETS)}")
     spec = default_model_spec()
     embedder = OnnxEmbedder(spec)
-    loaders = {
-        "fastapi": lambda: se.site_corpus("fastapi-docs", "fastapi", spec),
-        "mkdocs": lambda: se.site_corpus("mkdocs-docs", "mkdocs", spec),
-        "scifact": lambda: se.scifact_corpus(args.scifact, spec, embedder),
-        "manpages": lambda: se.generated_corpus("manpages", spec),
-        "npm": lambda: se.generated_corpus("npm", spec),
-    }
+    loaders = se.set_loaders(spec, embedder, args.scifact)
     results = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
     for name in wanted:
         print(f"{name}: loading", file=sys.stderr)

@@ -63,9 +63,27 @@ TARGET_RATIO = 0.97
 RRF_K = 60
 FLOOR_DEPTH = 100
 WINDOW_WORDS = 8
-SETS = ("fastapi", "mkdocs", "scifact", "manpages", "npm")
-# Sets whose MkDocs project a bench/corpora script generates into bench/.cache/NAME/source.
-GENERATED = {"manpages": ("man-pages", "manpages.py"), "npm": ("npm-docs", "npm_docs.py")}
+SETS = ("fastapi", "mkdocs", "scifact", "manpages", "npm", "manshort")
+GROUPS = ("paraphrase", "exact")
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A set whose MkDocs project a bench/corpora script generates into
+    bench/.cache/NAME/source, with the query files bench/relevance/QUERIES-GROUP.tsv."""
+
+    name: str
+    script: str
+    queries: str
+    groups: tuple[str, ...] = GROUPS
+
+
+GENERATED = {
+    "manpages": Generated("man-pages", "manpages.py", "manpages"),
+    "npm": Generated("npm-docs", "npm_docs.py", "npm"),
+    # the man pages cut to a few lines each: their options are gone, so no exact queries
+    "manshort": Generated("man-short", "manpages_short.py", "manpages", ("paraphrase",)),
+}
 SUMMARY_LINE = re.compile(r"semantic: \d+ pages, .*")
 
 
@@ -138,31 +156,44 @@ def build_site(corpus: Path, name: str) -> tuple[Path, str]:
     return site, found.group(0) if found else ""
 
 
-def site_corpus(name: str, prefix: str, spec, source: Path | None = None) -> Corpus:
-    """A site set: SHARED/corpora/NAME (or `source`) built with the plugin, its queries."""
+def site_corpus(name: str, prefix: str, spec, source: Path | None = None, *,
+                queries: str | None = None, groups: tuple[str, ...] = GROUPS) -> Corpus:
+    """A site set: SHARED/corpora/NAME (or `source`) built with the plugin, and the
+    queries of bench/relevance/QUERIES-GROUP.tsv (QUERIES: `prefix` unless given)."""
     site, log = build_site(source or SHARED / "corpora" / name, name)
     bundle = read_bundle(site)
     cache_path = CACHE / name / "plugin" / "embeddings.npz"
-    queries = [q for group in ("paraphrase", "exact")
-               for q in read_tsv(HERE / "relevance" / f"{prefix}-{group}.tsv", group)]
+    judged = [q for group in groups
+              for q in read_tsv(HERE / "relevance" / f"{queries or prefix}-{group}.tsv", group)]
     return Corpus(name=prefix, metric="mrr@10", bundle=bundle,
-                  vectors=cached_vectors(cache_path, bundle.chunks, spec), queries=queries,
-                  top_k=100, cache_dir=CACHE / name, build_log=log,
-                  groups=["paraphrase", "exact"])
+                  vectors=cached_vectors(cache_path, bundle.chunks, spec), queries=judged,
+                  top_k=100, cache_dir=CACHE / name, build_log=log, groups=list(groups))
 
 
 def generated_corpus(prefix: str, spec) -> Corpus:
     """A set of GENERATED: its project made by its bench/corpora script if missing
     (downloads and converts; minutes), then built as `site_corpus` builds."""
-    name, script = GENERATED[prefix]
-    source = CACHE / name / "source"
+    generated = GENERATED[prefix]
+    source = CACHE / generated.name / "source"
     if not (source / "mkdocs.yml").exists():
-        print(f"{prefix}: generating {source} with bench/corpora/{script}", file=sys.stderr)
-        proc = subprocess.run([sys.executable, str(HERE / "corpora" / script), "--out",
-                               str(source)])
+        print(f"{prefix}: generating {source} with bench/corpora/{generated.script}",
+              file=sys.stderr)
+        proc = subprocess.run([sys.executable, str(HERE / "corpora" / generated.script),
+                               "--out", str(source)])
         if proc.returncode != 0:
-            raise SystemExit(f"bench/corpora/{script} failed ({proc.returncode})")
-    return site_corpus(name, prefix, spec, source=source)
+            raise SystemExit(f"bench/corpora/{generated.script} failed ({proc.returncode})")
+    return site_corpus(generated.name, prefix, spec, source=source,
+                       queries=generated.queries, groups=generated.groups)
+
+
+def set_loaders(spec, embedder: OnnxEmbedder, scifact: Path) -> dict:
+    """Set name -> a function that loads it (building what is missing)."""
+    return {
+        "fastapi": lambda: site_corpus("fastapi-docs", "fastapi", spec),
+        "mkdocs": lambda: site_corpus("mkdocs-docs", "mkdocs", spec),
+        "scifact": lambda: scifact_corpus(scifact, spec, embedder),
+        **{name: (lambda name=name: generated_corpus(name, spec)) for name in GENERATED},
+    }
 
 
 def scifact_corpus(data: Path, spec, embedder: OnnxEmbedder) -> Corpus:
@@ -253,15 +284,17 @@ def evaluate(corpus: Corpus, searcher: Searcher, vectors: list[np.ndarray | None
 
 # --- the baseline floor --------------------------------------------------------------
 
-def floor(corpus: Corpus, embedder: OnnxEmbedder) -> dict:
-    """Plain BM25, plain dense, and their section-level RRF, each deduplicated by page."""
+def floor(corpus: Corpus, embedder: OnnxEmbedder, *, encoder: str = "transformer") -> dict:
+    """Plain BM25, plain dense, and their section-level RRF, each deduplicated by page.
+    Dense: the chunks' float32 vectors against the query as `encoder` embeds it (the
+    transformer's float query, or the static encoder's sum of table rows, unit length)."""
     import bm25s
 
     score = mrr_at_10 if corpus.metric == "mrr@10" else ndcg_at_10
     chunks = corpus.chunks
     retriever = bm25s.BM25(k1=1.2, b=0.75, method="lucene")
     retriever.index([analyze(c.embed_text) for c in chunks], show_progress=False)
-    queries = embedder.embed_queries([q.text for q in corpus.queries])
+    queries = dense_queries(corpus, embedder, encoder)
     ids = np.arange(len(chunks))
     urls = [c.url for c in chunks]
     results: dict[str, list[float]] = {"bm25": [], "dense": [], "rrf": []}
@@ -282,6 +315,20 @@ def floor(corpus: Corpus, embedder: OnnxEmbedder) -> dict:
             pages = list(dict.fromkeys(urls[i] for i in order[:FLOOR_DEPTH]))
             results[name].append(score(pages, query.relevant))
     return {name: summarize(corpus, per_query) for name, per_query in results.items()}
+
+
+def dense_queries(corpus: Corpus, embedder: OnnxEmbedder, encoder: str) -> np.ndarray:
+    """Float query vectors for the floor's dense ranking (zeros where the static encoder
+    knows none of a query's tokens)."""
+    if encoder == "transformer":
+        return embedder.embed_queries([q.text for q in corpus.queries])
+    static = Searcher(corpus.bundle, encoder="static").static
+    out = np.zeros((len(corpus.queries), corpus.vectors.shape[1]), dtype=np.float32)
+    for i, query in enumerate(corpus.queries):
+        vector = static.encode(query.text)
+        if vector is not None:
+            out[i] = vector / (np.linalg.norm(vector) or 1.0)
+    return out
 
 
 # --- the product ---------------------------------------------------------------------
@@ -560,13 +607,7 @@ def main() -> int:
     spec = default_model_spec()
     embedder = OnnxEmbedder(spec)
     tokenizer = load_tokenizer(spec.tokenizer_path, spec.max_tokens)
-    loaders = {
-        "fastapi": lambda: site_corpus("fastapi-docs", "fastapi", spec),
-        "mkdocs": lambda: site_corpus("mkdocs-docs", "mkdocs", spec),
-        "scifact": lambda: scifact_corpus(args.scifact, spec, embedder),
-        "manpages": lambda: generated_corpus("manpages", spec),
-        "npm": lambda: generated_corpus("npm", spec),
-    }
+    loaders = set_loaders(spec, embedder, args.scifact)
     run = time.strftime("%Y-%m-%d %H:%M") + (" (--product)" if args.product else "")
     results = json.loads(json_path.read_text()) if json_path.exists() else {}
     if "sets" not in results or any("static" not in s for s in results["sets"].values()):

@@ -205,6 +205,10 @@ class VectorSet:
     """Partitioned: the parts a query scans at least (see partitions.probed)."""
     probe_max: int = 0
     """Partitioned: the parts a query scans at most."""
+    column_sums: np.ndarray | None = None
+    """Each dimension's sum over every stored row (int64 for i8, float64 otherwise), as
+    the catalog lists it: the mean score of a query over every chunk follows from it
+    exactly, whatever the layout (`mean_score`)."""
     load: Callable[[int], tuple[np.ndarray, np.ndarray]] | None = None
     """Partitioned, when some parts are not read yet (None in `ids` and `parts`, as in a
     bundle downloaded without them): reads part p, returning its ids and rows."""
@@ -248,6 +252,27 @@ class VectorSet:
         """Partitioned: the parts a query scans, nearest first (all when `every`)."""
         return partitions.probed(self.centroids, query, probe=self.probe,
                                  probe_max=self.probe_max, every=every)
+
+    def mean_score(self, query: np.ndarray) -> float:
+        """The query's mean score over every stored row, from the column sums: for int8
+        the exact integer dot product of the codes with the sums / (rows * scale *
+        |codes|); for f16/f32 the dot product summed in dimension order, / rows / scale.
+        The same arithmetic as scan.js's meanScore."""
+        rows = self.rows
+        if not rows:
+            return 0.0
+        if self.dtype == "i8":
+            from .query_encoder import codes_norm
+
+            codes = np.asarray(query, dtype=np.int64)
+            norm = codes_norm(np.asarray(query, dtype=np.int8))
+            dot = int(codes @ np.asarray(self.column_sums, dtype=np.int64))
+            return float(dot) / (rows * (self.scale * norm if norm else 1.0))
+        dot = 0.0
+        for s, q in zip(np.asarray(self.column_sums, dtype=np.float64).tolist(),
+                        np.asarray(query, dtype=np.float64).tolist()):
+            dot += s * q
+        return dot / rows / self.scale
 
     def scores(self, query: np.ndarray, *, every: bool = False) -> np.ndarray:
         """Score of every row, in chunk order; NaN where the row was not scored (in a
@@ -419,7 +444,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         },
         "vectors": [{
             "model": model["id"], "dtype": stored.dtype, "scale": stored.scale, "dim": dim,
-            "metric": METRIC,
+            "metric": METRIC, "sum": column_sums(stored.vectors, dim),
             **_vector_layout(put, stored, starts, row_bytes, layout=vector_layout,
                              previous=previous_centroids),
         }],
@@ -456,6 +481,16 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
                  shared=True)
     _remove_stale(out, keep={catalog_name, *(p.name for p in written)})
     return manifest
+
+
+def column_sums(rows: np.ndarray, dim: int) -> list:
+    """Each dimension's sum over the stored rows: whole numbers for int8 rows (exact),
+    floats otherwise (VectorSet.mean_score)."""
+    if not len(rows):
+        return [0] * dim
+    if rows.dtype == np.int8:
+        return np.asarray(rows, dtype=np.int64).sum(axis=0).tolist()
+    return np.asarray(rows, dtype=np.float64).sum(axis=0).tolist()
 
 
 def _stored_excerpt(chunk: Chunk) -> str | list[str]:
@@ -798,7 +833,8 @@ def _read_vectors(root: Path, spec: dict, starts: np.ndarray,
         read_payload(root, name, size)  # verify once; then score the file where it lies
         parts.append(np.memmap(root / name, dtype=numpy_type, mode="r", shape=(rows, dim))
                      if rows else np.zeros((0, dim), dtype=numpy_type))
-    return VectorSet(dtype=dtype, scale=float(spec["scale"]), dim=dim, parts=parts)
+    return VectorSet(dtype=dtype, scale=float(spec["scale"]), dim=dim, parts=parts,
+                     column_sums=_column_sums(spec))
 
 
 def _read_partitioned(root: Path, spec: dict, starts: np.ndarray,
@@ -823,7 +859,7 @@ def _read_partitioned(root: Path, spec: dict, starts: np.ndarray,
     missing = [not (root / name).is_file() for _, name, _ in listed]
     vectors = VectorSet(dtype="i8", scale=float(spec["scale"]), dim=dim, parts=[], ids=[],
                         centroids=centroids, probe=int(spec["probe"]),
-                        probe_max=int(spec["probe_max"]))
+                        probe_max=int(spec["probe_max"]), column_sums=_column_sums(spec))
     if fetch is not None and any(missing):
         def load(number: int) -> tuple[np.ndarray, np.ndarray]:
             rows, name, size = listed[number]
@@ -845,6 +881,10 @@ def _read_partitioned(root: Path, spec: dict, starts: np.ndarray,
         vectors.ids.append(members)
         vectors.parts.append(part)
     return vectors
+
+
+def _column_sums(spec: dict) -> np.ndarray:
+    return np.asarray(spec["sum"], dtype=np.int64 if spec["dtype"] == "i8" else np.float64)
 
 
 def partition_members(data: bytes, rows: int, starts: np.ndarray) -> np.ndarray | None:

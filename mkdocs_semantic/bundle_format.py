@@ -164,6 +164,22 @@ def _check_partitioned(check: Checker, vectors: dict, where: str, *, dim: int,
     check.int(vectors, "probe_max", where, probe, len(listed))
 
 
+def _check_column_sums(check: Checker, vectors: dict, where: str, *, dim: int,
+                       chunks: int) -> None:
+    """`sum`: one number per dimension, each dimension's sum over the stored rows (whole
+    numbers within chunks * 127 for int8)."""
+    sums = check.list(vectors, "sum", where)
+    whole = vectors.get("dtype") == "i8"
+    limit = 128 * chunks
+    ok = len(sums) == dim and all(
+        not isinstance(x, bool) and (isinstance(x, int) and abs(x) <= limit if whole
+                                     else isinstance(x, (int, float)) and math.isfinite(x))
+        for x in sums)
+    if not ok:
+        kind = f"whole numbers within {limit}" if whole else "finite numbers"
+        check.fail(f"{where}.sum must list {dim} {kind}, one per dimension")
+
+
 def _check_payload_name(check: Checker, name: object, where: str) -> None:
     try:
         check_name(name)
@@ -228,6 +244,7 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
             check.fail(f"{where}.dtype must be one of {', '.join(SCALAR_BYTES)}")
         check.number(vectors, "scale", where, positive=True)
         dim = check.int(vectors, "dim", where, 1, MAX_DIM)
+        _check_column_sums(check, vectors, where, dim=dim, chunks=chunks)
         if check.str(vectors, "metric", where) != METRIC:
             check.fail(f"{where}.metric is not {METRIC}, the only one this version reads")
         layout = check.str(vectors, "layout", where)

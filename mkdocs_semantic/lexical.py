@@ -151,6 +151,17 @@ class LexicalIndex:
                 total[hit[0]] += hit[1]
         return total.astype(np.float64)
 
+    def possible(self, query: str) -> float:
+        """The best score a chunk could get for `query`: the sum, over the query's
+        distinct terms in the index, of each term's highest stored score (ranking.py
+        scales keyword scores by it)."""
+        best = 0
+        for term in dict.fromkeys(analyze(query)):
+            hit = self.postings.get(term)
+            if hit is not None and len(hit[1]):
+                best += int(hit[1].max())
+        return float(best)
+
     def to_json(self) -> dict:
         """Terms sorted; each posting list flattened as [doc delta, score, ...]."""
         terms = sorted(self.postings)

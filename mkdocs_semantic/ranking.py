@@ -3,31 +3,39 @@
 A reader wants the right page first, then the right section on it. So:
 
 1. Each signal (vector, lexical) orders the chunks that pass the filters: score
-   descending, ties by chunk number. Lexical takes only positive scores.
+   descending, ties by chunk number. Lexical takes only positive scores, vector its
+   first `VECTOR_CHUNKS` chunks (what a page beyond them would add is too little to
+   move the top results: measured on every relevance set, bench/results/fusion.md; it
+   is also what the partitioned layout scores exactly).
 2. A signal's page list follows from its chunk order: pages in the order of their
    best chunk, the first `PAGE_DEPTH` pages, each with its best chunk's score.
-3. Each signal's scores are scaled to 0-1 for this query: (score - floor) /
-   (top - floor), `top` being its first page's score. The lexical floor is 0, the
-   score of a chunk without the query's words; the vector floor, where every chunk
-   has a score, is the score of the last page in the signal's list (its
-   `PAGE_DEPTH`-th page). Scores below the floor count as 0; when top equals the
-   floor every listed page counts 1. So a signal with one clear winner gives it 1
-   and the rest little, while a flat signal gives many pages nearly the same and
-   barely moves the order: no weights to tune, and a weak keyword signal cannot
-   outvote a confident vector one (nor the reverse).
+3. Each signal's page scores are scaled to 0-1 for this query: (score - floor) /
+   (ceiling - floor), clipped to 0-1. Keywords: floor 0, ceiling the query's best
+   possible score (the sum of each query term's highest stored score), so a page's
+   keyword score is the share of the query's keyword evidence it carries: 1 for a page
+   that matches every query term as well as any page does, little for one that shares
+   only common words. Vector: floor the query's mean score over every chunk (what an
+   unrelated chunk scores, exact in every layout: see `VectorSet.mean_score`), ceiling
+   the score of its first page, so the best vector page counts 1 and a page no closer
+   than an average chunk counts 0. When the ceiling is not above the floor every listed
+   page counts 1. Keyword scores are absolute because a query's keywords have a best
+   possible score; cosines have none, so the vector signal is relative to its best
+   page. This is what keeps a weak keyword signal (a paraphrase whose words match many
+   pages a little) from outvoting a clear vector winner, while a query whose rare terms
+   a page matches in full still counts fully (measured on six sets with both query
+   encoders: bench/results/fusion.md).
 4. Page relevance = min(1, mean over signals of the page's scaled score x prior x
-   boost). The mean is over the signals that ranked anything (a page a signal does
-   not list counts 0 there), so it is the share of the best possible: 1 when every
-   signal puts the page first. `boost` is the page's `search.boost` meta (1 by
-   default): it multiplies what the page already scores, so a boosted page rises
-   where it matches and does not surface where it does not. `prior` is min(1,
-   sqrt(SIZE_MARGIN * typical / chunks on page)), `typical` being the 90th
-   percentile of chunks per page (sorted sizes, element floor(0.9 * (n - 1))).
-   Pages made of very many short entries (release notes, changelogs) match most
-   queries a little; the prior keeps them from outranking focused pages, and only
-   pages several times larger than nearly all others are damped. Pages are
-   ordered by the unclipped product, so boosted pages that both reach 1 keep
-   their order.
+   boost). The mean is over the signals that ranked anything (a page a signal does not
+   list counts 0 there), so it is the share of the best possible: 1 for the best vector
+   page when it also matches every query term in full. `boost` is the page's
+   `search.boost` meta (1 by default): it multiplies what the page already scores, so a
+   boosted page rises where it matches and does not surface where it does not. `prior`
+   is min(1, sqrt(SIZE_MARGIN * typical / chunks on page)), `typical` being the 90th
+   percentile of chunks per page (sorted sizes, element floor(0.9 * (n - 1))). Pages
+   made of very many short entries (release notes, changelogs) match most queries a
+   little; the prior keeps them from outranking focused pages, and only pages several
+   times larger than nearly all others are damped. Pages are ordered by the unclipped
+   product, so boosted pages that both reach 1 keep their order.
 5. A section's relevance (which orders sections within a page) is the mean over
    the same signals of its own chunk's scaled score.
 6. `min_score` (when set) drops the pages whose relevance is below it.
@@ -38,7 +46,8 @@ A reader wants the right page first, then the right section on it. So:
    of the section's first piece).
 
 Relevance is relative to the query: it says how close a page comes to the best
-that this query's signals found, not whether anything relevant exists.
+vector match this query found and how much of its keywords the page holds, not
+whether anything relevant exists.
 """
 
 from __future__ import annotations
@@ -49,6 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 PAGE_DEPTH = 100
+VECTOR_CHUNKS = 100
 PER_PAGE = 3
 TYPICAL_QUANTILE = 0.9
 SIZE_MARGIN = 4
@@ -67,13 +77,14 @@ class Ranked:
 class Signal:
     """One signal's chunk scores and its order of the eligible chunks (`chunk_order`).
 
-    `floor`: the score that means "no match" (lexical: 0), or None where every chunk
-    has a score (vector): then the floor is the score of its last listed page.
+    A page's score in this signal is (its best chunk's score - `floor`) / (`ceiling` -
+    `floor`), clipped to 0-1; `ceiling` None: the score of the signal's first page.
     """
 
     scores: np.ndarray
     order: np.ndarray
-    floor: float | None
+    floor: float
+    ceiling: float | None = None
 
 
 def size_priors(page_of_chunk: np.ndarray, pages: int) -> np.ndarray:
@@ -85,6 +96,11 @@ def size_priors(page_of_chunk: np.ndarray, pages: int) -> np.ndarray:
     typical = float(max(1, present[int(TYPICAL_QUANTILE * (len(present) - 1))]))
     # sqrt, not ** 0.5: IEEE sqrt is exact in every language, pow need not be.
     return np.minimum(1.0, np.sqrt(SIZE_MARGIN * typical / np.maximum(sizes, 1)))
+
+
+def _unit(values: np.ndarray) -> np.ndarray:
+    """Clipped to 0-1 (max, then min: the order ranking.js uses)."""
+    return np.minimum(1.0, np.maximum(0.0, values))
 
 
 def chunk_order(scores: np.ndarray, eligible: np.ndarray) -> np.ndarray:
@@ -99,8 +115,8 @@ def fuse(signals: Sequence[Signal], *, page_of_chunk: np.ndarray, sections: np.n
     """Fuse the signals into the page-aware result list (steps 2-7 above).
 
     Vectorized, but every score is the same arithmetic, in the same order, as
-    ranking.js: per signal (score - floor) / (top - floor); sums signal by signal from
-    0.0; then / signals * prior * boost.
+    ranking.js: per signal min(1, max(0, (score - floor) / (ceiling - floor))); sums
+    signal by signal from 0.0; then / signals * prior * boost.
     """
     pages = len(priors)
     taking_part = [s for s in signals if len(s.order)]
@@ -115,12 +131,12 @@ def fuse(signals: Sequence[Signal], *, page_of_chunk: np.ndarray, sections: np.n
         by_rank = np.argsort(first, kind="stable")[:PAGE_DEPTH]
         listed_pages = in_order[by_rank]
         best = signal.scores[order[first[by_rank]]]
-        top = best[0]
-        floor = best[-1] if signal.floor is None else signal.floor
-        span = top - floor
+        floor = signal.floor
+        ceiling = best[0] if signal.ceiling is None else signal.ceiling
+        span = ceiling - floor
         if span > 0:
-            page_sum[listed_pages] += (best - floor) / span
-            section_sum[order] += np.maximum(0.0, (signal.scores[order] - floor) / span)
+            page_sum[listed_pages] += _unit((best - floor) / span)
+            section_sum[order] += _unit((signal.scores[order] - floor) / span)
         else:
             page_sum[listed_pages] += 1.0
             section_sum[order] += 1.0

@@ -4,8 +4,9 @@ Vector score: see query_encoder.py (int8: an exact integer dot product, then one
 division), over every stored vector (the exact layout, and any filtered query) or over
 the partitions the query probes (the partitioned layout, see partitions.py). Lexical
 score: the sum of the query terms' quantized BM25 (see `lexical.py`). Both rankings go
-through the page-aware fusion of `ranking.py` (each signal scaled to 0-1 for the query,
-then averaged); `mode` picks which take part. `Result.score` is the page's relevance
+through the page-aware fusion of `ranking.py` (vector scores scaled between the query's
+mean score and its best page, keyword scores as a share of the query's best possible
+score, then averaged); `mode` picks which take part. `Result.score` is the page's relevance
 (0-1), `section_score` the section's own; `min_score` drops pages below a relevance.
 Every other reader (the browser client) must return the same top-k.
 """
@@ -25,7 +26,7 @@ from .chunking import href
 from .embedding import Embedder, OnnxEmbedder
 from .excerpt_window import excerpt_window, parts_of, query_terms, window_text
 from .query_encoder import StaticQueryEncoder, query_codes
-from .ranking import Signal, chunk_order, fuse, size_priors
+from .ranking import VECTOR_CHUNKS, Signal, chunk_order, fuse, size_priors
 
 
 @dataclass
@@ -41,7 +42,8 @@ class Result:
     """What results show of the section: a window of its text around the query's words
     (the browser client's window, see excerpt_window.py)."""
     score: float
-    """The page's relevance, 0-1: 1 when every signal ranks the page first."""
+    """The page's relevance, 0-1 (ranking.py): 1 for the best vector page when it also
+    matches every query term in full."""
     kind: str
     section: str
     vector_score: float | None
@@ -173,12 +175,14 @@ class Searcher:
             # none of the eligible chunks, and a filtered query must miss none.
             vector_scores = self.scores(vector, every=bool(filters))
             passing = eligible & ~np.isnan(vector_scores)
-            signals.append(Signal(vector_scores, chunk_order(vector_scores, passing), None))
+            signals.append(Signal(vector_scores,
+                                  chunk_order(vector_scores, passing)[:VECTOR_CHUNKS],
+                                  floor=self.bundle.vectors.mean_score(vector)))
         if mode in ("hybrid", "lexical"):
             lexical_scores = self.bundle.lexical.scores(query)
             signals.append(Signal(lexical_scores,
                                   chunk_order(lexical_scores, eligible & (lexical_scores > 0)),
-                                  0.0))
+                                  floor=0.0, ceiling=self.bundle.lexical.possible(query)))
         fused = fuse(signals, page_of_chunk=self._page_of_chunk, sections=self._sections,
                      priors=self._priors, boosts=self._boosts, top_k=top_k,
                      min_score=min_score)

@@ -118,10 +118,10 @@ def test_the_cases_hold_the_per_page_cap_and_the_size_prior(searcher, expected):
         assert max(Counter(page[r[0]] for r in case["results"]).values(), default=0) <= PER_PAGE
 
 
-def test_the_cases_hold_empty_signals_and_cuts(expected):
+def test_the_cases_hold_empty_signals_and_cuts(searcher, expected):
     by_name = cases(expected)
     nothing = ["empty lexical result: stop words only", "empty vector result: no known token",
-               "both signals empty", "min_score 1: only a page that every signal ranks first",
+               "both signals empty", "min_score 1: the best vector page, all keywords in full",
                "filter matching no page: unknown value", "filters matching no page together",
                "filter with no values"]
     assert all(by_name[name]["results"] == [] for name in nothing)
@@ -129,8 +129,12 @@ def test_the_cases_hold_empty_signals_and_cuts(expected):
     assert vector_only and all(r[3] == 0 for r in vector_only)
     keyword_only = by_name["empty vector result, hybrid keeps the keyword ranking"]["results"]
     assert keyword_only and all(r[2] is None for r in keyword_only)
-    # one signal alone: its first page is relevance 1, as in that signal's own mode
-    assert vector_only[0][1] == keyword_only[0][1] == 1
+    # one signal alone: the vector's first page is relevance 1; the keywords' first page
+    # holds its share of the query's best possible keyword score, as in lexical mode
+    assert vector_only[0][1] == 1
+    query = by_name["empty vector result, hybrid keeps the keyword ranking"]["query"]
+    lexical = searcher.bundle.lexical
+    assert keyword_only[0][1] == lexical.scores(query).max() / lexical.possible(query) < 1
     for name in ["min_score cuts by relevance, vector", "min_score cuts a keyword ranking"]:
         cut = by_name[name]
         assert cut["results"], name

@@ -12,13 +12,17 @@ PAGE_OF_CHUNK = np.repeat(np.arange(4), 2)
 
 
 def vector(scores: list[float]) -> Signal:
+    """A vector signal as search.py makes it: floor the mean score, relative to the best."""
     s = np.asarray(scores, dtype=np.float64)
-    return Signal(s, chunk_order(s, np.ones(len(s), dtype=bool)), None)
+    return Signal(s, chunk_order(s, np.ones(len(s), dtype=bool)), floor=float(s.mean()))
 
 
-def lexical(scores: list[float]) -> Signal:
+def lexical(scores: list[float], possible: float | None = None) -> Signal:
+    """A keyword signal: floor 0, ceiling the query's best possible score (by default
+    the best chunk's, as for a query whose terms one chunk matches in full)."""
     s = np.asarray(scores, dtype=np.float64)
-    return Signal(s, chunk_order(s, s > 0), 0.0)
+    return Signal(s, chunk_order(s, s > 0), floor=0.0,
+                  ceiling=float(s.max()) if possible is None else possible)
 
 
 def ranked(signals, *, boosts=None, min_score=None, top_k=8):
@@ -39,6 +43,17 @@ def test_a_clear_vector_winner_is_not_outvoted_by_a_flat_keyword_signal():
     assert pages(results) == [0, 1, 2, 3]
 
 
+def test_a_keyword_signal_that_holds_little_of_the_query_does_not_outvote_the_vector():
+    # Keywords put page 1 first, but its best chunk holds a fifth of what the query's
+    # terms could score: page 0, the vector's clear first, stays first.
+    signals = [vector([0.9, 0.1, 0.6, 0.1, 0.3, 0.1, 0.2, 0.1]),
+               lexical([1, 0, 4, 0, 1, 0, 0, 0], possible=20)]
+    assert pages(ranked(signals))[:2] == [0, 1]
+    # the same keyword scores as the whole of the query's keywords: page 1 first
+    signals[1] = lexical([1, 0, 4, 0, 1, 0, 0, 0], possible=4)
+    assert pages(ranked(signals))[0] == 1
+
+
 def test_a_clear_keyword_winner_is_not_outvoted_by_a_flat_vector_signal():
     results = ranked([vector([0.50, 0, 0.49, 0, 0.48, 0, 0.2, 0]),
                       lexical([1, 0, 0, 0, 9, 0, 0, 0])])
@@ -50,9 +65,10 @@ def test_relevance_is_one_only_where_every_signal_ranks_the_page_first():
                       lexical([5, 0, 2, 0, 0, 0, 0, 0])])
     by_page = {int(PAGE_OF_CHUNK[r.chunk]): r.page_score for r in results}
     assert by_page[0] == 1.0
-    # page 1: vector (0.5 - 0.2) / 0.7, keyword 2 / 5, averaged
-    assert by_page[1] == pytest.approx((0.3 / 0.7 + 0.4) / 2)
-    # page 3: the vector floor (its last page) and no keyword match
+    # page 1: vector (0.5 - mean) / (0.9 - mean), keyword 2 / 5, averaged
+    mean = np.mean([0.9, 0.1, 0.5, 0.1, 0.3, 0.1, 0.2, 0.1])
+    assert by_page[1] == pytest.approx(((0.5 - mean) / (0.9 - mean) + 0.4) / 2)
+    # page 3: below the vector floor (the mean) and no keyword match
     assert by_page[3] == 0.0
     assert all(0 <= r.section_score <= 1 for r in results)
 

@@ -275,6 +275,7 @@ export function checkCatalog(data, manifest, source) {
       scale: check.number(set, "scale", where, { positive: true }),
       dim: check.int(set, "dim", where, 1, MAX_DIM),
     };
+    out.sum = checkColumnSums(check, set, where, { dtype, dim: out.dim, chunks });
     if (check.string(set, "metric", where) !== "ip") check.fail(`${where}.metric is not ip, the only one this version reads`);
     const layout = check.string(set, "layout", where);
     if (layout === "partitioned") return { ...out, ...checkPartitioned(check, set, where, { dim: out.dim, chunks }) };
@@ -339,6 +340,21 @@ export function checkCatalog(data, manifest, source) {
  * bytes], ...] holding every chunk, `probe` <= `probe_max` (the fewest and the most
  * partitions a query scans).
  */
+/**
+ * `sum`: each dimension's sum over the stored rows (bundle_format._check_column_sums):
+ * whole numbers within chunks * 128 for int8, finite numbers otherwise.
+ */
+function checkColumnSums(check, set, where, { dtype, dim, chunks }) {
+  const sums = check.list(set, "sum", where);
+  const whole = dtype === "i8";
+  const limit = 128 * chunks;
+  const ok = sums.length === dim && sums.every((x) => (whole
+    ? isInt(x) && Math.abs(x) <= limit
+    : typeof x === "number" && Number.isFinite(x)));
+  if (!ok) check.fail(`${where}.sum must list ${dim} ${whole ? `whole numbers within ${limit}` : "finite numbers"}, one per dimension`);
+  return Float64Array.from(sums);
+}
+
 function checkPartitioned(check, set, where, { dim, chunks }) {
   if (set.dtype !== "i8") check.fail(`${where}.dtype must be i8 in the partitioned layout`);
   const listed = check.list(set, "partitions", where);

@@ -11,8 +11,8 @@ import { BundleError, MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, pars
 import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "./fetch.js";
 import { excerptParts, excerptText } from "./excerpt.js";
 import { LexicalIndex } from "./lexical.js";
-import { chunkOrder, fuse, sizePriors } from "./ranking.js";
-import { probedPartitions, queryCodes, scoreAll, scorePartitions, topK as bestOf, unitLength } from "./scan.js";
+import { VECTOR_CHUNKS, chunkOrder, fuse, sizePriors } from "./ranking.js";
+import { meanScore, probedPartitions, queryCodes, scoreAll, scorePartitions, topK as bestOf, unitLength } from "./scan.js";
 import { StaticEncoder } from "./static-encoder.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
 
@@ -176,9 +176,10 @@ export class Engine {
   }
 
   /**
-   * Vector score of every chunk for `query` (NaN where not scored: a partition not
-   * probed), or null when it has no vector. `every`: score every chunk, whatever the
-   * layout (a filtered query must miss no eligible chunk).
+   * Vector score of every chunk for `query` (`scores`, NaN where not scored: a
+   * partition not probed) and the query's mean score over every chunk (`floor`, the
+   * fusion's vector floor), or null when it has no vector. `every`: score every chunk,
+   * whatever the layout (a filtered query must miss no eligible chunk).
    */
   async #vectorScores(query, { every = false } = {}) {
     // The encoder's files first: the table shards wait for the tokenizer, while the
@@ -186,13 +187,14 @@ export class Engine {
     const vector = this.#embedOpen(query);
     const [codes, set] = await Promise.all([vector, this.#vectors()]);
     if (codes === null) return null;
-    if (set.layout !== "partitioned") return scoreAll(set, codes);
+    const floor = meanScore(this.catalog.vectors[this.encoder.vectors], this.manifest.counts.chunks, codes);
+    if (set.layout !== "partitioned") return { scores: scoreAll(set, codes), floor };
     const probed = probedPartitions(set.centroids, set.dim, codes, { probe: set.probe, probeMax: set.probeMax, every });
     const parts = await Promise.all(probed.map((p) => {
       const part = set.partitions[p];
       return this.store.get(part, (buffer) => parsePartition(buffer, { dim: set.dim, rows: part.rows, starts: this.catalog.starts, name: part.name }));
     }));
-    return scorePartitions(set, parts, codes);
+    return { scores: scorePartitions(set, parts, codes), floor };
   }
 
   /** Whether the query encoder has all it needs: a query then waits for at most a shard. */
@@ -251,18 +253,24 @@ export class Engine {
     const accept = makeFilter(filters, {
       facets: this.catalog.facets, pageOfChunk: this.pageOfChunk, allowed: this.defaults.filters,
     }) ?? (() => true);
-    const [vectorScores, lexicalScores] = await abortable(Promise.all([
+    const [vector, lexical] = await abortable(Promise.all([
       mode === "lexical" ? null : this.#vectorScores(query, { every: Object.keys(filters ?? {}).length > 0 }),
       mode === "vector" ? null : this.lexical.scores(query),
     ]), signal);
+    const vectorScores = vector?.scores ?? null;
+    const lexicalScores = lexical?.scores ?? null;
     const signals = [];
-    if (vectorScores) {
-      const order = chunkOrder(vectorScores, (id) => !Number.isNaN(vectorScores[id]) && accept(id));
-      signals.push({ scores: vectorScores, order, floor: null });
+    if (vector) {
+      const order = chunkOrder(vectorScores, (id) => !Number.isNaN(vectorScores[id]) && accept(id))
+        .slice(0, VECTOR_CHUNKS);
+      signals.push({ scores: vectorScores, order, floor: vector.floor });
     }
-    if (lexicalScores) {
+    if (lexical) {
       signals.push({
-        scores: lexicalScores, order: chunkOrder(lexicalScores, (id) => lexicalScores[id] > 0 && accept(id)), floor: 0,
+        scores: lexicalScores,
+        order: chunkOrder(lexicalScores, (id) => lexicalScores[id] > 0 && accept(id)),
+        floor: 0,
+        ceiling: lexical.possible,
       });
     }
     const fused = fuse(signals, {
@@ -283,7 +291,7 @@ export class Engine {
   async searchVector(query, { topK: k = 10 } = {}) {
     await this.open();
     if (!(Number.isInteger(k) && k >= 1)) throw new Error(`topK must be at least 1, got ${k}`);
-    const scores = await this.#vectorScores(query);
+    const scores = (await this.#vectorScores(query))?.scores;
     if (!scores) return [];
     const ids = bestOf(scores, k, (id) => !Number.isNaN(scores[id]));
     const described = await this.describe(ids);

@@ -97,9 +97,14 @@ export class LexicalIndex {
     return postings;
   }
 
-  /** Quantized BM25 of every chunk for `query` (Float64Array of integers). */
+  /**
+   * Quantized BM25 of every chunk for `query` (`scores`, a Float64Array of integers),
+   * and `possible`, the best score a chunk could get: the sum over the query's terms of
+   * each one's highest stored score (LexicalIndex.possible).
+   */
   async scores(query) {
     const total = new Float64Array(this.count);
+    let possible = 0;
     const terms = this.terms(query);
     const shards = terms.map((term) => {
       const at = shardOf(this.shards, term);
@@ -113,6 +118,7 @@ export class LexicalIndex {
       if (!Array.isArray(flat) || flat.length % 3) {
         throw new BundleError(`the postings of ${JSON.stringify(terms[t])} are malformed: rebuild the site`);
       }
+      let highest = 0;
       for (let i = 0, page = 0; i < flat.length; i += 3) {
         page += flat[i];
         const chunk = starts[page] + flat[i + 1];
@@ -120,8 +126,10 @@ export class LexicalIndex {
           throw new BundleError(`the postings of ${JSON.stringify(terms[t])} name a chunk that does not exist: rebuild the site`);
         }
         total[chunk] += flat[i + 2];
+        highest = Math.max(highest, flat[i + 2]);
       }
+      possible += highest;
     }
-    return total;
+    return { scores: total, possible };
   }
 }

@@ -1,6 +1,8 @@
 // Page-aware fusion of rankings: the spec (and its reasons) is mkdocs_semantic/ranking.py.
 
 export const PAGE_DEPTH = 100;
+/** The vector signal's first chunks that take part in the fusion (ranking.py). */
+export const VECTOR_CHUNKS = 100;
 export const PER_PAGE = 3;
 const TYPICAL_QUANTILE = 0.9;
 const SIZE_MARGIN = 4;
@@ -23,14 +25,16 @@ export function chunkOrder(scores, eligible) {
 }
 
 /**
- * Fuses the signals `[{scores, order, floor}]` (`order` from chunkOrder; `floor` the
- * score meaning "no match", or null: the score of the signal's last listed page) into
+ * Fuses the signals `[{scores, order, floor, ceiling}]` (`order` from chunkOrder; a
+ * page's score in a signal is (its best chunk's score - floor) / (ceiling - floor),
+ * clipped to 0-1, `ceiling` null meaning the score of the signal's first page) into
  * `[{chunk, pageScore, sectionScore}]`, best first; both scores are relevances in 0-1.
  * `sections[chunk]` is the chunk's section number (its first piece's chunk number): of
  * the pieces of one long section only the best is listed. `minScore` (or null) drops
  * pages below that relevance. Every score is the same arithmetic, in the same order,
- * as ranking.py's: (score - floor) / (top - floor), sums signal by signal from 0, then
- * / signals * prior * boost. Section scores are ordered only on the pages listed.
+ * as ranking.py's: min(1, max(0, (score - floor) / (ceiling - floor))), sums signal by
+ * signal from 0, then / signals * prior * boost. Section scores are ordered only on
+ * the pages listed.
  */
 export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, minScore = null }) {
   const pages = priors.length;
@@ -39,7 +43,7 @@ export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, min
   const pageSeen = new Uint8Array(pages);
   const sectionSum = new Float64Array(pageOfChunk.length);
   const chunkSeen = new Uint8Array(pageOfChunk.length);
-  for (const { scores, order, floor } of takingPart) {
+  for (const { scores, order, floor, ceiling = null } of takingPart) {
     const listed = []; // [page, its best chunk's score], the first PAGE_DEPTH pages
     const seenPages = new Uint8Array(pages);
     for (const chunk of order) {
@@ -49,15 +53,13 @@ export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, min
       listed.push([page, scores[chunk]]);
       if (listed.length === PAGE_DEPTH) break;
     }
-    const top = listed[0][1];
-    const bottom = floor ?? listed[listed.length - 1][1];
-    const span = top - bottom;
+    const span = (ceiling ?? listed[0][1]) - floor;
     for (const [page, best] of listed) {
-      pageSum[page] += span > 0 ? (best - bottom) / span : 1;
+      pageSum[page] += span > 0 ? unit((best - floor) / span) : 1;
       pageSeen[page] = 1;
     }
     for (const chunk of order) {
-      sectionSum[chunk] += span > 0 ? Math.max(0, (scores[chunk] - bottom) / span) : 1;
+      sectionSum[chunk] += span > 0 ? unit((scores[chunk] - floor) / span) : 1;
       chunkSeen[chunk] = 1;
     }
   }
@@ -92,6 +94,9 @@ export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, min
   }
   return results;
 }
+
+/** Clipped to 0-1 (max, then min: ranking.py's _unit). */
+const unit = (x) => Math.min(1, Math.max(0, x));
 
 /** First chunk of each page (and the chunk count last); chunks are in page order. */
 function pageStarts(pageOfChunk, pages) {

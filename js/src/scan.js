@@ -32,6 +32,21 @@ export function codesNorm(codes) {
 }
 
 /**
+ * The query's mean score over every stored row, from the set's column sums
+ * (VectorSet.mean_score): int8, the exact integer dot product of the codes with the
+ * sums / (rows * (scale * |codes|)); f16/f32, the dot product summed in dimension
+ * order, / rows / scale.
+ */
+export function meanScore({ dtype, scale, sum }, rows, query) {
+  if (!rows) return 0;
+  let dot = 0;
+  for (let d = 0; d < sum.length; d++) dot += sum[d] * query[d];
+  if (dtype !== "i8") return dot / rows / scale;
+  const norm = codesNorm(query);
+  return dot / (rows * (norm ? scale * norm : 1));
+}
+
+/**
  * Scores of every row of a vector set (Float64Array, one per chunk), in chunk order.
  * `parts`: `[{rows, data}]` in order (Int8Array for i8, Float32Array otherwise).
  */
