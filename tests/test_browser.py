@@ -146,8 +146,12 @@ def top_sections(results: list[dict], n: int) -> list[str]:
 
 
 def first_link(results: list[dict]) -> str:
-    """Where Enter leads, as a path under the site root: the first result, or on Material
-    (whose links carry scores) the best-scored link of the first page's group."""
+    """Where Enter leads, as a path under the site root: our result boxes' best result
+    (rank 0; shown under its page, which may come first), or on Material the best-scored
+    link of the first page's group."""
+    best = [r for r in results if r.get("rank") == 0]
+    if best:
+        return best[0]["href"].split(PREFIX, 1)[1]
     page = results[0]["href"].split("#", 1)[0]
     group = [r for r in results if r["href"].split("#", 1)[0] == page]
     best = max(group, key=lambda r: r.get("score") or 0)  # max keeps the first of ties

@@ -12,10 +12,14 @@ import { serveSite } from "./server.mjs";
 
 const TIMEOUT = 60_000;
 
-/** Result links in page order: our own carry data-score, Material's their article's. */
+/**
+ * Result links in page order: our own carry data-score and data-rank (0: the best
+ * result, the one Enter opens), Material's their article's score.
+ */
 const links = (selector) => (page) => page.$$eval(selector, (anchors) => anchors.map((a) => ({
   href: a.href,
   score: Number(a.dataset.score ?? a.querySelector("[data-md-score]")?.dataset.mdScore),
+  rank: a.dataset.rank === undefined ? null : Number(a.dataset.rank),
   text: a.textContent,
   html: a.innerHTML,
 })));
