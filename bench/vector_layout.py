@@ -1,35 +1,31 @@
-"""Partitioned (IVF) against exact vector search: recall, bytes per query and scan time.
+"""Partitioned (IVF with sign codes) against exact vector search: recall, bytes and time.
 
 Real vectors: the chunk vectors of the fastapi-docs, MkDocs-docs and SciFact bundles
 under bench/.cache, then the other vectors of their embedding caches (the sentences and
 headings the query table was fitted on; the single-token vectors are left out), all
-distinct. Sizes beyond the real ones (about 37k) are synthetic: copies of real vectors
+distinct. Sizes beyond the real ones (about 20k) are synthetic: copies of real vectors
 plus Gaussian noise (each copy's cosine with its original is about NOISE_COSINE), said
 so in the results. Queries: the relevance queries of fastapi-docs and MkDocs
 (bench/relevance) and SciFact's, each embedded by its own site's static query encoder,
 as the browser does.
 
-At each size and partition size, one k-means partitioning (partitions.build_partitions);
-per probe count:
+At each size, one k-means partitioning per partition size (partitions.build_partitions)
+and, per probe setting (rows probed at least):
 
-- recall@10: the partitioned top 10 against the exact top 10 (same int8 scores), with
-  the probe rule of partitions.probed (at least-at most partitions; `16-16` is a fixed
-  probe of 16);
-- vector bytes for a query, gzip: the centroids plus the probed partitions (a first
-  query; later ones fetch only partitions not yet cached), against every exact part;
-- scan time (Python, numpy): `VectorSet.scores` over the probed partitions against the
-  exact scan, median over the queries.
+- recall@10: the top 10 of the query's exactly scored candidates (vector_store.VectorSet)
+  against the exact scan's top 10 (the same int8 scores);
+- vector bytes a first query fetches, as a host serves these binary files (GitHub Pages
+  compresses text types only): the index, the sign bits of the partitions it probes and
+  the int8 rows of those holding its candidates; against every part for the exact layout;
+- files fetched, rows probed, and the Python reader's time per query (the exact scan's
+  against the partitioned one's, same process).
 
-Then, at the default probe rule, centroids kept from an earlier build (what a rebuild
-does until partitions.drifted): fitted on the first 1 / REFIT_COUNT_RATIO of the rows,
-every row assigned to them, as on a site that has grown by that much since the fit.
+Then, at the default setting, centroids kept from an earlier build (what a rebuild does
+until partitions.drifted): fitted on the first 1 / REFIT_COUNT_RATIO of the rows, every
+row assigned to them, as on a site that has grown by that much since the fit.
 
-Then hybrid page MRR@10 on the relevance sets through the Searcher, with the layout
-forced on for sites below the threshold (at the real partition size and at a small one
-that makes each query probe a small share of the site).
-
-    python bench/vector_layout.py [--sizes 2355,9420,37680,150720] [--rows 256]
-        [--probes 8-8,16-16,8-32,12-96,32-32] [--mrr-rows 32,16]
+    python bench/vector_layout.py [--sizes 2355,4710,9420,37680,150720] [--rows 64,128]
+        [--probe-rows 2048,4096,8192]
 
 Writes bench/results/vector_layout.{json,md}.
 """
@@ -37,24 +33,23 @@ Writes bench/results/vector_layout.{json,md}.
 from __future__ import annotations
 
 import argparse
-import gzip
 import os
 import platform
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-from relevance import ranked_pages, read_queries
+from relevance import read_queries
 from results_file import write_results
 
 from mkdocs_semantic import partitions
-from mkdocs_semantic.bundle import VectorSet, partition_bytes, read_bundle, write_bundle
+from mkdocs_semantic.bundle import read_bundle
 from mkdocs_semantic.bundle_format import VECTOR_PART_BYTES
 from mkdocs_semantic.cache import cache_key
 from mkdocs_semantic.quantize import Quantized, quantize
 from mkdocs_semantic.search import Searcher
+from mkdocs_semantic.vector_store import HASH_BYTES, Partition, VectorSet, bin_bytes, sign_bytes
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
@@ -67,8 +62,6 @@ SCIFACT = HERE.parent.parent / "shared/bench/scifact/queries.jsonl"
 SCIFACT_QUERIES = 200
 NOISE_COSINE = 0.9
 K = 10
-CHUNKS_PER_PAGE = 18
-"""Page size for the partition files' page numbers (the 16x site: 37,680 chunks, 2,064 pages)."""
 
 
 def real_vectors() -> np.ndarray:
@@ -126,10 +119,6 @@ def top(scores: np.ndarray, k: int = K) -> np.ndarray:
     return scored[np.lexsort((scored, -scores[scored]))][:k]
 
 
-def gz(data: bytes) -> int:
-    return len(gzip.compress(data, compresslevel=6, mtime=0))
-
-
 def exact_set(stored: Quantized) -> VectorSet:
     step = max(1, VECTOR_PART_BYTES // stored.vectors.shape[1])
     rows = stored.vectors
@@ -137,135 +126,94 @@ def exact_set(stored: Quantized) -> VectorSet:
                      parts=[rows[i:i + step] for i in range(0, len(rows), step)])
 
 
+def partitioned_set(stored: Quantized, built: partitions.Partitions, *, probe_rows: int
+                    ) -> VectorSet:
+    """The set a reader builds from a bundle written with these partitions."""
+    rows = stored.vectors
+    parts = [Partition(ids=m, bits=partitions.sign_bits(rows[m]), rows_file=("", 0),
+                       rows=rows[m]) for m in built.members]
+    return VectorSet(dtype="i8", scale=stored.scale, dim=rows.shape[1], partitions=parts,
+                     sizes=np.array([len(m) for m in built.members]),
+                     centroid_bits=partitions.sign_bits(built.centroids),
+                     probe_rows=probe_rows, candidates=partitions.CANDIDATES)
+
+
 def measure_size(vectors: np.ndarray, codes: list[np.ndarray], *, rows_options: list[int],
-                 probes: list[tuple[int, int]]) -> dict:
+                 probe_options: list[int]) -> dict:
     stored = quantize(vectors, "i8")
     exact = exact_set(stored)
-    exact_bytes = sum(gz(p.tobytes()) for p in exact.parts)
     exact_top, exact_ms = [], []
     for q in codes:
         started = time.perf_counter()
         scores = exact.scores(q)
         exact_ms.append((time.perf_counter() - started) * 1000)
         exact_top.append(top(scores))
-    out = {"rows": len(vectors), "exact": {"bytes_gzip": exact_bytes,
+    dim = stored.vectors.shape[1]
+    out = {"rows": len(vectors), "exact": {"bytes": len(vectors) * dim,
                                            "parts": len(exact.parts),
                                            "scan_ms_median": float(np.median(exact_ms))},
            "partitioned": []}
-    starts = np.append(np.arange(0, len(vectors), CHUNKS_PER_PAGE), len(vectors))
     for rows in rows_options:
         started = time.perf_counter()
         built = partitions.build_partitions(stored.vectors, rows_per_partition=rows)
         build_s = time.perf_counter() - started
-        for probe, probe_max in probes:
-            if probe > len(built.members):
-                continue
+        for probe_rows in probe_options:
             out["partitioned"].append({
                 "rows_per_partition": rows, "build_s": round(build_s, 2),
-                **measure_layout(built, stored, starts, codes, exact_top, probe=probe,
-                                 probe_max=probe_max)})
+                **measure_layout(built, stored, codes, exact_top, probe_rows=probe_rows)})
             print(len(vectors), out["partitioned"][-1], file=sys.stderr)
-    # A rebuild keeps the centroids of the build before until the site has grown by
-    # REFIT_COUNT_RATIO: here fitted on the first 1 / REFIT_COUNT_RATIO of the rows, then
-    # every row assigned to them, at the default probe rule.
     fitted = round(len(vectors) / partitions.REFIT_COUNT_RATIO)
     old = partitions.build_partitions(stored.vectors[:fitted],
                                       rows_per_partition=partitions.PARTITION_ROWS)
     kept = partitions.assign(stored.vectors, old.centroids)
     out["kept"] = {"fitted_rows": fitted, "rows_per_partition": partitions.PARTITION_ROWS,
-                   **measure_layout(kept, stored, starts, codes, exact_top,
-                                    probe=partitions.PROBE, probe_max=partitions.PROBE_MAX)}
+                   **measure_layout(kept, stored, codes, exact_top,
+                                    probe_rows=partitions.PROBE_ROWS)}
     print(len(vectors), "kept", out["kept"], file=sys.stderr)
     return out
 
 
-def measure_layout(built: partitions.Partitions, stored: Quantized, starts: np.ndarray,
-                   codes: list[np.ndarray], exact_top: list[np.ndarray], *, probe: int,
-                   probe_max: int) -> dict:
-    """Recall, bytes and scan time of one partitioning at one probe rule."""
-    members = built.members
-    parts = [stored.vectors[m] for m in members]
-    part_gz = [gz(partition_bytes(m, p, starts)) for m, p in zip(members, parts)]
-    centroid_gz = gz(built.centroids.tobytes())
-    sizes = np.array([len(m) for m in members])
-    vs = VectorSet(dtype="i8", scale=stored.scale, dim=stored.vectors.shape[1], parts=parts,
-                   ids=members, centroids=built.centroids, probe=probe,
-                   probe_max=min(probe_max, len(members)))
-    recall, sent, scanned, ms, probed_n = [], [], [], [], []
+def measure_layout(built: partitions.Partitions, stored: Quantized,
+                   codes: list[np.ndarray], exact_top: list[np.ndarray], *,
+                   probe_rows: int) -> dict:
+    """Recall, bytes, files and time of one partitioning at one probe setting."""
+    vs = partitioned_set(stored, built, probe_rows=probe_rows)
+    dim = stored.vectors.shape[1]
+    k = len(built.members)
+    index_bytes = 8 + k * (4 + HASH_BYTES + sign_bytes(dim))
+    recall, sent, files, probed_rows, ms = [], [], [], [], []
     for q, want in zip(codes, exact_top):
         started = time.perf_counter()
         scores = vs.scores(q)
         ms.append((time.perf_counter() - started) * 1000)
-        got = top(scores)
-        recall.append(len(set(got.tolist()) & set(want.tolist())) / len(want))
+        recall.append(len(set(top(scores).tolist()) & set(want.tolist())) / len(want))
         probed = vs.probed(q)
-        probed_n.append(len(probed))
-        sent.append(centroid_gz + sum(part_gz[p] for p in probed))
-        scanned.append(int(sizes[probed].sum()))
+        wanted = set(vs.candidate_ids(q).tolist())
+        holding = [p for p in probed if wanted & set(vs.partition(p).ids.tolist())]
+        sent.append(index_bytes + sum(bin_bytes(int(vs.sizes[p]), dim) for p in probed)
+                    + sum(int(vs.sizes[p]) * dim for p in holding))
+        files.append(1 + len(probed) + len(holding))
+        probed_rows.append(int(vs.sizes[probed].sum()))
+    sizes = vs.sizes
     return {
-        "partitions": len(members), "probe": probe, "probe_max": probe_max,
-        "probed_mean": round(float(np.mean(probed_n)), 1),
+        "partitions": k, "probe_rows": probe_rows, "candidates": vs.candidates,
         "largest_partition": int(sizes.max()),
         "recall@10": round(float(np.mean(recall)), 4),
         "recall@10_min": round(float(np.min(recall)), 2),
-        "centroid_bytes_gzip": centroid_gz,
-        "first_query_bytes_gzip_median": int(np.median(sent)),
-        "first_query_bytes_gzip_p95": int(np.percentile(sent, 95)),
-        "rows_scanned_median": int(np.median(scanned)),
-        "rows_scanned_mean": int(np.mean(scanned)),
+        "index_bytes": index_bytes,
+        "first_query_bytes_median": int(np.median(sent)),
+        "first_query_bytes_p95": int(np.percentile(sent, 95)),
+        "files_median": int(np.median(files)),
+        "rows_probed_median": int(np.median(probed_rows)),
         "scan_ms_median": round(float(np.median(ms)), 3),
     }
 
 
-def forced_mrr(rows_per_partition: int) -> list[dict]:
-    """Hybrid page MRR@10 of each relevance set, exact against the partitioned layout
-    forced on (partitions of `rows_per_partition`)."""
-    results = []
-    for name in ("fastapi", "mkdocs"):
-        bundle = read_bundle(SITES[name])
-        exact = Searcher(bundle)
-        with tempfile.TemporaryDirectory() as tmp:
-            saved = partitions.PARTITION_ROWS
-            partitions.PARTITION_ROWS = rows_per_partition
-            try:
-                out = Path(tmp) / "semantic"
-                write_bundle(out, chunks=bundle.chunks,
-                             stored=Quantized(bundle.vectors.matrix(), "i8", bundle.scale),
-                             spec=bundle.model_spec(), table=bundle.table,
-                             search=dict(bundle.manifest.search), vector_layout="partitioned")
-            finally:
-                partitions.PARTITION_ROWS = saved
-            part = Searcher(read_bundle(out))
-            for file in (f"{name}-paraphrase", f"{name}-exact"):
-                rows = read_queries(HERE / "relevance" / f"{file}.tsv")
-                scores = {}
-                for label, searcher in (("exact", exact), ("partitioned", part)):
-                    rr = []
-                    for query, expected in rows:
-                        pages = ranked_pages(searcher, query, "hybrid")
-                        first = next((i for i, p in enumerate(pages[:10], 1)
-                                      if p in expected), None)
-                        rr.append(1 / first if first else 0.0)
-                    scores[label] = round(float(np.mean(rr)), 4)
-                vs = part.bundle.vectors
-                results.append({"set": file, "chunks": len(bundle.chunks),
-                                "rows_per_partition": rows_per_partition,
-                                "partitions": len(vs.parts),
-                                "probe": f"{vs.probe}-{vs.probe_max}",
-                                "mrr@10_exact": scores["exact"],
-                                "mrr@10_partitioned": scores["partitioned"],
-                                "difference": round(scores["partitioned"] - scores["exact"], 4)})
-                print(results[-1], file=sys.stderr)
-    return results
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="2355,9420,37680,150720")
-    parser.add_argument("--rows", default="256")
-    parser.add_argument("--probes", default="8-8,16-16,8-32,12-96,32-32",
-                        help="partitions probed, at least-at most (see partitions.probed)")
-    parser.add_argument("--mrr-rows", default="32,16")
+    parser.add_argument("--sizes", default="2355,4710,9420,37680,150720")
+    parser.add_argument("--rows", default="64,128")
+    parser.add_argument("--probe-rows", default="2048,4096,8192")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args()
     rng = np.random.default_rng(7)
@@ -275,20 +223,19 @@ def main() -> int:
     sizes = []
     for size in (int(s) for s in args.sizes.split(",")):
         vectors, synthetic = grown(real, size, rng)
-        result = measure_size(vectors, codes, rows_options=[int(r) for r in
-                                                            args.rows.split(",")],
-                              probes=[tuple(int(x) for x in p.split("-"))
-                                      for p in args.probes.split(",")])
+        result = measure_size(vectors, codes,
+                              rows_options=[int(r) for r in args.rows.split(",")],
+                              probe_options=[int(p) for p in args.probe_rows.split(",")])
         result["synthetic"] = synthetic
         sizes.append(result)
-    mrr = [r for rows in args.mrr_rows.split(",") for r in forced_mrr(int(rows))]
     figures = {"real_vectors": len(real), "queries": len(codes),
                "noise_cosine": NOISE_COSINE, "load_average": list(os.getloadavg()),
                "machine": f"{platform.machine()}, {os.cpu_count()} cores",
                "defaults": {"rows_per_partition": partitions.PARTITION_ROWS,
-                            "probe": partitions.PROBE, "probe_max": partitions.PROBE_MAX,
+                            "probe_rows": partitions.PROBE_ROWS,
+                            "candidates": partitions.CANDIDATES,
                             "min_chunks": partitions.PARTITIONED_MIN_CHUNKS},
-               "sizes": sizes, "hybrid_mrr": mrr}
+               "sizes": sizes}
     write_results(args.out, "vector_layout", figures, render(figures))
     return 0
 
@@ -298,8 +245,9 @@ def kb(n: float) -> str:
 
 
 def render(f: dict) -> str:
+    d = f["defaults"]
     lines = [
-        "# Vector layout: partitioned (IVF) against exact", "",
+        "# Vector layout: partitioned (IVF with sign codes) against exact", "",
         "Reproduce: `python bench/vector_layout.py`. One run; "
         f"{f['machine']}, load average {', '.join(f'{x:.2f}' for x in f['load_average'])}. "
         f"{f['real_vectors']:,} distinct real vectors (the chunks of fastapi-docs, MkDocs "
@@ -307,40 +255,32 @@ def render(f: dict) -> str:
         "add synthetic copies (a real vector plus noise, cosine about "
         f"{f['noise_cosine']} with it). {f['queries']} real queries (fastapi-docs and "
         "MkDocs relevance sets, SciFact), each embedded by its site's static encoder.", "",
-        "Bytes: gzip (level 6) of the vector payloads a first query fetches: every part "
-        "for exact; the centroids and the probed partitions for partitioned (a later "
-        "query fetches only partitions not yet cached). Scan: the Python reader's "
-        "`VectorSet.scores`, median over the queries.", "",
-        "| vectors (synthetic) | layout | partitions (largest) | probe, at least-at most "
-        "(mean) | recall@10 (min) | vector bytes, first query: median (p95) | rows scanned: "
-        "median (mean) | scan |",
+        "Recall@10: the top 10 of the query's exactly scored candidates against the exact "
+        "scan's. Bytes: the vector files a first query fetches, as sent (binary files are "
+        "not compressed by GitHub Pages): every part for exact; the index, the sign bits "
+        "of the probed partitions and the int8 rows of those holding a candidate for "
+        "partitioned (a later query fetches only files not yet cached). Scan: the Python "
+        f"reader, median per query. Defaults: partitions of {d['rows_per_partition']} rows, "
+        f"{d['probe_rows']:,} rows probed, {d['candidates']} candidates, the layout from "
+        f"{d['min_chunks']:,} chunks.", "",
+        "| vectors (synthetic) | layout | partitions (largest) | rows probed: setting "
+        "(median) | recall@10 (min) | vector bytes, first query: median (p95) | files "
+        "(median) | scan |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for s in f["sizes"]:
         e = s["exact"]
         lines.append(f"| {s['rows']:,} ({s['synthetic']:,}) | exact | {e['parts']} parts | "
-                     f"all | 1 | {kb(e['bytes_gzip'])} | {s['rows']:,} | "
+                     f"all | 1 | {kb(e['bytes'])} | {e['parts']} | "
                      f"{e['scan_ms_median']:.2f} ms |")
         kept = dict(s["kept"], label=f"kept centroids, fitted on {s['kept']['fitted_rows']:,}")
         for p in [*s["partitioned"], kept]:
             label = p.get("label", "partitioned")
             lines.append(
-                f"| | {label}, {p['rows_per_partition']} rows | {p['partitions']} "
-                f"({p['largest_partition']}) | {p['probe']}-{p['probe_max']} "
-                f"({p['probed_mean']}) | {p['recall@10']:.3f} "
-                f"({p['recall@10_min']:.1f}) | {kb(p['first_query_bytes_gzip_median'])} "
-                f"({kb(p['first_query_bytes_gzip_p95'])}) | {p['rows_scanned_median']:,} "
-                f"({p['rows_scanned_mean']:,}) | {p['scan_ms_median']:.2f} ms |")
-    lines += ["", "Hybrid page MRR@10 through the Searcher, the partitioned layout forced "
-              "on (these sites are below the threshold):", "",
-              "| set | chunks | partition rows | partitions | probe | exact | partitioned "
-              "| difference |", "|---|---|---|---|---|---|---|---|"]
-    for m in f["hybrid_mrr"]:
-        lines.append(f"| {m['set']} | {m['chunks']:,} | {m['rows_per_partition']} | "
-                     f"{m['partitions']} | {m['probe']} | {m['mrr@10_exact']:.4f} | "
-                     f"{m['mrr@10_partitioned']:.4f} | {m['difference']:+.4f} |")
+                f"| | {label}, {p['rows_per_partition']} rows | {p['partitions']:,} "
+                f"({p['largest_partition']}) | {p['probe_rows']:,} "
+                f"({p['rows_probed_median']:,}) | {p['recall@10']:.3f} "
+                f"({p['recall@10_min']:.1f}) | {kb(p['first_query_bytes_median'])} "
+                f"({kb(p['first_query_bytes_p95'])}) | {p['files_median']} "
+                f"| {p['scan_ms_median']:.2f} ms |")
     return "\n".join(lines) + "\n"
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

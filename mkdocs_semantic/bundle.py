@@ -1,4 +1,4 @@
-"""The search bundle (format 2): `write_bundle` and `read_bundle`, side by side.
+"""The search bundle (format 3): `write_bundle` and `read_bundle`, side by side.
 
 Layout of `<site>/<bundle_dir>/`:
 
@@ -6,22 +6,26 @@ Layout of `<site>/<bundle_dir>/`:
   bytes, sha256), `counts` (pages, chunks), `search` (defaults every reader applies:
   mode, top_k, min_score, filters) and `query_encoder` (`static` or
   `transformer`: how readers embed a query by default).
-- `catalog.<h>.json`: what a reader needs to plan its downloads and to rank:
+- `catalog.<h>.json`: what a reader needs to plan its downloads. Its size does not grow
+  with the site's: every list that would is a payload, or a shard list (shard_lists.py:
+  in the catalog while short, else in directories of 256 entries).
   - `model`: the document model (id, sha256, dim, pooling, normalize, max_tokens, prefixes);
-  - `pages`: `starts` (the first chunk of each page, then the chunk count: chunks are
-    grouped by page), `boosts` (page -> search.boost, where not 1), `pieces`
-    ([chunk, first] for each later piece of a section split in several chunks);
-  - `facets`: filter key -> value -> pages that have it (`section`, `tags`, facets);
-  - `fragments`, `text`: shards of pages, `[[first page, name, bytes], ...]`;
-  - `lexical`: `version`, `scale`, `count`, `stopwords` and term shards
-    `[[first term, name, bytes], ...]`;
-  - `vectors`: vector sets, each `{model, dtype, scale, dim, metric, layout: "exact",
-    parts: [[first page, name, bytes], ...]}` or `{..., layout: "partitioned", probe,
-    probe_max, centroids: [name, bytes], partitions: [[rows, name, bytes], ...]}`;
+  - `pages`: `count`, `boosts` (page -> search.boost, where not 1) and `table`, the page
+    table payload (page_table.py: chunks per page, which chunks continue a section);
+  - `facets`: the payload that maps filter key -> value -> pages (and the partitions
+    holding their chunks), read by filtered queries only;
+  - `fragments`, `text`: shard lists of pages (first page);
+  - `lexical`: `version`, `scale`, `count`, `stopwords`, `head` (postings a term keeps
+    for unfiltered queries) and a shard list of terms (first term);
+  - `vectors`: vector sets, each `{model, dtype, scale, dim, metric, sum, layout, ...}`
+    (vector_store.py): `exact` with `parts` (first page), or `partitioned` with
+    `partitions`, `probe_rows`, `candidates`, `index` and `centroids`;
   - `encoders`: `static` (`vectors`: the set it queries, `tokenizer`, `max_tokens`,
-    `dtype`, `scale`, `dim`, token shards `[[first token id, name, bytes], ...]`) and,
-    when the site ships its model, `transformer` (`vectors`, `model`, `tokenizer`).
+    `dtype`, `scale`, `dim`, a shard list of token ids) and, when the site ships its
+    model, `transformer` (`vectors`, `model`, `tokenizer`).
 - payloads, named by content hash (see payloads.py), in folders:
+  - `pages/pages.<h>.bin`: the page table; `facets/facets.<h>.json`: the facets;
+  - `index/<kind>.<h>.json`: a shard list's directory, `[[first key, name, bytes], ...]`;
   - `fragments/frag.<h>.json`: per page `[url, title, section, [[anchor, path, excerpt,
     kind], ...]]`, kind `p` (page lead) or `s` (section); the excerpt is the text results
     may show (about 480 characters, see `chunking.excerpt_parts`): a string, or where it
@@ -29,10 +33,8 @@ Layout of `<site>/<bundle_dir>/`:
   - `text/text.<h>.json`: per page `[[text, anchors, anchor, path], ...]` (Python
     readers only; the chunk's own anchor and heading path, where fragments hold the
     deep link and the path results show);
-  - `vectors/vec.<h>.<dtype>`: the rows of the part's pages, raw little-endian;
-  - partitioned layout: `vectors/cent.<h>.i8` (the centroid codes) and
-    `vectors/ivf.<h>.bin` (a partition: see `partition_bytes`);
-  - `lexical/lex.<h>.json`: see `LexicalIndex.to_shards`;
+  - `vectors/...`: see vector_store.py;
+  - `lexical/lex.<h>.json` and `lexical/tail.<h>.json`: see `LexicalIndex.to_shards`;
   - `table/tab.<h>.bin`: u32 n, n u32 token ids ascending, n x dim int8 rows;
   - `model/model.<h>.onnx`, `model/tokenizer.<h>.json`.
 
@@ -46,14 +48,13 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from . import __version__, partitions
+from . import __version__
 from .bundle_dir import (
     API_ENTRY,
     CATALOG_NAME,
@@ -82,25 +83,42 @@ from .bundle_format import (
     TABLE_SHARD_ROWS,
     TEXT_SHARD_BYTES,
     VECTOR_LAYOUTS,
-    VECTOR_PART_BYTES,
     BundleError,
     Checker,
     check_catalog,
+    check_directory,
 )
 from .chunking import Chunk
 from .embedding import DEFAULT_MODEL_SHA256, ModelSpec, default_model_spec
 from .files import atomic_write, sha256_file
 from .lexical import SHARD_VERSION, STOPWORDS, LexicalFields, LexicalIndex
+from .page_table import (
+    MAX_PAGE_CHUNKS,
+    PageTable,
+    continuations,
+    page_table_bytes,
+    parse_page_table,
+)
 from .payloads import (
     HASH_CHARS,
     Payload,
     PayloadError,
+    check_name,
     group_by_size,
     json_bytes,
     verify,
     write_payload,
 )
-from .quantize import DTYPES, Quantized
+from .quantize import Quantized
+from .shard_lists import ShardList, resolve, write_shard_list
+from .vector_store import (
+    VectorSet,
+    column_sums,
+    payloads_of_index,
+    read_exact,
+    read_partitioned,
+    write_vectors,
+)
 
 __all__ = [
     "API_ENTRY", "CLIENT_FOLDER", "FORMAT_VERSION", "MANIFEST", "QUERY_ENCODERS", "Bundle",
@@ -188,142 +206,23 @@ class Manifest:
 
 
 @dataclass
-class VectorSet:
-    """Stored chunk vectors, scored where they lie (no copy): in the exact layout parts of
-    whole pages in chunk order, in the partitioned one a part per partition, with its
-    chunk ids (`ids`) and the partitions' centroid codes."""
-
-    dtype: str
-    scale: float
-    dim: int
-    parts: list[np.ndarray]
-    ids: list[np.ndarray] | None = None
-    """Partitioned: each part's chunk ids, ascending. None: parts in chunk order."""
-    centroids: np.ndarray | None = None
-    """Partitioned: int8 codes, one row per part."""
-    probe: int = 0
-    """Partitioned: the parts a query scans at least (see partitions.probed)."""
-    probe_max: int = 0
-    """Partitioned: the parts a query scans at most."""
-    column_sums: np.ndarray | None = None
-    """Each dimension's sum over every stored row (int64 for i8, float64 otherwise), as
-    the catalog lists it: the mean score of a query over every chunk follows from it
-    exactly, whatever the layout (`mean_score`)."""
-    load: Callable[[int], tuple[np.ndarray, np.ndarray]] | None = None
-    """Partitioned, when some parts are not read yet (None in `ids` and `parts`, as in a
-    bundle downloaded without them): reads part p, returning its ids and rows."""
-    total_rows: int = 0
-    """With `load`: the rows of every part, read or not."""
-    _loading: threading.Lock = field(default_factory=threading.Lock, repr=False,
-                                     compare=False)
-
-    @property
-    def layout(self) -> str:
-        return "exact" if self.ids is None else "partitioned"
-
-    @property
-    def rows(self) -> int:
-        return sum(len(p) for p in self.parts) if self.load is None else self.total_rows
-
-    def part(self, number: int) -> tuple[np.ndarray, np.ndarray]:
-        """Partitioned: part `number`'s chunk ids and rows, read on first use."""
-        if self.parts[number] is None:
-            with self._loading:
-                if self.parts[number] is None:
-                    ids, rows = self.load(number)
-                    self.ids[number] = ids
-                    self.parts[number] = rows
-        return self.ids[number], self.parts[number]
-
-    def matrix(self) -> np.ndarray:
-        """All rows as one array in chunk order (a copy; for tools and tests, not for
-        every query)."""
-        if not self.parts:
-            return np.zeros((0, self.dim), dtype=DTYPES[self.dtype])
-        if self.ids is None:
-            return np.concatenate(self.parts)
-        out = np.zeros((self.rows, self.dim), dtype=DTYPES[self.dtype])
-        for number in range(len(self.parts)):
-            ids, part = self.part(number)
-            out[ids] = part
-        return out
-
-    def probed(self, query: np.ndarray, *, every: bool = False) -> list[int]:
-        """Partitioned: the parts a query scans, nearest first (all when `every`)."""
-        return partitions.probed(self.centroids, query, probe=self.probe,
-                                 probe_max=self.probe_max, every=every)
-
-    def mean_score(self, query: np.ndarray) -> float:
-        """The query's mean score over every stored row, from the column sums: for int8
-        the exact integer dot product of the codes with the sums / (rows * scale *
-        |codes|); for f16/f32 the dot product summed in dimension order, / rows / scale.
-        The same arithmetic as scan.js's meanScore."""
-        rows = self.rows
-        if not rows:
-            return 0.0
-        if self.dtype == "i8":
-            from .query_encoder import codes_norm
-
-            codes = np.asarray(query, dtype=np.int64)
-            norm = codes_norm(np.asarray(query, dtype=np.int8))
-            dot = int(codes @ np.asarray(self.column_sums, dtype=np.int64))
-            return float(dot) / (rows * (self.scale * norm if norm else 1.0))
-        dot = 0.0
-        for s, q in zip(np.asarray(self.column_sums, dtype=np.float64).tolist(),
-                        np.asarray(query, dtype=np.float64).tolist()):
-            dot += s * q
-        return dot / rows / self.scale
-
-    def scores(self, query: np.ndarray, *, every: bool = False) -> np.ndarray:
-        """Score of every row, in chunk order; NaN where the row was not scored (in a
-        partition the query did not probe). `every`: probe every partition (exact).
-
-        int8: `query` is int8 codes (query_encoder.query_codes); the score is the exact
-        integer dot product / (scale * |codes|). f16/f32: a float query, (rows . query) /
-        scale. Each part is widened on its own, so a query never copies the whole set.
-        """
-        if not self.parts:
-            return np.zeros(0)
-        if self.dtype != "i8":
-            vector = np.asarray(query, dtype=np.float32)
-            return np.concatenate([p.astype(np.float32) @ vector
-                                   for p in self.parts]).astype(np.float64) / self.scale
-        from .query_encoder import codes_norm
-
-        codes = np.asarray(query, dtype=np.int8)
-        norm = codes_norm(codes)
-        divisor = self.scale * norm if norm else 1.0
-        if self.ids is None:
-            return np.concatenate([_int8_dots(p, codes, self.dim)
-                                   for p in self.parts]) / divisor
-        scores = np.full(self.rows, np.nan)
-        for p in self.probed(codes, every=every):
-            ids, rows = self.part(p)
-            scores[ids] = _int8_dots(rows, codes, self.dim) / divisor
-        return scores
-
-
-def _int8_dots(rows: np.ndarray, codes: np.ndarray, dim: int) -> np.ndarray:
-    """Exact integer dot products of int8 rows with int8 codes, as float64."""
-    # float32 sums int8 products exactly while |dot| < 2**24 (dim up to 1040), and
-    # BLAS makes it ~3x faster than usearch's exact int8 search (bench/vector_scan.py)
-    wide = np.float32 if dim * 127 * 128 < 1 << 24 else np.int64
-    return (rows.astype(wide) @ codes.astype(wide)).astype(np.float64)
-
-
-@dataclass
 class Bundle:
     """A bundle read back and verified: manifest, catalog, chunks, vectors, keyword index."""
 
     root: Path
     manifest: Manifest
     catalog: dict
+    pages: PageTable
+    facets: dict
+    """The facets payload: `pages` (key -> value -> page numbers) and, in the
+    partitioned layout, `partitions` (key -> value -> the partitions holding their
+    chunks)."""
     chunks: list[Chunk]
     vectors: VectorSet
     lexical: LexicalIndex
     table: TokenTable | None
     files: list[Payload]
-    """Every payload the catalog lists (the catalog itself included)."""
+    """Every payload of the bundle (the catalog itself included)."""
 
     @property
     def scale(self) -> float:
@@ -410,6 +309,14 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         written.append(payload)
         return payload.to_json()
 
+    for _, page in pages:
+        if len(page) > MAX_PAGE_CHUNKS:
+            raise BundleError(f"{page[0].url} has {len(page)} chunks, more than the "
+                              f"{MAX_PAGE_CHUNKS} a bundle holds for one page: split the "
+                              "page, or leave it out of the index (exclude)")
+    table_bytes = page_table_bytes(PageTable(
+        counts=np.diff(starts), continues=continuations([[c.anchor for c in page]
+                                                         for _, page in pages])))
     fragments = [[c[0].url, c[0].title, c[0].section,
                   [[x.link_anchor or x.anchor, x.path if x.link_path is None else x.link_path,
                     _stored_excerpt(x),
@@ -423,30 +330,36 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
     model = spec.manifest_entry()
     model["sha256"] = model_sha256 or spec.sha256
     model["dim"] = dim
+    vector_fields, partition_of_chunk = write_vectors(
+        put, stored, starts, row_bytes=row_bytes, layout=vector_layout,
+        previous=previous_centroids)
+    lexical_shards = [
+        [first, *put("lexical", "lex", "json", json_bytes(shard))]
+        for first, shard in lexical.to_shards(
+            starts, target_bytes=LEXICAL_SHARD_BYTES,
+            put_tail=lambda data: put("lexical", "tail", "json", data))]
     catalog: dict = {
         "model": model,
         "pages": {
-            "starts": starts.tolist(),
+            "count": len(pages),
             "boosts": {str(i): c[0].boost for i, (_, c) in enumerate(pages)
                        if c[0].boost != 1},
-            "pieces": _pieces(pages),
+            "table": put("pages", "pages", "bin", table_bytes),
         },
-        "facets": _facets(pages),
-        "fragments": _page_shards(put, "fragments", "frag", "json", fragments,
-                                  FRAGMENT_SHARD_BYTES),
-        "text": _page_shards(put, "text", "text", "json", texts, TEXT_SHARD_BYTES),
+        "facets": put("facets", "facets", "json",
+                      json_bytes(_facets(pages, starts, partition_of_chunk))),
+        "fragments": write_shard_list(_page_shards(put, "fragments", "frag", "json", fragments,
+                                                   FRAGMENT_SHARD_BYTES), "frag", put),
+        "text": write_shard_list(_page_shards(put, "text", "text", "json", texts,
+                                              TEXT_SHARD_BYTES), "text", put),
         "lexical": {
             "version": SHARD_VERSION, "scale": lexical.scale, "count": lexical.count,
-            "stopwords": sorted(STOPWORDS),
-            "shards": [[first, *put("lexical", "lex", "json", json_bytes(shard))]
-                       for first, shard in lexical.to_shards(starts,
-                                                             target_bytes=LEXICAL_SHARD_BYTES)],
+            "stopwords": sorted(STOPWORDS), "head": lexical.head,
+            "shards": write_shard_list(lexical_shards, "lex", put),
         },
         "vectors": [{
             "model": model["id"], "dtype": stored.dtype, "scale": stored.scale, "dim": dim,
-            "metric": METRIC, "sum": column_sums(stored.vectors, dim),
-            **_vector_layout(put, stored, starts, row_bytes, layout=vector_layout,
-                             previous=previous_centroids),
+            "metric": METRIC, "sum": column_sums(stored.vectors, dim), **vector_fields,
         }],
         "encoders": {},
     }
@@ -457,7 +370,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         catalog["encoders"]["static"] = {
             "vectors": 0, "tokenizer": tokenizer, "max_tokens": STATIC_MAX_TOKENS,
             "dtype": "i8", "scale": table.scale, "dim": int(table.rows.shape[1]),
-            "shards": _table_shards(put, table),
+            "shards": write_shard_list(_table_shards(put, table), "tab", put),
         }
     if query_encoder == "transformer":
         catalog["encoders"]["transformer"] = {
@@ -481,16 +394,6 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
                  shared=True)
     _remove_stale(out, keep={catalog_name, *(p.name for p in written)})
     return manifest
-
-
-def column_sums(rows: np.ndarray, dim: int) -> list:
-    """Each dimension's sum over the stored rows: whole numbers for int8 rows (exact),
-    floats otherwise (VectorSet.mean_score)."""
-    if not len(rows):
-        return [0] * dim
-    if rows.dtype == np.int8:
-        return np.asarray(rows, dtype=np.int64).sum(axis=0).tolist()
-    return np.asarray(rows, dtype=np.float64).sum(axis=0).tolist()
 
 
 def _stored_excerpt(chunk: Chunk) -> str | list[str]:
@@ -522,20 +425,10 @@ def _pages_of(chunks: list[Chunk]) -> list[tuple[int, list[Chunk]]]:
     return pages
 
 
-def _pieces(pages: list[tuple[int, list[Chunk]]]) -> list[list[int]]:
-    """[chunk, first chunk of the same section] for every later piece of a section."""
-    pieces = []
-    for start, page in pages:
-        first: dict[str, int] = {}
-        for i, chunk in enumerate(page, start):
-            if chunk.anchor in first:
-                pieces.append([i, first[chunk.anchor]])
-            else:
-                first[chunk.anchor] = i
-    return pieces
-
-
-def _facets(pages: list[tuple[int, list[Chunk]]]) -> dict[str, dict[str, list[int]]]:
+def _facets(pages: list[tuple[int, list[Chunk]]], starts: np.ndarray,
+            partition_of_chunk: np.ndarray | None) -> dict:
+    """The facets payload: filter key -> value -> the pages that have it (`pages`) and,
+    in the partitioned layout, the partitions that hold their chunks (`partitions`)."""
     facets: dict[str, dict[str, list[int]]] = {"section": {}}
     for number, (_, page) in enumerate(pages):
         lead = page[0]
@@ -543,7 +436,14 @@ def _facets(pages: list[tuple[int, list[Chunk]]]) -> dict[str, dict[str, list[in
         for key, values in lead.facets.items():
             for value in dict.fromkeys(values):
                 facets.setdefault(key, {}).setdefault(value, []).append(number)
-    return facets
+    out: dict = {"pages": facets}
+    if partition_of_chunk is not None:
+        out["partitions"] = {
+            key: {value: np.unique(np.concatenate([
+                partition_of_chunk[starts[p]:starts[p + 1]] for p in numbers])).tolist()
+                  for value, numbers in values.items()}
+            for key, values in facets.items()}
+    return out
 
 
 def _page_shards(put, folder: str, stem: str, ext: str, rows: list, target: int) -> list:
@@ -551,46 +451,6 @@ def _page_shards(put, folder: str, stem: str, ext: str, rows: list, target: int)
     cuts = group_by_size([len(e) for e in encoded], target) if rows else []
     return [[a, *put(folder, stem, ext, b"[" + b",".join(encoded[a:b]) + b"]")]
             for a, b in zip(cuts, [*cuts[1:], len(rows)])]
-
-
-def _vector_parts(put, stored: Quantized, starts: np.ndarray, row_bytes: int) -> list:
-    sizes = np.diff(starts) * row_bytes
-    cuts = group_by_size(sizes.tolist(), VECTOR_PART_BYTES) if len(sizes) else []
-    matrix = np.ascontiguousarray(stored.vectors.astype(stored.vectors.dtype.newbyteorder("<")))
-    return [[a, *put("vectors", "vec", stored.dtype, matrix[starts[a]:starts[b]].tobytes())]
-            for a, b in zip(cuts, [*cuts[1:], len(sizes)])]
-
-
-def _vector_layout(put, stored: Quantized, starts: np.ndarray, row_bytes: int, *,
-                   layout: str, previous: np.ndarray | None = None) -> dict:
-    """The vector set's layout fields: `exact` parts by page, or `partitioned`."""
-    if layout == "auto":
-        layout = ("partitioned" if stored.dtype == "i8"
-                  and len(stored.vectors) >= partitions.PARTITIONED_MIN_CHUNKS else "exact")
-    if layout == "exact":
-        return {"layout": "exact", "parts": _vector_parts(put, stored, starts, row_bytes)}
-    built = partitions.build_partitions(stored.vectors,
-                                         rows_per_partition=partitions.PARTITION_ROWS,
-                                         previous=previous)
-    rows = np.ascontiguousarray(stored.vectors, dtype=np.int8)
-    listed = []
-    for members in built.members:
-        listed.append([len(members), *put("vectors", "ivf", "bin",
-                                          partition_bytes(members, rows[members], starts))])
-    return {"layout": "partitioned", "probe": min(partitions.PROBE, len(listed)),
-            "probe_max": min(max(partitions.PROBE, partitions.PROBE_MAX), len(listed)),
-            "centroids": put("vectors", "cent", "i8", built.centroids.tobytes()),
-            "partitions": listed}
-
-
-def partition_bytes(members: np.ndarray, rows: np.ndarray, starts: np.ndarray) -> bytes:
-    """A partition payload: u32 n, n u32 page numbers, n u32 positions on the page (the
-    chunks ascending), n x dim int8 rows. Chunks are named by page and position, as the
-    lexical postings are, so that an edit that changes one page's chunk count leaves the
-    partitions holding no chunk of it unchanged."""
-    pages = np.searchsorted(starts, members, side="right") - 1
-    return (np.array([len(members)], dtype="<u4").tobytes() + pages.astype("<u4").tobytes()
-            + (members - starts[pages]).astype("<u4").tobytes() + rows.tobytes())
 
 
 def _table_shards(put, table: TokenTable) -> list:
@@ -711,28 +571,105 @@ def read_payload(root: Path, name: str, size: int, sha256: str | None = None) ->
         raise BundleError(f"{root}: {exc}: rebuild the site") from exc
 
 
-def payloads_of(catalog: dict) -> list[Payload]:
-    """Every payload a (checked) catalog lists."""
-    listed: list[Payload] = []
-    for key in ("fragments", "text"):
-        listed += [Payload(name, size) for _, name, size in catalog[key]]
-    listed += [Payload(name, size) for _, name, size in catalog["lexical"]["shards"]]
+def shard_list(value: object) -> ShardList:
+    """A (checked) catalog shard list: its entries, or its directories."""
+    if isinstance(value, dict):
+        return ShardList(entries=None, dirs=tuple(tuple(d) for d in value["dirs"]))
+    return ShardList(entries=tuple(tuple(e) for e in value))
+
+
+CONTAINERS = ("index/", "lexical/lex.", "vectors/ivf.", "vectors/bin.")
+"""The payloads that name other payloads (see `walk_payloads`)."""
+ON_DEMAND = ("vectors/bin.", "vectors/row.")
+"""The payloads a downloaded bundle fetches when a query first needs them."""
+SHARD_LISTS = (("fragments",), ("text",), ("lexical", "shards"), ("encoders", "static",
+                                                                   "shards"))
+"""Where the catalog holds shard lists (a path of keys)."""
+
+
+def _at(catalog: dict, path: tuple[str, ...]) -> object | None:
+    value: object = catalog
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def walk_payloads(catalog: dict, read: Callable[[str, int], bytes], *,
+                  expand: Callable[[Payload], bool] = lambda payload: True
+                  ) -> Iterator[Payload]:
+    """Every payload of a (checked) catalog's bundle: those the catalog names, then those
+    named inside them (directory entries, keyword tails, the partitions a vector index
+    names, a partition's rows file). A payload is yielded before it is read with
+    `read(name, bytes)` for what it names, so a caller may fetch it first; `expand(p)`
+    False leaves what `p` names out."""
+    first: list[Payload] = [Payload(*catalog["pages"]["table"]), Payload(*catalog["facets"])]
+    for path in SHARD_LISTS:
+        value = _at(catalog, path)
+        if value is not None:
+            first += shard_list(value).payloads()
     for vectors in catalog["vectors"]:
         if vectors["layout"] == "partitioned":
-            listed.append(Payload(*vectors["centroids"]))
-            listed += [Payload(name, size) for _, name, size in vectors["partitions"]]
+            first += [Payload(*vectors["index"]), Payload(*vectors["centroids"])]
         else:
-            listed += [Payload(name, size) for _, name, size in vectors["parts"]]
-    static = catalog["encoders"].get("static")
-    if static:
-        listed += [Payload(name, size) for _, name, size in static["shards"]]
-    names = {p.name for p in listed}
+            first += [Payload(name, size) for _, name, size in vectors["parts"]]
     for encoder in catalog["encoders"].values():
-        for key in ("tokenizer", "model"):
-            if key in encoder and encoder[key][0] not in names:
-                names.add(encoder[key][0])
-                listed.append(Payload(*encoder[key]))
-    return listed
+        first += [Payload(*encoder[key]) for key in ("tokenizer", "model") if key in encoder]
+    queue = list(reversed(first))
+    seen: set[str] = set()
+    while queue:
+        payload = queue.pop()
+        if payload.name in seen:
+            continue
+        seen.add(payload.name)
+        yield payload
+        if expand(payload):
+            queue += reversed(_named_in(catalog, payload, read))
+
+
+def _named_in(catalog: dict, payload: Payload, read: Callable[[str, int], bytes]
+              ) -> list[Payload]:
+    """The payloads `payload` names (none for a payload that names none)."""
+    name = payload.name
+    if name.startswith("index/"):
+        entries = check_directory(parse_json(read(name, payload.bytes), name), name)
+        return [Payload(entry_name, size) for _, entry_name, size in entries]
+    if name.startswith("lexical/lex."):
+        shard = parse_json(read(name, payload.bytes), name)
+        tails = shard.get("tails") if isinstance(shard, dict) else None
+        if not isinstance(tails, list):
+            raise BundleError(f"{name} is not a keyword index shard: rebuild the site")
+        out = []
+        for entry in tails:
+            if not (isinstance(entry, list) and len(entry) == 3
+                    and isinstance(entry[2], int) and not isinstance(entry[2], bool)):
+                raise BundleError(f"{name} lists a malformed tail: rebuild the site")
+            out.append(Payload(check_payload_name(entry[1], name), entry[2]))
+        return out
+    spec = catalog["vectors"][0]
+    if spec["layout"] == "partitioned" and name == spec["index"][0]:
+        return [Payload(n, size) for n, size in payloads_of_index(spec, read(name,
+                                                                              payload.bytes))]
+    if name.startswith("vectors/bin."):
+        dim = spec["dim"]
+        data = read(name, payload.bytes)
+        rows = int(np.frombuffer(data[:4], dtype="<u4")[0]) if len(data) >= 4 else 0
+        return [Payload(f"vectors/row.{data[4:12].hex()}.i8", rows * dim)]
+    return []
+
+
+def payloads_of(catalog: dict, root: Path) -> list[Payload]:
+    """Every payload of the bundle in `root` (reading the directories and the other
+    payloads that name payloads, each verified)."""
+    return list(walk_payloads(catalog, lambda name, size: read_payload(root, name, size)))
+
+
+def check_payload_name(name: object, source: str) -> str:
+    try:
+        return check_name(name)
+    except PayloadError as exc:
+        raise BundleError(f"{source}: {exc}: rebuild the site") from exc
 
 
 def read_catalog(root: Path, manifest: Manifest) -> dict:
@@ -746,37 +683,70 @@ def read_bundle(path: Path) -> Bundle:
     """Read and verify a bundle: every payload against its listed size and its hash.
 
     A bundle downloaded from a URL without its vector partitions (remote.fetch_bundle)
-    fetches each one, verified the same way, when a query first probes it.
+    fetches each one, verified the same way, when a query first needs it.
     """
     from .remote import payload_fetcher
 
     root = find_bundle_dir(Path(path))
     manifest = read_manifest(root)
     catalog = read_catalog(root, manifest)
-    starts = np.asarray(catalog["pages"]["starts"], dtype=np.int64)
+    fetch = payload_fetcher(root)
+    read_once: dict[str, bytes] = {}
+
+    def read(name: str, size: int) -> bytes:
+        """A payload's verified bytes (fetched first when a downloaded bundle lacks it);
+        those that name other payloads are read once, for `walk_payloads` below."""
+        if name in read_once:
+            return read_once[name]
+        if fetch is not None and not (root / name).is_file():
+            fetch(name, size)
+        data = read_payload(root, name, size)
+        if name.startswith(CONTAINERS):
+            read_once[name] = data
+        return data
 
     def load_json(name: str, size: int) -> object:
-        return parse_json(read_payload(root, name, size), root / name)
+        return parse_json(read(name, size), root / name)
 
+    def entries(value: object) -> list[tuple]:
+        return resolve(shard_list(value), lambda name, size: check_directory(
+            load_json(name, size), name))
+
+    counts = manifest.counts
     try:
-        fragments = [page for _, name, size in catalog["fragments"]
+        table_name, table_size = catalog["pages"]["table"]
+        pages = parse_page_table(read(table_name, table_size), pages=counts["pages"],
+                                 chunks=counts["chunks"])
+    except ValueError as exc:
+        raise BundleError(f"{root / table_name} {exc}: rebuild the site") from exc
+    starts = pages.starts
+    try:
+        facets = _check_facets(load_json(*catalog["facets"]), pages=counts["pages"],
+                               partitions=catalog["vectors"][0].get("partitions"))
+        fragments = [page for _, name, size in entries(catalog["fragments"])
                      for page in load_json(name, size)]
-        texts = [page for _, name, size in catalog["text"] for page in load_json(name, size)]
+        texts = [page for _, name, size in entries(catalog["text"])
+                 for page in load_json(name, size)]
         chunks = _chunks_of(fragments, texts, starts, boosts=catalog["pages"]["boosts"],
-                            facets=catalog["facets"])
+                            facets=facets["pages"])
         lex = catalog["lexical"]
         lexical = LexicalIndex.from_shards(
-            [load_json(name, size) for _, name, size in lex["shards"]],
-            starts=starts, count=lex["count"], scale=float(lex["scale"]))
+            [load_json(name, size) for _, name, size in entries(lex["shards"])],
+            starts=starts, count=lex["count"], scale=float(lex["scale"]), head=lex["head"],
+            read_tail=load_json)
     except (ValueError, KeyError, TypeError, IndexError) as exc:
         if isinstance(exc, BundleError):
             raise
         raise BundleError(f"the chunk files in {root} are malformed ({exc}): rebuild the "
                           "site") from exc
-    vectors = _read_vectors(root, catalog["vectors"][0], starts, payload_fetcher(root))
+    spec = catalog["vectors"][0]
+    if spec["layout"] == "partitioned":
+        vectors = read_partitioned(spec, starts, read, lazy=fetch is not None)
+    else:
+        vectors = read_exact(root, spec, starts, lambda name, size: read_payload(root, name,
+                                                                                 size))
     static = catalog["encoders"].get("static")
-    table = _read_table(root, static) if static else None
-    files = [Payload(manifest.catalog.name, manifest.catalog.bytes), *payloads_of(catalog)]
+    table = _read_table(root, static, entries(static["shards"])) if static else None
     for encoder in catalog["encoders"].values():
         read_payload(root, *encoder["tokenizer"])
         if "model" in encoder:  # 23 MB: checked here by size, by hash when loaded
@@ -784,8 +754,31 @@ def read_bundle(path: Path) -> Bundle:
             if not (root / name).is_file() or (root / name).stat().st_size != size:
                 raise BundleError(f"{root / name} is missing or does not match the catalog: "
                                   "rebuild the site")
-    return Bundle(root=root, manifest=manifest, catalog=catalog, chunks=chunks,
-                  vectors=vectors, lexical=lexical, table=table, files=files)
+    # a downloaded bundle may lack partitions: what they name is listed once they are read
+    here = (lambda p: not p.name.startswith(ON_DEMAND)) if fetch is not None else None
+    files = [Payload(manifest.catalog.name, manifest.catalog.bytes),
+             *walk_payloads(catalog, read, **({"expand": here} if here else {}))]
+    return Bundle(root=root, manifest=manifest, catalog=catalog, pages=pages, facets=facets,
+                  chunks=chunks, vectors=vectors, lexical=lexical, table=table, files=files)
+
+
+def _check_facets(facets: object, *, pages: int, partitions: int | None) -> dict:
+    """The facets payload's structure (ValueError when it is not one)."""
+    if not isinstance(facets, dict) or not isinstance(facets.get("pages"), dict):
+        raise ValueError("the facets payload has no pages")
+    kinds = [("pages", pages)] + ([("partitions", partitions)] if partitions is not None
+                                  else [])
+    for kind, limit in kinds:
+        for key, values in facets.get(kind, {}).items():
+            if not isinstance(values, dict) or not all(
+                    isinstance(v, list) and all(isinstance(n, int) and not isinstance(n, bool)
+                                                and 0 <= n < limit for n in v)
+                    for v in values.values()):
+                raise ValueError(f"facets {kind}.{key} must map values to lists of numbers "
+                                 f"below {limit}")
+    if partitions is not None and not isinstance(facets.get("partitions"), dict):
+        raise ValueError("the facets payload has no partitions")
+    return facets
 
 
 def _chunks_of(fragments: list, texts: list, starts: np.ndarray, *, boosts: dict,
@@ -817,95 +810,10 @@ def _chunks_of(fragments: list, texts: list, starts: np.ndarray, *, boosts: dict
     return chunks
 
 
-def _read_vectors(root: Path, spec: dict, starts: np.ndarray,
-                  fetch: Callable[[str, int], None] | None = None) -> VectorSet:
-    if spec["layout"] == "partitioned":
-        return _read_partitioned(root, spec, starts, fetch)
-    dtype, dim = spec["dtype"], spec["dim"]
-    numpy_type = np.dtype(DTYPES[dtype]).newbyteorder("<")
-    parts = []
-    cuts = [p[0] for p in spec["parts"]] + [len(starts) - 1]
-    for (first, name, size), end in zip(spec["parts"], cuts[1:]):
-        rows = int(starts[end] - starts[first])
-        if size != rows * dim * numpy_type.itemsize:
-            raise BundleError(f"{root / name} should hold {rows} vectors of {dim} {dtype}: "
-                              "rebuild the site")
-        read_payload(root, name, size)  # verify once; then score the file where it lies
-        parts.append(np.memmap(root / name, dtype=numpy_type, mode="r", shape=(rows, dim))
-                     if rows else np.zeros((0, dim), dtype=numpy_type))
-    return VectorSet(dtype=dtype, scale=float(spec["scale"]), dim=dim, parts=parts,
-                     column_sums=_column_sums(spec))
-
-
-def _read_partitioned(root: Path, spec: dict, starts: np.ndarray,
-                      fetch: Callable[[str, int], None] | None) -> VectorSet:
-    """Every partition, verified, with its chunk ids: each chunk in exactly one. With
-    `fetch` (a bundle downloaded without its partitions), the partitions not here are
-    fetched and read when a query first probes them."""
-    dim = spec["dim"]
-    name, size = spec["centroids"]
-    centroids = np.frombuffer(read_payload(root, name, size), dtype=np.int8).reshape(-1, dim)
-
-    def read(rows: int, name: str, size: int) -> tuple[np.ndarray, np.ndarray]:
-        data = read_payload(root, name, size)
-        members = partition_members(data, rows, starts)
-        if members is None:
-            raise BundleError(f"{root / name} is not a partition of {rows} distinct chunks "
-                              "ascending: rebuild the site")
-        return members, np.frombuffer(data, dtype=np.int8,
-                                      offset=4 + 8 * rows).reshape(rows, dim)
-
-    listed = spec["partitions"]
-    missing = [not (root / name).is_file() for _, name, _ in listed]
-    vectors = VectorSet(dtype="i8", scale=float(spec["scale"]), dim=dim, parts=[], ids=[],
-                        centroids=centroids, probe=int(spec["probe"]),
-                        probe_max=int(spec["probe_max"]), column_sums=_column_sums(spec))
-    if fetch is not None and any(missing):
-        def load(number: int) -> tuple[np.ndarray, np.ndarray]:
-            rows, name, size = listed[number]
-            if not (root / name).is_file():
-                fetch(name, size)
-            return read(rows, name, size)
-
-        vectors.load, vectors.total_rows = load, int(starts[-1])
-        vectors.ids = [None] * len(listed)
-        vectors.parts = [None] * len(listed)
-        return vectors
-    seen = np.zeros(int(starts[-1]), dtype=bool)
-    for rows, name, size in listed:
-        members, part = read(rows, name, size)
-        if np.any(seen[members]):
-            raise BundleError(f"{root / name} holds chunks another partition holds: rebuild "
-                              "the site")
-        seen[members] = True
-        vectors.ids.append(members)
-        vectors.parts.append(part)
-    return vectors
-
-
-def _column_sums(spec: dict) -> np.ndarray:
-    return np.asarray(spec["sum"], dtype=np.int64 if spec["dtype"] == "i8" else np.float64)
-
-
-def partition_members(data: bytes, rows: int, starts: np.ndarray) -> np.ndarray | None:
-    """The chunk ids a partition payload names (see `partition_bytes`), or None when its
-    count, pages or positions are wrong or its chunks not ascending."""
-    if len(data) < 4 + 8 * rows or int(np.frombuffer(data[:4], dtype="<u4")[0]) != rows:
-        return None
-    pages = np.frombuffer(data, dtype="<u4", count=rows, offset=4).astype(np.int64)
-    local = np.frombuffer(data, dtype="<u4", count=rows, offset=4 + 4 * rows).astype(np.int64)
-    if rows and pages.max() >= len(starts) - 1:
-        return None
-    members = starts[pages] + local
-    if np.any(members >= starts[pages + 1]) or np.any(np.diff(members) <= 0):
-        return None
-    return members
-
-
-def _read_table(root: Path, static: dict) -> TokenTable:
+def _read_table(root: Path, static: dict, shards: list[tuple]) -> TokenTable:
     dim = static["dim"]
     ids, rows = [], []
-    for _, name, size in static["shards"]:
+    for _, name, size in shards:
         data = read_payload(root, name, size)
         count = int(np.frombuffer(data[:4], dtype="<u4")[0]) if len(data) >= 4 else -1
         if count < 0 or len(data) != 4 + count * (4 + dim):

@@ -9,7 +9,8 @@ from pathlib import Path, PurePosixPath
 from .bundle_format import MANIFEST, BundleError
 from .payloads import PayloadError, check_name
 
-PAYLOAD_FOLDERS = ("fragments", "text", "vectors", "lexical", "table", "model")
+PAYLOAD_FOLDERS = ("pages", "facets", "index", "fragments", "text", "vectors", "lexical", "table",
+                   "model")
 API_ENTRY = "semantic.js"
 """The stable entry point of the browser client's JavaScript API (written by client.py)."""
 CLIENT_FOLDER = "client"

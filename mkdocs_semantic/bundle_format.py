@@ -1,4 +1,4 @@
-"""Bundle format 2: its constants, and the checks every Python reader runs on the JSON
+"""Bundle format 3: its constants, and the checks every Python reader runs on the JSON
 it did not write (the manifest and the catalog), so that nothing downstream meets a
 wrong type, a path out of the bundle or an absurd number. See bundle.py for the layout.
 """
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import re
-from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +17,7 @@ from .payloads import PayloadError, check_name
 if TYPE_CHECKING:
     from .bundle import Manifest
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 MANIFEST = "manifest.json"
 METRIC = "ip"
 QUERY_ENCODERS = ("static", "transformer")
@@ -114,54 +113,58 @@ class Checker:
 
     def payloads(self, data: object, key: str, where: str, first: type) -> list[tuple]:
         """A shard list `[[first key, name, bytes], ...]`, first keys ascending."""
-        rows = self.list(data, key, where)
+        return self.entries(self.list(data, key, where), f"{where + '.' if where else ''}{key}",
+                            first)
+
+    def shard_list(self, data: object, key: str, where: str, first: type) -> list[tuple]:
+        """A catalog shard list (shard_lists.py): the entries themselves, or `{"dirs":
+        [...]}`, its directories' entries; returns the rows the catalog holds."""
+        value = self._get(data, key, where)
+        if isinstance(value, dict):
+            if set(value) != {"dirs"}:
+                self.fail(f"{where + '.' if where else ''}{key} must be a list or {{dirs}}")
+            return self.payloads(value, "dirs", f"{where + '.' if where else ''}{key}", first)
+        return self.payloads(data, key, where, first)
+
+    def entries(self, rows: object, where: str, first: type) -> list[tuple]:
+        """`rows` as a shard list `[[first key, name, bytes], ...]`, keys ascending."""
+        if not isinstance(rows, list):
+            self.fail(f"{where} must be a list")
         out: list[tuple] = []
         for row in rows:
             ok = (isinstance(row, list) and len(row) == 3 and isinstance(row[0], first)
                   and not isinstance(row[0], bool) and isinstance(row[2], int)
                   and not isinstance(row[2], bool) and row[2] >= 0)
             if not ok:
-                self.fail(f"{where}.{key} has a malformed entry {str(row)[:80]}")
+                self.fail(f"{where} has a malformed entry {str(row)[:80]}")
             try:
                 check_name(row[1])
             except PayloadError as exc:
-                self.fail(f"{where}.{key}: {exc}")
+                self.fail(f"{where}: {exc}")
             if out and not out[-1][0] < row[0]:
-                self.fail(f"{where}.{key} is not in ascending order")
+                self.fail(f"{where} is not in ascending order")
             out.append(tuple(row))
         return out
 
 
 def _check_partitioned(check: Checker, vectors: dict, where: str, *, dim: int,
                        chunks: int) -> None:
-    """A partitioned vector set: int8, centroids [name, bytes] (one int8 row per
-    partition), partitions [[rows, name, bytes], ...] (u32 rows, rows u32 page numbers,
-    rows u32 positions on the page, rows int8 vectors) holding every chunk, and `probe`
-    <= `probe_max`, the fewest and the most partitions a query scans."""
+    """A partitioned vector set (vector_store.py): int8, `partitions` (how many, at least
+    one when there are chunks), `probe_rows` and `candidates` (at least one each), and the
+    `index` and `centroids` payloads, their sizes those of that many partitions."""
     if vectors["dtype"] != "i8":
         check.fail(f"{where}.dtype must be i8 in the partitioned layout")
-    listed = check.list(vectors, "partitions", where)
-    if chunks and not listed:
-        check.fail(f"{where}.partitions is empty")
-    total = 0
-    for entry in listed:
-        ok = (isinstance(entry, list) and len(entry) == 3
-              and all(isinstance(x, int) and not isinstance(x, bool) for x in entry[::2])
-              and entry[0] >= 1 and entry[2] == 4 + entry[0] * (8 + dim))
-        if not ok:
-            check.fail(f"{where}.partitions has a malformed entry {str(entry)[:80]}")
-        _check_payload_name(check, entry[1], f"{where}.partitions")
-        total += entry[0]
-    if total != chunks:
-        check.fail(f"{where}.partitions hold {total} rows for {chunks} chunks")
-    centroids = check.list(vectors, "centroids", where)
-    if not (len(centroids) == 2 and isinstance(centroids[1], int)
-            and centroids[1] == len(listed) * dim):
-        check.fail(f"{where}.centroids must be [name, bytes], one row of {dim} int8 per "
-                   "partition")
-    _check_payload_name(check, centroids[0], f"{where}.centroids")
-    probe = check.int(vectors, "probe", where, 1 if listed else 0, len(listed))
-    check.int(vectors, "probe_max", where, probe, len(listed))
+    count = check.int(vectors, "partitions", where, 1 if chunks else 0, max(chunks, 0))
+    check.int(vectors, "probe_rows", where, 1)
+    check.int(vectors, "candidates", where, 1, MAX_TOP_K)
+    width = (dim + 7) // 8
+    for key, size in (("index", 8 + count * (4 + 8 + width)), ("centroids", count * dim)):
+        entry = check.list(vectors, key, where)
+        if not (len(entry) == 2 and isinstance(entry[1], int) and not isinstance(entry[1], bool)
+                and entry[1] == size):
+            check.fail(f"{where}.{key} must be [name, {size}] for {count} partitions of "
+                       f"{dim} dims")
+        _check_payload_name(check, entry[0], f"{where}.{key}")
 
 
 def _check_column_sums(check: Checker, vectors: dict, where: str, *, dim: int,
@@ -203,29 +206,16 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
     check.str(model, "query_prefix", "model")
     check.str(model, "document_prefix", "model")
     page_info = check.dict(catalog, "pages")
-    starts = check.list(page_info, "starts", "pages")
-    if (len(starts) != pages + 1 or any(isinstance(s, bool) or not isinstance(s, int)
-                                        for s in starts)
-            or starts[:1] != [0] or starts[-1] != chunks
-            or any(b <= a for a, b in pairwise(starts))):
-        check.fail("pages.starts must rise from 0 to the chunk count, one entry per page")
+    if check.int(page_info, "count", "pages") != pages:
+        check.fail("pages.count is not the manifest's page count")
     for key, boost in check.dict(page_info, "boosts", "pages").items():
         if not (key.isdigit() and int(key) < pages) or isinstance(boost, bool) or \
                 not isinstance(boost, (int, float)) or not (math.isfinite(boost) and boost > 0):
             check.fail(f"pages.boosts has a bad entry {key!r}: {boost!r}")
-    for piece in check.list(page_info, "pieces", "pages"):
-        if not (isinstance(piece, list) and len(piece) == 2
-                and all(isinstance(x, int) and not isinstance(x, bool) for x in piece)
-                and 0 <= piece[1] < piece[0] < chunks):
-            check.fail(f"pages.pieces has a bad entry {str(piece)[:40]}")
-    for key, values in check.dict(catalog, "facets").items():
-        if not isinstance(values, dict) or not all(
-                isinstance(v, list) and all(isinstance(p, int) and not isinstance(p, bool)
-                                            and 0 <= p < pages for p in v)
-                for v in values.values()):
-            check.fail(f"facets.{key} must map values to lists of page numbers")
+    _check_file(check, page_info, "table", "pages", 8 + 2 * pages + (chunks + 7) // 8)
+    _check_file(check, catalog, "facets", "")
     for key in ("fragments", "text"):
-        shards = check.payloads(catalog, key, "", int)
+        shards = check.shard_list(catalog, key, "", int)
         if pages and (not shards or shards[0][0] != 0 or shards[-1][0] >= pages):
             check.fail(f"{key} does not cover every page")
     lexical = check.dict(catalog, "lexical")
@@ -234,7 +224,8 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
     check.number(lexical, "scale", "lexical", positive=True)
     if check.int(lexical, "count", "lexical") != chunks:
         check.fail("lexical.count is not the chunk count")
-    check.payloads(lexical, "shards", "lexical", str)
+    check.int(lexical, "head", "lexical", 1)
+    check.shard_list(lexical, "shards", "lexical", str)
     sets = check.list(catalog, "vectors")
     if not sets:
         check.fail("vectors lists no vector set")
@@ -282,5 +273,26 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
             check.number(encoder, "scale", where, positive=True)
             if check.int(encoder, "dim", where, 1, MAX_DIM) != sets[encoder["vectors"]]["dim"]:
                 check.fail(f"{where}.dim differs from its vector set's")
-            check.payloads(encoder, "shards", where, int)
+            check.shard_list(encoder, "shards", where, int)
     return catalog
+
+
+def check_directory(entries: object, source: str) -> list[tuple]:
+    """A shard list's directory payload: `[[first key, name, bytes], ...]` ascending."""
+    if not isinstance(entries, list) or not entries:
+        raise BundleError(f"{source} is not a shard list directory: rebuild the site")
+    first = int if isinstance(entries[0], list) and entries[0] and \
+        isinstance(entries[0][0], int) else str
+    return Checker(source).entries(entries, "the directory", first)
+
+
+def _check_file(check: Checker, data: dict, key: str, where: str,
+                size: int | None = None) -> None:
+    """`[name, bytes]` of one payload (of `size` bytes when given)."""
+    entry = check.list(data, key, where)
+    at = f"{where + '.' if where else ''}{key}"
+    if not (len(entry) == 2 and isinstance(entry[1], int) and not isinstance(entry[1], bool)
+            and entry[1] >= 0 and (size is None or entry[1] == size)):
+        check.fail(f"{at} must be [name, bytes]" + (f" of {size} bytes" if size is not None
+                                                     else ""))
+    _check_payload_name(check, entry[0], at)

@@ -392,7 +392,7 @@ def stats_of(manifest: Manifest, *, out: Path, pages: int, chunks: int, embedded
              seconds: float, table: TableStats | None = None) -> BuildStats:
     from .bundle import payloads_of, read_catalog
 
-    payloads = payloads_of(read_catalog(out, manifest))
+    payloads = payloads_of(read_catalog(out, manifest), out)
     model_bytes = sum(p.bytes for p in payloads if p.name.startswith("model/model."))
     return BuildStats(
         pages=pages,

@@ -6,23 +6,33 @@ title twice); words are stemmed with Snowball's Porter stemmer. The bundle store
 per term, its postings with the BM25 score quantized to 1-255 under one scale; a
 query's score is the integer sum of its terms' stored scores, so every reader
 (Python, JavaScript) ranks identically.
+
+A term found in more than `HEAD_POSTINGS` chunks keeps only its `HEAD_POSTINGS`
+highest-scoring postings (ties to the lower chunk number) in its shard, the head; the
+rest, its tail, sits in a file of its own that a reader loads only for a filtered query.
+So the bytes a query reads do not grow with the site: the postings left out are those
+where a common word weighs least (static index pruning). An unfiltered query scores
+with the heads, a filtered one with every posting, so a filter never misses a match.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import pairwise
 
 import numpy as np
 
-from .payloads import group_by_size
+from .payloads import group_by_size, json_bytes
 
 LEXICAL_VERSION = 1
-SHARD_VERSION = 2
-"""Version of the sharded form (bundle format 2): postings addressed as (page, local)."""
+SHARD_VERSION = 3
+"""Version of the sharded form (bundle format 3): postings addressed as (page, local),
+long posting lists cut into a head and a tail."""
+HEAD_POSTINGS = 1024
+"""Postings of a term an unfiltered query reads: about 4 kB gzip however common the term."""
 K1 = 1.2
 B = 0.75
 FIELD_WEIGHTS = {"title": 2, "heading": 3, "body": 1}
@@ -109,13 +119,33 @@ class LexicalFields:
         return terms
 
 
+def head_of(docs: np.ndarray, quanta: np.ndarray, size: int = HEAD_POSTINGS) -> np.ndarray:
+    """The positions of a posting list's head: its `size` highest scores, ties to the
+    lower chunk number, in chunk order."""
+    if len(docs) <= size:
+        return np.arange(len(docs))
+    return np.sort(np.lexsort((docs, -quanta))[:size])
+
+
 @dataclass
 class LexicalIndex:
-    """Term -> (chunk ids ascending, quantized BM25 scores)."""
+    """Term -> (chunk ids ascending, quantized BM25 scores), every posting; `heads`: for
+    the terms that have a tail, the postings of their head."""
 
     count: int
     scale: float
     postings: dict[str, tuple[np.ndarray, np.ndarray]]
+    heads: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    head: int = 0
+    """Postings a term keeps in its head (HEAD_POSTINGS unless given)."""
+
+    def __post_init__(self) -> None:
+        self.head = self.head or HEAD_POSTINGS
+        if not self.heads:
+            for term, (docs, quanta) in self.postings.items():
+                if len(docs) > self.head:
+                    at = head_of(docs, quanta, self.head)
+                    self.heads[term] = (docs[at], quanta[at])
 
     @classmethod
     def build(cls, documents: Sequence[LexicalFields]) -> LexicalIndex:
@@ -142,11 +172,13 @@ class LexicalIndex:
             postings[term] = (docs.astype(np.int32), quanta.astype(np.int32))
         return cls(count=len(corpus), scale=scale, postings=postings)
 
-    def scores(self, query: str) -> np.ndarray:
-        """Quantized BM25 of every chunk for `query` (integers, as float64)."""
+    def scores(self, query: str, *, full: bool = False) -> np.ndarray:
+        """Quantized BM25 of every chunk for `query` (integers, as float64), from the
+        terms' heads; `full`: from every posting (a filtered query)."""
         total = np.zeros(self.count, dtype=np.int64)
         for term in dict.fromkeys(analyze(query)):
-            hit = self.postings.get(term)
+            hit = self.postings.get(term) if full else self.heads.get(term,
+                                                                      self.postings.get(term))
             if hit is not None:
                 total[hit[0]] += hit[1]
         return total.astype(np.float64)
@@ -191,44 +223,93 @@ class LexicalIndex:
                               pairs[:, 1].astype(np.int32))
         return cls(count=int(data["count"]), scale=float(data["scale"]), postings=postings)
 
-    def to_shards(self, starts: np.ndarray, *, target_bytes: int) -> list[tuple[str, dict]]:
+    def to_shards(self, starts: np.ndarray, *, target_bytes: int,
+                  put_tail: Callable[[bytes], list]) -> list[tuple[str, dict]]:
         """The index cut by term into shards of about `target_bytes` of JSON.
 
         Returns (first term, shard) pairs, terms ascending. A shard is `{"terms": [...],
-        "postings": [[page delta, local, quantum, ...], ...]}`: each posting names its
-        chunk by page number and position on the page (`starts[page] + local`), so a
-        page edit that keeps other pages' chunk counts leaves their postings unchanged.
+        "postings": [[page delta, local, quantum, ...], ...], "tails": [[i, name, bytes],
+        ...]}`: each posting names its chunk by page number and position on the page
+        (`starts[page] + local`), so a page edit that keeps other pages' chunk counts
+        leaves their postings unchanged; a term with a tail lists its head, and `tails`
+        names the file that `put_tail(data)` wrote for its term number `i` (a flat list
+        of the rest, in the same form).
         """
         terms = sorted(self.postings)
         flat: list[list[int]] = []
+        tails: list[list | None] = []
         sizes: list[int] = []
         for term in terms:
             docs, quanta = self.postings[term]
-            pages = np.searchsorted(starts, docs, side="right") - 1
-            local = docs - starts[pages]
-            rows = np.stack([np.diff(pages, prepend=0), local, quanta], axis=1)
-            flat.append(rows.ravel().tolist())
-            sizes.append(len(term) + 8 + 4 * rows.size)
+            kept = self.heads.get(term)
+            if kept is None:
+                flat.append(_flat(docs, quanta, starts))
+                tails.append(None)
+            else:
+                rest = np.ones(len(docs), dtype=bool)
+                rest[np.searchsorted(docs, kept[0])] = False
+                flat.append(_flat(*kept, starts))
+                tails.append(put_tail(json_bytes(_flat(docs[rest], quanta[rest], starts))))
+            sizes.append(len(term) + 8 + 4 * len(flat[-1]))
         cuts = [*group_by_size(sizes, target_bytes), len(terms)] if terms else [0]
-        return [(terms[a], {"terms": terms[a:b], "postings": flat[a:b]})
+        return [(terms[a], {"terms": terms[a:b], "postings": flat[a:b],
+                            "tails": [[i - a, *tails[i]] for i in range(a, b)
+                                      if tails[i] is not None]})
                 for a, b in pairwise(cuts)]
 
     @classmethod
     def from_shards(cls, shards: Sequence[dict], *, starts: np.ndarray, count: int,
-                    scale: float) -> LexicalIndex:
-        """The inverse of `to_shards` over all shards (raises ValueError when malformed)."""
+                    scale: float, head: int,
+                    read_tail: Callable[[str, int], object]) -> LexicalIndex:
+        """The inverse of `to_shards` over all shards (heads of `head` postings), reading
+        each tail with `read_tail(name, bytes)` (raises ValueError when malformed)."""
         postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        heads: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for shard in shards:
-            for term, flat in zip(shard["terms"], shard["postings"], strict=True):
+            terms = shard["terms"]
+            for term, flat in zip(terms, shard["postings"], strict=True):
                 if not isinstance(term, str):
                     raise ValueError(f"term {term!r} is not a string")
-                rows = np.asarray(flat, dtype=np.int64).reshape(-1, 3)
-                pages = np.cumsum(rows[:, 0])
-                if len(rows) and (pages.min() < 0 or pages.max() >= len(starts) - 1):
-                    raise ValueError(f"postings of {term!r} name a page that does not exist")
-                docs = starts[pages] + rows[:, 1]
-                if len(rows) and (docs.min() < 0 or docs.max() >= count
-                                  or np.any(docs >= starts[pages + 1])):
-                    raise ValueError(f"postings of {term!r} name a chunk that does not exist")
-                postings[term] = (docs.astype(np.int32), rows[:, 2].astype(np.int32))
-        return cls(count=count, scale=scale, postings=postings)
+                postings[term] = _unflat(term, flat, starts, count)
+            for entry in shard["tails"]:
+                if not (isinstance(entry, list) and len(entry) == 3
+                        and isinstance(entry[0], int) and 0 <= entry[0] < len(terms)):
+                    raise ValueError(f"a tail entry {str(entry)[:60]} names no term")
+                term = terms[entry[0]]
+                if len(postings[term][0]) != head:
+                    raise ValueError(f"{term!r} has a tail but not a full head")
+                head_postings = postings[term]
+                tail = _unflat(term, read_tail(entry[1], entry[2]), starts, count)
+                docs = np.concatenate([head_postings[0], tail[0]])
+                order = np.argsort(docs, kind="stable")
+                if np.any(np.diff(docs[order]) == 0):
+                    raise ValueError(f"the head and tail of {term!r} share a chunk")
+                heads[term] = head_postings
+                postings[term] = (docs[order],
+                                  np.concatenate([head_postings[1], tail[1]])[order])
+            for term in terms:
+                if term not in heads and len(postings[term][0]) > head:
+                    raise ValueError(f"{term!r} lists more than {head} postings and no tail")
+        return cls(count=count, scale=scale, postings=postings, heads=heads, head=head)
+
+
+def _flat(docs: np.ndarray, quanta: np.ndarray, starts: np.ndarray) -> list[int]:
+    pages = np.searchsorted(starts, docs, side="right") - 1
+    local = docs - starts[pages]
+    return np.stack([np.diff(pages, prepend=0), local, quanta], axis=1).ravel().tolist()
+
+
+def _unflat(term: str, flat: object, starts: np.ndarray,
+            count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Postings from their flat form; ValueError when they name no real chunk."""
+    if not isinstance(flat, list):
+        raise ValueError(f"the postings of {term!r} are not a list")
+    rows = np.asarray(flat, dtype=np.int64).reshape(-1, 3)
+    pages = np.cumsum(rows[:, 0])
+    if len(rows) and (pages.min() < 0 or pages.max() >= len(starts) - 1):
+        raise ValueError(f"postings of {term!r} name a page that does not exist")
+    docs = starts[pages] + rows[:, 1]
+    if len(rows) and (docs.min() < 0 or docs.max() >= count
+                      or np.any(docs >= starts[pages + 1])):
+        raise ValueError(f"postings of {term!r} name a chunk that does not exist")
+    return docs.astype(np.int32), rows[:, 2].astype(np.int32)

@@ -1,26 +1,36 @@
-"""The partitioned vector layout (IVF): k-means partitions cut at build time, and the
-nearest ones probed at query time, so that a query reads a small share of the vectors.
+"""The partitioned vector layout (IVF with sign codes): k-means partitions cut at build
+time; a query ranks them by a coarse code, scans the nearest with one bit per dimension,
+and scores its best candidates exactly, so that it reads a small share of the vectors.
 
 Build: spherical k-means (numpy, seeded, so the same vectors give the same partitions)
-over the stored int8 rows; each partition keeps its chunk ids, ascending. The centroids
-are stored as int8 codes with their own global scale (only their order matters).
+over the stored int8 rows, partitions of about `PARTITION_ROWS` rows; each keeps its
+chunk ids, ascending. The centroids are stored as int8 codes with their own global
+scale; readers get only their sign bits.
 
 Rebuild: given the centroids of the build before, every row goes to the nearest of them
 and k-means is not run, as long as the partitions stay within `drifted`'s bounds. An
 unchanged row (same int8 codes) then stays in its partition, so an edit to one page
 changes only the partitions that gain or lose one of its chunks.
 
-Query: the partitions in the order of the integer dot product of their centroid's codes
-with the query's codes (ties by partition number). The first `probe` are scanned, then
-the next ones while their dot product is at least half the best one, up to
-`probe_max` (all of them when the caller asks, as a filtered query does): a query near
-one cluster reads few partitions, an ambiguous one more. Every reader computes the same
-integers, so every reader probes the same partitions.
+Query (int8 codes q), in integers every reader computes alike:
 
-Sizes (bench/vector_layout.py, on real vectors): partitions of about `PARTITION_ROWS`
-rows, `PROBE` to `PROBE_MAX` of them per query, and the layout only from
-`PARTITIONED_MIN_CHUNKS` chunks up; below that the exact scan costs little and misses
-nothing.
+1. rank the partitions by the sign score of their centroid (`sign_scores`: the sum of
+   q_i over the dimensions where the centroid is not negative, minus the sum over the
+   others), ties by partition number;
+2. probe them in that order until they hold at least `PROBE_ROWS` rows (`probed`);
+3. give every row of the probed partitions its sign score, from one bit per dimension;
+4. take the best `CANDIDATES` rows by sign score (ties by chunk number) and score them
+   exactly (the int8 dot product, as the exact layout does); no other row gets a score.
+
+The sign score of a row is a coarse stand-in for its dot product: on real vectors the
+true top 10 is among the best 100 by sign score 99 times in 100 (bench/vector_layout.py),
+so the exact scores of those 100 give the ranking the exact layout gives, while a
+query reads 6 bytes of sign bits per row it probes and the int8 rows of only the few
+partitions its candidates lie in. The fusion takes the vector signal's first 100 chunks
+in every layout (ranking.VECTOR_CHUNKS).
+
+Sizes (bench/vector_layout.py): partitions of about `PARTITION_ROWS` rows, `PROBE_ROWS`
+rows probed, the layout from `PARTITIONED_MIN_CHUNKS` chunks up.
 """
 
 from __future__ import annotations
@@ -29,15 +39,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-PARTITION_ROWS = 256
-"""Rows a partition holds on average (k = chunks / PARTITION_ROWS, rounded)."""
-PROBE = 12
-"""Partitions a query scans at least (without a filter)."""
-PROBE_MAX = 96
-"""Partitions a query scans at most (without a filter). With PROBE, the least that keeps
-recall@10 against the exact scan at 0.98 or more at 9k, 38k and 151k chunks
-(bench/vector_layout.py)."""
-PARTITIONED_MIN_CHUNKS = 8192
+PARTITION_ROWS = 64
+"""Rows a partition holds on average (k = chunks / PARTITION_ROWS, rounded). Small
+partitions follow a query's neighbours closely; their sign-bit centroids keep the cost
+of ranking many of them small (48 bytes each at dim 384)."""
+PROBE_ROWS = 4096
+"""Rows a query probes at least: partitions are probed in order until they hold this many."""
+CANDIDATES = 100
+"""Rows a query scores exactly: the best by sign score among the probed rows."""
+PARTITIONED_MIN_CHUNKS = 4096
 """`vector_layout: auto` partitions the vectors from this many chunks up."""
 TRAIN_ROWS = 65536
 """k-means fits on at most this many rows (a seeded sample), then assigns every row."""
@@ -46,9 +56,9 @@ SEED = 20261123
 REFIT_COUNT_RATIO = 1.25
 """A rebuild fits new centroids when the partition count the size asks for and the kept
 one differ by more than this factor (the site grew or shrank by about a quarter)."""
-REFIT_LARGEST = 4
-"""... or when the largest partition holds more than this many times PARTITION_ROWS (a fresh
-fit's largest partition holds 2.9-3.6 times at 37k-150k rows: bench/vector_layout.py)."""
+REFIT_LARGEST = 6
+"""... or when the largest partition holds more than this many times PARTITION_ROWS (a
+fresh fit's largest holds up to about 5 times: bench/vector_layout.py)."""
 
 
 @dataclass(frozen=True)
@@ -151,23 +161,38 @@ def drifted(sizes: list[int], *, rows: int, rows_per_partition: int = PARTITION_
             or max(sizes, default=0) > REFIT_LARGEST * rows_per_partition)
 
 
-def probe_order(centroids: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Partition numbers, nearest first (integer dot product descending, ties by number),
-    and each partition's dot product."""
-    dots = centroids.astype(np.int64) @ np.asarray(codes).astype(np.int64)
-    return np.lexsort((np.arange(len(dots)), -dots)), dots
+def sign_bits(rows: np.ndarray) -> np.ndarray:
+    """One bit per dimension (set where the value is not negative), packed least
+    significant bit first: row i's bit d is bit d % 8 of byte d // 8 (uint8, n x
+    ceil(dim / 8))."""
+    return np.packbits(np.asarray(rows) >= 0, axis=1, bitorder="little")
 
 
-def probed(centroids: np.ndarray, codes: np.ndarray, *, probe: int, probe_max: int,
-           every: bool = False) -> list[int]:
-    """The partitions a query scans, nearest first: the first `probe`, then the next ones
-    while twice their dot product reaches the best one, `probe_max` at most; all of
-    them when `every`."""
-    order, dots = probe_order(centroids, codes)
-    if every:
-        return order.tolist()
-    count = min(probe, len(order))
-    best = int(dots[order[0]]) if len(order) else 0
-    while count < min(probe_max, len(order)) and 2 * int(dots[order[count]]) >= best:
-        count += 1
-    return order[:count].tolist()
+def sign_scores(bits: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """The sign score of each row of `bits` for the query's int8 `codes`: the sum of
+    codes over the dimensions whose bit is set, minus the sum over the others (int64)."""
+    codes = np.asarray(codes, dtype=np.int64)
+    if not len(bits):
+        return np.zeros(0, dtype=np.int64)
+    signs = np.unpackbits(bits, axis=1, count=len(codes), bitorder="little")
+    return 2 * (signs.astype(np.int64) @ codes) - int(codes.sum())
+
+
+def probe_order(centroid_bits: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Partition numbers by their centroid's sign score, best first (ties by number)."""
+    scores = sign_scores(centroid_bits, codes)
+    return np.lexsort((np.arange(len(scores)), -scores))
+
+
+def probed(centroid_bits: np.ndarray, sizes: np.ndarray, codes: np.ndarray, *,
+           probe_rows: int) -> list[int]:
+    """The partitions a query probes, nearest first: in `probe_order` until they hold at
+    least `probe_rows` rows (all of them on a smaller set)."""
+    order = probe_order(centroid_bits, codes)
+    held = np.cumsum(np.asarray(sizes, dtype=np.int64)[order])
+    return order[:int(np.searchsorted(held, probe_rows)) + 1].tolist()
+
+
+def candidates(ids: np.ndarray, scores: np.ndarray, count: int) -> np.ndarray:
+    """The `count` best rows by sign score, ties by chunk number: their chunk ids."""
+    return ids[np.lexsort((ids, -scores))[:count]]

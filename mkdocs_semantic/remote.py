@@ -2,11 +2,13 @@
 
 A URL's bundle is downloaded into a user cache directory keyed by the URL:
 the manifest every time (it is small and never cached long), then the catalog and
-every payload it lists, each only when the cache lacks a copy with the hash its name
-carries. Payload names are content-hashed, so a redeployed site costs only its
-changed files. The partitions of a partitioned vector set are the exception: a query
-reads a few of them, so each is fetched (and kept) when a query first probes it
-(`payload_fetcher`), unless the caller asks for everything up front.
+every payload of the bundle (bundle.walk_payloads: those it lists, then those its
+directories and other payloads name), each only when the cache lacks a copy with the
+hash its name carries. Payload names are content-hashed, so a redeployed site costs
+only its changed files. The partitions of a partitioned vector set are the exception:
+a query reads a few of them, so each partition's files are fetched (and kept) when a
+query first needs them (`payload_fetcher`), unless the caller asks for everything up
+front.
 
 A fetch is bounded: the manifest may be at most `MAX_MANIFEST_BYTES`, a payload
 file no larger than the catalog says, and the whole fetch must finish within
@@ -39,12 +41,14 @@ import platformdirs
 from . import __version__
 from .bundle import (
     MANIFEST,
+    ON_DEMAND,
     BundleError,
     Manifest,
     check_catalog,
     find_bundle_dir,
     parse_json,
-    payloads_of,
+    read_payload,
+    walk_payloads,
 )
 from .bundle_format import MAX_MANIFEST_BYTES
 from .files import atomic_write, sha256_file
@@ -178,13 +182,22 @@ def fetch_bundle(url: str, *, cache_dir: Path | None = None,
                    opener=opener, deadline=deadline, listed_by="manifest")
             catalog = check_catalog(parse_json((target / entry.name).read_bytes(),
                                                target / entry.name), manifest, manifest_url)
-            payloads = payloads_of(catalog)
-            later = set() if everything else on_demand(catalog)
-            for payload in payloads:  # names were checked: no "..", no other folders
-                if payload.name in later:
-                    continue
-                _fetch(manifest_url, target, payload.name, size=payload.bytes,
-                       sha256=_hash_in_name(payload.name), opener=opener, deadline=deadline)
+            payloads = []
+
+            def here(payload) -> bool:
+                """Fetched now, or kept from an earlier fetch (then what it names is kept)."""
+                return (everything or not payload.name.startswith(ON_DEMAND)
+                        or (target / payload.name).is_file())
+
+            # each payload is fetched before the walk reads what it names; names were
+            # checked: no "..", no other folders
+            for payload in walk_payloads(
+                    catalog, lambda name, size: read_payload(target, name, size), expand=here):
+                payloads.append(payload)
+                if everything or not payload.name.startswith(ON_DEMAND):
+                    _fetch(manifest_url, target, payload.name, size=payload.bytes,
+                           sha256=_hash_in_name(payload.name), opener=opener,
+                           deadline=deadline)
             atomic_write(target / SOURCE_FILE, json.dumps({
                 "url": url, "manifest": manifest_url, "base_url": base_url}).encode())
             atomic_write(target / MANIFEST, raw)
@@ -197,12 +210,6 @@ def fetch_bundle(url: str, *, cache_dir: Path | None = None,
         elif old.is_dir() and not any(old.iterdir()):
             old.rmdir()
     return target, base_url
-
-
-def on_demand(catalog: dict) -> set[str]:
-    """The payloads a reader fetches only when a query needs them: vector partitions."""
-    return {name for vectors in catalog["vectors"] if vectors["layout"] == "partitioned"
-            for _, name, _ in vectors["partitions"]}
 
 
 def payload_fetcher(root: Path) -> Callable[[str, int], None] | None:

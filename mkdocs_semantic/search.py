@@ -74,16 +74,13 @@ class Searcher:
                               "encoder='transformer'")
         self._embedder = embedder
         self._static: StaticQueryEncoder | None = None
-        starts = np.asarray(bundle.catalog["pages"]["starts"], dtype=np.int64)
-        pages = len(starts) - 1
-        self._page_of_chunk = np.repeat(np.arange(pages), np.diff(starts))
+        pages = len(bundle.pages.counts)
+        self._page_of_chunk = bundle.pages.page_of_chunk
         self._boosts = np.ones(pages)
         for page, boost in bundle.catalog["pages"]["boosts"].items():
             self._boosts[int(page)] = float(boost)
         self._priors = size_priors(self._page_of_chunk, pages)
-        self._sections = np.arange(len(self._page_of_chunk))
-        for chunk, first in bundle.catalog["pages"]["pieces"]:
-            self._sections[chunk] = first
+        self._sections = bundle.pages.sections
 
     @classmethod
     def open(cls, path: str | Path, embedder: Embedder | None = None, *,
@@ -173,13 +170,14 @@ class Searcher:
         if mode in ("hybrid", "vector") and vector is not None:
             # A filter scores every chunk: partitions probed by distance alone could hold
             # none of the eligible chunks, and a filtered query must miss none.
-            vector_scores = self.scores(vector, every=bool(filters))
+            vector_scores = self.bundle.vectors.scores(
+                vector, every=bool(filters), among=self.filter_partitions(filters))
             passing = eligible & ~np.isnan(vector_scores)
             signals.append(Signal(vector_scores,
                                   chunk_order(vector_scores, passing)[:VECTOR_CHUNKS],
                                   floor=self.bundle.vectors.mean_score(vector)))
         if mode in ("hybrid", "lexical"):
-            lexical_scores = self.bundle.lexical.scores(query)
+            lexical_scores = self.bundle.lexical.scores(query, full=bool(filters))
             signals.append(Signal(lexical_scores,
                                   chunk_order(lexical_scores, eligible & (lexical_scores > 0)),
                                   floor=0.0, ceiling=self.bundle.lexical.possible(query)))
@@ -189,6 +187,20 @@ class Searcher:
         terms = query_terms(query)
         return [self._result(r.chunk, r.page_score, vector_scores, lexical_scores,
                              section_score=r.section_score, terms=terms) for r in fused]
+
+    def filter_partitions(self, filters: dict[str, list[str]] | None) -> list[int] | None:
+        """The partitions that hold a chunk passing `filters` (partitioned layout, with a
+        filter); None otherwise. The facets payload lists, per value, the partitions
+        holding its pages' chunks: a filter's are those listed for one of its values,
+        under every key."""
+        if not filters or self.bundle.vectors.layout != "partitioned":
+            return None
+        listed = self.bundle.facets["partitions"]
+        picked: set[int] | None = None
+        for key, wanted in filters.items():
+            held = {p for value in wanted for p in listed.get(key, {}).get(value, [])}
+            picked = held if picked is None else picked & held
+        return sorted(picked or ())
 
     def filter_mask(self, filters: dict[str, list[str]] | None) -> np.ndarray:
         """Chunks whose page matches every filter key (any of that key's values)."""

@@ -112,7 +112,8 @@ def test_fragments_carry_code_and_the_deepest_heading(tmp_path):
     assert pages[1][3][1] == ["deep", ["Part", "Section 3", "Deep"],
                               ["Create the app:", "app = FastAPI()", "Then run it."], "s"]
     assert pages[0][3][0][2] == "Text of section 0 ✓ 東京 مرحبا"  # no code: one string
-    assert [5, 4] in catalog["pages"]["pieces"]
+    # chunk 5 continues chunk 4's section (page 2's chunks are 4 and 5)
+    assert read_bundle(tmp_path).pages.sections.tolist() == [0, 1, 2, 3, 4, 4]
     read = read_bundle(tmp_path).chunks
     # Read back as written: its own anchor and path (what was embedded), and the deep link.
     assert (read[3].anchor, read[3].path) == (chunks[3].anchor, chunks[3].path)
@@ -206,14 +207,16 @@ def test_unknown_format_names_both_versions(tmp_path):
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     manifest["format"] = 99
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(BundleError, match=r"format 99.*reads format 2"):
+    with pytest.raises(BundleError, match=r"format 99.*reads format 3"):
         read_bundle(tmp_path)
 
 
-def test_a_format_1_bundle_is_refused_with_what_to_do(tmp_path):
-    shutil.copytree(FIXTURES / "v1", tmp_path / "v1")
-    with pytest.raises(BundleError, match=r"format 1; .* reads format 2: rebuild the site"):
-        read_bundle(tmp_path / "v1")
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_older_format_is_refused_with_what_to_do(tmp_path, version):
+    shutil.copytree(FIXTURES / f"v{version}", tmp_path / "old")
+    with pytest.raises(BundleError,
+                       match=rf"format {version}; .* reads format 3: rebuild the site"):
+        read_bundle(tmp_path / "old")
 
 
 def test_changed_truncated_or_missing_payloads_are_named(tmp_path):
@@ -298,7 +301,11 @@ def test_bad_manifest_fields_are_refused_by_name(tmp_path, field, value, message
     ("fragments", {"a": 1}, r"fragments must be a list"),
     ("text.0.1", "../text.0123456789abcdef.json", r"not a payload name"),
     ("lexical.shards.0.1", "/abs/lex.0123456789abcdef.json", r"not a payload name"),
-    ("pages.starts", [0, 1], r"pages\.starts must rise"),
+    ("pages.count", 7, r"pages\.count is not the manifest's page count"),
+    ("pages.table.1", 3, r"pages\.table must be \[name, bytes\] of \d+ bytes"),
+    ("facets", "facets.json", r"facets must be a list"),
+    ("fragments", {"dirs": 1}, r"fragments\.dirs must be a list"),
+    ("lexical.head", 0, r"lexical\.head is 0"),
     ("pages.boosts", {"0": -1}, r"pages\.boosts has a bad entry"),
     ("encoders.static.dim", 12, r"encoders\.static\.dim"),
 ])

@@ -166,8 +166,8 @@ def test_stats_counts_sections_and_files(site):
                and p.name != "semantic.js"]
     assert sum(f["files"] for f in facts["files"].values()) == len(on_disk)
     assert facts["total_bytes"] == sum(p.stat().st_size for p in on_disk)
-    assert set(facts["files"]) == {"catalog", "fragments", "text", "lexical", "vectors",
-                                   "table", "model"}
+    assert set(facts["files"]) == {"catalog", "pages", "facets", "fragments", "text",
+                                   "lexical", "vectors", "table", "model"}
     assert facts["model"]["dim"] == 384 and facts["dtype"] == "i8"
     assert facts["query_encoder"] == "static"
 
@@ -302,7 +302,7 @@ def test_unknown_manifest_format_names_both_versions(bundle_copy):
     (bundle_copy / "manifest.json").write_text(json.dumps(manifest))
     result = CliRunner().invoke(cli, ["stats", str(bundle_copy)])
     assert result.exit_code == 1
-    assert "format 99" in result.stderr and "reads format 2" in result.stderr
+    assert "format 99" in result.stderr and "reads format 3" in result.stderr
 
 
 def test_missing_source_and_unreachable_url(tmp_path):

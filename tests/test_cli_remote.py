@@ -345,15 +345,15 @@ def test_a_failed_refresh_leaves_the_earlier_copy_as_it_was(deployed, tmp_path):
 
 @pytest.fixture(scope="module")
 def partitioned_project(tmp_path_factory) -> Path:
-    """The sample site in the partitioned layout, partitions of a few chunks and a query
-    probing one or two of them."""
+    """The sample site in the partitioned layout, partitions of a few chunks, a query
+    probing some of them and scoring two candidates exactly."""
     from mkdocs_semantic import partitions
 
     root = tmp_path_factory.mktemp("partitioned")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(partitions, "PARTITION_ROWS", 2)
-        patch.setattr(partitions, "PROBE", 1)
-        patch.setattr(partitions, "PROBE_MAX", 2)
+        patch.setattr(partitions, "PROBE_ROWS", 3)
+        patch.setattr(partitions, "CANDIDATES", 2)
         build_sample_site(root, vector_layout="partitioned")
     return root
 
@@ -363,59 +363,67 @@ def deployed_partitioned(partitioned_project, tmp_path) -> Iterator[StaticSite]:
     yield from serve_copy(partitioned_project, tmp_path)
 
 
-def test_a_partitioned_site_downloads_only_the_partitions_its_queries_probe(
+def test_a_partitioned_site_downloads_only_the_partitions_its_queries_need(
         partitioned_project, deployed_partitioned, tmp_path):
+    """A query fetches the bits files of the partitions it probes and the rows files of
+    those holding its candidates; everything else comes down up front."""
     from mkdocs_semantic.search import Searcher
 
     site, server = partitioned_project / "site", deployed_partitioned
     local = Searcher.open(site)
-    spec = local.bundle.catalog["vectors"][0]
-    partition_files = [name.rsplit("/", 1)[-1] for _, name, _ in spec["partitions"]]
-    assert len(partition_files) >= 4
+    vectors = local.bundle.vectors
+    bits_files = [name.rsplit("/", 1)[-1] for name in vectors.bits_files]
+    rows_files = [vectors.partition(p).rows_file[0].rsplit("/", 1)[-1]
+                  for p in range(len(bits_files))]
+    assert len(bits_files) >= 4
 
-    def probed(query: str) -> set[str]:
-        return {partition_files[p] for p in local.bundle.vectors.probed(local.embed(query))}
+    def needed(query: str) -> set[str]:
+        codes = local.embed(query)
+        wanted = set(vectors.candidate_ids(codes).tolist())
+        probed = vectors.probed(codes)
+        return {bits_files[p] for p in probed} | {
+            rows_files[p] for p in probed if wanted & set(vectors.partition(p).ids.tolist())}
 
     cache, url = tmp_path / "cache", server.url + "docs/"
     first = run("query", url, "cookies", "--json", "--cache-dir", str(cache))
     assert first.exit_code == 0, first.output
     here = json.loads(run("query", str(site), "cookies", "--json").stdout)
     assert json.loads(first.stdout)["results"] == here["results"] and here["results"]
-    fetched = {n for n in server.downloads() if n.startswith("ivf.")}
-    assert fetched == probed("cookies") and len(fetched) < len(partition_files)
-    others = {f["name"].rsplit("/", 1)[-1] for f in listed(site / "semantic")} - \
-        set(partition_files)
+    on_demand = set(bits_files) | set(rows_files)
+    fetched = set(server.downloads()) & on_demand
+    assert fetched == needed("cookies") and len(fetched) < len(on_demand)
+    others = {f["name"].rsplit("/", 1)[-1] for f in listed(site / "semantic")} - on_demand
     assert others <= set(server.downloads())  # everything else came down up front
 
-    # the same query again: nothing new; another query: only partitions not yet here
+    # the same query again: nothing new; another query: only files not yet here
     server.requested.clear()
     assert run("query", url, "cookies", "--cache-dir", str(cache)).exit_code == 0
     assert server.downloads() == []
     again = run("query", url, "path parameters", "--json", "--cache-dir", str(cache))
     assert again.exit_code == 0, again.output
-    assert set(server.downloads()) == probed("path parameters") - fetched
+    assert set(server.downloads()) == needed("path parameters") - fetched
     folder = next(cache.iterdir())
-    kept = {p.name for p in (folder / "vectors").iterdir() if p.name.startswith("ivf.")}
-    assert kept == fetched | probed("path parameters")
+    kept = {p.name for p in (folder / "vectors").iterdir()} & on_demand
+    assert kept == fetched | needed("path parameters")
 
     # --all: every file at once
     server.requested.clear()
     whole = run("query", url, "cookies", "--all", "--cache-dir", str(tmp_path / "all"))
     assert whole.exit_code == 0, whole.output
-    assert set(partition_files) <= set(server.downloads())
+    assert on_demand <= set(server.downloads())
 
 
 def test_a_partition_that_is_not_what_its_name_says_is_refused_and_not_kept(
         deployed_partitioned, tmp_path):
-    root, manifest = bundle_files(deployed_partitioned)
-    catalog = json.loads((root / manifest["catalog"]["name"]).read_text())
-    for _, name, _ in catalog["vectors"][0]["partitions"]:
-        data = bytearray((root / name).read_bytes())
-        data[-1] ^= 1  # one vector component off by one
-        (root / name).write_bytes(bytes(data))
+    root, _ = bundle_files(deployed_partitioned)
+    for path in (root / "vectors").iterdir():
+        if path.name.startswith(("bin.", "row.")):
+            data = bytearray(path.read_bytes())
+            data[-1] ^= 1  # one sign byte or vector component off by one
+            path.write_bytes(bytes(data))
     cache = tmp_path / "cache"
     result = run("query", deployed_partitioned.url + "docs/", "cookies", "--cache-dir",
                  str(cache))
     assert result.exit_code == 1 and "does not match its catalog" in result.stderr
     folder = next(cache.iterdir())
-    assert not [p for p in (folder / "vectors").iterdir() if p.name.startswith("ivf.")]
+    assert not [p for p in (folder / "vectors").iterdir() if p.name.startswith(("bin.", "row."))]

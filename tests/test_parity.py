@@ -55,13 +55,14 @@ def test_python_answers_match_the_committed_expectations(generator, layout):
 
 
 def test_the_partitioned_fixture_probes_some_partitions_and_filters_scan_all(expected):
-    """The partitioned twin holds the same vectors; unfiltered queries score only the
-    probed partitions (so some answers differ from the exact scan's), filtered ones
-    score every chunk and answer as the exact scan does."""
+    """The partitioned twin holds the same vectors; unfiltered queries score only their
+    candidates (so some answers differ from the exact scan's), filtered ones score every
+    eligible chunk and answer as the exact scan does."""
     partitioned = Searcher.open(PARITY / "bundle-partitioned")
     vectors = partitioned.bundle.vectors
     assert vectors.layout == "partitioned"
-    assert 2 == vectors.probe < vectors.probe_max < len(vectors.parts)
+    assert vectors.candidates < vectors.probe_rows < vectors.rows
+    assert 1 < len(vectors.probed(partitioned.embed("keep a copy"))) < len(vectors.partitions)
     assert (vectors.matrix() == Searcher.open(PARITY / "bundle").bundle.vectors.matrix()).all()
     twin = json.loads((PARITY / "expected-partitioned.json").read_text(encoding="utf-8"))
     assert any(a != b for a, b in zip(expected["queries"], twin["queries"]))
@@ -81,10 +82,14 @@ def test_python_analyzer_matches_the_committed_terms(generator):
 
 
 def test_the_bundle_has_several_shards_of_each_kind(searcher, expected):
+    """Every shard list has several entries; the long ones are in directories, the
+    others in the catalog; some terms have a tail."""
     catalog = searcher.bundle.catalog
     shard_lists = [catalog["fragments"], catalog["lexical"]["shards"],
-                   catalog["vectors"][0]["parts"], catalog["encoders"]["static"]["shards"]]
-    assert all(len(shards) > 2 for shards in shard_lists)
+                   catalog["encoders"]["static"]["shards"]]
+    assert all("dirs" in shards and len(shards["dirs"]) > 1 for shards in shard_lists)
+    assert isinstance(catalog["text"], list) and len(catalog["vectors"][0]["parts"]) > 2
+    assert searcher.bundle.lexical.heads
     assert any(q["codes"] is None for q in expected["queries"])
     assert expected["filtered"]["results"]
 
@@ -170,7 +175,8 @@ def test_a_clear_keyword_winner_comes_first(searcher, expected):
 
 def test_the_cases_hold_a_boosted_page_and_a_split_section(searcher, expected):
     boosted = {int(p) for p in searcher.bundle.catalog["pages"]["boosts"]}
-    pieces = dict(searcher.bundle.catalog["pages"]["pieces"])  # later piece -> first piece
+    sections = searcher.bundle.pages.sections
+    pieces = {c: int(first) for c, first in enumerate(sections) if first != c}  # later -> first
     assert boosted and pieces
     listed = [r[0] for case in expected["cases"] for r in case["results"]]
     assert boosted & {int(searcher._page_of_chunk[c]) for c in listed}

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import shutil
 
 import numpy as np
 import pytest
 
 from mkdocs_semantic import partitions
-from mkdocs_semantic.bundle import BundleError, partition_bytes, read_bundle, write_bundle
+from mkdocs_semantic.bundle import BundleError, read_bundle, write_bundle
 from mkdocs_semantic.embedding import default_model_spec
 from mkdocs_semantic.quantize import quantize
 from mkdocs_semantic.query_encoder import query_codes
@@ -32,23 +33,37 @@ def clustered_vectors(n: int = CHUNKS, dim: int = 384) -> np.ndarray:
 
 @pytest.fixture
 def small_partitions(monkeypatch):
+    """Partitions of about 6 rows; a query probes 2 or 3 of them and scores 8 rows."""
     monkeypatch.setattr(partitions, "PARTITION_ROWS", 6)
-    monkeypatch.setattr(partitions, "PROBE", 2)
-    monkeypatch.setattr(partitions, "PROBE_MAX", 2)
+    monkeypatch.setattr(partitions, "PROBE_ROWS", 12)
+    monkeypatch.setattr(partitions, "CANDIDATES", 8)
 
 
-def test_the_probe_takes_the_nearest_then_those_within_half_the_best_dot():
-    # one-dimensional centroids: the dot products are the codes times the query's 1
-    centroids = np.array([[10], [40], [25], [19], [40], [-50]], dtype=np.int8)
-    query = np.array([1], dtype=np.int8)
-    assert partitions.probed(centroids, query, probe=1, probe_max=6) == [1, 4, 2]
-    assert partitions.probed(centroids, query, probe=1, probe_max=2) == [1, 4]
-    assert partitions.probed(centroids, query, probe=4, probe_max=6) == [1, 4, 2, 3]
-    assert partitions.probed(centroids, query, probe=1, probe_max=6, every=True) == \
-        [1, 4, 2, 3, 0, 5]
-    # 2 x 19 = 38 < 40 stops the probe; 2 x 20 = 40 would not
-    centroids[3] = 20
-    assert partitions.probed(centroids, query, probe=1, probe_max=6) == [1, 4, 2, 3]
+def test_sign_scores_add_the_codes_where_the_bit_is_set_and_subtract_the_rest():
+    rows = np.array([[1, -2, 0, 5], [-1, -1, -1, -1], [3, 3, 3, 3]], dtype=np.int8)
+    bits = partitions.sign_bits(rows)
+    assert bits.tolist() == [[0b1101], [0], [0b1111]]  # dimension d is bit d, 0 counts as set
+    codes = np.array([1, 2, 3, 4], dtype=np.int8)
+    assert partitions.sign_scores(bits, codes).tolist() == [1 - 2 + 3 + 4, -10, 10]
+    # more than 8 dimensions: bit d of byte d // 8
+    wide = np.zeros((1, 11), dtype=np.int8) - 1
+    wide[0, 9] = 4
+    assert partitions.sign_bits(wide).tolist() == [[0, 0b10]]
+
+
+def test_the_probe_takes_partitions_by_sign_score_until_they_hold_enough_rows():
+    centroids = partitions.sign_bits(np.array([[1, 1], [-1, -1], [1, -1], [-1, 1]], np.int8))
+    sizes = np.array([5, 5, 5, 5])
+    codes = np.array([3, 1], dtype=np.int8)  # scores 4, -4, 2, -2
+    assert partitions.probed(centroids, sizes, codes, probe_rows=1) == [0]
+    assert partitions.probed(centroids, sizes, codes, probe_rows=5) == [0]
+    assert partitions.probed(centroids, sizes, codes, probe_rows=6) == [0, 2]
+    assert partitions.probed(centroids, sizes, codes, probe_rows=100) == [0, 2, 3, 1]
+    # ties by partition number
+    assert partitions.probed(centroids, sizes, np.array([1, 1], np.int8),
+                             probe_rows=20) == [0, 2, 3, 1]
+    ids = np.array([7, 3, 9, 4])
+    assert partitions.candidates(ids, np.array([5, 8, 5, 1]), 3).tolist() == [3, 7, 9]
 
 
 def write(root, layout: str, n: int = CHUNKS, dtype: str = "i8"):
@@ -66,32 +81,38 @@ def test_partitioned_round_trip_holds_every_chunk_once(tmp_path, small_partition
     exact, part = read_bundle(tmp_path / "exact"), read_bundle(tmp_path / "part")
     vectors = part.vectors
     assert vectors.layout == "partitioned" and exact.vectors.layout == "exact"
-    assert 2 == vectors.probe < len(vectors.parts) == len(vectors.centroids)
-    ids = np.concatenate(vectors.ids)
+    assert vectors.probe_rows == 12 and vectors.candidates == 8
+    assert 4 < len(vectors.partitions) == len(vectors.centroid_bits) == len(vectors.sizes)
+    ids = np.concatenate([vectors.partition(p).ids for p in range(len(vectors.partitions))])
     assert sorted(ids.tolist()) == list(range(CHUNKS))
     np.testing.assert_array_equal(vectors.matrix(), exact.vectors.matrix())
     spec = catalog_of(tmp_path / "part")["vectors"][0]
     assert "parts" not in spec and spec["layout"] == "partitioned"
 
 
-def test_a_query_scores_the_probed_partitions_exactly_and_no_others(tmp_path,
-                                                                    small_partitions):
+def test_a_query_scores_its_candidates_exactly_and_no_others(tmp_path, small_partitions):
     write(tmp_path / "exact", "exact")
     write(tmp_path / "part", "partitioned")
     exact, part = read_bundle(tmp_path / "exact").vectors, read_bundle(tmp_path / "part").vectors
     codes = query_codes(clustered_vectors()[5] + 0.1)
-    full, probed = exact.scores(codes), part.scores(codes)
-    scored = np.flatnonzero(~np.isnan(probed))
-    want = np.concatenate([part.ids[p] for p in part.probed(codes)])
+    full, scored_now = exact.scores(codes), part.scores(codes)
+    scored = np.flatnonzero(~np.isnan(scored_now))
+    probed = part.probed(codes)
+    held = np.concatenate([part.partition(p).ids for p in probed])
+    assert 12 <= len(held) < CHUNKS
+    # the 8 best rows of the probed partitions by sign score, ties by chunk number
+    bits = np.concatenate([part.partition(p).bits for p in probed])
+    by_sign = partitions.sign_scores(bits, codes)
+    want = held[np.lexsort((held, -by_sign))[:8]]
     assert sorted(scored.tolist()) == sorted(want.tolist())
-    assert 0 < len(scored) < CHUNKS
-    np.testing.assert_array_equal(probed[scored], full[scored])
+    np.testing.assert_array_equal(scored_now[scored], full[scored])
     np.testing.assert_array_equal(part.scores(codes, every=True), full)
-    # the probe follows the integer dot products with the centroid codes, ties by number
-    dots = part.centroids.astype(np.int64) @ codes.astype(np.int64)
-    order = part.probed(codes, every=True)
-    assert all(dots[a] > dots[b] or (dots[a] == dots[b] and a < b)
+    # the probe follows the centroids' sign scores, ties by number
+    order = partitions.probe_order(part.centroid_bits, codes)
+    signs = partitions.sign_scores(part.centroid_bits, codes)
+    assert all(signs[a] > signs[b] or (signs[a] == signs[b] and a < b)
                for a, b in itertools.pairwise(order))
+    assert probed == order[:len(probed)].tolist()
 
 
 def test_a_filtered_query_misses_no_match_in_partitions_it_would_not_probe(
@@ -101,7 +122,7 @@ def test_a_filtered_query_misses_no_match_in_partitions_it_would_not_probe(
     exact, part = Searcher.open(tmp_path / "exact"), Searcher.open(tmp_path / "part")
     codes = query_codes(clustered_vectors()[5] + 0.1)
     plain = part.search_vector(codes, top_k=CHUNKS)
-    assert len(plain) < CHUNKS  # unfiltered: only the probed partitions' chunks
+    assert len(plain) == 8  # unfiltered: only the candidates
     assert all(r.vector_score is not None for r in plain)
     for section in ("Guide", "Operations"):
         options = {"mode": "vector", "top_k": CHUNKS, "filters": {"section": [section]}}
@@ -112,7 +133,7 @@ def test_a_filtered_query_misses_no_match_in_partitions_it_would_not_probe(
         assert len(got) == CHUNKS // 2
 
 
-def test_hybrid_results_outside_the_probed_partitions_have_no_vector_score(
+def test_hybrid_results_outside_the_candidates_have_no_vector_score(
         tmp_path, small_partitions):
     write(tmp_path, "partitioned")
     searcher = Searcher.open(tmp_path)
@@ -161,16 +182,15 @@ def test_an_empty_site_in_the_partitioned_layout(tmp_path):
 @pytest.mark.parametrize("field, value, message", [
     ("vectors.0.layout", "hnsw", r"vectors\[0\]\.layout 'hnsw' is not exact or partitioned"),
     ("vectors.0.dtype", "f16", r"vectors\[0\]\.dtype must be i8 in the partitioned layout"),
-    ("vectors.0.probe", 0, r"vectors\[0\]\.probe is 0, not a whole number from 1"),
-    ("vectors.0.probe", 99, r"vectors\[0\]\.probe is 99"),
-    ("vectors.0.probe", DELETE, r"vectors\[0\]\.probe is missing"),
-    ("vectors.0.probe_max", 1, r"vectors\[0\]\.probe_max is 1, not a whole number from 2"),
-    ("vectors.0.probe_max", DELETE, r"vectors\[0\]\.probe_max is missing"),
-    ("vectors.0.partitions.0.2", 5, r"vectors\[0\]\.partitions has a malformed entry"),
-    ("vectors.0.partitions.0.0", True, r"vectors\[0\]\.partitions has a malformed entry"),
-    ("vectors.0.partitions.0.1", "../ivf.0123456789abcdef.bin", r"not a payload name"),
-    ("vectors.0.partitions", [], r"vectors\[0\]\.partitions is empty"),
-    ("vectors.0.centroids.1", 7, r"vectors\[0\]\.centroids must be \[name, bytes\]"),
+    ("vectors.0.probe_rows", 0, r"vectors\[0\]\.probe_rows is 0, not a whole number from 1"),
+    ("vectors.0.probe_rows", DELETE, r"vectors\[0\]\.probe_rows is missing"),
+    ("vectors.0.candidates", 0, r"vectors\[0\]\.candidates is 0"),
+    ("vectors.0.candidates", 5000, r"vectors\[0\]\.candidates is 5000"),
+    ("vectors.0.partitions", 0, r"vectors\[0\]\.partitions is 0, not a whole number from 1"),
+    ("vectors.0.partitions", True, r"vectors\[0\]\.partitions is True"),
+    ("vectors.0.index.1", 5, r"vectors\[0\]\.index must be \[name, \d+\]"),
+    ("vectors.0.index.0", "../ivf.0123456789abcdef.bin", r"not a payload name"),
+    ("vectors.0.centroids.1", 7, r"vectors\[0\]\.centroids must be \[name, \d+\]"),
     ("vectors.0.centroids", DELETE, r"vectors\[0\]\.centroids is missing"),
     ("vectors.0.metric", "l2", r"vectors\[0\]\.metric is not ip"),
 ])
@@ -184,25 +204,50 @@ def test_bad_partitioned_fields_are_refused_by_name(tmp_path, small_partitions, 
         read_bundle(tmp_path)
 
 
+def republish(root, catalog: dict, old: str, data: bytes, folder: str, stem: str,
+              ext: str) -> str:
+    """Write `data` under its hashed name in place of payload `old`, renaming it
+    wherever the catalog names it; returns the new name."""
+    name = f"{folder}/{stem}.{hashlib.sha256(data).hexdigest()[:16]}.{ext}"
+    (root / name).write_bytes(data)
+    text = json.dumps(catalog).replace(old, name)
+    catalog.clear()
+    catalog.update(json.loads(text))
+    return name
+
+
 def test_partitions_whose_rows_do_not_add_up_or_overlap_are_refused(tmp_path,
                                                                     small_partitions):
+    from mkdocs_semantic import vector_store
+
     write(tmp_path, "partitioned")
     catalog = catalog_of(tmp_path)
-    catalog["vectors"][0]["partitions"].pop()
-    catalog["vectors"][0]["centroids"][1] -= 384
+    spec = catalog["vectors"][0]
+    index = bytearray((tmp_path / spec["index"][0]).read_bytes())
+    index[8:12] = (int.from_bytes(index[8:12], "little") + 1).to_bytes(4, "little")
+    republish(tmp_path, catalog, spec["index"][0], bytes(index), "vectors", "ivf", "bin")
     publish_catalog(tmp_path, catalog)
-    with pytest.raises(BundleError, match=r"partitions hold \d+ rows for 48 chunks"):
+    with pytest.raises(BundleError, match=r"lists \d+ rows for 48 chunks"):
         read_bundle(tmp_path)
-    # a partition that repeats another's chunk, re-hashed so that only its ids are wrong
+    # a partition that repeats another's chunk, its bits file and the index re-hashed so
+    # that only its ids are wrong
     write(tmp_path, "partitioned")
     catalog = catalog_of(tmp_path)
-    vectors = read_bundle(tmp_path).vectors
-    starts = np.array(catalog["pages"]["starts"])
-    ids = np.sort(np.append(vectors.ids[1][1:], vectors.ids[0][0]))  # b also claims a's first
-    data = partition_bytes(ids, vectors.parts[1], starts)
-    name = f"vectors/ivf.{hashlib.sha256(data).hexdigest()[:16]}.bin"
-    (tmp_path / name).write_bytes(data)
-    catalog["vectors"][0]["partitions"][1][1] = name
+    spec = catalog["vectors"][0]
+    bundle = read_bundle(tmp_path)
+    vectors, starts = bundle.vectors, bundle.pages.starts
+    first, second = vectors.partition(0), vectors.partition(1)
+    ids = np.sort(np.append(second.ids[1:], first.ids[0]))  # 1 also claims 0's first chunk
+    data = vector_store.partition_bytes(ids, vectors.partition_rows(1), starts,
+                                        rows_name=second.rows_file[0])
+    index = (tmp_path / spec["index"][0]).read_bytes()
+    old_bin = vector_store.parse_index(index, partitions_count=spec["partitions"], dim=384,
+                                       source="").bin_names[1]
+    new_bin = f"vectors/bin.{hashlib.sha256(data).hexdigest()[:16]}.bin"
+    (tmp_path / new_bin).write_bytes(data)
+    index = index.replace(bytes.fromhex(old_bin.split(".")[1]),
+                          bytes.fromhex(new_bin.split(".")[1]))
+    republish(tmp_path, catalog, spec["index"][0], index, "vectors", "ivf", "bin")
     publish_catalog(tmp_path, catalog)
     with pytest.raises(BundleError, match="holds chunks another partition holds"):
         read_bundle(tmp_path)
@@ -268,31 +313,35 @@ def test_a_one_page_edit_rewrites_only_the_partitions_that_hold_its_chunks(
 
     before = build()
     first = read_bundle(out)
-    assert len(first.vectors.parts) > 4
+    assert len(first.vectors.partitions) > 4
+    old = partitions_of(first)
     pages[10] = topic_page(10, sections=3, seed=1)
     after = build()
     second = read_bundle(out)
     assert first.scale == second.scale
-    np.testing.assert_array_equal(first.vectors.centroids, second.vectors.centroids)
-    old_starts, starts = first.catalog["pages"]["starts"], second.catalog["pages"]["starts"]
+    np.testing.assert_array_equal(first.vectors.centroid_bits, second.vectors.centroid_bits)
+    old_starts, starts = first.pages.starts, second.pages.starts
     assert starts[11] - starts[10] == old_starts[11] - old_starts[10] + 1
     assert len(second.chunks) == len(first.chunks) + 1
 
-    def partitions_of(bundle) -> list[tuple[str, bool]]:
-        """Per partition: its file, and whether it holds a chunk of page 10."""
-        spec = bundle.catalog["vectors"][0]
-        lo, hi = bundle.catalog["pages"]["starts"][10:12]
-        return [(name.removeprefix("vectors/"), bool(np.any((ids >= lo) & (ids < hi))))
-                for (_, name, _), ids in zip(spec["partitions"], bundle.vectors.ids)]
-
     # the same centroids: partition i is the same partition in both builds
-    old, new = partitions_of(first), partitions_of(second)
+    new = partitions_of(second)
     assert len(old) == len(new)
-    touched = [a[1] or b[1] for a, b in zip(old, new)]
-    assert [a[0] != b[0] for a, b in zip(old, new)] == touched
+    touched = [a[2] or b[2] for a, b in zip(old, new)]
+    assert [a[:2] != b[:2] for a, b in zip(old, new)] == touched
     changed = set(after) - set(before)
-    assert len(changed) == sum(touched) and 1 <= len(changed) <= 3  # of 12 partitions
+    # of 12 partitions, 1-3 change: their bits and rows files, and the index naming them
+    assert len(changed) == 2 * sum(touched) + 1 and 1 <= sum(touched) <= 3
     assert {name for name in after if name.startswith("cent.")} <= set(before)
+
+
+def partitions_of(bundle) -> list[tuple[str, str, bool]]:
+    """Per partition: its two files, and whether it holds a chunk of page 10."""
+    vectors = bundle.vectors
+    lo, hi = bundle.pages.starts[10:12]
+    return [(vectors.bits_files[p], vectors.partition(p).rows_file[0],
+             bool(np.any((vectors.partition(p).ids >= lo) & (vectors.partition(p).ids < hi))))
+            for p in range(len(vectors.partitions))]
 
 
 def test_the_layout_of_another_model_is_not_reused(tmp_path):

@@ -147,7 +147,7 @@ def tree_bytes(path: Path) -> int:
 
 
 def semantic_parts(site: Path) -> dict:
-    """The plugin's files in a site, from its bundle's catalog (format 2).
+    """The plugin's files in a site, from its bundle's catalog (format 3).
 
     `folders`: bytes of the payload files the catalog lists, by folder (fragments, text,
     vectors, lexical, table, model), each file once: payloads are named by their
@@ -164,7 +164,7 @@ def semantic_parts(site: Path) -> dict:
     root = site / "semantic"
     manifest = read_manifest(root)
     catalog = read_catalog(root, manifest)
-    entries = payloads_of(catalog)
+    entries = payloads_of(catalog, root)
     payloads = list({p.name: p for p in entries}.values())
     folders, files = _by_folder(payloads)
     listed, listed_files = _by_folder(entries)

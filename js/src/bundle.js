@@ -1,13 +1,13 @@
-// Reading a search bundle written by mkdocs_semantic/bundle.py (format 2): checks of the
+// Reading a search bundle written by mkdocs_semantic/bundle.py (format 3): checks of the
 // manifest and the catalog, payload names and URLs, hashes, and the binary payloads.
 // Pure functions over parsed JSON and ArrayBuffers, so they run in workers and in node tests.
 
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 export const SCALAR_BYTES = { i8: 1, f16: 2, f32: 4 };
 export const QUERY_ENCODERS = ["static", "transformer"];
 /** Ranking modes (mkdocs_semantic/bundle_format.py SEARCH_MODES). */
 export const SEARCH_MODES = ["hybrid", "vector", "lexical"];
-const LEXICAL_VERSION = 2;
+const LEXICAL_VERSION = 3;
 /** The most results a search may ask for (mkdocs_semantic/bundle_format.py MAX_TOP_K). */
 export const MAX_TOP_K = 1000;
 const MAX_DIM = 8192;
@@ -97,15 +97,34 @@ class Checker {
 
   /** A shard list `[[first key, name, bytes], ...]`, first keys ascending. */
   shards(data, key, where, firstType) {
-    const rows = this.list(data, key, where);
+    return this.entries(this.list(data, key, where), at(where, key), firstType);
+  }
+
+  /**
+   * A catalog shard list (mkdocs_semantic/shard_lists.py): its entries, or `{dirs}`,
+   * the directories that hold them. Returns `{entries}` or `{dirs}`, each a list of
+   * `{first, name, bytes}`.
+   */
+  shardList(data, key, where, firstType) {
+    const value = this.get(data, key, where);
+    if (isObject(value)) {
+      if (Object.keys(value).length !== 1 || !("dirs" in value)) this.fail(`${at(where, key)} must be a list or {dirs}`);
+      return { dirs: this.shards(value, "dirs", at(where, key), firstType) };
+    }
+    return { entries: this.shards(data, key, where, firstType) };
+  }
+
+  /** `rows` as a shard list `[[first key, name, bytes], ...]`, keys ascending. */
+  entries(rows, where, firstType) {
+    if (!Array.isArray(rows)) this.fail(`${where} must be a list`);
     const out = [];
     for (const row of rows) {
       const ok = Array.isArray(row) && row.length === 3 && isInt(row[2]) && row[2] >= 0 &&
         (firstType === "int" ? isInt(row[0]) : typeof row[0] === "string");
-      if (!ok) this.fail(`${at(where, key)} has a malformed entry ${show(row).slice(0, 80)}`);
-      this.name(row[1], at(where, key));
+      if (!ok) this.fail(`${where} has a malformed entry ${show(row).slice(0, 80)}`);
+      this.name(row[1], where);
       if (out.length && !(compareKeys(out[out.length - 1].first, row[0]) < 0)) {
-        this.fail(`${at(where, key)} is not in ascending order`);
+        this.fail(`${where} is not in ascending order`);
       }
       out.push({ first: row[0], name: row[1], bytes: row[2] });
     }
@@ -217,12 +236,7 @@ export function checkCatalog(data, manifest, source) {
   const queryPrefix = check.string(model, "query_prefix", "model");
 
   const pageInfo = check.object(data, "pages");
-  const starts = check.list(pageInfo, "starts", "pages");
-  let rising = starts.length === pages + 1 && starts[0] === 0 && starts[pages] === chunks;
-  for (let i = 0; rising && i < starts.length; i++) {
-    rising = isInt(starts[i]) && (i === 0 || starts[i] > starts[i - 1]);
-  }
-  if (!rising) check.fail("pages.starts must rise from 0 to the chunk count, one entry per page");
+  if (check.int(pageInfo, "count", "pages") !== pages) check.fail("pages.count is not the manifest's page count");
   const boosts = new Float64Array(pages).fill(1);
   for (const [key, boost] of Object.entries(check.object(pageInfo, "boosts", "pages"))) {
     if (!/^\d+$/.test(key) || Number(key) >= pages || typeof boost !== "number" ||
@@ -231,25 +245,13 @@ export function checkCatalog(data, manifest, source) {
     }
     boosts[Number(key)] = boost;
   }
-  const sections = new Int32Array(chunks);
-  for (let i = 0; i < chunks; i++) sections[i] = i;
-  for (const piece of check.list(pageInfo, "pieces", "pages")) {
-    if (!(Array.isArray(piece) && piece.length === 2 && isInt(piece[0]) && isInt(piece[1]) &&
-          piece[1] >= 0 && piece[1] < piece[0] && piece[0] < chunks)) {
-      check.fail(`pages.pieces has a bad entry ${show(piece).slice(0, 40)}`);
-    }
-    sections[piece[0]] = piece[1];
-  }
+  const pageTable = check.file(pageInfo, "table", "pages");
+  if (pageTable.bytes !== 8 + 2 * pages + Math.ceil(chunks / 8)) check.fail(`pages.table must be [name, bytes] of ${8 + 2 * pages + Math.ceil(chunks / 8)} bytes`);
+  const facets = check.file(data, "facets", "");
 
-  const facets = check.object(data, "facets");
-  for (const [key, values] of Object.entries(facets)) {
-    const ok = isObject(values) && Object.values(values).every(
-      (list) => Array.isArray(list) && list.every((p) => isInt(p) && p >= 0 && p < pages));
-    if (!ok) check.fail(`facets.${key} must map values to lists of page numbers`);
-  }
-
-  const fragments = check.shards(data, "fragments", "", "int");
-  if (pages && (!fragments.length || fragments[0].first !== 0 || fragments[fragments.length - 1].first >= pages)) {
+  const fragments = check.shardList(data, "fragments", "", "int");
+  const firstShards = fragments.entries ?? fragments.dirs;
+  if (pages && (!firstShards.length || firstShards[0].first !== 0 || firstShards[firstShards.length - 1].first >= pages)) {
     check.fail("fragments does not cover every page");
   }
 
@@ -259,7 +261,8 @@ export function checkCatalog(data, manifest, source) {
     scale: check.number(lex, "scale", "lexical", { positive: true }),
     count: check.int(lex, "count", "lexical"),
     stopwords: check.list(lex, "stopwords", "lexical"),
-    shards: check.shards(lex, "shards", "lexical", "string"),
+    head: check.int(lex, "head", "lexical", 1),
+    shards: check.shardList(lex, "shards", "lexical", "string"),
   };
   if (lexical.count !== chunks) check.fail("lexical.count is not the chunk count");
   if (!lexical.stopwords.every((w) => typeof w === "string")) check.fail("lexical.stopwords must be strings");
@@ -283,18 +286,10 @@ export function checkCatalog(data, manifest, source) {
       check.fail(`${where}.layout ${show(layout)} is not exact or partitioned, the layouts this version reads`);
     }
     out.layout = "exact";
-    const parts = check.shards(set, "parts", where, "int");
-    if (pages && (!parts.length || parts[0].first !== 0 || parts[parts.length - 1].first >= pages)) {
+    out.parts = check.shards(set, "parts", where, "int");
+    if (pages && (!out.parts.length || out.parts[0].first !== 0 || out.parts[out.parts.length - 1].first >= pages)) {
       check.fail(`${where}.parts does not cover every page`);
     }
-    out.parts = parts.map((part, p) => {
-      const end = p + 1 < parts.length ? parts[p + 1].first : pages;
-      const rows = starts[end] - starts[part.first];
-      if (part.bytes !== rows * out.dim * SCALAR_BYTES[dtype]) {
-        check.fail(`${part.name} should hold ${rows} vectors of ${out.dim} ${dtype}`);
-      }
-      return { ...part, firstChunk: starts[part.first], rows };
-    });
     return out;
   });
 
@@ -317,15 +312,14 @@ export function checkCatalog(data, manifest, source) {
       out.scale = check.number(encoder, "scale", where, { positive: true });
       out.dim = check.int(encoder, "dim", where, 1, MAX_DIM);
       if (out.dim !== vectors[out.vectors].dim) check.fail(`${where}.dim differs from its vector set's`);
-      out.shards = check.shards(encoder, "shards", where, "int");
+      out.shards = check.shardList(encoder, "shards", where, "int");
     }
     checked[kind] = out;
   }
   return {
     model: { dim, maxTokens, pooling, normalize: model.normalize, queryPrefix },
-    starts: Int32Array.from(starts),
+    pageTable,
     boosts,
-    sections,
     facets,
     fragments,
     lexical,
@@ -335,11 +329,57 @@ export function checkCatalog(data, manifest, source) {
 }
 
 /**
- * A partitioned vector set (mkdocs_semantic/bundle_format.py _check_partitioned): int8,
- * `centroids` [name, bytes] (one int8 row per partition), `partitions` [[rows, name,
- * bytes], ...] holding every chunk, `probe` <= `probe_max` (the fewest and the most
- * partitions a query scans).
+ * The exact layout's parts with their rows (`rows`, `firstChunk`), now that the page
+ * table gives each page's chunks; refuses a part whose size does not fit them.
  */
+export function exactParts(set, starts, source) {
+  const pages = starts.length - 1;
+  return set.parts.map((part, p) => {
+    const end = p + 1 < set.parts.length ? set.parts[p + 1].first : pages;
+    const rows = starts[end] - starts[part.first];
+    if (!(rows >= 0) || part.bytes !== rows * set.dim * SCALAR_BYTES[set.dtype]) {
+      throw new BundleError(`${source}: ${part.name} should hold ${rows} vectors of ${set.dim} ${set.dtype}: rebuild the site`);
+    }
+    return { ...part, firstChunk: starts[part.first], rows };
+  });
+}
+
+/** A shard list's directory payload: `[[first key, name, bytes], ...]` ascending. */
+export function checkDirectory(data, source) {
+  const check = new Checker(source);
+  if (!Array.isArray(data) || !data.length || !Array.isArray(data[0])) check.fail("it is not a shard list directory");
+  return check.entries(data, "the directory", typeof data[0][0] === "number" ? "int" : "string");
+}
+
+/**
+ * The page table (mkdocs_semantic/page_table.py): u32 pages, u32 chunks, pages x u16
+ * chunk counts, then one bit per chunk (least significant first), set where the chunk
+ * continues the section of the chunk before. Returns `{starts, pageOfChunk, sections}`.
+ */
+export function parsePageTable(buffer, { pages, chunks, name }) {
+  const fail = (what) => { throw new BundleError(`${name} ${what}: rebuild the site`); };
+  if (buffer.byteLength !== 8 + 2 * pages + Math.ceil(chunks / 8)) fail(`is not a page table of ${pages} pages and ${chunks} chunks`);
+  const view = new DataView(buffer);
+  if (view.getUint32(0, true) !== pages || view.getUint32(4, true) !== chunks) fail(`does not hold ${pages} pages and ${chunks} chunks`);
+  const starts = new Int32Array(pages + 1);
+  for (let page = 0; page < pages; page++) {
+    const count = view.getUint16(8 + 2 * page, true);
+    if (count < 1) fail("has a page without chunks");
+    starts[page + 1] = starts[page] + count;
+  }
+  if (starts[pages] !== chunks) fail("has chunk counts that do not add up");
+  const pageOfChunk = new Int32Array(chunks);
+  for (let page = 0; page < pages; page++) pageOfChunk.fill(page, starts[page], starts[page + 1]);
+  const bits = new Uint8Array(buffer, 8 + 2 * pages);
+  const sections = new Int32Array(chunks);
+  for (let chunk = 0; chunk < chunks; chunk++) {
+    const continues = (bits[chunk >> 3] >> (chunk & 7)) & 1;
+    if (continues && (chunk === 0 || starts[pageOfChunk[chunk]] === chunk)) fail("has a page whose first chunk continues the page before");
+    sections[chunk] = continues ? sections[chunk - 1] : chunk;
+  }
+  return { starts, pageOfChunk, sections };
+}
+
 /**
  * `sum`: each dimension's sum over the stored rows (bundle_format._check_column_sums):
  * whole numbers within chunks * 128 for int8, finite numbers otherwise.
@@ -355,35 +395,22 @@ function checkColumnSums(check, set, where, { dtype, dim, chunks }) {
   return Float64Array.from(sums);
 }
 
+/**
+ * A partitioned vector set (mkdocs_semantic/bundle_format.py _check_partitioned): int8,
+ * `partitions` (how many), `probe_rows` and `candidates`, and the `index` and
+ * `centroids` payloads, their sizes those of that many partitions.
+ */
 function checkPartitioned(check, set, where, { dim, chunks }) {
   if (set.dtype !== "i8") check.fail(`${where}.dtype must be i8 in the partitioned layout`);
-  const listed = check.list(set, "partitions", where);
-  if (chunks && !listed.length) check.fail(`${where}.partitions is empty`);
-  let total = 0;
-  const partitions = listed.map((entry) => {
-    if (!(Array.isArray(entry) && entry.length === 3 && isInt(entry[0]) && isInt(entry[2]) &&
-          entry[0] >= 1 && entry[2] === 4 + entry[0] * (8 + dim))) {
-      check.fail(`${where}.partitions has a malformed entry ${show(entry).slice(0, 80)}`);
-    }
-    check.name(entry[1], `${where}.partitions`);
-    total += entry[0];
-    return { rows: entry[0], name: entry[1], bytes: entry[2] };
-  });
-  if (total !== chunks) check.fail(`${where}.partitions hold ${total} rows for ${chunks} chunks`);
-  const centroids = check.list(set, "centroids", where);
-  if (!(centroids.length === 2 && isInt(centroids[1]) && centroids[1] === listed.length * dim)) {
-    check.fail(`${where}.centroids must be [name, bytes], one row of ${dim} int8 per partition`);
-  }
-  check.name(centroids[0], `${where}.centroids`);
-  const probe = check.int(set, "probe", where, listed.length ? 1 : 0, listed.length);
-  return {
-    layout: "partitioned",
-    centroids: { name: centroids[0], bytes: centroids[1] },
-    partitions,
-    probe,
-    probeMax: check.int(set, "probe_max", where, probe, listed.length),
-    parts: [],
-  };
+  const partitions = check.int(set, "partitions", where, chunks ? 1 : 0, Math.max(chunks, 0));
+  const probeRows = check.int(set, "probe_rows", where, 1);
+  const candidates = check.int(set, "candidates", where, 1, MAX_TOP_K);
+  const index = check.file(set, "index", where);
+  const expected = 8 + partitions * (4 + 8 + Math.ceil(dim / 8));
+  if (index.bytes !== expected) check.fail(`${where}.index must be [name, ${expected}] for ${partitions} partitions of ${dim} dims`);
+  const centroids = check.file(set, "centroids", where);
+  if (centroids.bytes !== partitions * dim) check.fail(`${where}.centroids must be [name, ${partitions * dim}] for ${partitions} partitions of ${dim} dims`);
+  return { layout: "partitioned", partitions, probeRows, candidates, index, parts: [] };
 }
 
 /**
@@ -439,27 +466,63 @@ export function parseTableShard(buffer, dim, name) {
   return { ids, rows: new Int8Array(buffer, 4 + 4 * count, count * dim) };
 }
 
+const HASH_BYTES = HASH_CHARS / 2;
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
 /**
- * A partition of the partitioned layout (mkdocs_semantic/bundle.py partition_bytes): u32
- * n, n u32 page numbers, n u32 positions on the page (the chunks ascending), n x dim
- * int8 rows. `starts`: the catalog's pages.starts. Returns `{ids, data}`, ids the chunk
+ * The partition index (mkdocs_semantic/vector_store.py): u32 k, u32 dim, k x u32 rows,
+ * k x 8 bytes (the hash in each partition's bits file name), k x ceil(dim / 8) bytes of
+ * centroid sign bits. Returns `{sizes, bitsFiles: [{name, bytes}], centroidBits}`.
+ */
+export function parsePartitionIndex(buffer, { partitions, dim, name }) {
+  const width = Math.ceil(dim / 8);
+  const view = new DataView(buffer);
+  if (buffer.byteLength !== 8 + partitions * (4 + HASH_BYTES + width) || view.getUint32(0, true) !== partitions ||
+      view.getUint32(4, true) !== dim) {
+    throw new BundleError(`${name} is not the index of ${partitions} partitions of ${dim} dims: rebuild the site`);
+  }
+  const sizes = new Uint32Array(partitions);
+  const bitsFiles = [];
+  const hashes = new Uint8Array(buffer, 8 + 4 * partitions, partitions * HASH_BYTES);
+  for (let p = 0; p < partitions; p++) {
+    sizes[p] = view.getUint32(8 + 4 * p, true);
+    if (sizes[p] < 1) throw new BundleError(`${name} lists an empty partition: rebuild the site`);
+    bitsFiles.push({
+      name: `vectors/bin.${hex(hashes.subarray(p * HASH_BYTES, (p + 1) * HASH_BYTES))}.bin`,
+      bytes: 4 + HASH_BYTES + sizes[p] * (8 + width),
+    });
+  }
+  const centroidBits = new Uint8Array(buffer, 8 + partitions * (4 + HASH_BYTES), partitions * width);
+  return { sizes, bitsFiles, centroidBits };
+}
+
+/**
+ * A partition's bits file: u32 n, 8 bytes (the hash in its rows file's name), n u32
+ * page numbers, n u32 positions on the page (the chunks ascending), n x ceil(dim / 8)
+ * bytes of sign bits. Returns `{ids, bits, rowsFile: {name, bytes}}`, ids the chunk
  * numbers.
  */
-export function parsePartition(buffer, { dim, rows, starts, name }) {
+export function parsePartitionBits(buffer, { dim, rows, starts, name }) {
+  const width = Math.ceil(dim / 8);
   const view = new DataView(buffer);
-  const ok = buffer.byteLength === 4 + rows * (8 + dim) && view.getUint32(0, true) === rows;
+  const ok = buffer.byteLength === 4 + HASH_BYTES + rows * (8 + width) && view.getUint32(0, true) === rows;
   if (!ok) throw new BundleError(`${name} is not a partition of ${rows} vectors of ${dim} dims: rebuild the site`);
   const ids = new Uint32Array(rows);
   const pages = starts.length - 1;
+  const at = 4 + HASH_BYTES;
   for (let i = 0; i < rows; i++) {
-    const page = view.getUint32(4 + 4 * i, true);
-    const id = page < pages ? starts[page] + view.getUint32(4 + 4 * (rows + i), true) : -1;
+    const page = view.getUint32(at + 4 * i, true);
+    const id = page < pages ? starts[page] + view.getUint32(at + 4 * (rows + i), true) : -1;
     if (id < 0 || id >= starts[page + 1] || (i && id <= ids[i - 1])) {
-      throw new BundleError(`${name} is not a partition of ${rows} chunks ascending: rebuild the site`);
+      throw new BundleError(`${name} is not a partition of ${rows} distinct chunks ascending: rebuild the site`);
     }
     ids[i] = id;
   }
-  return { ids, data: new Int8Array(buffer, 4 + 8 * rows, rows * dim) };
+  return {
+    ids,
+    bits: new Uint8Array(buffer, at + 8 * rows, rows * width),
+    rowsFile: { name: `vectors/row.${hex(new Uint8Array(buffer, 4, HASH_BYTES))}.i8`, bytes: rows * dim },
+  };
 }
 
 /** A vector part: raw little-endian rows; int8 stays int8, f16/f32 become Float32Array. */

@@ -1,18 +1,43 @@
-// The search engine that runs inside a worker: reads a format-2 bundle and answers
+// The search engine that runs inside a worker: reads a format-3 bundle and answers
 // queries as mkdocs_semantic/search.py does, loading only what each query needs.
-// Keyword results need the manifest, the catalog, the lexical shards of the query's
-// terms and the fragments of the results shown. The static query encoder adds the
-// tokenizer, the table shards of the query's tokens and the vector parts (in the
-// partitioned layout the centroids, then the partitions each query probes; a filtered
-// query all of them); only the transformer encoder downloads a model and
-// onnxruntime-web (imported on first use).
+// Keyword results need the manifest, the catalog, the page table, the lexical shards of
+// the query's terms and the fragments of the results shown (shard lists of a large site
+// add a directory file per lookup). The static query encoder adds the tokenizer, the
+// table shards of the query's tokens and the vectors: in the exact layout every part; in
+// the partitioned one the index, then per query the sign bits of the partitions it
+// probes and the int8 rows of those holding its candidates (a filtered query: every
+// partition holding an eligible chunk). Only the transformer encoder downloads a model
+// and onnxruntime-web (imported on first use).
 
-import { BundleError, MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, parsePartition, parseTableShard, parseVectorPart, shardOf } from "./bundle.js";
+import {
+  BundleError,
+  MAX_TOP_K,
+  SEARCH_MODES,
+  checkCatalog,
+  checkManifest,
+  exactParts,
+  parsePageTable,
+  parsePartitionBits,
+  parsePartitionIndex,
+  parseTableShard,
+  parseVectorPart,
+} from "./bundle.js";
 import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "./fetch.js";
 import { excerptParts, excerptText } from "./excerpt.js";
 import { LexicalIndex } from "./lexical.js";
 import { VECTOR_CHUNKS, chunkOrder, fuse, sizePriors } from "./ranking.js";
-import { meanScore, probedPartitions, queryCodes, scoreAll, scorePartitions, topK as bestOf, unitLength } from "./scan.js";
+import {
+  candidateIds,
+  meanScore,
+  probedPartitions,
+  queryCodes,
+  scoreAll,
+  scorePartitions,
+  signTables,
+  topK as bestOf,
+  unitLength,
+} from "./scan.js";
+import { ShardList } from "./shard-list.js";
 import { StaticEncoder } from "./static-encoder.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
 
@@ -34,7 +59,7 @@ export class Engine {
     this.built = new Set(); // the names in `pending` whose promise has resolved
   }
 
-  /** Manifest and catalog: all that planning and ranking need. Returns the counts. */
+  /** Manifest, catalog and page table: all that planning and ranking need. Returns the counts. */
   open() {
     this.opening ??= this.#open().catch((error) => {
       this.opening = null;
@@ -54,18 +79,21 @@ export class Engine {
         `this site has no ${kind} query encoder (it has ${Object.keys(catalog.encoders).join(", ")})` +
           (kind === "transformer" ? ": build it with query_encoder: transformer" : ""));
     }
-    const { starts } = catalog;
-    const pages = starts.length - 1;
-    const pageOfChunk = new Int32Array(manifest.counts.chunks);
-    for (let page = 0; page < pages; page++) pageOfChunk.fill(page, starts[page], starts[page + 1]);
+    const { pages, chunks } = manifest.counts;
+    const { starts, pageOfChunk, sections } = await this.store.get(catalog.pageTable,
+      (buffer) => parsePageTable(buffer, { pages, chunks, name: catalog.pageTable.name }));
+    const list = (value) => new ShardList(value, { loadJson: (file) => this.store.json(file) });
     Object.assign(this, {
-      manifest, catalog, pageOfChunk,
+      manifest, catalog, starts, pageOfChunk, sections,
       defaults: manifest.search,
       encoder: { kind, ...catalog.encoders[kind] },
       priors: sizePriors(pageOfChunk, pages),
-      lexical: new LexicalIndex(catalog.lexical, { starts, load: (shard) => this.store.json(shard) }),
+      fragments: list(catalog.fragments),
+      lexical: new LexicalIndex(catalog.lexical, {
+        shards: list(catalog.lexical.shards), starts, load: (file) => this.store.json(file),
+      }),
     });
-    return { pages, chunks: manifest.counts.chunks };
+    return { pages, chunks };
   }
 
   /**
@@ -91,20 +119,39 @@ export class Engine {
     return promise;
   }
 
-  /** Exact layout: every part. Partitioned: the centroids (partitions load per query). */
+  /** Exact layout: every part. Partitioned: the index (partitions load per query). */
   #vectors(onBytes) {
     return this.#once("vectors", async () => {
       const set = this.catalog.vectors[this.encoder.vectors];
       if (set.layout === "partitioned") {
-        const centroids = await this.store.get(set.centroids, (buffer) => new Int8Array(buffer), onBytes);
-        return { ...set, centroids, chunks: this.manifest.counts.chunks };
+        const index = await this.store.get(set.index, (buffer) => parsePartitionIndex(buffer, {
+          partitions: set.partitions, dim: set.dim, name: set.index.name,
+        }), onBytes);
+        return { ...set, ...index, chunks: this.manifest.counts.chunks };
       }
-      const parts = await Promise.all(set.parts.map(async (part) => ({
+      const parts = await Promise.all(exactParts(set, this.starts, this.manifest.catalog.name).map(async (part) => ({
         rows: part.rows,
         data: await this.store.get(part, (buffer) => parseVectorPart(buffer, { ...set, rows: part.rows }), onBytes),
       })));
       return { dtype: set.dtype, dim: set.dim, scale: set.scale, parts };
     });
+  }
+
+  /** Partition `p`'s bits file: `{ids, bits, rowsFile}`. */
+  #partitionBits(set, p) {
+    return this.store.get(set.bitsFiles[p], (buffer) => parsePartitionBits(buffer, {
+      dim: set.dim, rows: set.sizes[p], starts: this.starts, name: set.bitsFiles[p].name,
+    }));
+  }
+
+  /** A partition's int8 rows, in the order of its ids. */
+  #partitionRows(part) {
+    return this.store.get(part.rowsFile, (buffer) => new Int8Array(buffer));
+  }
+
+  /** The facets payload: `pages` (and `partitions`) per filter key and value. */
+  #facets() {
+    return this.#once("facets", () => this.store.json(this.catalog.facets));
   }
 
   #staticEncoder() {
@@ -113,6 +160,7 @@ export class Engine {
       const json = await this.store.json(encoder.tokenizer);
       return new StaticEncoder({
         encoder,
+        shards: new ShardList(encoder.shards, { loadJson: (file) => this.store.json(file) }),
         tokenize: createTokenIds(json, { maxTokens: encoder.maxTokens }),
         loadShard: (shard) => this.store.get(shard, (buffer) => parseTableShard(buffer, encoder.dim, shard.name)),
       });
@@ -123,7 +171,7 @@ export class Engine {
     return this.#once("transformer", async () => {
       const { model, tokenizer } = this.catalog.encoders.transformer;
       const set = this.catalog.vectors[this.encoder.vectors];
-      const vectorFiles = set.layout === "partitioned" ? [set.centroids] : set.parts;
+      const vectorFiles = set.layout === "partitioned" ? [set.index] : set.parts;
       const total = [model, tokenizer, ...vectorFiles].reduce((n, f) => n + f.bytes, this.runtime.wasmBytes);
       let loaded = 0;
       const progress = (n) => {
@@ -176,24 +224,34 @@ export class Engine {
   }
 
   /**
-   * Vector score of every chunk for `query` (`scores`, NaN where not scored: a
-   * partition not probed) and the query's mean score over every chunk (`floor`, the
-   * fusion's vector floor), or null when it has no vector. `every`: score every chunk,
-   * whatever the layout (a filtered query must miss no eligible chunk).
+   * Vector score of every chunk for `query` (`scores`, NaN where not scored: in the
+   * partitioned layout all but the query's candidates) and the query's mean score over
+   * every chunk (`floor`, the fusion's vector floor), or null when it has no vector.
+   * `among`: a filtered query's partitions (those holding an eligible chunk), whose rows
+   * are all scored exactly, so a filter misses no match.
    */
-  async #vectorScores(query, { every = false } = {}) {
+  async #vectorScores(query, { among = null } = {}) {
     // The encoder's files first: the table shards wait for the tokenizer, while the
-    // vector parts wait for nothing (browsers open few connections per host at once).
+    // vector files wait for nothing (browsers open few connections per host at once).
     const vector = this.#embedOpen(query);
     const [codes, set] = await Promise.all([vector, this.#vectors()]);
     if (codes === null) return null;
     const floor = meanScore(this.catalog.vectors[this.encoder.vectors], this.manifest.counts.chunks, codes);
     if (set.layout !== "partitioned") return { scores: scoreAll(set, codes), floor };
-    const probed = probedPartitions(set.centroids, set.dim, codes, { probe: set.probe, probeMax: set.probeMax, every });
-    const parts = await Promise.all(probed.map((p) => {
-      const part = set.partitions[p];
-      return this.store.get(part, (buffer) => parsePartition(buffer, { dim: set.dim, rows: part.rows, starts: this.catalog.starts, name: part.name }));
-    }));
+    if (among) {
+      const parts = await Promise.all(among.map(async (p) => {
+        const part = await this.#partitionBits(set, p);
+        return { ids: part.ids, rows: await this.#partitionRows(part), wanted: null };
+      }));
+      return { scores: scorePartitions(set, parts, codes), floor };
+    }
+    const tables = signTables(codes);
+    const probed = await Promise.all(probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows)
+      .map((p) => this.#partitionBits(set, p)));
+    const wanted = new Set(candidateIds(probed, tables, set.candidates));
+    const holding = probed.filter((part) => part.ids.some((id) => wanted.has(id)));
+    const parts = await Promise.all(holding.map(async (part) => (
+      { ids: part.ids, rows: await this.#partitionRows(part), wanted })));
     return { scores: scorePartitions(set, parts, codes), floor };
   }
 
@@ -250,12 +308,16 @@ export class Engine {
       throw new Error(`topK must be between 1 and ${MAX_TOP_K}, got ${topK}`);
     }
     minScore ??= this.defaults.min_score;
+    const filtered = Object.keys(filters ?? {}).length > 0;
+    const facets = filtered ? await abortable(this.#facets(), signal) : null;
     const accept = makeFilter(filters, {
-      facets: this.catalog.facets, pageOfChunk: this.pageOfChunk, allowed: this.defaults.filters,
+      facets: facets?.pages ?? {}, pageOfChunk: this.pageOfChunk, allowed: this.defaults.filters,
     }) ?? (() => true);
+    const among = filtered && this.catalog.vectors[this.encoder.vectors].layout === "partitioned"
+      ? filterPartitions(filters, facets.partitions ?? {}) : null;
     const [vector, lexical] = await abortable(Promise.all([
-      mode === "lexical" ? null : this.#vectorScores(query, { every: Object.keys(filters ?? {}).length > 0 }),
-      mode === "vector" ? null : this.lexical.scores(query),
+      mode === "lexical" ? null : this.#vectorScores(query, { among }),
+      mode === "vector" ? null : this.lexical.scores(query, { full: filtered }),
     ]), signal);
     const vectorScores = vector?.scores ?? null;
     const lexicalScores = lexical?.scores ?? null;
@@ -274,7 +336,7 @@ export class Engine {
       });
     }
     const fused = fuse(signals, {
-      pageOfChunk: this.pageOfChunk, sections: this.catalog.sections, priors: this.priors,
+      pageOfChunk: this.pageOfChunk, sections: this.sections, priors: this.priors,
       boosts: this.catalog.boosts, topK, minScore,
     });
     const described = await abortable(this.describe(fused.map((r) => r.chunk)), signal);
@@ -300,19 +362,16 @@ export class Engine {
 
   /** What results show of chunks: url, anchor, title, path, section, excerpt, kind. */
   async describe(ids) {
-    const { fragments, starts } = this.catalog;
-    const shards = ids.map((id) => {
-      const at = shardOf(fragments, this.pageOfChunk[id]);
-      return { at, load: this.store.json(fragments[at]) };
-    });
+    const { starts } = this;
+    const shards = await Promise.all(ids.map((id) => this.fragments.find(this.pageOfChunk[id])));
     return Promise.all(ids.map(async (id, i) => {
       const page = this.pageOfChunk[id];
-      const { at, load } = shards[i];
-      const entry = (await load)[page - fragments[at].first];
+      const shard = shards[i];
+      const entry = shard ? (await this.store.json(shard))[page - shard.first] : undefined;
       const rows = Array.isArray(entry) && entry.length === 4 ? entry[3] : null;
       const row = rows?.[id - starts[page]];
       if (!Array.isArray(row) || rows.length !== starts[page + 1] - starts[page] || row.length !== 4) {
-        throw new BundleError(`${fragments[at].name} does not describe page ${page}'s chunks: rebuild the site`);
+        throw new BundleError(`${shard?.name ?? "the fragments"} does not describe page ${page}'s chunks: rebuild the site`);
       }
       const [url, title, section] = entry;
       const [anchor, path, excerpt, kind] = row;
@@ -341,9 +400,26 @@ function abortable(promise, signal) {
 }
 
 /**
+ * The partitions holding a chunk that passes `filters` (Searcher.filter_partitions):
+ * those the facets payload lists for one of a key's values, under every key.
+ */
+function filterPartitions(filters, listed) {
+  let picked = null;
+  for (const [key, values] of Object.entries(filters)) {
+    const byValue = Object.hasOwn(listed, key) ? listed[key] : {};
+    const held = new Set();
+    for (const value of [values].flat()) {
+      if (Object.hasOwn(byValue, value)) for (const p of byValue[value]) held.add(p);
+    }
+    picked = picked === null ? held : new Set([...picked].filter((p) => held.has(p)));
+  }
+  return [...(picked ?? [])].sort((a, b) => a - b);
+}
+
+/**
  * The reference searcher's filters: `{key: [values]}`, each key one of the bundle's
  * filter keys (`section`, `tags`, configured facets); a chunk passes when its page has
- * one of the values for every key. Pages come from the catalog's `facets`.
+ * one of the values for every key. Pages come from the facets payload.
  */
 export function makeFilter(filters, { facets, pageOfChunk, allowed }) {
   const entries = Object.entries(filters ?? {});

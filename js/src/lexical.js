@@ -3,7 +3,7 @@
 // sums of the postings' stored BM25 quanta, so both sides rank identically.
 
 import snowball from "snowball-stemmers";
-import { BundleError, shardOf } from "./bundle.js";
+import { BundleError } from "./bundle.js";
 
 const TOKEN = /[\p{L}\p{N}_](?:[\p{L}\p{N}_.:-]*[\p{L}\p{N}_])?/gu;
 const SEPARATORS = /[._:-]+/;
@@ -58,14 +58,17 @@ export function analyze(text, stopwords) {
 
 /**
  * The bundle's keyword index, in shards of terms (`catalog.lexical`): a query loads only
- * the shards its terms fall into. `load(shard)` returns a shard's parsed JSON
- * `{terms, postings}`, each posting list flat as [page delta, local, quantum, ...].
+ * the shards its terms fall into. `shards`: a ShardList of them; `load(file)` returns a
+ * shard's or a tail's parsed JSON. A shard is `{terms, postings, tails}`, each posting
+ * list flat as [page delta, local, quantum, ...]; a term found in many chunks lists its
+ * head there, and `tails` ([term number, name, bytes]) the file of the rest, which only
+ * a filtered query reads (mkdocs_semantic/lexical.py).
  */
 export class LexicalIndex {
-  constructor({ scale, count, stopwords, shards }, { starts, load }) {
+  constructor({ scale, count, stopwords }, { shards, starts, load }) {
     Object.assign(this, { scale, count, shards, starts, load });
     this.stopwords = new Set(stopwords);
-    this.parsed = new Map(); // shard name -> Map(term -> flat postings)
+    this.parsed = new Map(); // shard name -> Map(term -> {head, tail})
   }
 
   /** The query's distinct index terms, in order. */
@@ -73,25 +76,21 @@ export class LexicalIndex {
     return [...new Set(analyze(query, this.stopwords))];
   }
 
-  /** The shards that `query`'s terms fall into (what `scores` will download). */
-  shardsFor(query) {
-    const picked = new Set();
-    for (const term of this.terms(query)) {
-      const at = shardOf(this.shards, term);
-      if (at >= 0) picked.add(this.shards[at]);
-    }
-    return [...picked];
-  }
-
   async #postingsOf(shard) {
     let postings = this.parsed.get(shard.name);
     if (!postings) {
       const data = await this.load(shard);
-      const { terms, postings: lists } = data ?? {};
-      if (!Array.isArray(terms) || !Array.isArray(lists) || terms.length !== lists.length) {
+      const { terms, postings: lists, tails } = data ?? {};
+      if (!Array.isArray(terms) || !Array.isArray(lists) || terms.length !== lists.length || !Array.isArray(tails)) {
         throw new BundleError(`${shard.name} is not a keyword index shard: rebuild the site`);
       }
-      postings = new Map(terms.map((term, i) => [term, lists[i]]));
+      postings = new Map(terms.map((term, i) => [term, { head: lists[i], tail: null }]));
+      for (const entry of tails) {
+        const ok = Array.isArray(entry) && entry.length === 3 && Number.isInteger(entry[0]) &&
+          entry[0] >= 0 && entry[0] < terms.length && Number.isInteger(entry[2]) && entry[2] >= 0;
+        if (!ok) throw new BundleError(`${shard.name} lists a malformed tail: rebuild the site`);
+        postings.get(terms[entry[0]]).tail = { name: entry[1], bytes: entry[2] };
+      }
       this.parsed.set(shard.name, postings);
     }
     return postings;
@@ -99,37 +98,49 @@ export class LexicalIndex {
 
   /**
    * Quantized BM25 of every chunk for `query` (`scores`, a Float64Array of integers),
-   * and `possible`, the best score a chunk could get: the sum over the query's terms of
-   * each one's highest stored score (LexicalIndex.possible).
+   * from the terms' heads, or with `full` from every posting (a filtered query); and
+   * `possible`, the best score a chunk could get: the sum over the query's terms of each
+   * one's highest stored score (LexicalIndex.possible).
    */
-  async scores(query) {
+  async scores(query, { full = false } = {}) {
     const total = new Float64Array(this.count);
     let possible = 0;
     const terms = this.terms(query);
-    const shards = terms.map((term) => {
-      const at = shardOf(this.shards, term);
-      return at < 0 ? null : this.#postingsOf(this.shards[at]);
+    const found = terms.map(async (term) => {
+      const shard = await this.shards.find(term);
+      const entry = shard ? (await this.#postingsOf(shard)).get(term) : undefined;
+      if (!entry) return [];
+      return [entry.head, full && entry.tail ? await this.load(entry.tail) : null];
     });
-    const { starts } = this;
-    const pages = starts.length - 1;
     for (let t = 0; t < terms.length; t++) {
-      const flat = (await shards[t])?.get(terms[t]);
-      if (flat === undefined) continue;
-      if (!Array.isArray(flat) || flat.length % 3) {
-        throw new BundleError(`the postings of ${JSON.stringify(terms[t])} are malformed: rebuild the site`);
-      }
+      const [head, tail] = await found[t];
+      if (head === undefined) continue;
       let highest = 0;
-      for (let i = 0, page = 0; i < flat.length; i += 3) {
-        page += flat[i];
-        const chunk = starts[page] + flat[i + 1];
-        if (!(page >= 0 && page < pages && flat[i + 1] >= 0 && chunk < starts[page + 1])) {
-          throw new BundleError(`the postings of ${JSON.stringify(terms[t])} name a chunk that does not exist: rebuild the site`);
-        }
-        total[chunk] += flat[i + 2];
-        highest = Math.max(highest, flat[i + 2]);
+      for (const flat of tail ? [head, tail] : [head]) {
+        highest = Math.max(highest, this.#add(terms[t], flat, total));
       }
       possible += highest;
     }
     return { scores: total, possible };
+  }
+
+  /** Adds a flat posting list's quanta to `total`; returns its highest quantum. */
+  #add(term, flat, total) {
+    if (!Array.isArray(flat) || flat.length % 3) {
+      throw new BundleError(`the postings of ${JSON.stringify(term)} are malformed: rebuild the site`);
+    }
+    const { starts } = this;
+    const pages = starts.length - 1;
+    let highest = 0;
+    for (let i = 0, page = 0; i < flat.length; i += 3) {
+      page += flat[i];
+      const chunk = starts[page] + flat[i + 1];
+      if (!(page >= 0 && page < pages && flat[i + 1] >= 0 && chunk < starts[page + 1])) {
+        throw new BundleError(`the postings of ${JSON.stringify(term)} name a chunk that does not exist: rebuild the site`);
+      }
+      total[chunk] += flat[i + 2];
+      highest = Math.max(highest, flat[i + 2]);
+    }
+    return highest;
   }
 }

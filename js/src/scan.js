@@ -1,8 +1,8 @@
-// Scans of the stored vectors: the spec is mkdocs_semantic/search.py,
+// Scans of the stored vectors: the spec is mkdocs_semantic/vector_store.py,
 // mkdocs_semantic/query_encoder.py and mkdocs_semantic/partitions.py. int8: the query
 // becomes int8 codes, each score is an exact integer dot product divided once by
 // (scale * |codes|); f16/f32: dot / scale. The exact layout scores every row; the
-// partitioned one the rows of the partitions probed (NaN for the others).
+// partitioned one its candidates, found by sign scores (NaN for the others).
 
 /**
  * int8 codes of a query vector: its largest component maps to 127, halves round up
@@ -85,39 +85,84 @@ function scoreInt8(parts, dim, codes, divisor, scores) {
 }
 
 /**
- * The partitions a query scans, nearest first (partitions.probed): partitions ordered by
- * the integer dot product of their centroid's int8 codes with the query's codes,
- * descending, ties by number; the first `probe`, then the next ones while twice their
- * dot product reaches the best one, `probeMax` at most; all of them when `every`.
+ * Per byte position of a sign code and per byte value, that byte's share of the sign
+ * score (partitions.sign_scores): the sum of the codes over its set bits minus the sum
+ * over the others. An Int32Array of ceil(dim / 8) x 256.
  */
-export function probedPartitions(centroids, dim, codes, { probe, probeMax, every = false }) {
-  const count = centroids.length / dim;
-  const dots = new Int32Array(count);
-  const wide = Int32Array.from(codes);
-  for (let c = 0, base = 0; c < count; c++, base += dim) {
-    let dot = 0;
-    for (let d = 0; d < dim; d++) dot = (dot + centroids[base + d] * wide[d]) | 0;
-    dots[c] = dot;
+export function signTables(codes) {
+  const width = Math.ceil(codes.length / 8);
+  const tables = new Int32Array(width * 256);
+  for (let b = 0; b < width; b++) {
+    for (let value = 0; value < 256; value++) {
+      let sum = 0;
+      for (let bit = 0; bit < 8; bit++) {
+        const d = 8 * b + bit;
+        if (d < codes.length) sum += (value >> bit) & 1 ? codes[d] : -codes[d];
+      }
+      tables[b * 256 + value] = sum;
+    }
   }
-  const order = Array.from({ length: count }, (_, c) => c).sort((a, b) => dots[b] - dots[a] || a - b);
-  if (every) return order;
-  let n = Math.min(probe, count);
-  while (n < Math.min(probeMax, count) && 2 * dots[order[n]] >= dots[order[0]]) n++;
+  return tables;
+}
+
+/** The sign score of each of the `rows` codes in `bits` (rows x width bytes). */
+export function signScores(bits, rows, tables) {
+  const width = tables.length / 256;
+  const scores = new Int32Array(rows);
+  for (let r = 0, base = 0; r < rows; r++, base += width) {
+    let sum = 0;
+    for (let b = 0; b < width; b++) sum += tables[b * 256 + bits[base + b]];
+    scores[r] = sum;
+  }
+  return scores;
+}
+
+/**
+ * The partitions a query probes, nearest first (partitions.probed): ordered by their
+ * centroid's sign score, descending, ties by number; taken until they hold at least
+ * `probeRows` rows (all of them on a smaller set).
+ */
+export function probedPartitions(centroidBits, sizes, tables, probeRows) {
+  const scores = signScores(centroidBits, sizes.length, tables);
+  const order = Array.from(sizes, (_, p) => p).sort((a, b) => scores[b] - scores[a] || a - b);
+  let held = 0;
+  let n = 0;
+  while (n < order.length && held < probeRows) held += sizes[order[n++]];
   return order.slice(0, n);
 }
 
 /**
- * Scores of the rows of some partitions (`[{ids, data}]`, int8) in chunk order: a
- * Float64Array of `chunks` entries, NaN where no partition given holds the chunk.
+ * The `count` best rows of the probed partitions (`[{ids, bits}]`) by sign score, ties
+ * by chunk number (partitions.candidates): their chunk ids, best first.
+ */
+export function candidateIds(partitions, tables, count) {
+  const ids = [];
+  const scores = [];
+  for (const { ids: partIds, bits } of partitions) {
+    const partScores = signScores(bits, partIds.length, tables);
+    for (let r = 0; r < partIds.length; r++) {
+      ids.push(partIds[r]);
+      scores.push(partScores[r]);
+    }
+  }
+  const order = ids.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || ids[a] - ids[b]);
+  return order.slice(0, count).map((i) => ids[i]);
+}
+
+/**
+ * Exact scores of some rows of some partitions (`[{ids, rows, wanted}]`, int8 `rows`
+ * in the order of `ids`, `wanted` a Set of the chunk ids to score, or null for all) in
+ * chunk order: a Float64Array of `chunks` entries, NaN where no row was scored.
  */
 export function scorePartitions({ dim, scale, chunks }, partitions, codes) {
   const scores = new Float64Array(chunks).fill(NaN);
   const divisor = codesNorm(codes) * scale;
   const wide = Int32Array.from(codes);
-  for (const { ids, data } of partitions) {
+  for (const { ids, rows, wanted } of partitions) {
     for (let r = 0, base = 0; r < ids.length; r++, base += dim) {
+      if (wanted && !wanted.has(ids[r])) continue;
       let dot = 0;
-      for (let d = 0; d < dim; d++) dot = (dot + data[base + d] * wide[d]) | 0;
+      for (let d = 0; d < dim; d++) dot = (dot + rows[base + d] * wide[d]) | 0;
       scores[ids[r]] = divisor ? dot / divisor : dot;
     }
   }

@@ -2,33 +2,31 @@
 // add their row of the bundle's token table; no model runs. Only the table shards the
 // query's token ids fall into are downloaded.
 
-import { shardOf } from "./bundle.js";
-
 export class StaticEncoder {
   /**
-   * `encoder`: the catalog's checked `encoders.static`; `tokenize(text) -> ids` (special
-   * tokens included, already cut to max_tokens); `loadShard(shard)` -> `{ids, rows}`.
+   * `encoder`: the catalog's checked `encoders.static`; `shards`: a ShardList of its
+   * table shards; `tokenize(text) -> ids` (special tokens included, already cut to
+   * max_tokens); `loadShard(shard)` -> `{ids, rows}`.
    */
-  constructor({ encoder, tokenize, loadShard }) {
-    Object.assign(this, { tokenize, loadShard });
-    this.shards = encoder.shards;
+  constructor({ encoder, shards, tokenize, loadShard }) {
+    Object.assign(this, { shards, tokenize, loadShard });
     this.dim = encoder.dim;
   }
 
   /** The query's integer vector (Int32Array, an exact sum), or null when no token is known. */
   async encode(text) {
     const ids = this.tokenize(text);
-    const tables = new Map();
-    for (const id of ids) {
-      const at = shardOf(this.shards, id);
-      if (at >= 0 && !tables.has(at)) tables.set(at, this.loadShard(this.shards[at]));
+    const shards = await Promise.all(ids.map((id) => this.shards.find(id)));
+    const tables = new Map(); // shard name -> its parsed rows (the store fetches it once)
+    for (const shard of shards) {
+      if (shard && !tables.has(shard.name)) tables.set(shard.name, this.loadShard(shard));
     }
     const sum = new Int32Array(this.dim);
     let known = false;
-    for (const id of ids) {
-      const at = shardOf(this.shards, id);
-      if (at < 0) continue;
-      const { ids: tokens, rows } = await tables.get(at);
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      if (!shards[i]) continue;
+      const { ids: tokens, rows } = await tables.get(shards[i].name);
       const row = indexOf(tokens, id);
       if (row < 0) continue;
       known = true;

@@ -1,4 +1,4 @@
-// Reading format 2: refusals (other formats, tampered payloads, names that leave the
+// Reading format 3: refusals (other formats, tampered payloads, names that leave the
 // bundle folder) and what each kind of query downloads.
 
 import assert from "node:assert/strict";
@@ -9,14 +9,15 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import {
-  BundleError, checkManifest, compareKeys, halfToFloat, parsePartition, parseTableShard, parseVectorPart, payloadUrl, shardOf,
+  BundleError, checkManifest, compareKeys, halfToFloat, parsePageTable, parsePartitionBits, parseTableShard, parseVectorPart,
+  payloadUrl, shardOf,
 } from "../src/bundle.js";
 import { Engine } from "../src/engine.js";
 import { serve } from "./serve.js";
 
 const BUNDLE = fileURLToPath(new URL("../../tests/fixtures/parity/bundle/", import.meta.url));
 const PARTITIONED = fileURLToPath(new URL("../../tests/fixtures/parity/bundle-partitioned/", import.meta.url));
-const FROZEN_V1 = fileURLToPath(new URL("../../tests/fixtures/bundles/v1/", import.meta.url));
+const FROZEN = (version) => fileURLToPath(new URL(`../../tests/fixtures/bundles/v${version}/`, import.meta.url));
 const servers = [];
 const temporary = [];
 after(async () => {
@@ -45,15 +46,17 @@ async function servedCopy(edit = () => {}, source = BUNDLE) {
   return { server, dir, catalog, engine: new Engine({ manifestUrl: `${server.url}manifest.json` }) };
 }
 
-test("a format-1 manifest is refused, naming both versions", async () => {
-  const v1 = JSON.parse(readFileSync(join(FROZEN_V1, "manifest.json"), "utf8"));
-  assert.throws(() => checkManifest(v1, "manifest.json"),
-    (error) => error instanceof BundleError && /format 1, but this search client reads format 2/.test(error.message));
-  const { engine } = await servedCopy((dir, manifest) => {
-    for (const key of Object.keys(manifest)) delete manifest[key];
-    Object.assign(manifest, v1);
-  });
-  await assert.rejects(engine.search("cache"), /format 1.*reads format 2/);
+test("a format-1 or format-2 manifest is refused, naming both versions", async () => {
+  for (const version of [1, 2]) {
+    const old = JSON.parse(readFileSync(join(FROZEN(version), "manifest.json"), "utf8"));
+    assert.throws(() => checkManifest(old, "manifest.json"), (error) => error instanceof BundleError &&
+      new RegExp(`format ${version}, but this search client reads format 3`).test(error.message));
+    const { engine } = await servedCopy((dir, manifest) => {
+      for (const key of Object.keys(manifest)) delete manifest[key];
+      Object.assign(manifest, old);
+    });
+    await assert.rejects(engine.search("cache"), new RegExp(`format ${version}.*reads format 3`));
+  }
 });
 
 test("a manifest that is not JSON, or absurdly large, is refused", async () => {
@@ -62,19 +65,19 @@ test("a manifest that is not JSON, or absurdly large, is refused", async () => {
   });
   await assert.rejects(engine.open(), /manifest\.json is larger than 1 MB/);
   const broken = await servedCopy();
-  writeFileSync(join(temporary.at(-1), "manifest.json"), "{\"format\": 2,");
+  writeFileSync(join(temporary.at(-1), "manifest.json"), "{\"format\": 3,");
   await assert.rejects(broken.engine.open(), /manifest\.json is not valid JSON/);
 });
 
 test("a tampered payload is refused; the same size, other bytes", async () => {
   let changed;
   const { engine } = await servedCopy((dir, manifest, catalog) => {
-    changed = catalog.lexical.shards[0][1];
+    changed = catalog.lexical.shards.dirs[0][1];
     const bytes = readFileSync(join(dir, changed));
     bytes[bytes.length - 2] ^= 1;
     writeFileSync(join(dir, changed), bytes);
   });
-  const term = (await engine.open(), engine.catalog.lexical.shards[0].first);
+  const term = (await engine.open(), engine.catalog.lexical.shards.dirs[0].first);
   await assert.rejects(engine.search(term, { mode: "lexical" }),
     (error) => error instanceof BundleError && error.message.includes(`${changed} does not match its hash`));
 });
@@ -82,7 +85,7 @@ test("a tampered payload is refused; the same size, other bytes", async () => {
 test("a truncated payload and a changed catalog are refused", async () => {
   const { engine } = await servedCopy((dir, manifest) => {
     const path = join(dir, manifest.catalog.name);
-    writeFileSync(path, readFileSync(path, "utf8").replace('"Guide"', '"Guidf"'));
+    writeFileSync(path, readFileSync(path, "utf8").replace('"boosts"', '"boostz"'));
   });
   await assert.rejects(engine.open(), /catalog\.[0-9a-f]{16}\.json does not match its hash/);
   const short = await servedCopy((dir, manifest, catalog) => {
@@ -94,11 +97,11 @@ test("a truncated payload and a changed catalog are refused", async () => {
 
 test("a catalog naming a file outside the bundle folder is refused", async () => {
   const { engine } = await servedCopy((dir, manifest, catalog) => {
-    catalog.fragments[0][1] = `../${catalog.fragments[0][1]}`;
+    catalog.fragments.dirs[0][1] = `../${catalog.fragments.dirs[0][1]}`;
     return "catalog";
   });
   await assert.rejects(engine.open(), (error) => error instanceof BundleError &&
-    /fragments lists "\.\.\/fragments\/frag\.[0-9a-f]{16}\.json", which is not a payload name/.test(error.message));
+    /fragments\.dirs lists "\.\.\/index\/frag\.[0-9a-f]{16}\.json", which is not a payload name/.test(error.message));
   for (const name of ["../x/frag.0123456789abcdef.json", "/etc/frag.0123456789abcdef.json",
     "https://evil.example/frag.0123456789abcdef.json", "frag.0123456789abcdef.json?x", "a/b/c.0123456789abcdef.json"]) {
     assert.throws(() => payloadUrl(name, "https://site.example/docs/semantic/manifest.json"), BundleError, name);
@@ -109,12 +112,14 @@ test("a catalog naming a file outside the bundle folder is refused", async () =>
 
 test("bad catalog fields are refused with the field's name", async () => {
   const cases = [
-    [(c) => { c.pages.starts[2] = c.pages.starts[1]; }, /pages\.starts must rise/],
+    [(c) => { c.pages.count += 1; }, /pages\.count is not the manifest's page count/],
+    [(c) => { c.pages.table[1] += 1; }, /pages\.table must be \[name, bytes\] of \d+ bytes/],
     [(c) => { c.vectors[0].dtype = "i4"; }, /vectors\[0\]\.dtype must be one of i8, f16, f32/],
-    [(c) => { c.encoders.static.shards.reverse(); }, /encoders\.static\.shards is not in ascending order/],
-    [(c) => { c.lexical.version = 1; }, /lexical\.version is not 2/],
-    [(c) => { c.facets.tags.cache = [99]; }, /facets\.tags must map values to lists of page numbers/],
-    [(c) => { c.vectors[0].parts[0][2] += 1; }, /should hold \d+ vectors of 384 i8/],
+    [(c) => { c.encoders.static.shards.dirs.reverse(); }, /encoders\.static\.shards\.dirs is not in ascending order/],
+    [(c) => { c.encoders.static.shards = { dirs: [], more: 1 }; }, /encoders\.static\.shards must be a list or \{dirs\}/],
+    [(c) => { c.lexical.version = 2; }, /lexical\.version is not 3/],
+    [(c) => { c.lexical.head = 0; }, /lexical\.head is 0/],
+    [(c) => { c.facets = "facets.json"; }, /facets must be a list/],
   ];
   for (const [edit, message] of cases) {
     const { engine } = await servedCopy((dir, manifest, catalog) => {
@@ -123,19 +128,62 @@ test("bad catalog fields are refused with the field's name", async () => {
     });
     await assert.rejects(engine.open(), message);
   }
+  // checked once the page table is in: the parts' sizes
+  const { engine } = await servedCopy((dir, manifest, catalog) => {
+    catalog.vectors[0].parts[0][2] += 1;
+    return "catalog";
+  });
+  await assert.rejects(engine.search("cache", { mode: "vector" }), /should hold \d+ vectors of 384 i8/);
 });
 
-test("keyword results fetch only the catalog, their terms' shards and their fragments", async () => {
-  const { server, catalog, engine } = await servedCopy();
+test("a page table that does not fit the manifest, or starts a page mid-section, is refused", () => {
+  // two pages of 2 and 1 chunks; chunk 1 continues chunk 0's section
+  const table = (counts, bits, chunks = 3) => {
+    const buffer = new ArrayBuffer(8 + 2 * counts.length + Math.ceil(chunks / 8));
+    const view = new DataView(buffer);
+    view.setUint32(0, counts.length, true);
+    view.setUint32(4, chunks, true);
+    counts.forEach((n, i) => view.setUint16(8 + 2 * i, n, true));
+    view.setUint8(8 + 2 * counts.length, bits);
+    return buffer;
+  };
+  const options = { pages: 2, chunks: 3, name: "pages/pages.0123456789abcdef.bin" };
+  const parsed = parsePageTable(table([2, 1], 0b010), options);
+  assert.deepEqual([...parsed.starts], [0, 2, 3]);
+  assert.deepEqual([...parsed.pageOfChunk], [0, 0, 1]);
+  assert.deepEqual([...parsed.sections], [0, 0, 2]);
+  assert.throws(() => parsePageTable(table([2, 1], 0b100), options), /first chunk continues/);
+  assert.throws(() => parsePageTable(table([1, 1], 0), options), /counts that do not add up/);
+  assert.throws(() => parsePageTable(table([3, 0], 0), options), /page without chunks/);
+  assert.throws(() => parsePageTable(table([2, 1], 0), { ...options, chunks: 4 }), /does not hold 2 pages and 4 chunks/);
+  assert.throws(() => parsePageTable(table([2, 1], 0), { ...options, pages: 3 }), /not a page table of 3 pages and 3 chunks/);
+});
+
+test("keyword results fetch the catalog, the page table, their terms' shards and their fragments", async () => {
+  const { server, engine } = await servedCopy();
   const results = await engine.search("purge edge servers", { mode: "lexical" });
   assert.ok(results.length);
   const fetched = server.requests.map((path) => path.slice(1));
   assert.equal(fetched[0], "manifest.json");
   assert.equal(fetched[1], engine.manifest.catalog.name);
-  const rest = fetched.slice(2);
-  assert.ok(rest.every((name) => /^(lexical|fragments)\//.test(name)), rest.join(" "));
-  assert.ok(rest.filter((n) => n.startsWith("lexical/")).length < catalog.lexical.shards.length);
+  assert.equal(fetched[2], engine.catalog.pageTable.name);
+  const rest = fetched.slice(3);
+  assert.ok(rest.every((name) => /^(lexical\/lex\.|fragments\/|index\/(lex|frag)\.)/.test(name)), rest.join(" "));
+  const shards = (await engine.lexical.shards.all()).length;
+  assert.ok(rest.filter((n) => n.startsWith("lexical/")).length < shards);
+  assert.ok(rest.filter((n) => n.startsWith("index/lex.")).length < engine.catalog.lexical.shards.dirs.length);
   assert.equal(new Set(fetched).size, fetched.length, "each file is fetched once");
+});
+
+test("a filtered keyword query reads the tails of its common terms; an unfiltered one does not", async () => {
+  const { server, engine } = await servedCopy();
+  const query = "cache response";
+  await engine.search(query, { mode: "lexical" });
+  const tails = () => server.requests.filter((path) => path.startsWith("/lexical/tail."));
+  assert.equal(tails().length, 0);
+  await engine.search(query, { mode: "lexical", filters: { section: ["Guide", "Operations"] } });
+  assert.ok(tails().length > 0);
+  assert.ok(server.requests.some((path) => path.startsWith("/facets/")));
 });
 
 test("the static encoder's first semantic result loads no model; concurrent queries share fetches", async () => {
@@ -187,17 +235,23 @@ test("binary payloads: table shards and f16/f32 vector parts, little-endian", ()
   assert.equal(halfToFloat(0x7c00), Infinity);
 });
 
-test("partitioned vectors: a query fetches the centroids and the partitions it probes; a filtered one all", async () => {
+test("partitioned vectors: a query fetches the index, the bits it probes and the rows of its candidates", async () => {
   const { server, catalog, engine } = await servedCopy(() => {}, PARTITIONED);
   const set = catalog.vectors[0];
-  assert.ok(set.probe < set.partitions.length);
   assert.ok((await engine.search("service worker offline", { mode: "vector" })).length);
   const vectorFiles = () => server.requests.map((path) => path.slice(1)).filter((n) => n.startsWith("vectors/"));
-  const probed = vectorFiles().filter((n) => n.startsWith("vectors/ivf.")).length;
-  assert.ok(probed >= set.probe && probed <= set.probe_max && probed < set.partitions.length, `${probed} probed`);
-  assert.ok(vectorFiles().includes(set.centroids[0]));
+  const bits = vectorFiles().filter((n) => n.startsWith("vectors/bin.")).length;
+  const rows = vectorFiles().filter((n) => n.startsWith("vectors/row.")).length;
+  assert.ok(bits > 1 && bits < set.partitions, `${bits} of ${set.partitions} probed`);
+  assert.ok(rows >= 1 && rows <= bits, `${rows} rows files`);
+  assert.ok(vectorFiles().includes(set.index[0]));
+  assert.ok(!vectorFiles().includes(set.centroids[0]), "the centroids' codes are for the next build");
+  // a filtered query: the partitions holding an eligible chunk, bits and rows
   await engine.search("service worker offline", { mode: "vector", filters: { section: ["Guide"] } });
-  assert.equal(new Set(vectorFiles()).size, set.partitions.length + 1, "every partition once, and the centroids");
+  const facets = JSON.parse(readFileSync(join(PARTITIONED, catalog.facets[0]), "utf8"));
+  const guide = new Set([...facets.partitions.section.Guide]);
+  assert.ok(guide.size < set.partitions);
+  assert.ok(new Set(vectorFiles().filter((n) => n.startsWith("vectors/row."))).size >= guide.size);
   assert.equal(new Set(vectorFiles()).size, vectorFiles().length, "each file fetched once");
 });
 
@@ -205,15 +259,13 @@ test("a partitioned catalog with a bad field is refused by name", async () => {
   const cases = [
     [(v) => { v.layout = "hnsw"; }, /vectors\[0\]\.layout "hnsw" is not exact or partitioned/],
     [(v) => { v.dtype = "f16"; }, /vectors\[0\]\.dtype must be i8 in the partitioned layout/],
-    [(v) => { v.probe = v.partitions.length + 1; }, /vectors\[0\]\.probe is \d+, not a whole number from 1 to \d+/],
-    [(v) => { v.probe = 0; }, /vectors\[0\]\.probe is 0/],
-    [(v) => { delete v.probe; }, /vectors\[0\]\.probe is missing/],
-    [(v) => { v.probe_max = v.probe - 1; }, /vectors\[0\]\.probe_max is \d+, not a whole number from \d+/],
-    [(v) => { delete v.probe_max; }, /vectors\[0\]\.probe_max is missing/],
-    [(v) => { v.partitions[0][2] += 1; }, /vectors\[0\]\.partitions has a malformed entry/],
-    [(v) => { v.partitions.pop(); }, /vectors\[0\]\.partitions hold \d+ rows for 58 chunks/],
-    [(v) => { v.partitions[0][1] = "../x.0123456789abcdef.bin"; }, /vectors\[0\]\.partitions lists .* not a payload name/],
-    [(v) => { v.centroids[1] -= 1; }, /vectors\[0\]\.centroids must be \[name, bytes\], one row of 384 int8 per partition/],
+    [(v) => { v.probe_rows = 0; }, /vectors\[0\]\.probe_rows is 0, not a whole number from 1/],
+    [(v) => { delete v.probe_rows; }, /vectors\[0\]\.probe_rows is missing/],
+    [(v) => { v.candidates = 5000; }, /vectors\[0\]\.candidates is 5000/],
+    [(v) => { v.partitions = 0; }, /vectors\[0\]\.partitions is 0, not a whole number from 1/],
+    [(v) => { v.index[1] += 1; }, /vectors\[0\]\.index must be \[name, \d+\] for \d+ partitions of 384 dims/],
+    [(v) => { v.index[0] = "../x.0123456789abcdef.bin"; }, /vectors\[0\]\.index lists .* not a payload name/],
+    [(v) => { v.centroids[1] -= 1; }, /vectors\[0\]\.centroids must be \[name, \d+\]/],
     [(v) => { delete v.centroids; }, /vectors\[0\]\.centroids is missing/],
   ];
   for (const [edit, message] of cases) {
@@ -229,20 +281,23 @@ test("a partition names chunks by page and position, rising, each on its page", 
   // pages of 3, 4 and 3 chunks: chunk ids 0-2, 3-6, 7-9
   const starts = Int32Array.from([0, 3, 7, 10]);
   const partition = (pairs) => {
-    const buffer = new ArrayBuffer(4 + pairs.length * (8 + 2));
+    const buffer = new ArrayBuffer(12 + pairs.length * (8 + 1));
     const view = new DataView(buffer);
     view.setUint32(0, pairs.length, true);
+    new Uint8Array(buffer, 4, 8).set([0xab, 0xcd, 0, 1, 2, 3, 4, 0xff]);
     pairs.forEach(([page, local], i) => {
-      view.setUint32(4 + 4 * i, page, true);
-      view.setUint32(4 + 4 * (pairs.length + i), local, true);
+      view.setUint32(12 + 4 * i, page, true);
+      view.setUint32(12 + 4 * (pairs.length + i), local, true);
     });
     return buffer;
   };
-  const options = { dim: 2, rows: 2, starts, name: "vectors/ivf.0123456789abcdef.bin" };
-  assert.deepEqual(Array.from(parsePartition(partition([[1, 0], [2, 0]]), options).ids), [3, 7]);
-  const wrong = /not a partition of 2 chunks ascending/;
-  assert.throws(() => parsePartition(partition([[2, 0], [1, 0]]), options), wrong);
-  assert.throws(() => parsePartition(partition([[1, 0], [1, 4]]), options), wrong); // past its page
-  assert.throws(() => parsePartition(partition([[1, 0], [3, 0]]), options), wrong); // no such page
-  assert.throws(() => parsePartition(partition([[1, 0]]), options), /not a partition of 2 vectors of 2 dims/);
+  const options = { dim: 2, rows: 2, starts, name: "vectors/bin.0123456789abcdef.bin" };
+  const parsed = parsePartitionBits(partition([[1, 0], [2, 0]]), options);
+  assert.deepEqual(Array.from(parsed.ids), [3, 7]);
+  assert.deepEqual(parsed.rowsFile, { name: "vectors/row.abcd0001020304ff.i8", bytes: 4 });
+  const wrong = /not a partition of 2 distinct chunks ascending/;
+  assert.throws(() => parsePartitionBits(partition([[2, 0], [1, 0]]), options), wrong);
+  assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 4]]), options), wrong); // past its page
+  assert.throws(() => parsePartitionBits(partition([[1, 0], [3, 0]]), options), wrong); // no such page
+  assert.throws(() => parsePartitionBits(partition([[1, 0]]), options), /not a partition of 2 vectors of 2 dims/);
 });

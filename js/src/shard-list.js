@@ -1,0 +1,50 @@
+// A catalog shard list (mkdocs_semantic/shard_lists.py): its entries in the catalog, or
+// directories of entries that are loaded when a key falls into them, so that the
+// catalog stays small however many shards a large site has.
+
+import { BundleError, checkDirectory, shardOf } from "./bundle.js";
+
+export class ShardList {
+  /**
+   * `list`: the checked catalog value, `{entries}` or `{dirs}` (each `{first, name,
+   * bytes}`); `loadJson(file)`: a directory payload's parsed JSON.
+   */
+  constructor(list, { loadJson }) {
+    this.entries = list.entries ?? null;
+    this.dirs = list.dirs ?? [];
+    this.loadJson = loadJson;
+    this.loaded = new Map(); // directory name -> promise of its checked entries
+  }
+
+  /** The entry of the shard that holds `key` (the last whose first key <= key), or null. */
+  async find(key) {
+    let entries = this.entries;
+    if (!entries) {
+      const at = shardOf(this.dirs, key);
+      if (at < 0) return null;
+      entries = await this.#directory(this.dirs[at]);
+    }
+    const at = shardOf(entries, key);
+    return at < 0 ? null : entries[at];
+  }
+
+  /** Every entry, in order (loads every directory). */
+  async all() {
+    if (this.entries) return this.entries;
+    return (await Promise.all(this.dirs.map((dir) => this.#directory(dir)))).flat();
+  }
+
+  #directory(dir) {
+    let entries = this.loaded.get(dir.name);
+    if (!entries) {
+      entries = this.loadJson(dir).then((data) => {
+        const checked = checkDirectory(data, dir.name);
+        if (checked[0].first !== dir.first) throw new BundleError(`${dir.name} does not start at its catalog key: rebuild the site`);
+        return checked;
+      });
+      entries.catch(() => this.loaded.delete(dir.name));
+      this.loaded.set(dir.name, entries);
+    }
+    return entries;
+  }
+}

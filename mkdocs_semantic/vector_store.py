@@ -1,0 +1,420 @@
+"""The stored chunk vectors: their payload files, and scoring a query where they lie.
+
+Two layouts (bundle format 3):
+
+- exact: `vectors/vec.<h>.<dtype>`, parts of whole pages in chunk order, raw
+  little-endian rows; every query scores every row.
+- partitioned (int8 only, see partitions.py): one index, then per partition a file of
+  sign bits and a file of int8 rows.
+  - `vectors/ivf.<h>.bin`: u32 k, u32 dim, k x u32 rows, k x 8 bytes (the hash in the
+    name of each partition's bits file), k x ceil(dim / 8) bytes of centroid sign bits;
+  - `vectors/bin.<h>.bin`: u32 n, 8 bytes (the hash in the name of its rows file), n x
+    u32 page numbers, n x u32 positions on the page (the chunks ascending), n x
+    ceil(dim / 8) bytes of sign bits;
+  - `vectors/row.<h>.i8`: its n int8 rows, in the same order;
+  - `vectors/cent.<h>.i8`: the centroids' int8 codes, which only the next build reads
+    (layout_basis.py) so that unchanged chunks keep their partitions.
+  Chunks are named by page and position, as the keyword postings are, so that an edit
+  changing one page's chunk count leaves the partitions holding none of its chunks
+  unchanged.
+
+All little-endian.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import partitions
+from .bundle_format import VECTOR_PART_BYTES, BundleError
+from .payloads import HASH_CHARS, group_by_size
+from .quantize import DTYPES, Quantized
+
+HASH_BYTES = HASH_CHARS // 2
+
+
+def sign_bytes(dim: int) -> int:
+    return (dim + 7) // 8
+
+
+@dataclass
+class Partition:
+    """One partition: its chunk ids (ascending), their sign bits, and its int8 rows,
+    read when a query first needs them (`VectorSet.partition_rows`)."""
+
+    ids: np.ndarray
+    bits: np.ndarray
+    rows_file: tuple[str, int]
+    """(name, bytes) of its rows payload."""
+    rows: np.ndarray | None = None
+
+
+@dataclass
+class VectorSet:
+    """Stored chunk vectors, scored where they lie (no copy of the whole set).
+
+    Exact layout: `parts` of whole pages in chunk order. Partitioned: `partitions`
+    (None where not read yet: a bundle downloaded without them reads each on first use),
+    their row counts `sizes`, their centroids' sign bits, and the probe's settings.
+    """
+
+    dtype: str
+    scale: float
+    dim: int
+    parts: list[np.ndarray] = field(default_factory=list)
+    column_sums: np.ndarray | None = None
+    """Each dimension's sum over every stored row (int64 for i8, float64 otherwise), as
+    the catalog lists it: the mean score of a query over every chunk follows from it
+    exactly, whatever the layout (`mean_score`)."""
+    partitions: list[Partition | None] | None = None
+    bits_files: list[str] = field(default_factory=list)
+    """Partitioned: each partition's bits file (the rows file's name is inside it)."""
+    sizes: np.ndarray | None = None
+    centroid_bits: np.ndarray | None = None
+    probe_rows: int = 0
+    candidates: int = 0
+    read_partition: Callable[[int], Partition] | None = None
+    """Partitioned: reads partition p's bits file (when `partitions[p]` is None)."""
+    read_rows: Callable[[Partition], np.ndarray] | None = None
+    """Partitioned: reads a partition's rows file."""
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @property
+    def layout(self) -> str:
+        return "exact" if self.partitions is None else "partitioned"
+
+    @property
+    def rows(self) -> int:
+        if self.partitions is None:
+            return sum(len(p) for p in self.parts)
+        return int(self.sizes.sum()) if self.sizes is not None else 0
+
+    def partition(self, number: int) -> Partition:
+        """Partition `number`, its bits file read on first use."""
+        if self.partitions[number] is None:
+            with self._lock:
+                if self.partitions[number] is None:
+                    self.partitions[number] = self.read_partition(number)
+        return self.partitions[number]
+
+    def partition_rows(self, number: int) -> np.ndarray:
+        """Partition `number`'s int8 rows, its rows file read on first use."""
+        part = self.partition(number)
+        if part.rows is None:
+            with self._lock:
+                if part.rows is None:
+                    part.rows = self.read_rows(part)
+        return part.rows
+
+    def matrix(self) -> np.ndarray:
+        """All rows as one array in chunk order (a copy; for tools and tests, not for
+        every query)."""
+        if self.partitions is None:
+            if not self.parts:
+                return np.zeros((0, self.dim), dtype=DTYPES[self.dtype])
+            return np.concatenate(self.parts)
+        out = np.zeros((self.rows, self.dim), dtype=np.int8)
+        for number in range(len(self.partitions)):
+            out[self.partition(number).ids] = self.partition_rows(number)
+        return out
+
+    def probed(self, codes: np.ndarray) -> list[int]:
+        """Partitioned: the partitions a query probes, nearest first."""
+        return partitions.probed(self.centroid_bits, self.sizes, codes,
+                                 probe_rows=self.probe_rows)
+
+    def candidate_ids(self, codes: np.ndarray) -> np.ndarray:
+        """Partitioned: the chunks a query scores exactly, the best by sign score among the
+        rows of the partitions it probes (partitions.py, steps 1-4)."""
+        probed = [self.partition(p) for p in self.probed(codes)]
+        if not probed:
+            return np.zeros(0, dtype=np.int64)
+        ids = np.concatenate([p.ids for p in probed])
+        scores = partitions.sign_scores(np.concatenate([p.bits for p in probed]), codes)
+        return partitions.candidates(ids, scores, self.candidates)
+
+    def mean_score(self, query: np.ndarray) -> float:
+        """The query's mean score over every stored row, from the column sums: for int8
+        the exact integer dot product of the codes with the sums / (rows * (scale *
+        |codes|)); for f16/f32 the dot product summed in dimension order, / rows /
+        scale. The same arithmetic as scan.js's meanScore."""
+        rows = self.rows
+        if not rows:
+            return 0.0
+        if self.dtype == "i8":
+            from .query_encoder import codes_norm
+
+            norm = codes_norm(np.asarray(query, dtype=np.int8))
+            dot = int(np.asarray(query, dtype=np.int64)
+                      @ np.asarray(self.column_sums, dtype=np.int64))
+            return float(dot) / (rows * (self.scale * norm if norm else 1.0))
+        dot = 0.0
+        for s, q in zip(np.asarray(self.column_sums, dtype=np.float64).tolist(),
+                        np.asarray(query, dtype=np.float64).tolist()):
+            dot += s * q
+        return dot / rows / self.scale
+
+    def scores(self, query: np.ndarray, *, every: bool = False,
+               among: list[int] | None = None) -> np.ndarray:
+        """Score of every row, in chunk order; NaN where the row was not scored (in the
+        partitioned layout, every row but the query's candidates). `every`: score every
+        row exactly, whatever the layout; `among` (partitioned, with `every`): only the
+        rows of these partitions (a filtered query's: those holding an eligible chunk).
+
+        int8: `query` is int8 codes (query_encoder.query_codes); the score is the exact
+        integer dot product / (scale * |codes|). f16/f32: a float query, (rows . query) /
+        scale. Each part is widened on its own, so a query never copies the whole set.
+        """
+        if self.dtype != "i8":
+            if not self.parts:
+                return np.zeros(0)
+            vector = np.asarray(query, dtype=np.float32)
+            return np.concatenate([p.astype(np.float32) @ vector
+                                   for p in self.parts]).astype(np.float64) / self.scale
+        from .query_encoder import codes_norm
+
+        codes = np.asarray(query, dtype=np.int8)
+        norm = codes_norm(codes)
+        divisor = self.scale * norm if norm else 1.0
+        if self.partitions is None:
+            if not self.parts:
+                return np.zeros(0)
+            return np.concatenate([int8_dots(p, codes, self.dim) for p in self.parts]) / divisor
+        scores = np.full(self.rows, np.nan)
+        if every:
+            for number in range(len(self.partitions)) if among is None else among:
+                part = self.partition(number)
+                scores[part.ids] = int8_dots(self.partition_rows(number), codes,
+                                             self.dim) / divisor
+            return scores
+        wanted = self.candidate_ids(codes)
+        for number in self.probed(codes):
+            part = self.partition(number)
+            at = np.flatnonzero(np.isin(part.ids, wanted, assume_unique=True))
+            if len(at):
+                rows = self.partition_rows(number)[at]
+                scores[part.ids[at]] = int8_dots(rows, codes, self.dim) / divisor
+        return scores
+
+
+def int8_dots(rows: np.ndarray, codes: np.ndarray, dim: int) -> np.ndarray:
+    """Exact integer dot products of int8 rows with int8 codes, as float64."""
+    # float32 sums int8 products exactly while |dot| < 2**24 (dim up to 1040), and
+    # BLAS makes it ~3x faster than usearch's exact int8 search (bench/vector_scan.py)
+    wide = np.float32 if dim * 127 * 128 < 1 << 24 else np.int64
+    return (np.asarray(rows).astype(wide) @ codes.astype(wide)).astype(np.float64)
+
+
+# --- writing -------------------------------------------------------------------------
+
+def write_vectors(put: Callable[[str, str, str, bytes], list], stored: Quantized,
+                  starts: np.ndarray, *, row_bytes: int, layout: str,
+                  previous: np.ndarray | None = None) -> tuple[dict, np.ndarray | None]:
+    """Write the vector payloads; returns the vector set's layout fields for the catalog
+    (`exact` parts by page, or `partitioned`: from PARTITIONED_MIN_CHUNKS int8 rows up
+    when `layout` is `auto`) and, when partitioned, each chunk's partition number.
+    `previous`: the centroid codes of the build before."""
+    if layout == "auto":
+        layout = ("partitioned" if stored.dtype == "i8"
+                  and len(stored.vectors) >= partitions.PARTITIONED_MIN_CHUNKS else "exact")
+    if layout == "exact":
+        return {"layout": "exact", "parts": _exact_parts(put, stored, starts, row_bytes)}, None
+    built = partitions.build_partitions(stored.vectors,
+                                         rows_per_partition=partitions.PARTITION_ROWS,
+                                         previous=previous)
+    rows = np.ascontiguousarray(stored.vectors, dtype=np.int8)
+    dim = rows.shape[1]
+    sizes, hashes = [], []
+    partition_of_chunk = np.zeros(len(rows), dtype=np.int64)
+    for number, members in enumerate(built.members):
+        partition_of_chunk[members] = number
+        block = rows[members]
+        name, _ = put("vectors", "row", "i8", block.tobytes())
+        name, _ = put("vectors", "bin", "bin",
+                      partition_bytes(members, block, starts, rows_name=name))
+        sizes.append(len(members))
+        hashes.append(bytes.fromhex(_hash_of(name)))
+    index = (np.array([len(sizes), dim], dtype="<u4").tobytes()
+             + np.array(sizes, dtype="<u4").tobytes() + b"".join(hashes)
+             + partitions.sign_bits(built.centroids).tobytes())
+    return {"layout": "partitioned", "partitions": len(sizes),
+            "probe_rows": partitions.PROBE_ROWS, "candidates": partitions.CANDIDATES,
+            "index": put("vectors", "ivf", "bin", index),
+            "centroids": put("vectors", "cent", "i8", built.centroids.tobytes())}, \
+        partition_of_chunk
+
+
+def _exact_parts(put, stored: Quantized, starts: np.ndarray, row_bytes: int) -> list:
+    sizes = np.diff(starts) * row_bytes
+    cuts = group_by_size(sizes.tolist(), VECTOR_PART_BYTES) if len(sizes) else []
+    matrix = np.ascontiguousarray(stored.vectors.astype(stored.vectors.dtype.newbyteorder("<")))
+    return [[a, *put("vectors", "vec", stored.dtype, matrix[starts[a]:starts[b]].tobytes())]
+            for a, b in zip(cuts, [*cuts[1:], len(sizes)])]
+
+
+def partition_bytes(members: np.ndarray, rows: np.ndarray, starts: np.ndarray, *,
+                    rows_name: str) -> bytes:
+    """A partition's bits file (see the module's docstring); `rows_name` names its rows
+    file."""
+    pages = np.searchsorted(starts, members, side="right") - 1
+    return (np.array([len(members)], dtype="<u4").tobytes()
+            + bytes.fromhex(_hash_of(rows_name))
+            + pages.astype("<u4").tobytes() + (members - starts[pages]).astype("<u4").tobytes()
+            + partitions.sign_bits(rows).tobytes())
+
+
+def _hash_of(name: str) -> str:
+    return name.rsplit(".", 2)[-2]
+
+
+# --- reading -------------------------------------------------------------------------
+
+def read_exact(root: Path, spec: dict, starts: np.ndarray,
+               read: Callable[[str, int], bytes]) -> VectorSet:
+    """Every part, verified once, then scored where it lies (memory-mapped)."""
+    dtype, dim = spec["dtype"], spec["dim"]
+    numpy_type = np.dtype(DTYPES[dtype]).newbyteorder("<")
+    parts = []
+    cuts = [p[0] for p in spec["parts"]] + [len(starts) - 1]
+    for (first, name, size), end in zip(spec["parts"], cuts[1:]):
+        rows = int(starts[end] - starts[first])
+        if size != rows * dim * numpy_type.itemsize:
+            raise BundleError(f"{root / name} should hold {rows} vectors of {dim} {dtype}: "
+                              "rebuild the site")
+        read(name, size)
+        parts.append(np.memmap(root / name, dtype=numpy_type, mode="r", shape=(rows, dim))
+                     if rows else np.zeros((0, dim), dtype=numpy_type))
+    return VectorSet(dtype=dtype, scale=float(spec["scale"]), dim=dim, parts=parts,
+                     column_sums=column_sums_of(spec))
+
+
+@dataclass(frozen=True)
+class PartitionIndex:
+    sizes: np.ndarray
+    bin_names: list[str]
+    centroid_bits: np.ndarray
+
+
+def parse_index(data: bytes, *, partitions_count: int, dim: int, source: str
+                ) -> PartitionIndex:
+    """The partition index (BundleError naming `source` when malformed)."""
+    k, width = partitions_count, sign_bytes(dim)
+    expected = 8 + k * (4 + HASH_BYTES + width)
+    head = np.frombuffer(data, dtype="<u4", count=2) if len(data) >= 8 else None
+    if len(data) != expected or head is None or int(head[0]) != k or int(head[1]) != dim:
+        raise BundleError(f"{source} is not the index of {k} partitions of {dim} dims: "
+                          "rebuild the site")
+    sizes = np.frombuffer(data, dtype="<u4", count=k, offset=8).astype(np.int64)
+    at = 8 + 4 * k
+    names = [payload_name_of("vectors", "bin", "bin", data[at + i * HASH_BYTES:
+                                                          at + (i + 1) * HASH_BYTES])
+             for i in range(k)]
+    bits = np.frombuffer(data, dtype=np.uint8, offset=at + k * HASH_BYTES).reshape(k, width)
+    if k and sizes.min() < 1:
+        raise BundleError(f"{source} lists an empty partition: rebuild the site")
+    return PartitionIndex(sizes=sizes, bin_names=names, centroid_bits=bits)
+
+
+def payload_name_of(folder: str, stem: str, ext: str, digest: bytes) -> str:
+    return f"{folder}/{stem}.{digest.hex()}.{ext}"
+
+
+def bin_bytes(rows: int, dim: int) -> int:
+    return 4 + HASH_BYTES + rows * (8 + sign_bytes(dim))
+
+
+def parse_partition(data: bytes, *, rows: int, dim: int, starts: np.ndarray,
+                    source: str) -> Partition:
+    """A partition's bits file: its chunk ids, their sign bits, its rows file's name
+    (BundleError naming `source` when its count, pages or positions are wrong or its
+    chunks not ascending)."""
+    width = sign_bytes(dim)
+    ok = (len(data) == bin_bytes(rows, dim)
+          and int(np.frombuffer(data[:4], dtype="<u4")[0]) == rows)
+    if ok:
+        at = 4 + HASH_BYTES
+        pages = np.frombuffer(data, dtype="<u4", count=rows, offset=at).astype(np.int64)
+        local = np.frombuffer(data, dtype="<u4", count=rows,
+                              offset=at + 4 * rows).astype(np.int64)
+        ok = not rows or pages.max() < len(starts) - 1
+    if ok:
+        ids = starts[pages] + local
+        ok = not (np.any(ids >= starts[pages + 1]) or np.any(np.diff(ids) <= 0))
+    if not ok:
+        raise BundleError(f"{source} is not a partition of {rows} distinct chunks ascending: "
+                          "rebuild the site")
+    bits = np.frombuffer(data, dtype=np.uint8, offset=4 + HASH_BYTES + 8 * rows)
+    rows_name = payload_name_of("vectors", "row", "i8", data[4:4 + HASH_BYTES])
+    return Partition(ids=ids, bits=bits.reshape(rows, width),
+                     rows_file=(rows_name, rows * dim))
+
+
+def read_partitioned(spec: dict, starts: np.ndarray, read: Callable[[str, int], bytes], *,
+                     lazy: bool = False) -> VectorSet:
+    """The partitioned set: its index now, and every partition now (checking that each
+    chunk is in exactly one) unless `lazy` (a bundle downloaded without them: each is
+    read, or fetched, when a query first needs it)."""
+    dim, k = spec["dim"], spec["partitions"]
+    name, size = spec["index"]
+    index = parse_index(read(name, size), partitions_count=k, dim=dim, source=name)
+
+    def read_partition(number: int) -> Partition:
+        rows = int(index.sizes[number])
+        name = index.bin_names[number]
+        return parse_partition(read(name, bin_bytes(rows, dim)), rows=rows, dim=dim,
+                               starts=starts, source=name)
+
+    def read_rows(part: Partition) -> np.ndarray:
+        name, size = part.rows_file
+        return np.frombuffer(read(name, size), dtype=np.int8).reshape(len(part.ids), dim)
+
+    vectors = VectorSet(dtype="i8", scale=float(spec["scale"]), dim=dim,
+                        column_sums=column_sums_of(spec), partitions=[None] * k,
+                        bits_files=index.bin_names, sizes=index.sizes,
+                        centroid_bits=index.centroid_bits,
+                        probe_rows=int(spec["probe_rows"]), candidates=int(spec["candidates"]),
+                        read_partition=read_partition, read_rows=read_rows)
+    if int(index.sizes.sum()) != int(starts[-1]):
+        raise BundleError(f"{name} lists {int(index.sizes.sum())} rows for {int(starts[-1])} "
+                          "chunks: rebuild the site")
+    if not lazy:
+        seen = np.zeros(int(starts[-1]), dtype=bool)
+        for number in range(k):
+            part = vectors.partition(number)
+            if np.any(seen[part.ids]):
+                raise BundleError(f"{index.bin_names[number]} holds chunks another partition "
+                                  "holds: rebuild the site")
+            seen[part.ids] = True
+            vectors.partition_rows(number)
+    return vectors
+
+
+def payloads_of_index(spec: dict, index_data: bytes) -> list[tuple[str, int]]:
+    """The bits files a partitioned set's index names, with their sizes."""
+    dim = spec["dim"]
+    index = parse_index(index_data, partitions_count=spec["partitions"], dim=dim,
+                        source=spec["index"][0])
+    return [(name, bin_bytes(int(rows), dim)) for name, rows in zip(index.bin_names, index.sizes)]
+
+
+def column_sums_of(spec: dict) -> np.ndarray:
+    return np.asarray(spec["sum"], dtype=np.int64 if spec["dtype"] == "i8" else np.float64)
+
+
+def column_sums(rows: np.ndarray, dim: int) -> list:
+    """Each dimension's sum over the stored rows: whole numbers for int8 rows (exact),
+    floats otherwise (VectorSet.mean_score)."""
+    if not len(rows):
+        return [0] * dim
+    if rows.dtype == np.int8:
+        return np.asarray(rows, dtype=np.int64).sum(axis=0).tolist()
+    return np.asarray(rows, dtype=np.float64).sum(axis=0).tolist()
+
+
+__all__ = ["Partition", "VectorSet", "column_sums", "int8_dots", "parse_partition",
+           "read_exact", "read_partitioned", "write_vectors"]
