@@ -64,7 +64,7 @@ def previous_rule(searcher: Searcher, signals: list[tuple[np.ndarray, np.ndarray
 
 
 def page_urls(searcher: Searcher) -> list[str]:
-    starts = searcher.bundle.catalog["pages"]["starts"]
+    starts = searcher.bundle.pages.starts
     return [searcher.bundle.chunks[s].url for s in starts[:-1]]
 
 

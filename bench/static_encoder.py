@@ -618,8 +618,7 @@ def main() -> int:
         print(f"  {corpus.build_log}", file=sys.stderr)
         found = product(corpus, embedder)
         entry = {"run": run, "metric": corpus.metric, "queries": len(corpus.queries),
-                 "chunks": len(corpus.chunks), "pages": len(corpus.bundle.catalog["pages"]
-                                                            ["starts"]) - 1,
+                 "chunks": len(corpus.chunks), "pages": corpus.bundle.catalog["pages"]["count"],
                  "groups": corpus.groups, "build_log": corpus.build_log, **found,
                  "floor": floor(corpus, embedder)}
         print(f"  transformer {found['transformer']['hybrid']['all']} static "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -76,13 +78,39 @@ def test_headings_and_titles_weigh_more_than_body():
     assert scores[0] > scores[1] > 0
 
 
-def test_json_round_trip_keeps_every_score():
-    index = LexicalIndex.build([LexicalFields(title="", heading="", body=t) for t in CORPUS])
-    again = LexicalIndex.from_json(index.to_json())
+def shards_round_trip(index: LexicalIndex) -> LexicalIndex:
+    """The index written as shards and tails (as the bundle writer does), read back."""
+    starts = np.array([0, 2, len(CORPUS)])  # two pages
+    tails: dict[str, bytes] = {}
+
+    def put_tail(data: bytes) -> list:
+        name = f"lexical/tail.{len(tails):016x}.json"
+        tails[name] = data
+        return [name, len(data)]
+
+    shards = [shard for _, shard in index.to_shards(starts, target_bytes=200,
+                                                     put_tail=put_tail)]
+    return LexicalIndex.from_shards(
+        json.loads(json.dumps(shards)), starts=starts, count=len(CORPUS), scale=index.scale,
+        head=index.head, read_tail=lambda name, size: json.loads(tails[name]))
+
+
+def test_shards_round_trip_keeps_every_score_and_heads_leave_the_weakest_postings():
+    docs = [LexicalFields(title="", heading="", body=t) for t in CORPUS]
+    whole = LexicalIndex.build(docs)
+    again = shards_round_trip(whole)
     for query in ["response", "UploadFile disk", "nothing matches zzz"]:
-        np.testing.assert_array_equal(again.scores(query), index.scores(query))
-
-
-def test_unknown_version_is_refused():
-    with pytest.raises(ValueError, match="lexical index version 9"):
-        LexicalIndex.from_json({"version": 9})
+        np.testing.assert_array_equal(again.scores(query), whole.scores(query))
+    # heads of 2 postings: a term in more chunks keeps its 2 best for unfiltered queries
+    small = shards_round_trip(LexicalIndex(count=whole.count, scale=whole.scale,
+                                           postings=whole.postings, head=2))
+    word = "response"
+    [term] = analyze(word)
+    docs_of, quanta = whole.postings[term]
+    assert len(docs_of) > 2 and term in small.heads
+    full, head = small.scores(word, full=True), small.scores(word)
+    np.testing.assert_array_equal(full, whole.scores(word))
+    kept = np.flatnonzero(head)
+    assert len(kept) == 2 and set(kept.tolist()) <= set(docs_of.tolist())
+    assert head[kept].min() >= np.sort(quanta)[-2]  # the two highest scores
+    assert small.possible(word) == whole.possible(word) == quanta.max()

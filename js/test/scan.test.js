@@ -1,7 +1,20 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { makeFilter } from "../src/engine.js";
-import { codesNorm, queryCodes, scoreAll, topK, unitLength } from "../src/scan.js";
+import {
+  candidateIds, codesNorm, meanScore, probedPartitions, queryCodes, scoreAll, scorePartitions, signScores, signTables, topK,
+  unitLength,
+} from "../src/scan.js";
+
+/** Sign bits of int8 rows, least significant bit first (partitions.sign_bits). */
+function signBits(rows, dim) {
+  const width = Math.ceil(dim / 8);
+  const bits = new Uint8Array(rows.length * width);
+  rows.forEach((row, r) => row.forEach((x, d) => {
+    if (x >= 0) bits[r * width + (d >> 3)] |= 1 << (d & 7);
+  }));
+  return bits;
+}
 
 test("int8 scores are integer dot products divided once by scale * |codes|", () => {
   const set = { dtype: "i8", dim: 2, scale: 10, parts: [
@@ -38,4 +51,44 @@ test("filters follow the catalog's facets: section, tags and facets, any value p
   assert.deepEqual([0, 1].filter(tagged), []);
   assert.deepEqual([0, 1].filter(makeFilter({ section: ["constructor", "__proto__"] }, context)), []);
   assert.throws(() => makeFilter({ version: ["1"] }, context), /unknown filter "version".*section, tags/);
+});
+
+test("sign scores add the codes where the bit is set and subtract the rest (partitions.sign_scores)", () => {
+  const rows = [[1, -2, 0, 5], [-1, -1, -1, -1], [3, 3, 3, 3]];
+  const bits = signBits(rows, 4);
+  assert.deepEqual(Array.from(bits), [0b1101, 0, 0b1111]);
+  const tables = signTables(Int8Array.from([1, 2, 3, 4]));
+  assert.deepEqual(Array.from(signScores(bits, 3, tables)), [1 - 2 + 3 + 4, -10, 10]);
+  // more than 8 dimensions: bit d of byte d >> 3; the padding bits count nothing
+  const wide = [Array.from({ length: 11 }, (_, d) => (d === 9 ? 4 : -1))];
+  assert.deepEqual(Array.from(signBits(wide, 11)), [0, 0b10]);
+  const codes = Int8Array.from({ length: 11 }, (_, d) => d + 1);
+  const sum = Array.from(codes).reduce((a, b) => a + b, 0);
+  assert.deepEqual(Array.from(signScores(Uint8Array.from([0, 0b10]), 1, signTables(codes))), [2 * 10 - sum]);
+});
+
+test("the probe takes partitions by sign score until they hold enough rows; candidates by score, then chunk", () => {
+  const centroids = signBits([[1, 1], [-1, -1], [1, -1], [-1, 1]], 2);
+  const sizes = Uint32Array.from([5, 5, 5, 5]);
+  const tables = signTables(Int8Array.from([3, 1])); // scores 4, -4, 2, -2
+  assert.deepEqual(probedPartitions(centroids, sizes, tables, 1), [0]);
+  assert.deepEqual(probedPartitions(centroids, sizes, tables, 5), [0]);
+  assert.deepEqual(probedPartitions(centroids, sizes, tables, 6), [0, 2]);
+  assert.deepEqual(probedPartitions(centroids, sizes, tables, 100), [0, 2, 3, 1]);
+  assert.deepEqual(probedPartitions(centroids, sizes, signTables(Int8Array.from([1, 1])), 20), [0, 2, 3, 1]);
+  const parts = [
+    { ids: Uint32Array.from([3, 7]), bits: signBits([[1, 1], [1, -1]], 2) }, // scores 4, 2
+    { ids: Uint32Array.from([4, 9]), bits: signBits([[1, 1], [-1, -1]], 2) }, // scores 4, -4
+  ];
+  assert.deepEqual(candidateIds(parts, tables, 3), [3, 4, 7]);
+});
+
+test("candidates' exact scores, NaN elsewhere; the mean score from the column sums", () => {
+  const set = { dim: 2, scale: 10, chunks: 5 };
+  const codes = Int8Array.from([4, 3]);
+  const parts = [{ ids: Uint32Array.from([1, 3]), rows: Int8Array.from([10, 0, 0, 10]), wanted: new Set([3]) }];
+  const scores = Array.from(scorePartitions(set, parts, codes));
+  assert.deepEqual(scores.map(Number.isNaN), [true, true, true, false, true]);
+  assert.equal(scores[3], 30 / 50);
+  assert.equal(meanScore({ dtype: "i8", scale: 10, sum: Float64Array.from([10, 10]) }, 2, codes), 70 / (2 * 50));
 });
