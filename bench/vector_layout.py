@@ -234,7 +234,7 @@ def main() -> int:
                "defaults": {"rows_per_partition": partitions.PARTITION_ROWS,
                             "probe_rows": partitions.PROBE_ROWS,
                             "candidates": partitions.CANDIDATES,
-                            "min_chunks": partitions.PARTITIONED_MIN_CHUNKS},
+                            "min_bytes": partitions.PARTITIONED_MIN_BYTES},
                "sizes": sizes}
     write_results(args.out, "vector_layout", figures, render(figures))
     return 0
@@ -262,7 +262,8 @@ def render(f: dict) -> str:
         "partitioned (a later query fetches only files not yet cached). Scan: the Python "
         f"reader, median per query. Defaults: partitions of {d['rows_per_partition']} rows, "
         f"{d['probe_rows']:,} rows probed, {d['candidates']} candidates, the layout from "
-        f"{d['min_chunks']:,} chunks.", "",
+        f"{d['min_bytes']:,} bytes of int8 vectors ({d['min_bytes'] // 384 + 1:,} chunks at "
+        "dim 384).", "",
         "| vectors (synthetic) | layout | partitions (largest) | rows probed: setting "
         "(median) | recall@10 (min) | vector bytes, first query: median (p95) | files "
         "(median) | scan |",
@@ -284,3 +285,7 @@ def render(f: dict) -> str:
                 f"({kb(p['first_query_bytes_p95'])}) | {p['files_median']} "
                 f"| {p['scan_ms_median']:.2f} ms |")
     return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -279,7 +279,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
     `chunks` must be grouped by page. `table` is the static query encoder's (required
     when `query_encoder` is `static`); the model files are shipped only for
     `query_encoder: transformer`. `vector_layout`: `exact`, `partitioned` (int8 only)
-    or `auto` (partitioned from PARTITIONED_MIN_CHUNKS int8 vectors up; see
+    or `auto` (partitioned from PARTITIONED_MIN_BYTES of int8 vectors up; see
     partitions.py). `previous_centroids`: the partition centroids of the build before
     (`layout_basis`), so that unchanged chunks keep their partitions. Raises BundleError,
     writing nothing, if `out` holds files this package did not write.

@@ -216,12 +216,12 @@ def write_vectors(put: Callable[[str, str, str, bytes], list], stored: Quantized
                   starts: np.ndarray, *, row_bytes: int, layout: str,
                   previous: np.ndarray | None = None) -> tuple[dict, np.ndarray | None]:
     """Write the vector payloads; returns the vector set's layout fields for the catalog
-    (`exact` parts by page, or `partitioned`: from PARTITIONED_MIN_CHUNKS int8 rows up
-    when `layout` is `auto`) and, when partitioned, each chunk's partition number.
+    (`exact` parts by page, or `partitioned`: when `layout` is `auto`, int8 vectors of
+    PARTITIONED_MIN_BYTES or more) and, when partitioned, each chunk's partition number.
     `previous`: the centroid codes of the build before."""
     if layout == "auto":
         layout = ("partitioned" if stored.dtype == "i8"
-                  and len(stored.vectors) >= partitions.PARTITIONED_MIN_CHUNKS else "exact")
+                  and stored.vectors.size >= partitions.PARTITIONED_MIN_BYTES else "exact")
     if layout == "exact":
         return {"layout": "exact", "parts": _exact_parts(put, stored, starts, row_bytes)}, None
     built = partitions.build_partitions(stored.vectors,

@@ -148,7 +148,7 @@ def test_hybrid_results_outside_the_candidates_have_no_vector_score(
 
 def test_auto_partitions_from_the_threshold_up_and_only_int8(tmp_path, small_partitions,
                                                             monkeypatch):
-    monkeypatch.setattr(partitions, "PARTITIONED_MIN_CHUNKS", CHUNKS)
+    monkeypatch.setattr(partitions, "PARTITIONED_MIN_BYTES", CHUNKS * 384)
     write(tmp_path / "below", "auto", n=CHUNKS - 2)
     write(tmp_path / "at", "auto")
     write(tmp_path / "f16", "auto", dtype="f16")
