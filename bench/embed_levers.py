@@ -6,6 +6,8 @@ site, each against the plugin's own setting, in one run with the variants in rot
 order (so drift in the machine's load falls on every variant alike):
 
 - onnxruntime session options: no spinning of idle threads, denormals as zero;
+- threads: one batch at a time on all cores (onnxruntime's threads) against batches
+  side by side, one thread each (the plugin's, `thread_split`), and their vectors;
 - batch size in padded tokens (the plugin's token budget against larger ones);
 - embedding while MkDocs renders pages (a second thread), against one after the other;
 - `--truncation`: the text embedded, cut to N tokens: the tokens saved, and what it
@@ -40,6 +42,7 @@ from mkdocs_semantic.embedding import (  # noqa: E402
     OnnxEmbedder,
     default_model_spec,
     plan_batches,
+    thread_split,
 )
 
 SESSION_VARIANTS = {
@@ -61,9 +64,24 @@ def embedder_with(entries: dict[str, str]) -> OnnxEmbedder:
         options.add_session_config_entry(key, value)
     session = ort.InferenceSession(str(embedder.spec.model_path), options,
                                    providers=["CPUExecutionProvider"])
-    embedder.__dict__["session"] = session  # the cached_property's slot
+    embedder.__dict__["_session"] = session  # where OnnxEmbedder.session keeps it
     embedder._input_names = {i.name for i in session.get_inputs()}
     return embedder
+
+
+def thread_variants(spec, texts: list[str]) -> tuple[dict[str, Callable[[], object]], bool]:
+    """The plugin's split of the cores (batches side by side) against one batch at a
+    time, on onnxruntime's threads or on one; and whether all three give the same bytes."""
+    workers, threads = thread_split(0)
+    embedders = {
+        "one batch at a time, onnxruntime's threads": OnnxEmbedder(spec),
+        "one batch at a time, one thread": OnnxEmbedder(spec, threads=1),
+        f"{workers} batches side by side, {threads} thread each (the plugin's)":
+            OnnxEmbedder(spec, threads=threads, workers=workers),
+    }
+    vectors = [e.embed_documents(texts).tobytes() for e in embedders.values()]
+    return ({name: (lambda e=e: e.embed_documents(texts)) for name, e in embedders.items()},
+            len(set(vectors)) == 1)
 
 
 def embed_with_budget(embedder: OnnxEmbedder, texts: list[str], budget: int) -> None:
@@ -169,11 +187,15 @@ def render(results: dict) -> str:
         "plugin's setting in the same run (below 1 is faster).", "",
         "| lever | variant | median s | tokens/s | ratio |", "|---|---|---|---|---|",
     ]
-    for lever in ("session", "budget", "overlap"):
-        for name, row in results[lever].items():
+    for lever in ("threads", "session", "budget", "overlap"):
+        for name, row in results.get(lever, {}).items():
             lines.append(f"| {lever} | {name} | {row['median_s']} | "
                          f"{row.get('tokens_per_s', '-')} | {row['ratio']} |")
     pages = results["overlap_pages"]
+    if "threads" in results:
+        lines += ["", "Threads: the three variants' vectors are "
+                  + ("the same to the bit." if results["threads_same_vectors"] else
+                     "NOT the same bytes.")]
     lines += ["", f"Overlap: {pages} pages' Markdown rendered in the main thread while a "
               "second thread embeds the sample; the ratio is to rendering, then embedding."]
     cut = results.get("truncation")
@@ -217,6 +239,12 @@ def main() -> int:
                      "load": ", ".join(f"{x:.2f}" for x in os.getloadavg()),
                      "sample": len(texts), "sample_tokens": tokens,
                      "repeats": args.repeats, "overlap_pages": len(sources)}
+
+    print("threads", file=sys.stderr)
+    variants, same = thread_variants(spec, texts)
+    seconds = rotated_timings(variants, args.repeats)
+    results["threads"] = summarize(seconds, next(iter(variants)), tokens)
+    results["threads_same_vectors"] = same
 
     print("session options", file=sys.stderr)
     embedders = {name: embedder_with(entries) for name, entries in SESSION_VARIANTS.items()}

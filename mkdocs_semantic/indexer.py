@@ -24,7 +24,9 @@ from .embedding import (
     OnnxEmbedder,
     TokenCounter,
     load_tokenizer,
+    map_batches,
     plan_batches,
+    thread_split,
 )
 from .files import sha256_file
 from .logs import build_log as log
@@ -131,7 +133,9 @@ class Indexer:
     (with pooling, normalize, max_tokens and document_prefix) keys the embedding cache and
     is written into the bundle, and its tokenizer cuts the chunks. If it has a
     `release()` method, a build that is not a preview calls it before the query table's
-    solve, when it has embedded all it needs (see `_release_model`).
+    solve, when it has embedded all it needs (see `_release_model`). If it has a
+    `workers` attribute above 1, that many batches are embedded at once, each by a call
+    of its own from a thread of its own (`OnnxEmbedder` is safe to call so).
     """
 
     def __init__(self, spec: ModelSpec, options: IndexOptions, *,
@@ -186,7 +190,8 @@ class Indexer:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = OnnxEmbedder(self.spec, threads=self.options.threads,
+            workers, threads = thread_split(self.options.threads)
+            self._embedder = OnnxEmbedder(self.spec, threads=threads, workers=workers,
                                           batch_size=self.options.batch_size)
         return self._embedder
 
@@ -258,8 +263,11 @@ class Indexer:
         random.Random(0).shuffle(batches)
         shown = report and len(texts) >= PROGRESS_MIN_TEXTS
         meter = Progress(label, items=len(texts), tokens=sum(lengths)) if shown else None
-        for batch in batches:
-            out[batch] = self.embedder.embed_documents([texts[i] for i in batch])
+        embedder = self.embedder
+        vectors = map_batches(lambda batch: embedder.embed_documents([texts[i] for i in batch]),
+                              batches, workers=getattr(embedder, "workers", 1))
+        for batch, rows in zip(batches, vectors):
+            out[batch] = rows
             if on_batch is not None:
                 on_batch(batch, out[batch])
             if meter is not None:

@@ -107,7 +107,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             ("min_score", cfg.min_score, cfg.min_score is None or -1 <= cfg.min_score <= 1,
              "a relevance between 0 and 1 (below 0 keeps everything), or unset"),
             ("threads", cfg.threads, 0 <= cfg.threads <= MAX_THREADS,
-             f"from 0 (onnxruntime chooses) to {MAX_THREADS}"),
+             f"from 0 (one per core) to {MAX_THREADS}"),
             ("bundle_dir", cfg.bundle_dir, bundle_dir_problem(cfg.bundle_dir) is None,
              bundle_dir_problem(cfg.bundle_dir)),
             ("vector_layout", cfg.vector_layout,

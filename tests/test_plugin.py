@@ -451,7 +451,7 @@ def test_model_max_tokens_at_the_models_limit_builds(site):
 @pytest.mark.parametrize("threads", [100_000, -1])
 def test_threads_out_of_range_fail_with_a_message_naming_the_option(site, caplog, threads):
     site.plugin_options = {"threads": threads}
-    assert (f"option 'threads' is {threads}; it must be from 0 (onnxruntime chooses) to 64"
+    assert (f"option 'threads' is {threads}; it must be from 0 (one per core) to 64"
             in build_error(site, caplog))
 
 
