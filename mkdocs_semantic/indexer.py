@@ -18,6 +18,7 @@ from . import layout_basis
 from .bundle import Manifest, TokenTable, claim_bundle_dir, write_bundle
 from .cache import ChunkCache, EmbeddingCache, cache_key
 from .chunking import CHUNKING_VERSION, Chunk, PageFacts, chunk_page
+from .early import EarlyEmbedding
 from .embedding import (
     Embedder,
     ModelSpec,
@@ -157,6 +158,9 @@ class Indexer:
         self.preview = False
         """Builds are previews (`mkdocs serve`): keep the query table of the build before
         instead of refitting it after every edit (seconds to a minute on a large site)."""
+        self._early: EarlyEmbedding | None = None
+        self.early_embedded = 0
+        """Chunk texts of the last `vectors` that were embedded while pages were read."""
 
     def matches(self, spec: ModelSpec, options: IndexOptions, cache_path: Path | None) -> bool:
         return (spec, options, cache_path) == (self.spec, self.options, self.cache.path)
@@ -174,18 +178,46 @@ class Indexer:
                              f"{budget}|{self.options.min_tokens}|{self.options.heading_levels}")
         cached = self.chunk_cache.get(key)
         if cached is not None:
-            return [Chunk(**row) for row in cached]
-        chunks = chunk_page(html, page, count=self.counter, max_tokens=budget,
-                            min_tokens=self.options.min_tokens,
-                            heading_levels=self.options.heading_levels)
-        self.pages_chunked += 1
-        self.chunk_cache.put(key, [asdict(c) for c in chunks])
+            chunks = [Chunk(**row) for row in cached]
+        else:
+            chunks = chunk_page(html, page, count=self.counter, max_tokens=budget,
+                                min_tokens=self.options.min_tokens,
+                                heading_levels=self.options.heading_levels)
+            self.pages_chunked += 1
+            self.chunk_cache.put(key, [asdict(c) for c in chunks])
+        self._embed_early(chunks)
         return chunks
 
     def start_build(self) -> None:
         """Call before the pages of a (re)build are chunked."""
+        self.stop_early()
         self.chunk_cache.start_build()
         self.pages_chunked = 0
+
+    def _embed_early(self, chunks: list[Chunk]) -> None:
+        """Hand the chunks the cache lacks to the background embedding, which uses all
+        threads but one (the one rendering pages) while the pages are read; none with
+        fewer than two (see early.py)."""
+        workers = getattr(self.embedder, "workers", 1)
+        if workers < 2:
+            return
+        keys = [cache_key(self.cache.fingerprint, c.embed_text) for c in chunks]
+        new = [(k, c.embed_text) for k, c in zip(keys, chunks) if k not in self.cache.vectors]
+        if not new:
+            return
+        if self._early is None:
+            self.cache.require_dim(self.embedder.dim)
+            embedder = self.embedder
+            self._early = EarlyEmbedding(
+                embed=embedder.embed_documents, lengths=embedder.token_lengths,
+                threads=workers - 1, max_items=self.options.batch_size)
+        self._early.add([k for k, _ in new], [t for _, t in new])
+
+    def stop_early(self) -> dict[bytes, np.ndarray]:
+        """End the background embedding (batches not started are dropped) and return
+        what it embedded."""
+        early, self._early = self._early, None
+        return early.finish() if early is not None else {}
 
     @property
     def embedder(self) -> Embedder:
@@ -208,8 +240,15 @@ class Indexer:
         """Vectors for all chunks, from the cache where possible; returns (vectors, embedded)."""
         dim = self.embedder.dim  # loads the model and checks model.dim, even on a full cache
         self.cache.require_dim(dim)
-        plan = self.plan(chunks)
+        early = self.stop_early()
+        for key, vector in early.items():
+            self.cache.put(key, vector)
         self.cache.start_build()
+        plan = self.plan(chunks)
+        self.early_embedded = len(set(early).intersection(plan.keys))
+        if self.early_embedded and plan.missing and progress is None:
+            log.info("embedded %s chunks while the pages were read; %s to go",
+                     f"{self.early_embedded:,}", f"{len(plan.missing):,}")
         vectors = np.zeros((len(chunks), dim), dtype=np.float32)
         for i, key in enumerate(plan.keys):
             if key not in plan.missing:
@@ -219,7 +258,7 @@ class Indexer:
             for rows, vector in zip(plan.missing.values(), new):
                 vectors[rows] = vector
         self._save_cache(prune=True)
-        return vectors, len(plan.missing)
+        return vectors, len(plan.missing) + self.early_embedded
 
     def _embed_missing(self, plan: Plan,
                        progress: Callable[[int], None] | None) -> np.ndarray:

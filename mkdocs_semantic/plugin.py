@@ -292,6 +292,14 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         log.info(self.last_build.summary())
 
 
+    def on_build_error(self, *, error: Exception) -> None:
+        """A failed build stops the chunks embedding in the background: the process
+        ends without waiting for their queue. (MkDocs does not call this on Ctrl-C;
+        then the few batches queued, early.AHEAD per thread, finish first.)"""
+        if self.indexer is not None:
+            self.indexer.stop_early()
+
+
 def model_problem(exc: ModelError) -> PluginError:
     """The build's error for a model that cannot be used, naming the option it blames."""
     blame = f"option '{exc.option}': " if exc.option else ""
