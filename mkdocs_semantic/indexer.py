@@ -158,6 +158,10 @@ class Indexer:
         self.preview = False
         """Builds are previews (`mkdocs serve`): keep the query table of the build before
         instead of refitting it after every edit (seconds to a minute on a large site)."""
+        self.embed_early = False
+        """Embed chunks in the background as `chunk` cuts them, on all threads but one,
+        while the caller reads the next pages (see early.py). Off for plans and dry runs,
+        which embed nothing."""
         self._early: EarlyEmbedding | None = None
         self.early_embedded = 0
         """Chunk texts of the last `vectors` that were embedded while pages were read."""
@@ -195,9 +199,11 @@ class Indexer:
         self.pages_chunked = 0
 
     def _embed_early(self, chunks: list[Chunk]) -> None:
-        """Hand the chunks the cache lacks to the background embedding, which uses all
-        threads but one (the one rendering pages) while the pages are read; none with
-        fewer than two (see early.py)."""
+        """With `embed_early`, hand the chunks the cache lacks to the background
+        embedding, which uses all threads but one (the one reading pages); none with
+        fewer than two."""
+        if not self.embed_early:
+            return
         workers = getattr(self.embedder, "workers", 1)
         if workers < 2:
             return

@@ -77,6 +77,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             self.indexer = Indexer(spec, options, cache_path=cache_path)
             self.page_chunks = {}
         self.indexer.preview = self.command == "serve"
+        self.indexer.embed_early = True
         self._validate_model()
         self._setup_client(config)
         return config

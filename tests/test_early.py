@@ -36,6 +36,7 @@ def test_chunks_embedded_while_pages_are_read_are_not_embedded_again(tmp_path):
                    sha256=hashlib.sha256(b"hashing-64").hexdigest())
     indexer = Indexer(spec, IndexOptions(dtype="f32", batch_size=4, query_encoder="transformer"),
                       cache_path=None, embedder=embedder)
+    indexer.embed_early = True
     indexer.start_build()
     chunks = [c for n in range(40) for c in indexer.chunk(*page(n))]
     early_calls = len(embedder.calls)
@@ -50,16 +51,17 @@ def test_chunks_embedded_while_pages_are_read_are_not_embedded_again(tmp_path):
     np.testing.assert_array_equal(vectors, HashingEmbedder().embed_documents(texts))
 
 
-def test_one_worker_embeds_nothing_before_the_embedding_step(tmp_path):
-    embedder = HashingEmbedder()
+def test_nothing_is_embedded_early_on_one_worker_or_unless_asked(tmp_path):
     spec = replace(default_model_spec(), id="hashing-64", dim=64,
                    sha256=hashlib.sha256(b"hashing-64").hexdigest())
-    indexer = Indexer(spec, IndexOptions(dtype="f32", query_encoder="transformer"),
-                      cache_path=None, embedder=embedder)
-    indexer.start_build()
-    for n in range(10):
-        indexer.chunk(*page(n))
-    assert embedder.calls == []
+    for embedder, asked in ((HashingEmbedder(), True), (TwoWorkerEmbedder(), False)):
+        indexer = Indexer(spec, IndexOptions(dtype="f32", query_encoder="transformer"),
+                          cache_path=None, embedder=embedder)
+        indexer.embed_early = asked
+        indexer.start_build()
+        for n in range(10):
+            indexer.chunk(*page(n))
+        assert embedder.calls == []
 
 
 def test_finishing_drops_the_batches_not_started_and_keeps_the_started_ones():
