@@ -392,10 +392,13 @@ class OnnxEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        lengths = [sum(e.attention_mask) for e in self.tokenizer.encode_batch(texts)]
+        # Tokenized once: each batch takes its texts' encodings, cut to its longest.
+        encodings = self.tokenizer.encode_batch(texts)
+        lengths = [sum(e.attention_mask) for e in encodings]
         batches = plan_batches(lengths, max_items=self.batch_size)
-        vectors = map_batches(lambda batch: self._run([texts[i] for i in batch]), batches,
-                              workers=self.workers)
+        vectors = map_batches(lambda batch: self._run_encoded(
+            [encodings[i] for i in batch], max(lengths[i] for i in batch)), batches,
+            workers=self.workers)
         for batch, rows in zip(batches, vectors):
             out[batch] = rows
             if progress is not None:
@@ -403,11 +406,18 @@ class OnnxEmbedder:
         return out
 
     def _run(self, texts: list[str]) -> np.ndarray:
-        session = self.session
         encodings = self.tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        type_ids = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        return self._run_encoded(encodings, len(encodings[0].ids))
+
+    def _run_encoded(self, encodings: list, width: int) -> np.ndarray:
+        """Vectors of tokenized texts, as one batch `width` tokens wide. The encodings may
+        be padded wider (to the longest text of the call that made them): padding is on
+        the right, so their first `width` tokens are what a call of these texts alone
+        gives."""
+        session = self.session
+        ids = np.array([e.ids[:width] for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask[:width] for e in encodings], dtype=np.int64)
+        type_ids = np.array([e.type_ids[:width] for e in encodings], dtype=np.int64)
         output = session.run(None, self._feeds(ids, mask, type_ids))[0]
         if output.ndim == 3:
             output = pool(output, mask, self.spec.pooling)
