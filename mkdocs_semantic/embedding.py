@@ -219,6 +219,13 @@ def _pad_from_file(path: Path) -> tuple[int, str]:
     return int(padding.get("pad_id", 0)), str(padding.get("pad_token", "<pad>"))
 
 
+SMALL_BATCH = 64
+"""Fewer texts than this are counted one by one: tokenizers' encode_batch hands even
+a few short texts to its thread pool, which cost 1.6 times the CPU of encoding them
+in turn (the chunker counts a page's pieces a few at a time, while the model embeds
+on the other cores)."""
+
+
 class TokenCounter:
     """Counts tokens as the model sees them (special tokens included, no truncation)."""
 
@@ -226,8 +233,8 @@ class TokenCounter:
         self.tokenizer = load_tokenizer(tokenizer_path, None)
 
     def __call__(self, texts: Sequence[str]) -> list[int]:
-        if not texts:
-            return []
+        if len(texts) < SMALL_BATCH:
+            return [len(self.tokenizer.encode(t).ids) for t in texts]
         return [len(e.ids) for e in self.tokenizer.encode_batch(list(texts))]
 
     def token_ends(self, text: str) -> list[int]:
