@@ -397,8 +397,9 @@ class OnnxEmbedder:
 
     def token_lengths(self, texts: Sequence[str]) -> list[int]:
         prefixed = [self.spec.document_prefix + t for t in texts]
-        return [sum(e.attention_mask) for e in self.tokenizer.encode_batch(prefixed)] \
-            if prefixed else []
+        if len(prefixed) < SMALL_BATCH:  # a page's chunks, as they are cut (early.py)
+            return [len(self.tokenizer.encode(t).ids) for t in prefixed]
+        return [sum(e.attention_mask) for e in self.tokenizer.encode_batch(prefixed)]
 
     def _embed(self, texts: list[str], progress: ProgressCallback | None) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
