@@ -54,6 +54,8 @@ SESSION_VARIANTS = {
     "denormals as zero": {"session.set_denormal_as_zero": "1"},
 }
 BUDGETS = (BATCH_TOKENS, 2048, 8192)
+NOISY_SPREAD = 1.3
+"""Repeats of one variant further apart than this (slowest / fastest): the run says so."""
 
 
 def embedder_with(entries: dict[str, str]) -> OnnxEmbedder:
@@ -192,12 +194,20 @@ def render(results: dict) -> str:
         f"fastapi-docs ({results['sample_tokens']:,} tokens), each variant "
         f"{results['repeats']} times in rotated order; medians, and the ratio to the "
         "plugin's setting in the same run (below 1 is faster).", "",
-        "| lever | variant | median s | tokens/s | ratio |", "|---|---|---|---|---|",
+        "| lever | variant | median s | fastest s | tokens/s | ratio |",
+        "|---|---|---|---|---|---|",
     ]
+    spread = 1.0
     for lever in ("threads", "session", "budget", "overlap"):
         for name, row in results.get(lever, {}).items():
-            lines.append(f"| {lever} | {name} | {row['median_s']} | "
+            spread = max(spread, max(row["seconds"]) / min(row["seconds"]))
+            lines.append(f"| {lever} | {name} | {row['median_s']} | {min(row['seconds'])} | "
                          f"{row.get('tokens_per_s', '-')} | {row['ratio']} |")
+    if spread > NOISY_SPREAD:
+        lines += ["", f"**The machine's load moved during this run**: the repeats of one "
+                  f"variant differ by up to {spread:.1f}x (load average at the end "
+                  f"{results.get('load_end', 'not recorded')}), so ratios within that say "
+                  "nothing; each repeat's seconds are in embed_levers.json."]
     pages = results["overlap_pages"]
     if "threads" in results:
         lines += ["", "Threads: the three variants' vectors are "
@@ -273,6 +283,7 @@ def main() -> int:
     seconds = rotated_timings(overlap_variants(base, texts, sources), args.repeats)
     results["overlap"] = summarize(seconds, "render, then embed", None)
 
+    results["load_end"] = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     if args.truncation:
         results["truncation_tokens"] = args.truncation
         results["truncation"] = truncation(args.truncation)
