@@ -5,7 +5,10 @@ A first build of fastapi-docs spends most of its time in the model (onnxruntime'
 site, each against the plugin's own setting, in one run with the variants in rotated
 order (so drift in the machine's load falls on every variant alike):
 
-- onnxruntime session options: no spinning of idle threads, denormals as zero;
+- onnxruntime session options: SkipLayerNormalization fused (onnxruntime's default, the
+  plugin leaves it out), no spinning of idle threads, denormals as zero;
+- threads: one batch at a time on all cores (onnxruntime's threads) against batches
+  side by side, one thread each (the plugin's, `thread_split`), and their vectors;
 - batch size in padded tokens (the plugin's token budget against larger ones);
 - embedding while MkDocs renders pages (a second thread), against one after the other;
 - `--truncation`: the text embedded, cut to N tokens: the tokens saved, and what it
@@ -37,33 +40,57 @@ from results_file import write_results  # noqa: E402
 
 from mkdocs_semantic.embedding import (  # noqa: E402
     BATCH_TOKENS,
+    DISABLED_OPTIMIZERS,
     OnnxEmbedder,
     default_model_spec,
     plan_batches,
+    thread_split,
 )
 
 SESSION_VARIANTS = {
     "plugin's session": {},
+    "SkipLayerNorm fused (onnxruntime's default)": {"fuse": "SkipLayerNorm"},
     "no spinning": {"session.intra_op.allow_spinning": "0"},
     "denormals as zero": {"session.set_denormal_as_zero": "1"},
 }
 BUDGETS = (BATCH_TOKENS, 2048, 8192)
+NOISY_SPREAD = 1.3
+"""Repeats of one variant further apart than this (slowest / fastest): the run says so."""
 
 
 def embedder_with(entries: dict[str, str]) -> OnnxEmbedder:
-    """An OnnxEmbedder of the default model whose session has these config entries."""
+    """An OnnxEmbedder of the default model whose session has these config entries
+    (`fuse`: let onnxruntime apply the rewrites the plugin leaves out)."""
     import onnxruntime as ort
 
     embedder = OnnxEmbedder(default_model_spec())
     options = ort.SessionOptions()
     options.log_severity_level = 3
+    entries = dict(entries)
+    disabled = [] if entries.pop("fuse", None) else list(DISABLED_OPTIMIZERS)
     for key, value in entries.items():
         options.add_session_config_entry(key, value)
     session = ort.InferenceSession(str(embedder.spec.model_path), options,
-                                   providers=["CPUExecutionProvider"])
-    embedder.__dict__["session"] = session  # the cached_property's slot
+                                   providers=["CPUExecutionProvider"],
+                                   disabled_optimizers=disabled)
+    embedder.__dict__["_session"] = session  # where OnnxEmbedder.session keeps it
     embedder._input_names = {i.name for i in session.get_inputs()}
     return embedder
+
+
+def thread_variants(spec, texts: list[str]) -> tuple[dict[str, Callable[[], object]], bool]:
+    """The plugin's split of the cores (batches side by side) against one batch at a
+    time, on onnxruntime's threads or on one; and whether all three give the same bytes."""
+    workers, threads = thread_split(0)
+    embedders = {
+        "one batch at a time, onnxruntime's threads": OnnxEmbedder(spec),
+        "one batch at a time, one thread": OnnxEmbedder(spec, threads=1),
+        f"{workers} batches side by side, {threads} thread each (the plugin's)":
+            OnnxEmbedder(spec, threads=threads, workers=workers),
+    }
+    vectors = [e.embed_documents(texts).tobytes() for e in embedders.values()]
+    return ({name: (lambda e=e: e.embed_documents(texts)) for name, e in embedders.items()},
+            len(set(vectors)) == 1)
 
 
 def embed_with_budget(embedder: OnnxEmbedder, texts: list[str], budget: int) -> None:
@@ -167,13 +194,25 @@ def render(results: dict) -> str:
         f"fastapi-docs ({results['sample_tokens']:,} tokens), each variant "
         f"{results['repeats']} times in rotated order; medians, and the ratio to the "
         "plugin's setting in the same run (below 1 is faster).", "",
-        "| lever | variant | median s | tokens/s | ratio |", "|---|---|---|---|---|",
+        "| lever | variant | median s | fastest s | tokens/s | ratio |",
+        "|---|---|---|---|---|---|",
     ]
-    for lever in ("session", "budget", "overlap"):
-        for name, row in results[lever].items():
-            lines.append(f"| {lever} | {name} | {row['median_s']} | "
+    spread = 1.0
+    for lever in ("threads", "session", "budget", "overlap"):
+        for name, row in results.get(lever, {}).items():
+            spread = max(spread, max(row["seconds"]) / min(row["seconds"]))
+            lines.append(f"| {lever} | {name} | {row['median_s']} | {min(row['seconds'])} | "
                          f"{row.get('tokens_per_s', '-')} | {row['ratio']} |")
+    if spread > NOISY_SPREAD:
+        lines += ["", f"**The machine's load moved during this run**: the repeats of one "
+                  f"variant differ by up to {spread:.1f}x (load average at the end "
+                  f"{results.get('load_end', 'not recorded')}), so ratios within that say "
+                  "nothing; each repeat's seconds are in embed_levers.json."]
     pages = results["overlap_pages"]
+    if "threads" in results:
+        lines += ["", "Threads: the three variants' vectors are "
+                  + ("the same to the bit." if results["threads_same_vectors"] else
+                     "NOT the same bytes.")]
     lines += ["", f"Overlap: {pages} pages' Markdown rendered in the main thread while a "
               "second thread embeds the sample; the ratio is to rendering, then embedding."]
     cut = results.get("truncation")
@@ -218,6 +257,12 @@ def main() -> int:
                      "sample": len(texts), "sample_tokens": tokens,
                      "repeats": args.repeats, "overlap_pages": len(sources)}
 
+    print("threads", file=sys.stderr)
+    variants, same = thread_variants(spec, texts)
+    seconds = rotated_timings(variants, args.repeats)
+    results["threads"] = summarize(seconds, next(iter(variants)), tokens)
+    results["threads_same_vectors"] = same
+
     print("session options", file=sys.stderr)
     embedders = {name: embedder_with(entries) for name, entries in SESSION_VARIANTS.items()}
     for embedder in embedders.values():
@@ -238,6 +283,7 @@ def main() -> int:
     seconds = rotated_timings(overlap_variants(base, texts, sources), args.repeats)
     results["overlap"] = summarize(seconds, "render, then embed", None)
 
+    results["load_end"] = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     if args.truncation:
         results["truncation_tokens"] = args.truncation
         results["truncation"] = truncation(args.truncation)

@@ -171,6 +171,7 @@ def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: boo
             site_dir.resolve().name
         cache_path = folder / "embeddings.npz"
     indexer = Indexer(spec, IndexOptions(dtype=dtype), cache_path=cache_path)
+    indexer.embed_early = not dry_run
     pages, chunks = chunk_site(site_dir, indexer, bundle_dir=out)
     if not chunks:
         raise BundleError(f"no HTML page with text under {site_dir}: point at a built site")

@@ -85,7 +85,7 @@ class SemanticConfig(base.Config):
     docs/how-it-works.md)."""
 
     threads = c.Type(int, default=0)
-    """onnxruntime threads for embedding, 0 to MAX_THREADS; 0 lets onnxruntime choose."""
+    """CPU threads for embedding, 0 to MAX_THREADS; 0 means one per core."""
 
     batch_size = c.Type(int, default=32)
     """Chunks embedded per model call."""

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from functools import cached_property
+from itertools import islice
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -19,6 +24,7 @@ DEFAULT_DIM = 384
 PACKAGED_TOKENIZER = Path(__file__).parent / "model" / "tokenizer.json"
 
 ProgressCallback = Callable[[int], None]
+Batch = TypeVar("Batch")
 
 
 MAX_MODEL_TOKENS = 8192
@@ -28,6 +34,59 @@ BATCH_TOKENS = 512
 ~40 % less than 32 texts sorted by characters (measured once on fastapi-docs' chunk
 texts when this was chosen; the measuring script is not kept), and keep
 onnxruntime's memory arena small."""
+DISABLED_OPTIMIZERS = ("SkipLayerNormFusion",)
+"""Graph rewrites of onnxruntime left out: its fused SkipLayerNormalization kernel took
+14 % of a run of the default model; the Add and LayerNormalization it replaces take
+about 10 % less CPU in all (onnxruntime 1.32, one thread per run, fastapi-docs' chunk
+texts; bench/embed_levers.py), with vectors within 2e-7 of the fused graph's."""
+
+
+MAX_WORKERS = 4
+"""Batches a build embeds at once at most (each holds its own activations, a few tens
+of MB); more threads than this go to each batch's onnxruntime run."""
+
+
+def usable_cores() -> int:
+    """CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def thread_split(threads: int) -> tuple[int, int]:
+    """(batches run at once, onnxruntime threads each) for `threads` CPU threads in all,
+    0 meaning one per core.
+
+    Whole batches side by side beat one batch spread over the cores: one batch's
+    operators are small, so its threads wait on each other at every one of them, and
+    on a shared machine a thread that loses its core stalls the others (on a busy
+    2-core machine, two one-thread runs took half to two thirds of the time of one
+    two-thread run, with the same vectors to the bit; bench/embed_levers.py).
+    """
+    total = threads if threads > 0 else usable_cores()
+    workers = max(1, min(MAX_WORKERS, total))
+    return workers, max(1, total // workers)
+
+
+def map_batches(run: Callable[[Batch], np.ndarray], batches: Sequence[Batch], *,
+                workers: int = 1) -> Iterator[np.ndarray]:
+    """`run` of each batch, yielded in order, with up to `workers` batches running at
+    once in threads (onnxruntime releases the GIL while it runs). At most twice
+    `workers` batches are started ahead of the one yielded."""
+    if workers <= 1 or len(batches) <= 1:
+        yield from map(run, batches)
+        return
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="semantic-embed")
+    queue = iter(batches)
+    try:
+        pending = deque(pool.submit(run, b) for b in islice(queue, 2 * workers))
+        while pending:
+            done = pending.popleft().result()
+            pending.extend(pool.submit(run, b) for b in islice(queue, 1))
+            yield done
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 class ModelError(ValueError):
@@ -165,6 +224,13 @@ def _pad_from_file(path: Path) -> tuple[int, str]:
     return int(padding.get("pad_id", 0)), str(padding.get("pad_token", "<pad>"))
 
 
+SMALL_BATCH = 64
+"""Fewer texts than this are counted one by one: tokenizers' encode_batch hands even
+a few short texts to its thread pool, which cost 1.6 times the CPU of encoding them
+in turn (the chunker counts a page's pieces a few at a time, while the model embeds
+on the other cores)."""
+
+
 class TokenCounter:
     """Counts tokens as the model sees them (special tokens included, no truncation)."""
 
@@ -172,8 +238,8 @@ class TokenCounter:
         self.tokenizer = load_tokenizer(tokenizer_path, None)
 
     def __call__(self, texts: Sequence[str]) -> list[int]:
-        if not texts:
-            return []
+        if len(texts) < SMALL_BATCH:
+            return [len(self.tokenizer.encode(t).ids) for t in texts]
         return [len(e.ids) for e in self.tokenizer.encode_batch(list(texts))]
 
     def token_ends(self, text: str) -> list[int]:
@@ -183,9 +249,14 @@ class TokenCounter:
 
 
 class OnnxEmbedder:
-    """Sentence embeddings from an ONNX transformer: pooling, then L2 normalisation."""
+    """Sentence embeddings from an ONNX transformer: pooling, then L2 normalisation.
 
-    def __init__(self, spec: ModelSpec, *, threads: int = 0, batch_size: int = 32) -> None:
+    `threads`: onnxruntime threads of each run (0: onnxruntime chooses). `workers`:
+    batches of one call run at once, each in a thread of its own (see `thread_split`).
+    """
+
+    def __init__(self, spec: ModelSpec, *, threads: int = 0, batch_size: int = 32,
+                 workers: int = 1) -> None:
         max_tokens = spec.max_tokens
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) \
                 or not 2 <= max_tokens <= MAX_MODEL_TOKENS:
@@ -197,10 +268,22 @@ class OnnxEmbedder:
         self.spec = spec
         self.threads = threads
         self.batch_size = max(1, batch_size)
+        self.workers = max(1, workers)
         self.tokenizer = load_tokenizer(spec.tokenizer_path, max_tokens)
+        self._loading = threading.Lock()
 
-    @cached_property
+    @property
     def session(self):
+        """The onnxruntime session, loaded on first use (once, whichever thread asks)."""
+        session = self.__dict__.get("_session")
+        if session is None:
+            with self._loading:
+                session = self.__dict__.get("_session")
+                if session is None:
+                    session = self.__dict__["_session"] = self._load_session()
+        return session
+
+    def _load_session(self):
         import onnxruntime as ort
 
         options = ort.SessionOptions()
@@ -210,8 +293,8 @@ class OnnxEmbedder:
         options.log_severity_level = 3
         try:
             session = ort.InferenceSession(
-                str(self.spec.model_path), options, providers=["CPUExecutionProvider"]
-            )
+                str(self.spec.model_path), options, providers=["CPUExecutionProvider"],
+                disabled_optimizers=list(DISABLED_OPTIMIZERS))
         except Exception as exc:
             raise ModelError(f"cannot load ONNX model {self.spec.model_path}: {exc}",
                              option="model.path") from exc
@@ -227,7 +310,7 @@ class OnnxEmbedder:
     def release(self) -> None:
         """Drop the onnxruntime session: the model's weights (unpacked to float32) and
         its memory arena, about 250 MB. The next use loads it again."""
-        self.__dict__.pop("session", None)
+        self.__dict__.pop("_session", None)
 
     def _check_max_tokens(self, session) -> None:
         """One inference at model.max_tokens tokens; if the model refuses it, find the
@@ -314,26 +397,40 @@ class OnnxEmbedder:
 
     def token_lengths(self, texts: Sequence[str]) -> list[int]:
         prefixed = [self.spec.document_prefix + t for t in texts]
-        return [sum(e.attention_mask) for e in self.tokenizer.encode_batch(prefixed)] \
-            if prefixed else []
+        if len(prefixed) < SMALL_BATCH:  # a page's chunks, as they are cut (early.py)
+            return [len(self.tokenizer.encode(t).ids) for t in prefixed]
+        return [sum(e.attention_mask) for e in self.tokenizer.encode_batch(prefixed)]
 
     def _embed(self, texts: list[str], progress: ProgressCallback | None) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        lengths = [sum(e.attention_mask) for e in self.tokenizer.encode_batch(texts)]
-        for batch in plan_batches(lengths, max_items=self.batch_size):
-            out[batch] = self._run([texts[i] for i in batch])
+        # Tokenized once: each batch takes its texts' encodings, cut to its longest.
+        encodings = self.tokenizer.encode_batch(texts)
+        lengths = [sum(e.attention_mask) for e in encodings]
+        batches = plan_batches(lengths, max_items=self.batch_size)
+        vectors = map_batches(lambda batch: self._run_encoded(
+            [encodings[i] for i in batch], max(lengths[i] for i in batch)), batches,
+            workers=self.workers)
+        for batch, rows in zip(batches, vectors):
+            out[batch] = rows
             if progress is not None:
                 progress(len(batch))
         return out
 
     def _run(self, texts: list[str]) -> np.ndarray:
-        session = self.session
         encodings = self.tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        type_ids = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        return self._run_encoded(encodings, len(encodings[0].ids))
+
+    def _run_encoded(self, encodings: list, width: int) -> np.ndarray:
+        """Vectors of tokenized texts, as one batch `width` tokens wide. The encodings may
+        be padded wider (to the longest text of the call that made them): padding is on
+        the right, so their first `width` tokens are what a call of these texts alone
+        gives."""
+        session = self.session
+        ids = np.array([e.ids[:width] for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask[:width] for e in encodings], dtype=np.int64)
+        type_ids = np.array([e.type_ids[:width] for e in encodings], dtype=np.int64)
         output = session.run(None, self._feeds(ids, mask, type_ids))[0]
         if output.ndim == 3:
             output = pool(output, mask, self.spec.pooling)

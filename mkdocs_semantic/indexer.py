@@ -18,13 +18,16 @@ from . import layout_basis
 from .bundle import Manifest, TokenTable, claim_bundle_dir, write_bundle
 from .cache import ChunkCache, EmbeddingCache, cache_key
 from .chunking import CHUNKING_VERSION, Chunk, PageFacts, chunk_page
+from .early import EarlyEmbedding
 from .embedding import (
     Embedder,
     ModelSpec,
     OnnxEmbedder,
     TokenCounter,
     load_tokenizer,
+    map_batches,
     plan_batches,
+    thread_split,
 )
 from .files import sha256_file
 from .logs import build_log as log
@@ -131,7 +134,9 @@ class Indexer:
     (with pooling, normalize, max_tokens and document_prefix) keys the embedding cache and
     is written into the bundle, and its tokenizer cuts the chunks. If it has a
     `release()` method, a build that is not a preview calls it before the query table's
-    solve, when it has embedded all it needs (see `_release_model`).
+    solve, when it has embedded all it needs (see `_release_model`). If it has a
+    `workers` attribute above 1, that many batches are embedded at once, each by a call
+    of its own from a thread of its own (`OnnxEmbedder` is safe to call so).
     """
 
     def __init__(self, spec: ModelSpec, options: IndexOptions, *,
@@ -153,6 +158,13 @@ class Indexer:
         self.preview = False
         """Builds are previews (`mkdocs serve`): keep the query table of the build before
         instead of refitting it after every edit (seconds to a minute on a large site)."""
+        self.embed_early = False
+        """Embed chunks in the background as `chunk` cuts them, on all threads but one,
+        while the caller reads the next pages (see early.py). Off for plans and dry runs,
+        which embed nothing."""
+        self._early: EarlyEmbedding | None = None
+        self.early_embedded = 0
+        """Chunk texts of the last `vectors` that were embedded while pages were read."""
 
     def matches(self, spec: ModelSpec, options: IndexOptions, cache_path: Path | None) -> bool:
         return (spec, options, cache_path) == (self.spec, self.options, self.cache.path)
@@ -170,23 +182,54 @@ class Indexer:
                              f"{budget}|{self.options.min_tokens}|{self.options.heading_levels}")
         cached = self.chunk_cache.get(key)
         if cached is not None:
-            return [Chunk(**row) for row in cached]
-        chunks = chunk_page(html, page, count=self.counter, max_tokens=budget,
-                            min_tokens=self.options.min_tokens,
-                            heading_levels=self.options.heading_levels)
-        self.pages_chunked += 1
-        self.chunk_cache.put(key, [asdict(c) for c in chunks])
+            chunks = [Chunk(**row) for row in cached]
+        else:
+            chunks = chunk_page(html, page, count=self.counter, max_tokens=budget,
+                                min_tokens=self.options.min_tokens,
+                                heading_levels=self.options.heading_levels)
+            self.pages_chunked += 1
+            self.chunk_cache.put(key, [asdict(c) for c in chunks])
+        self._embed_early(chunks)
         return chunks
 
     def start_build(self) -> None:
         """Call before the pages of a (re)build are chunked."""
+        self.stop_early()
         self.chunk_cache.start_build()
         self.pages_chunked = 0
+
+    def _embed_early(self, chunks: list[Chunk]) -> None:
+        """With `embed_early`, hand the chunks the cache lacks to the background
+        embedding, which uses all threads but one (the one reading pages); none with
+        fewer than two."""
+        if not self.embed_early:
+            return
+        workers = getattr(self.embedder, "workers", 1)
+        if workers < 2:
+            return
+        keys = [cache_key(self.cache.fingerprint, c.embed_text) for c in chunks]
+        new = [(k, c.embed_text) for k, c in zip(keys, chunks) if k not in self.cache.vectors]
+        if not new:
+            return
+        if self._early is None:
+            self.cache.require_dim(self.embedder.dim)
+            embedder = self.embedder
+            self._early = EarlyEmbedding(
+                embed=embedder.embed_documents, lengths=embedder.token_lengths,
+                threads=workers - 1, max_items=self.options.batch_size)
+        self._early.add([k for k, _ in new], [t for _, t in new])
+
+    def stop_early(self) -> dict[bytes, np.ndarray]:
+        """End the background embedding (batches not started are dropped) and return
+        what it embedded."""
+        early, self._early = self._early, None
+        return early.finish() if early is not None else {}
 
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = OnnxEmbedder(self.spec, threads=self.options.threads,
+            workers, threads = thread_split(self.options.threads)
+            self._embedder = OnnxEmbedder(self.spec, threads=threads, workers=workers,
                                           batch_size=self.options.batch_size)
         return self._embedder
 
@@ -203,8 +246,15 @@ class Indexer:
         """Vectors for all chunks, from the cache where possible; returns (vectors, embedded)."""
         dim = self.embedder.dim  # loads the model and checks model.dim, even on a full cache
         self.cache.require_dim(dim)
-        plan = self.plan(chunks)
+        early = self.stop_early()
+        for key, vector in early.items():
+            self.cache.put(key, vector)
         self.cache.start_build()
+        plan = self.plan(chunks)
+        self.early_embedded = len(set(early).intersection(plan.keys))
+        if self.early_embedded and plan.missing and progress is None:
+            log.info("embedded %s chunks while the pages were read; %s to go",
+                     f"{self.early_embedded:,}", f"{len(plan.missing):,}")
         vectors = np.zeros((len(chunks), dim), dtype=np.float32)
         for i, key in enumerate(plan.keys):
             if key not in plan.missing:
@@ -214,7 +264,7 @@ class Indexer:
             for rows, vector in zip(plan.missing.values(), new):
                 vectors[rows] = vector
         self._save_cache(prune=True)
-        return vectors, len(plan.missing)
+        return vectors, len(plan.missing) + self.early_embedded
 
     def _embed_missing(self, plan: Plan,
                        progress: Callable[[int], None] | None) -> np.ndarray:
@@ -258,8 +308,11 @@ class Indexer:
         random.Random(0).shuffle(batches)
         shown = report and len(texts) >= PROGRESS_MIN_TEXTS
         meter = Progress(label, items=len(texts), tokens=sum(lengths)) if shown else None
-        for batch in batches:
-            out[batch] = self.embedder.embed_documents([texts[i] for i in batch])
+        embedder = self.embedder
+        vectors = map_batches(lambda batch: embedder.embed_documents([texts[i] for i in batch]),
+                              batches, workers=getattr(embedder, "workers", 1))
+        for batch, rows in zip(batches, vectors):
+            out[batch] = rows
             if on_batch is not None:
                 on_batch(batch, out[batch])
             if meter is not None:

@@ -77,6 +77,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             self.indexer = Indexer(spec, options, cache_path=cache_path)
             self.page_chunks = {}
         self.indexer.preview = self.command == "serve"
+        self.indexer.embed_early = True
         self._validate_model()
         self._setup_client(config)
         return config
@@ -107,7 +108,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             ("min_score", cfg.min_score, cfg.min_score is None or -1 <= cfg.min_score <= 1,
              "a relevance between 0 and 1 (below 0 keeps everything), or unset"),
             ("threads", cfg.threads, 0 <= cfg.threads <= MAX_THREADS,
-             f"from 0 (onnxruntime chooses) to {MAX_THREADS}"),
+             f"from 0 (one per core) to {MAX_THREADS}"),
             ("bundle_dir", cfg.bundle_dir, bundle_dir_problem(cfg.bundle_dir) is None,
              bundle_dir_problem(cfg.bundle_dir)),
             ("vector_layout", cfg.vector_layout,
@@ -290,6 +291,14 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             raise PluginError(f"semantic: option 'bundle_dir' is {self.config.bundle_dir!r}: "
                               f"{exc}") from exc
         log.info(self.last_build.summary())
+
+
+    def on_build_error(self, *, error: Exception) -> None:
+        """A failed build stops the chunks embedding in the background: the process
+        ends without waiting for their queue. (MkDocs does not call this on Ctrl-C;
+        then the few batches queued, early.AHEAD per thread, finish first.)"""
+        if self.indexer is not None:
+            self.indexer.stop_early()
 
 
 def model_problem(exc: ModelError) -> PluginError:

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .bundle import TokenTable
 from .chunking import Chunk, context_line
@@ -35,6 +36,11 @@ from .static_encoder import (
 TABLE_CACHE_VERSION = 2
 SOLVE_LOG_TOKENS = 2000
 """A solve over this many tokens takes long enough to say so in the log first."""
+SOLVE_BLAS_THREADS = 1
+"""BLAS threads of the solve. Its LAPACK calls are on 256 x 256 blocks, where
+OpenBLAS's threads cost far more than they share: on a 2-core machine, fastapi-docs'
+solve took 1.9-2.1 s on one thread against 3.1-6.1 s on two (load average 2), the
+same int8 table (the float32 rows within 2e-9)."""
 # After . ! ? : ; and a space, or after a CJK full stop (no space follows one).
 SENTENCE_END = re.compile(r"(?<=[.!?:;])\s+|(?<=[\u3002\uff01\uff1f])\s*")
 SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[PAD]", "[UNK]")
@@ -151,8 +157,9 @@ class TableFitter:
             self.before_solve()
         if len(stats.token_ids) >= SOLVE_LOG_TOKENS:
             log.info("query table: solving for %s tokens", f"{len(stats.token_ids):,}")
-        fitted = fit_table(design, np.concatenate(targets), lam=self.recipe.lam, prior=prior,
-                           weights=weights)
+        with threadpool_limits(limits=SOLVE_BLAS_THREADS, user_api="blas"):
+            fitted = fit_table(design, np.concatenate(targets), lam=self.recipe.lam,
+                               prior=prior, weights=weights)
         table = _as_token_table(fitted.quantize())
         self._save(key, table)
         self.refitted = True

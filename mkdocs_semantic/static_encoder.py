@@ -438,14 +438,15 @@ def single_token_vectors(embedder, token_ids: Sequence[int], *, cls_id: int, sep
                          batch_size: int = 512) -> np.ndarray:
     """The model's vector of each token alone ([CLS] token [SEP]), pooled and normalized
     as the embedder pools a text. `embedder` is an `OnnxEmbedder`; ids go in directly so
-    word pieces (`##ing`) keep their own identity."""
-    from .embedding import l2_normalize, pool
+    word pieces (`##ing`) keep their own identity. Its `workers` batches run at once."""
+    from .embedding import l2_normalize, map_batches, pool
 
     session = embedder.session
     inputs = {i.name for i in session.get_inputs()}
     out = np.zeros((len(token_ids), embedder.dim), dtype=np.float32)
     ids = np.asarray(token_ids, dtype=np.int64)
-    for start in range(0, len(ids), batch_size):
+
+    def run(start: int) -> np.ndarray:
         batch = ids[start : start + batch_size]
         input_ids = np.stack([np.full(len(batch), cls_id), batch, np.full(len(batch), sep_id)],
                              axis=1).astype(np.int64)
@@ -458,6 +459,10 @@ def single_token_vectors(embedder, token_ids: Sequence[int], *, cls_id: int, sep
         hidden = session.run(None, feeds)[0]
         pooled = pool(hidden, mask, embedder.spec.pooling) if hidden.ndim == 3 else hidden
         pooled = pooled.astype(np.float32)
-        out[start : start + len(batch)] = l2_normalize(pooled) if embedder.spec.normalize \
-            else pooled
+        return l2_normalize(pooled) if embedder.spec.normalize else pooled
+
+    starts = range(0, len(ids), batch_size)
+    for start, rows in zip(starts, map_batches(run, starts,
+                                               workers=getattr(embedder, "workers", 1))):
+        out[start : start + len(rows)] = rows
     return out

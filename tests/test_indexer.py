@@ -158,6 +158,6 @@ def test_a_released_onnx_model_loads_again_with_the_same_vectors():
     embedder = OnnxEmbedder(default_model_spec())
     before = embedder.embed_documents(["Steep black tea for four minutes."])
     embedder.release()
-    assert "session" not in embedder.__dict__
+    assert "_session" not in embedder.__dict__
     np.testing.assert_array_equal(
         embedder.embed_documents(["Steep black tea for four minutes."]), before)
