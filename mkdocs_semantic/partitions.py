@@ -59,9 +59,9 @@ SEED = 20261123
 REFIT_COUNT_RATIO = 1.25
 """A rebuild fits new centroids when the partition count the size asks for and the kept
 one differ by more than this factor (the site grew or shrank by about a quarter)."""
-REFIT_LARGEST = 6
+REFIT_LARGEST = 12
 """... or when the largest partition holds more than this many times PARTITION_ROWS (a
-fresh fit's largest holds up to about 5 times: bench/vector_layout.py)."""
+fresh fit's largest holds 3 to 10 times at 9k-150k rows: bench/vector_layout.py)."""
 
 
 @dataclass(frozen=True)

@@ -258,7 +258,9 @@ def test_kept_centroids_are_refitted_only_past_the_drift_bounds():
     assert not partitions.drifted([rows] * 10, rows=10 * rows)
     assert not partitions.drifted([rows] * 9 + [3 * rows], rows=12 * rows)
     assert partitions.drifted([rows] * 7, rows=10 * rows)  # the site grew by 43 %
-    assert partitions.drifted([rows] * 9 + [5 * rows], rows=14 * rows)  # one grew too large
+    # as many partitions as wanted, but one holds more than 12 times the mean
+    assert not partitions.drifted([rows // 2] * 20 + [11 * rows], rows=21 * rows)
+    assert partitions.drifted([rows // 2] * 24 + [13 * rows], rows=25 * rows)
     stored = quantize(clustered_vectors(600), "i8").vectors
     fresh = partitions.build_partitions(stored, rows_per_partition=100)
     assert len(fresh.members) == 6
