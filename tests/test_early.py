@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import hashlib
 import threading
-from dataclasses import replace
 
 import numpy as np
 
 from mkdocs_semantic.bundle import read_bundle
 from mkdocs_semantic.chunking import PageFacts
 from mkdocs_semantic.early import AHEAD, EarlyEmbedding
-from mkdocs_semantic.embedding import default_model_spec
 from mkdocs_semantic.indexer import Indexer, IndexOptions
-from tests.test_indexer import HashingEmbedder
+from tests.test_indexer import HashingEmbedder, hashing_spec
 
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
 
@@ -32,8 +29,7 @@ class TwoWorkerEmbedder(HashingEmbedder):
 
 def test_chunks_embedded_while_pages_are_read_are_not_embedded_again(tmp_path):
     embedder = TwoWorkerEmbedder()
-    spec = replace(default_model_spec(), id="hashing-64", dim=64,
-                   sha256=hashlib.sha256(b"hashing-64").hexdigest())
+    spec = hashing_spec()
     indexer = Indexer(spec, IndexOptions(dtype="f32", batch_size=4, query_encoder="transformer"),
                       cache_path=None, embedder=embedder)
     indexer.embed_early = True
@@ -52,8 +48,7 @@ def test_chunks_embedded_while_pages_are_read_are_not_embedded_again(tmp_path):
 
 
 def test_nothing_is_embedded_early_on_one_worker_or_unless_asked(tmp_path):
-    spec = replace(default_model_spec(), id="hashing-64", dim=64,
-                   sha256=hashlib.sha256(b"hashing-64").hexdigest())
+    spec = hashing_spec()
     for embedder, asked in ((HashingEmbedder(), True), (TwoWorkerEmbedder(), False)):
         indexer = Indexer(spec, IndexOptions(dtype="f32", query_encoder="transformer"),
                           cache_path=None, embedder=embedder)

@@ -23,6 +23,13 @@ PAGES = {
 }
 
 
+def hashing_spec(name: str = "hashing-64"):
+    """The default model's spec, renamed for HashingEmbedder's 64-dim vectors (a model of
+    another name, so that its cache and layout are its own)."""
+    return replace(default_model_spec(), id=name, dim=64,
+                   sha256=hashlib.sha256(name.encode()).hexdigest())
+
+
 class HashingEmbedder:
     """Feature hashing: each word adds one to the bucket its hash picks, and the vector
     is scaled to unit length. Crude next to a transformer, but a real embedder: texts
@@ -66,8 +73,7 @@ class HashingEmbedder:
 def test_the_indexer_embeds_with_the_embedder_it_is_given(tmp_path):
     embedder = HashingEmbedder()
     assert isinstance(embedder, Embedder)  # the protocol's methods, checked at run time
-    spec = replace(default_model_spec(), id="hashing-64", dim=64,
-                   sha256=hashlib.sha256(b"hashing-64").hexdigest())
+    spec = hashing_spec()
     indexer = Indexer(spec, IndexOptions(dtype="f32"), cache_path=None, embedder=embedder)
     indexer.start_build()
     chunks = [c for url, (title, html) in PAGES.items()
@@ -85,8 +91,7 @@ def test_the_indexer_embeds_with_the_embedder_it_is_given(tmp_path):
 
 def test_chunks_are_embedded_in_batches_of_similar_length_within_the_token_budget(tmp_path):
     embedder = HashingEmbedder()
-    spec = replace(default_model_spec(), id="hashing-64", dim=64,
-                   sha256=hashlib.sha256(b"hashing-64").hexdigest())
+    spec = hashing_spec()
     indexer = Indexer(spec, IndexOptions(dtype="f32", batch_size=4, query_encoder="transformer"),
                       cache_path=None, embedder=embedder)
     indexer.start_build()
@@ -130,8 +135,7 @@ class ReleasingEmbedder(HashingEmbedder):
 
 def releasing_build(tmp_path, *, preview: bool) -> ReleasingEmbedder:
     embedder = ReleasingEmbedder()
-    spec = replace(default_model_spec(), id="hashing-64", dim=64,
-                   sha256=hashlib.sha256(b"hashing-64").hexdigest())
+    spec = hashing_spec()
     indexer = Indexer(spec, IndexOptions(dtype="f32"), cache_path=None, embedder=embedder)
     indexer.preview = preview
     indexer.start_build()

@@ -289,15 +289,13 @@ def test_a_one_page_edit_rewrites_only_the_partitions_that_hold_its_chunks(
     holding it, here after `mkdocs build` emptied the site folder (the centroids and the
     int8 scale come back from the cache folder) and with the page gaining a chunk (every
     later chunk's number shifts)."""
-    from dataclasses import replace
 
     from mkdocs_semantic.chunking import PageFacts
     from mkdocs_semantic.indexer import Indexer, IndexOptions
 
-    from .test_indexer import HashingEmbedder
+    from .test_indexer import HashingEmbedder, hashing_spec
 
-    spec = replace(default_model_spec(), id="hashing-64", dim=64,
-                   sha256=hashlib.sha256(b"hashing-64").hexdigest())
+    spec = hashing_spec()
     out = tmp_path / "site" / "semantic"
     pages = {n: topic_page(n, sections=2) for n in range(24)}
 
@@ -348,19 +346,17 @@ def partitions_of(bundle) -> list[tuple[str, str, bool]]:
 
 def test_the_layout_of_another_model_is_not_reused(tmp_path):
     """Centroids and a scale from other vectors would only mislead the partitioning."""
-    from dataclasses import replace
 
     from mkdocs_semantic import layout_basis
     from mkdocs_semantic.chunking import PageFacts
     from mkdocs_semantic.indexer import Indexer, IndexOptions
 
-    from .test_indexer import HashingEmbedder
+    from .test_indexer import HashingEmbedder, hashing_spec
 
     out, cache = tmp_path / "site" / "semantic", tmp_path / "cache" / "embeddings.npz"
 
     def indexer(name: str) -> Indexer:
-        spec = replace(default_model_spec(), id=name, dim=64,
-                       sha256=hashlib.sha256(name.encode()).hexdigest())
+        spec = hashing_spec(name)
         return Indexer(spec, IndexOptions(vector_layout="partitioned"), cache_path=cache,
                        embedder=HashingEmbedder())
 

@@ -12,7 +12,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CACHE = HERE.parent / ".cache"
 MAX_WORDS = 3000
-_FENCE = re.compile(r"^\s*(```|~~~)")
+FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def cap_words(markdown: str, limit: int = MAX_WORDS) -> tuple[str, bool]:
     if len(kept) == len(blocks):
         return markdown, False
     text = "\n\n".join(kept)
-    fences = sum(1 for line in text.splitlines() if _FENCE.match(line))
+    fences = sum(1 for line in text.splitlines() if FENCE.match(line))
     if fences % 2:
         text += "\n```"
     return text.rstrip() + "\n", True

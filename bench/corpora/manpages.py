@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import CACHE, Source, cap_words, log, run, sources_table, write_project
+from common import CACHE, FENCE, Source, cap_words, log, run, sources_table, write_project
 
 NAME = "man-pages"
 PANDOC_WHEEL = "pypandoc_binary==1.17"
@@ -65,7 +65,6 @@ LICENCES = {
     "manpages-dev": "per page: verbatim, GPL-2+, BSD and others (Linux man-pages)",
 }
 HEADING = re.compile(r"^(#{1,5}) ")
-FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 @dataclass(frozen=True)
