@@ -348,3 +348,13 @@ def test_int8_scores_are_exact_integer_dots_at_any_dim(dim):
     exact = np.concatenate(parts).astype(np.int64) @ codes.astype(np.int64)
     norm = float(np.sqrt(float(codes.astype(np.int64) @ codes.astype(np.int64))))
     assert np.array_equal(vectors.scores(codes), exact.astype(np.float64) / (2.0 * norm))
+
+
+def test_a_page_with_more_chunks_than_a_bundle_holds_is_named(tmp_path, monkeypatch):
+    from mkdocs_semantic import bundle
+
+    monkeypatch.setattr(bundle, "MAX_PAGE_CHUNKS", 1)  # pages of sample_chunks hold 2
+    with pytest.raises(BundleError, match=r"page0/ has 2 chunks, more than the 1 a bundle "
+                                          r"holds for one page: split the page"):
+        write_sample(tmp_path)
+    assert not (tmp_path / "manifest.json").exists()
