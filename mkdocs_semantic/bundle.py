@@ -755,9 +755,11 @@ def read_bundle(path: Path) -> Bundle:
                 raise BundleError(f"{root / name} is missing or does not match the catalog: "
                                   "rebuild the site")
     # a downloaded bundle may lack partitions: what they name is listed once they are read
-    here = (lambda p: not p.name.startswith(ON_DEMAND)) if fetch is not None else None
+    def here(payload: Payload) -> bool:
+        return fetch is None or not payload.name.startswith(ON_DEMAND)
+
     files = [Payload(manifest.catalog.name, manifest.catalog.bytes),
-             *walk_payloads(catalog, read, **({"expand": here} if here else {}))]
+             *walk_payloads(catalog, read, expand=here)]
     return Bundle(root=root, manifest=manifest, catalog=catalog, pages=pages, facets=facets,
                   chunks=chunks, vectors=vectors, lexical=lexical, table=table, files=files)
 

@@ -1,8 +1,9 @@
 """The reference searcher over a built bundle: the executable spec of ranking.
 
 Vector score: see query_encoder.py (int8: an exact integer dot product, then one
-division), over every stored vector (the exact layout, and any filtered query) or over
-the partitions the query probes (the partitioned layout, see partitions.py). Lexical
+division), of every stored vector (the exact layout), of the query's candidates (the
+partitioned layout, see partitions.py), or of every vector in a partition holding a
+chunk that passes the query's filters. Lexical
 score: the sum of the query terms' quantized BM25 (see `lexical.py`). Both rankings go
 through the page-aware fusion of `ranking.py` (vector scores scaled between the query's
 mean score and its best page, keyword scores as a share of the query's best possible
@@ -168,8 +169,8 @@ class Searcher:
         signals: list[Signal] = []
         vector_scores = lexical_scores = None
         if mode in ("hybrid", "vector") and vector is not None:
-            # A filter scores every chunk: partitions probed by distance alone could hold
-            # none of the eligible chunks, and a filtered query must miss none.
+            # A filter scores every partition holding an eligible chunk: the partitions
+            # probed by distance alone could hold none, and a filtered query misses none.
             vector_scores = self.bundle.vectors.scores(
                 vector, every=bool(filters), among=self.filter_partitions(filters))
             passing = eligible & ~np.isnan(vector_scores)
