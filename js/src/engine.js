@@ -228,9 +228,10 @@ export class Engine {
    * partitioned layout all but the query's candidates) and the query's mean score over
    * every chunk (`floor`, the fusion's vector floor), or null when it has no vector.
    * `among`: a filtered query's partitions (those holding an eligible chunk), whose rows
-   * are all scored exactly, so a filter misses no match.
+   * are all scored exactly, so a filter misses no match. Once `signal` is aborted (the
+   * reader typed on) no further partition file is asked for.
    */
-  async #vectorScores(query, { among = null } = {}) {
+  async #vectorScores(query, { among = null, signal } = {}) {
     // The encoder's files first: the table shards wait for the tokenizer, while the
     // vector files wait for nothing (browsers open few connections per host at once).
     const vector = this.#embedOpen(query);
@@ -238,6 +239,7 @@ export class Engine {
     if (codes === null) return null;
     const floor = meanScore(this.catalog.vectors[this.encoder.vectors], this.manifest.counts.chunks, codes);
     if (set.layout !== "partitioned") return { scores: scoreAll(set, codes), floor };
+    signal?.throwIfAborted();
     if (among) {
       const parts = await Promise.all(among.map(async (p) => {
         const part = await this.#partitionBits(set, p);
@@ -248,6 +250,7 @@ export class Engine {
     const tables = signTables(codes);
     const probed = await Promise.all(probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows)
       .map((p) => this.#partitionBits(set, p)));
+    signal?.throwIfAborted();
     const wanted = new Set(candidateIds(probed, tables, set.candidates));
     const holding = probed.filter((part) => part.ids.some((id) => wanted.has(id)));
     const parts = await Promise.all(holding.map(async (part) => (
@@ -316,7 +319,7 @@ export class Engine {
     const among = filtered && this.catalog.vectors[this.encoder.vectors].layout === "partitioned"
       ? filterPartitions(filters, facets.partitions ?? {}) : null;
     const [vector, lexical] = await abortable(Promise.all([
-      mode === "lexical" ? null : this.#vectorScores(query, { among }),
+      mode === "lexical" ? null : this.#vectorScores(query, { among, signal }),
       mode === "vector" ? null : this.lexical.scores(query, { full: filtered }),
     ]), signal);
     const vectorScores = vector?.scores ?? null;

@@ -301,3 +301,28 @@ test("a partition names chunks by page and position, rising, each on its page", 
   assert.throws(() => parsePartitionBits(partition([[1, 0], [3, 0]]), options), wrong); // no such page
   assert.throws(() => parsePartitionBits(partition([[1, 0]]), options), /not a partition of 2 vectors of 2 dims/);
 });
+
+test("a search aborted while its query is embedded asks for no partition file", async () => {
+  // The index is held until the search is aborted (on its first table shard). Once the
+  // query's table rows and the index are in, the aborted search's vector step needs only
+  // microtasks to ask the store for partition files; setImmediate runs after they all
+  // have, so the store then shows whether it asked.
+  const controller = new AbortController();
+  let release;
+  const index = new Promise((resolve) => { release = resolve; });
+  const server = await serve(PARTITIONED, {
+    hold: (path) => {
+      if (path.startsWith("/table/")) controller.abort(new Error("typed on"));
+      return path.startsWith("/vectors/ivf.") ? index : null;
+    },
+  });
+  servers.push(server);
+  const engine = new Engine({ manifestUrl: `${server.url}manifest.json` });
+  await assert.rejects(engine.search("service worker offline", { mode: "vector", signal: controller.signal }), /typed on/);
+  release();
+  await Promise.all([engine.load(), engine.embed("service worker offline")]);
+  await new Promise((resolve) => { setImmediate(resolve); });
+  const asked = [...engine.store.loads.keys()];
+  assert.ok(asked.some((name) => name.startsWith("vectors/ivf.")));
+  assert.ok(!asked.some((name) => /^vectors\/(bin|row)\./.test(name)), asked.join(" "));
+});
