@@ -56,7 +56,8 @@ WARM_COLUMNS = ("scale", "queries that fetched", "their p50 / p95", "the others'
                 "warm pass, bytes sent")
 LAYOUT_COLUMNS = ("scale", "layout as shipped", "MRR@10 paraphrase: shipped / exact",
                   "exact-phrase queries", "all", "vector recall@10", "overlap@10",
-                  "probe (median)", "queries embedded differently / chunks scored differently")
+                  "distinct scores in the exact top 10: median (min)", "probe (median)",
+                  "queries embedded differently / chunks scored differently")
 
 
 def header(columns: tuple[str, ...]) -> str:
@@ -359,7 +360,8 @@ def done_section(out: dict) -> str:
             layout_rows.append(
                 f"| {key}x | {lay['layout']['auto']} | {cells} | "
                 f"{v['recall@10']:.3f} ({v['below_1']} below 1) | {v['overlap@10']:.3f} | "
-                f"{probe_cell} | {v['query_codes_differ']} / {v['chunk_scores_differ']} |")
+                f"{distinct_cell(v)} | {probe_cell} | "
+                f"{v['query_codes_differ']} / {v['chunk_scores_differ']} |")
     for kind in PARTS:
         if any(kind in k for k in kinds.values()):
             cells = []
@@ -426,12 +428,22 @@ partitioned layout's scores (`Searcher.scores`, NaN: not scored; ties by chunk
 number) against the exact layout's 10 best; a partitioned result counts as a hit
 when its exact score is at least the exact 10th score, because identical copies tie
 and either copy is as right ("overlap" is the plain share of the same chunk numbers).
+With N identical copies of every vector the exact top 10 holds about 10 / N distinct
+vectors (the "distinct scores" column), so at 16x and 64x recall@10 asks whether the
+query's best one or two distinct vectors are found: a weaker test than on a site of
+distinct chunks. Likewise the 4,096 rows a query probes and its 100 candidates are
+4,096 / N and 100 / N distinct vectors.
 Probe: per query (median), the partitions whose sign bits it read, the rows files
 it read for its candidates, and how many distinct vectors those candidates were.
 
 {header(LAYOUT_COLUMNS)}
 {chr(10).join(layout_rows)}
 {same_note(same)}"""
+
+
+def distinct_cell(v: dict) -> str:
+    d = v.get("distinct_in_exact_top10")
+    return f"{d['p50']:.0f} ({d['min']:.0f})" if d and "min" in d else "-"
 
 
 def same_note(scales: list[str]) -> str:

@@ -163,10 +163,10 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def spread(values: list[float], digits: int = 1) -> dict:
-    """p50, p95, mean and max of a list (empty: {})."""
+    """min, p50, p95, mean and max of a list (empty: {})."""
     if not values:
         return {}
-    return {"p50": round(percentile(values, 50), digits),
+    return {"min": round(min(values), digits), "p50": round(percentile(values, 50), digits),
             "p95": round(percentile(values, 95), digits),
             "mean": round(sum(values) / len(values), digits), "max": round(max(values), digits)}
 
@@ -514,6 +514,7 @@ def vector_recall(partitioned, exact, queries: list[str]) -> dict:
 
     recalls, strict, skipped, codes_differ, scores_differ = [], [], 0, 0, 0
     probes: list[dict] = []
+    distinct: list[int] = []  # distinct scores in the exact top 10: copies tie
     for query in queries:
         vector = exact.embed(query)
         mine = partitioned.embed(query)
@@ -526,6 +527,7 @@ def vector_recall(partitioned, exact, queries: list[str]) -> dict:
         want = top_chunks(every)
         got = top_chunks(probed)
         tenth = every[want[-1]]
+        distinct.append(len(set(every[want].tolist())))
         recalls.append(sum(bool(every[c] >= tenth) for c in got) / len(want))
         strict.append(len(set(got) & set(want)) / len(want))
         scores_differ += not np.allclose(probed[got], every[got], rtol=0, atol=1e-9)
@@ -538,6 +540,7 @@ def vector_recall(partitioned, exact, queries: list[str]) -> dict:
             "overlap@10": round(sum(strict) / n, 4) if n else None,
             "queries": n, "not_embedded": skipped, "query_codes_differ": codes_differ,
             "chunk_scores_differ": scores_differ,
+            "distinct_in_exact_top10": spread(distinct),
             "probe": {k: spread([p[k] for p in probes]) for k in probes[0]} if probes else {}}
 
 
