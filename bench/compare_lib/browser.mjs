@@ -3,25 +3,38 @@
 //
 //   node browser.mjs PLAN.json  ->  JSON on stdout
 //
-// PLAN: {prefix, queries, firstQuery, rank (bool), timeoutMs,
+// PLAN: {prefix, queries, firstQuery, rank (bool), timeoutMs, protocol: "h2"|"http/1.1",
 //        runs: [{name, kind: "material"|"pagefind"|"semantic", root}]}
 //
 // Per run: bytes fetched loading the home page (until the network is idle), bytes and
 // milliseconds from the first query to its first results (cold HTTP cache), then every
-// query once more, warm, timing the search engine's round trip in the page, and (with
-// `rank`) the result pages in rank order.
+// query once more, warm, timing the search engine's round trip in the page, with the
+// files each warm query fetched and how long they were in flight, and (with `rank`)
+// the result pages in rank order.
+//
+// Serving: js/tools/server.mjs serves the site and compresses as GitHub Pages does (its
+// rule: gzip for text types, binary payloads as they are); in front of it, a server on
+// 127.0.0.1 that speaks HTTP/2 over TLS (as GitHub Pages does; a certificate made for
+// this run, trusted by this Chromium through its public key hash), or HTTP/1.1 when
+// there is no openssl or the plan asks for it. The front sets GitHub Pages' caching
+// (ten minutes) and logs every response: the file's bytes, the body bytes sent and
+// when the request came and the response ended.
 //
 // Material: its real search box and lunr worker (query typed into the box; the
 // worker's QUERY -> RESULT round trip timed by wrapping window.Worker; result links read
 // from the rendered list). Pagefind: its browser API (search() + data() of the top 10).
 // This plugin: its browser client's API (init, search).
 
-import { createReadStream, mkdtempSync, rmSync, statSync, readFileSync } from "node:fs";
-import { createServer } from "node:http";
-import { tmpdir } from "node:os";
-import { extname, join, normalize, sep } from "node:path";
+import { execFileSync } from "node:child_process";
+import { X509Certificate, createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { Agent, createServer, request as httpRequest } from "node:http";
+import { createSecureServer } from "node:http2";
+import { loadavg, tmpdir } from "node:os";
+import { join, normalize, sep } from "node:path";
 import { performance } from "node:perf_hooks";
 import { chromium } from "playwright-core";
+import { serveSite } from "../../js/tools/server.mjs";
 
 const EXECUTABLE = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const FLAGS = [
@@ -30,60 +43,103 @@ const FLAGS = [
   // Only the loopback server resolves: nothing leaves the machine.
   "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ];
-const TYPES = {
-  ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-  ".json": "application/json", ".wasm": "application/wasm", ".svg": "image/svg+xml",
-  ".png": "image/png", ".ico": "image/x-icon", ".woff2": "font/woff2", ".xml": "application/xml",
-};
 const RANK_DEPTH = 10;
+// Connection-level headers of HTTP/1.1 that HTTP/2 forbids.
+const HOP_HEADERS = ["connection", "keep-alive", "transfer-encoding", "upgrade",
+                     "proxy-connection"];
 
 // ---------------------------------------------------------------- server
 
-function fileFor(root, relative) {
-  const path = normalize(join(root, decodeURIComponent(relative)));
-  if (path !== root && !path.startsWith(root + sep)) return null;
+/** A key and self-signed certificate for 127.0.0.1, made now; null without openssl. */
+function certificate() {
+  const dir = mkdtempSync(join(tmpdir(), "compare-tls-"));
   try {
-    const stat = statSync(path);
-    if (stat.isDirectory()) return fileFor(root, join(relative, "index.html"));
-    return { path, size: stat.size };
-  } catch {
-    return null;
+    execFileSync("openssl", [
+      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+      "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+      "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stdio: "pipe" });
+    const cert = readFileSync(join(dir, "cert.pem"));
+    const key = readFileSync(join(dir, "key.pem"));
+    // Chromium's --ignore-certificate-errors-spki-list trusts this one key (and keeps
+    // its HTTP cache on, which any certificate error would turn off).
+    const spki = new X509Certificate(cert).publicKey.export({ type: "spki", format: "der" });
+    return { cert, key, spki: createHash("sha256").update(spki).digest("base64") };
+  } catch (error) {
+    return { failed: String(error.message ?? error).split("\n")[0] };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** Static files of `root` under `prefix` on 127.0.0.1 (like a GitHub Pages project site). */
-function serve(root, prefix) {
+function fileSize(root, relative) {
+  const path = normalize(join(root, decodeURIComponent(relative)));
+  if (path !== root && !path.startsWith(root + sep)) return 0;
+  try {
+    const stat = statSync(path);
+    return stat.isDirectory() ? fileSize(root, join(relative, "index.html")) : stat.size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * `root` under `prefix` on 127.0.0.1 (like a GitHub Pages project site): js/tools/server.mjs
+ * (gzip as GitHub Pages) behind a front that speaks HTTP/2 over TLS (`tls`) or HTTP/1.1.
+ * Log entries: {path, status, bytes (the file's), sent (body bytes), encoding, version,
+ * start, end (performance.now() of this process)}.
+ */
+async function serve(root, prefix, tls) {
+  const origin = await serveSite(root, { prefix, gzip: true });
+  const port = new URL(origin.url).port;
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const log = [];
-  const server = createServer((request, response) => {
-    const path = new URL(request.url, "http://127.0.0.1").pathname;
-    const file = path.startsWith(prefix) ? fileFor(root, path.slice(prefix.length)) : null;
-    if (!file) {
-      log.push({ path, status: 404, bytes: 0 });
-      response.writeHead(404, { "content-type": "text/plain" });
-      response.end("not found");
-      return;
-    }
-    log.push({ path, status: 200, bytes: file.size });
-    // GitHub Pages' caching: ten minutes for everything, no validators needed here.
-    response.writeHead(200, {
-      "content-type": TYPES[extname(file.path)] ?? "application/octet-stream",
-      "content-length": file.size,
-      "cache-control": "max-age=600",
+  const handle = (request, response) => {
+    const entry = { path: new URL(request.url, "http://127.0.0.1").pathname, status: 0,
+                    bytes: 0, sent: 0, encoding: "identity", version: request.httpVersion,
+                    start: performance.now(), end: null };
+    log.push(entry);
+    response.on("close", () => { entry.end = performance.now(); });
+    const upstream = httpRequest({
+      host: "127.0.0.1", port, path: request.url, method: request.method, agent,
+      headers: { "accept-encoding": request.headers["accept-encoding"] ?? "" },
+    }, (answer) => {
+      entry.status = answer.statusCode;
+      entry.encoding = answer.headers["content-encoding"] ?? "identity";
+      if (answer.statusCode === 200) entry.bytes = fileSize(root, entry.path.slice(prefix.length));
+      const headers = { ...answer.headers };
+      for (const name of HOP_HEADERS) delete headers[name];
+      // GitHub Pages' caching: ten minutes for everything.
+      if (answer.statusCode === 200) headers["cache-control"] = "max-age=600";
+      response.writeHead(answer.statusCode, headers);
+      answer.on("data", (chunk) => { entry.sent += chunk.length; });
+      answer.pipe(response);
     });
-    if (request.method === "HEAD") response.end();
-    else createReadStream(file.path).pipe(response);
+    upstream.on("error", (error) => {
+      entry.status = 502;
+      response.destroy(error);
+    });
+    upstream.end();
+  };
+  const server = tls?.cert
+    ? createSecureServer({ cert: tls.cert, key: tls.key, allowHTTP1: false }, handle)
+    : createServer(handle);
+  if (!tls?.cert) server.keepAliveTimeout = 1000;
+  const sessions = new Set();
+  server.on(tls?.cert ? "session" : "connection", (s) => {
+    sessions.add(s);
+    s.on("close", () => sessions.delete(s));
   });
-  server.keepAliveTimeout = 1000;
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve({
-      url: `http://127.0.0.1:${server.address().port}${prefix}`,
+      url: `${tls?.cert ? "https" : "http"}://127.0.0.1:${server.address().port}${prefix}`,
       log,
-      close: () => new Promise((done) => {
-        server.closeAllConnections?.();
-        server.close(() => done());
-      }),
+      close: async () => {
+        for (const s of sessions) s.destroy();
+        await new Promise((done) => server.close(() => done()));
+        agent.destroy();
+        await origin.close();
+      },
     }));
   });
 }
@@ -93,8 +149,36 @@ function serve(root, prefix) {
 const since = (log, mark) => log.slice(mark).filter((e) => e.status === 200);
 const missing = (log, mark) => [...new Set(log.slice(mark).filter((e) => e.status !== 200)
   .map((e) => e.path))];
-const files = (entries) => entries.map((e) => [e.path, e.bytes]);
+/** [path, file bytes, bytes sent, ms from `t0` to the request, to the response's end]. */
+const files = (entries, t0) => entries.map((e) => [
+  e.path, e.bytes, e.sent, round(e.start - t0), e.end === null ? null : round(e.end - t0)]);
 const sum = (entries) => entries.reduce((total, e) => total + e.bytes, 0);
+const sent = (entries) => entries.reduce((total, e) => total + e.sent, 0);
+const round = (ms) => Math.round(ms * 10) / 10;
+
+/**
+ * Within [t0, t1]: `ms` during which at least one of `entries` was in flight, and `rounds`,
+ * the stretches of time with a file in flight, separated by stretches with none (a query
+ * that asks for the files it needs in three waves, each after the last one came, has
+ * three rounds: on a real network each costs at least one round trip).
+ */
+function inFlight(entries, t0, t1) {
+  const spans = entries.map((e) => [Math.max(e.start, t0), Math.min(e.end ?? t1, t1)])
+    .filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0]);
+  let total = 0;
+  let rounds = 0;
+  let [from, to] = [null, null];
+  for (const [a, b] of spans) {
+    if (from === null || a > to) {
+      if (from !== null) total += to - from;
+      [from, to] = [a, b];
+      rounds += 1;
+    } else {
+      to = Math.max(to, b);
+    }
+  }
+  return { ms: from === null ? 0 : total + (to - from), rounds };
+}
 
 /** Records Material's worker traffic: QUERY posts and RESULT arrivals, with times. */
 function wrapWorkers() {
@@ -215,10 +299,12 @@ const KINDS = { material, pagefind, semantic };
 
 // ---------------------------------------------------------------- one run
 
-async function launch() {
+async function launch(tls) {
   const profile = mkdtempSync(join(tmpdir(), "compare-chromium-"));
+  const args = tls?.spki ? [...FLAGS, `--ignore-certificate-errors-spki-list=${tls.spki}`]
+    : FLAGS;
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: EXECUTABLE, headless: true, args: FLAGS,
+    executablePath: EXECUTABLE, headless: true, args,
     viewport: { width: 1280, height: 800 },
   });
   return { context, close: async () => {
@@ -227,12 +313,15 @@ async function launch() {
   } };
 }
 
-async function measure(plan, run) {
+async function measure(plan, run, tls) {
   const kind = KINDS[run.kind];
   const timeout = plan.timeoutMs ?? 180_000;
-  const server = await serve(run.root, plan.prefix);
-  const browser = await launch();
+  const started = performance.now();
+  const server = await serve(run.root, plan.prefix, tls);
+  const serverStartMs = performance.now() - started;
+  const browser = await launch(tls);
   const errors = [];
+  const load1 = loadavg()[0];
   try {
     await kind.prepare(browser.context);
     const page = await browser.context.newPage();
@@ -240,26 +329,43 @@ async function measure(plan, run) {
     page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
     page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
 
+    let t0 = performance.now();
     await page.goto(server.url, { waitUntil: "networkidle", timeout });
     const onLoad = since(server.log, 0);
-    const load = { bytes: sum(onLoad), requests: onLoad.length, files: files(onLoad) };
+    const load = { bytes: sum(onLoad), sent: sent(onLoad), requests: onLoad.length,
+                   files: files(onLoad, t0) };
 
     let mark = server.log.length;
-    let started = performance.now();
+    t0 = performance.now();
     await kind.cold(page, plan.firstQuery, timeout, plan.prefix);
-    const coldMs = performance.now() - started;
+    const t1 = performance.now();
     const coldFetched = since(server.log, mark);
-    const cold = { ms: coldMs, bytes: sum(coldFetched), requests: coldFetched.length,
-                   files: files(coldFetched) };
+    const coldFlight = inFlight(coldFetched, t0, t1);
+    const cold = { ms: t1 - t0, bytes: sum(coldFetched), sent: sent(coldFetched),
+                   requests: coldFetched.length, files: files(coldFetched, t0),
+                   fetchMs: coldFlight.ms, rounds: coldFlight.rounds };
 
-    // Warm: every query once, after one untimed query that is in no list.
+    // Warm: every query once, after one untimed query that is in no list. Per query:
+    // the files whose request came while it ran, and the ms any of them was in flight.
     mark = server.log.length;
+    t0 = performance.now();
     await kind.query(page, plan.warmup ?? "path parameters", timeout);
-    const warm = { ms: [], counts: [], shown: [], disagree: 0 };
+    const warm = { ms: [], counts: [], shown: [], disagree: 0, queryFiles: [], querySent: [],
+                   queryFetchMs: [], queryRounds: [], queryWallMs: [] };
     const ranked = [];
     for (const query of plan.queries) {
+      const before = server.log.length;
+      const q0 = performance.now();
       const answer = await kind.query(page, query, timeout);
+      const q1 = performance.now();
+      const fetched = since(server.log, before);
       warm.ms.push(answer.ms);
+      warm.queryFiles.push(fetched.length);
+      warm.querySent.push(sent(fetched));
+      const flight = inFlight(fetched, q0, q1);
+      warm.queryFetchMs.push(round(flight.ms));
+      warm.queryRounds.push(flight.rounds);
+      warm.queryWallMs.push(round(q1 - q0));
       if (answer.searchMs !== undefined) (warm.searchMs ??= []).push(answer.searchMs);
       warm.counts.push(answer.count);
       if (answer.shown !== undefined) warm.shown.push(answer.shown);
@@ -273,9 +379,19 @@ async function measure(plan, run) {
     }
     const warmFetched = since(server.log, mark);
     warm.bytes = sum(warmFetched);
+    warm.sent = sent(warmFetched);
     warm.requests = warmFetched.length;
-    warm.files = files(warmFetched);
-    const out = { load, cold, warm, errors, notFound: missing(server.log, 0) };
+    warm.files = files(warmFetched, t0);
+    const versions = {};
+    for (const e of server.log) versions[e.version] = (versions[e.version] ?? 0) + 1;
+    // A path served twice with a 200: the HTTP cache did not keep it.
+    const seen = new Set();
+    const refetched = new Set();
+    for (const e of since(server.log, 0)) (seen.has(e.path) ? refetched : seen).add(e.path);
+    const out = { load, cold, warm, errors, notFound: missing(server.log, 0),
+                  httpVersions: versions, refetched: [...refetched].slice(0, 8),
+                  refetchedCount: refetched.size, serverStartMs,
+                  loadAverage: [load1, loadavg()[0]] };
     if (plan.rank) {
       out.ranked = ranked;
       // The plugin's client can return more sections: rank pages over 100 like the
@@ -315,11 +431,23 @@ const watchdog = setTimeout(() => {
 }, plan.limitMs ?? 900_000);
 watchdog.unref();
 
-const results = {};
+// One protocol for every system of the plan: HTTP/2 over TLS unless it cannot be had.
+let tls = null;
+let protocol = { asked: plan.protocol ?? "h2" };
+if (protocol.asked === "h2") {
+  tls = certificate();
+  protocol = tls.failed ? { ...protocol, served: "http/1.1", why: `no certificate: ${tls.failed}` }
+    : { ...protocol, served: "h2" };
+  if (tls.failed) tls = null;
+} else {
+  protocol.served = "http/1.1";
+}
+
+const results = { protocol };
 for (const run of plan.runs) {
   const t = performance.now();
   try {
-    results[run.name] = await measure(plan, run);
+    results[run.name] = await measure(plan, run, tls);
   } catch (error) {
     results[run.name] = { failed: String(error.message ?? error).split("\n").slice(0, 4).join(" ") };
   }

@@ -17,19 +17,47 @@ QUALITY_ROWS = (
     ("plugin-hybrid-transformer", "this plugin, hybrid, queries embedded by the transformer "
      "(Python; not what a static site ships)"),
 )
-# What the plugin's browser client fetched, by part: the part a URL under the bundle
-# folder belongs to (its payload folder, the client, the manifest and catalog).
-PARTS = {"client": "client code", "wasm": "WebAssembly runtime", "catalog": "manifest and catalog",
-         "tokenizer": "tokenizer", "model": "model", "table": "query table",
-         "vectors": "vectors", "lexical": "lexical index", "fragments": "fragments",
+# What the plugin's browser client fetched, by kind: the kind of file a URL under the
+# bundle folder is (its payload folder, and in vectors/ the file's role; the client; the
+# manifest and catalog). Order: the order of the report's tables.
+PARTS = {"catalog": "manifest and catalog", "pages": "page table", "tokenizer": "tokenizer",
+         "table": "query table", "lexical": "lexical index", "fragments": "fragments",
+         "index": "index directories", "vector_index": "vector index",
+         "vector_bits": "vector bits", "vector_rows": "vector rows",
+         "vectors": "vectors (exact layout)", "facets": "facets", "client": "client code",
+         "wasm": "WebAssembly runtime", "model": "model", "centroids": "centroids",
          "text": "text", "other": "other files"}
+VECTOR_FILES = {"ivf": "vector_index", "bin": "vector_bits", "row": "vector_rows",
+                "vec": "vectors", "cent": "centroids"}
+# Issue 10's "Done when" targets.
+TARGET_FIRST_BYTES = 1_500_000
+TARGET_WARM_P95_MS = 25.0
+TARGET_WARM_SCALE = "16"
+TARGET_MRR_GAP = 0.01
+TARGET_RECALL = 0.98
 
 
 COST_COLUMNS = ("system", "build time added to plain `mkdocs build`", "bytes added to site/",
-                "bytes at page load", "first result, cold: bytes; time", "warm p50 / p95")
+                "bytes sent at page load", "first result, cold: bytes sent; time",
+                "warm p50 / p95")
 SCALE_COLUMNS = ("scale", "pages", "chunks", "plain build", "system", "build time added",
-                 "bytes added to site/", "search bytes for the first query",
-                 "first result, cold", f"warm p50 / p95 (p50 {X} Material)")
+                 "bytes added to site/", "search bytes sent for the first query",
+                 "first result, cold", f"warm p50 / p95 (p50 {X} Material)",
+                 "files per warm query: mean (max)")
+DONE_COLUMNS = ("scale", "chunks", "vector layout as shipped",
+                "first semantic result: bytes sent", "warm p50 / p95",
+                "files per warm query: p50 / mean / max",
+                "ms a warm query had a fetch in flight: p50 / p95",
+                "hybrid page MRR@10: as shipped / exact (gap)",
+                "vector recall@10, tie-aware (min)", "load average, plugin's browser run")
+WARM_COLUMNS = ("scale", "queries that fetched", "their p50 / p95", "the others' p50 / p95",
+                "ms in flight, fetching queries: p50 / p95",
+                "fetch rounds, fetching queries: p50 / max", "bytes sent per query: mean",
+                "warm pass, bytes sent")
+LAYOUT_COLUMNS = ("scale", "layout as shipped", "MRR@10 paraphrase: shipped / exact",
+                  "exact-phrase queries", "all", "vector recall@10", "overlap@10",
+                  "distinct scores in the exact top 10: median (min)", "probe (median)",
+                  "queries embedded differently / chunks scored differently")
 
 
 def header(columns: tuple[str, ...]) -> str:
@@ -69,7 +97,15 @@ def seconds(record: dict, name: str) -> float | None:
 
 
 def first_search_bytes(b: dict) -> int | None:
-    """Bytes of search files a first search costs: its share of page load, then the query."""
+    """Bytes sent (gzip as GitHub Pages) for a first search: the search files of page load,
+    then the query's."""
+    if "cold_sent_bytes" not in b:
+        return None
+    return b["load_search_sent_bytes"] + b["cold_sent_bytes"]
+
+
+def first_search_raw(b: dict) -> int | None:
+    """The same files' own bytes (what a host that does not compress would send)."""
     if "cold_bytes" not in b:
         return None
     return b["load_search_bytes"] + b["cold_bytes"]
@@ -152,29 +188,29 @@ def build_lever(one: dict) -> str:
 
 
 def shared_note(scales: dict) -> str:
-    """The copies' identical vector parts are one content-hashed file: say what a site
-    without repeated pages would fetch instead."""
+    """What the copies do to the plugin's vector bytes: the partitioned layout puts
+    identical copies of a vector in the same partition, so a query's candidates are fewer
+    distinct vectors in fewer rows files than on a site without repeated pages."""
     lines = []
     for key, record in scales.items():
-        p = record["sizes"].get("semantic_parts", {})
-        b = record["browser"].get("plugin", {})
-        if key == "1" or "listed" not in p or "cold_files" not in b:
+        probe = record.get("layouts", {}).get("vector", {}).get("probe", {})
+        if key == "1" or not probe:
             continue
-        fetched = fetched_parts(b["cold_files"]).get("vectors", [0, 0])[0]
-        listed = p["listed"].get("vectors", 0)
-        if listed > 1.5 * fetched:
-            lines.append(f"at {key}x the first query fetched {mb(fetched)} of vectors "
-                         f"({p['folder_files'].get('vectors')} files) where a site of "
-                         f"{record.get('chunks', 0):,} distinct chunks would fetch all "
-                         f"{mb(listed)} ({p['listed_files'].get('vectors')} parts; the exact "
-                         "scan reads every part)")
+        lines.append(f"at {key}x a query's {probe['candidates']['p50']:.0f} candidates were "
+                     f"{probe['distinct_candidate_vectors']['p50']:.0f} distinct vectors "
+                     f"(median) in {probe['row_files']['p50']:.0f} rows files (median; max "
+                     f"{probe['row_files']['max']:.0f})")
     if not lines:
         return ""
-    return ("\n\nOne more effect of the copies on the plugin: its payloads are named by "
-            "their content, and a copy's vector parts and text shards are byte-identical to "
-            "the original's, so each is stored once and fetched once: "
-            + "; ".join(lines) + ". Its first-query bytes at 4x and 16x are therefore "
-            "lower than a real site of that size would need.")
+    return ("\n\nOne more effect of the copies on the plugin's vector bytes: identical "
+            "vectors land in the same partition, so the 100 candidates a query scores "
+            "exactly are a few distinct vectors, each with its copies: "
+            + "; ".join(lines) + ". The index and the sign bits a query reads depend on "
+            "row counts only and are what a site of that many distinct chunks would "
+            "read; the rows files are not: on distinct vectors the candidates spread over "
+            "more partitions, each rows file one partition's int8 rows (about 64 rows of "
+            "384 bytes), up to one file per candidate. The vector-rows figures at 4x and "
+            "above are therefore lower than a site without repeated pages would fetch.")
 
 
 def render(out: dict) -> str:
@@ -185,6 +221,11 @@ def render(out: dict) -> str:
     client = out["client"]
     client_line = (f"browser client built (hash `{client['hash']}`)" if client["present"] else
                    f"**browser client not built**: {client['reason']}")
+    start, end = out.get("load_average_at_start"), out.get("load_average_at_end")
+    loads = (f" Load averages (1, 5, 15 minutes) {_loads(start)} when it began and "
+             f"{_loads(end)} when it ended: the machine is shared, and every ms figure "
+             "grows with its load (each browser run's load is in compare.json)."
+             if start and end else "")
     parts = [f"""# Compared with Material's search (lunr) and Pagefind
 
 Reproduce: `bench/compare` (one command: it installs what it needs, builds, measures
@@ -192,19 +233,231 @@ and rewrites this file, compare.json and compare.png). This run: {out['generated
 {out['seconds'] / 60:.1f} minutes on {m['cores']} cores; {m['chromium']}, Node {m['node']},
 Python {m['python']}; mkdocs {m['mkdocs']}, mkdocs-material {m['mkdocs-material']},
 Pagefind {m['pagefind']} (npm), playwright-core {m['playwright-core']},
-mkdocs-semantic-search {m['mkdocs-semantic-search']}, {client_line}.
+mkdocs-semantic-search {m['mkdocs-semantic-search']}, {client_line}.{loads}
 
-Every figure below was measured in this run; none is copied. Times depend on the
+Every figure below is this run's figure; none is copied. Times depend on the
 machine, so each is also given as a ratio to a baseline of the same run: build
 times to the plain `mkdocs build` (the corpus as it is, `plugins: [search]`) of the
-same site, browser times to Material's figure for the same site.
+same site, browser times to Material's figure for the same site. {protocol_line(out)}
 """]
+    parts.append(done_section(out))
     parts.append(quality_section(out, one))
     parts.append(cost_section(out, one, c1))
     parts.append(scale_section(out))
     parts.append(analysis(out, one, c1))
     parts.append(method_section(out, one))
     return "\n".join(parts)
+
+
+def _loads(values: list[float] | None) -> str:
+    return "-" if not values else " / ".join(f"{v:.2f}" for v in values)
+
+
+def warm_count(scales: dict) -> int:
+    for record in scales.values():
+        for b in record["browser"].values():
+            if "warm_queries" in b:
+                return b["warm_queries"]
+    return 0
+
+
+def served_versions(out: dict) -> dict[str, int]:
+    """Responses by HTTP version over every browser run of the run."""
+    total: dict[str, int] = {}
+    for record in out["scales"].values():
+        for b in record["browser"].values():
+            for version, n in b.get("http_versions", {}).items():
+                total[version] = total.get(version, 0) + n
+    return total
+
+
+def protocol_line(out: dict) -> str:
+    """What the bench's server spoke to Chromium, for every system alike."""
+    served = {r.get("protocol", {}).get("served") for r in out["scales"].values()}
+    versions = served_versions(out)
+    count = sum(versions.values())
+    tally = ", ".join(f"{n:,} HTTP/{v}" for v, n in sorted(versions.items()))
+    if served == {"h2"}:
+        return (f"Every system is served alike over HTTP/2 (as GitHub Pages serves), over TLS "
+                "with a certificate the bench makes at run time, which Chromium trusts by "
+                f"its key hash for that run only; responses: {tally} of {count:,}.")
+    why = "; ".join(sorted({r.get("protocol", {}).get("why", "asked for")
+                            for r in out["scales"].values()}))
+    return (f"Every system is served alike over HTTP/1.1 ({why}): Chromium opens at most six "
+            f"connections to the host, where GitHub Pages serves HTTP/2; responses: {tally}.")
+
+
+def _met(ok: bool | None) -> str:
+    return "-" if ok is None else ("yes" if ok else "**no**")
+
+
+def done_section(out: dict) -> str:
+    """Issue 10's "Done when", each figure from this run, scale by scale."""
+    scales = out["scales"]
+    rows, kinds_rows, warm_rows, layout_rows, cold_cells = [], [], [], [], []
+    same: list[str] = []
+    checks: dict[str, list] = {"bytes": [], "warm": [], "mrr": [], "recall": []}
+    kinds: dict[str, dict[str, list[int]]] = {}
+    for key, record in scales.items():
+        b = record["browser"].get("plugin", {})
+        lay = record.get("layouts", {})
+        parts = record["sizes"].get("semantic_parts", {})
+        vec = parts.get("vectors", {})
+        layout = vec.get("layout", "-")
+        if layout == "partitioned":
+            layout += f", {vec['partitions']:,} partitions"
+        first = first_search_bytes(b)
+        if first is not None:
+            checks["bytes"].append((key, first <= TARGET_FIRST_BYTES))
+            cold_cells.append(f"{key}x {ms(b['cold_ms'])} ({b['cold_requests']} files, "
+                              f"{ms(b.get('cold_fetch_ms'))} with a file in flight, "
+                              f"{b.get('cold_fetch_rounds', '?')} rounds)")
+            kinds[key] = fetched_parts(b.get("load_search_files", []) + b.get("cold_files", []))
+        warm = (f"{ms(b['warm_p50_ms'])} / {ms(b['warm_p95_ms'])}" if "warm_p95_ms" in b
+                else "not measured")
+        if key == TARGET_WARM_SCALE and "warm_p95_ms" in b:
+            checks["warm"].append((key, b["warm_p95_ms"] <= TARGET_WARM_P95_MS))
+        wf = b.get("warm_fetches", {})
+        files = (f"{wf['files']['p50']:.0f} / {wf['files']['mean']:.1f} / {wf['files']['max']:.0f}"
+                 if wf.get("files") else "-")
+        flight = (f"{ms(wf['fetch_ms']['p50'])} / {ms(wf['fetch_ms']['p95'])}"
+                  if wf.get("fetch_ms") else "-")
+        mrr = recall = "not measured"
+        if "auto" in lay:
+            a, e = lay["auto"]["all"]["mrr@10"], lay["exact"]["all"]["mrr@10"]
+            checks["mrr"].append((key, abs(a - e) <= TARGET_MRR_GAP + 1e-9))
+            mrr = f"{a:.3f} / {e:.3f} ({a - e:+.3f})"
+            r = lay["vector"]["recall@10"]
+            if r is not None:
+                checks["recall"].append((key, r >= TARGET_RECALL))
+                recall = f"{r:.3f} (min {lay['vector']['min']:.1f})"
+        load = _loads((b.get("load_average") or [None])[:1]) if b.get("load_average") else "-"
+        rows.append(f"| {key}x | {record.get('chunks', 0):,} | {layout} | {mb2(first)} | "
+                    f"{warm} | {files} | {flight} | {mrr} | {recall} | {load} |")
+        if wf.get("ms_fetching"):
+            nf = wf.get("ms_not_fetching") or {}
+            warm_rows.append(
+                f"| {key}x | {wf['queries_fetching']} of {b['warm_queries']} | "
+                f"{ms(wf['ms_fetching']['p50'])} / {ms(wf['ms_fetching']['p95'])} | "
+                f"{ms(nf.get('p50'))} / {ms(nf.get('p95'))} | "
+                f"{ms(wf['fetch_ms_of_fetching']['p50'])} / "
+                f"{ms(wf['fetch_ms_of_fetching']['p95'])} | "
+                f"{wf['rounds_of_fetching']['p50']:.0f} / {wf['rounds_of_fetching']['max']:.0f} | "
+                f"{mb(wf['sent_bytes']['mean'])} | {mb(b.get('warm_sent_bytes'))} |")
+        if "auto" in lay and lay["layout"]["auto"] == "exact":
+            same.append(f"{key}x")
+        if "auto" in lay:
+            v = lay["vector"]
+            probe = v.get("probe") or {}
+            probe_cell = (f"{probe['partitions_probed']['p50']:.0f} partitions "
+                          f"({probe['rows_probed']['p50']:,.0f} rows); "
+                          f"{probe['row_files']['p50']:.0f} rows files (max "
+                          f"{probe['row_files']['max']:.0f}); "
+                          f"{probe['distinct_candidate_vectors']['p50']:.0f} distinct"
+                          if probe else "exact: every row")
+            cells = " | ".join(f"{lay['auto'][n]['mrr@10']:.3f} / {lay['exact'][n]['mrr@10']:.3f}"
+                               for n in ("paraphrase", "exact", "all"))
+            layout_rows.append(
+                f"| {key}x | {lay['layout']['auto']} | {cells} | "
+                f"{v['recall@10']:.3f} ({v['below_1']} below 1) | {v['overlap@10']:.3f} | "
+                f"{distinct_cell(v)} | {probe_cell} | "
+                f"{v['query_codes_differ']} / {v['chunk_scores_differ']} |")
+    for kind in PARTS:
+        if any(kind in k for k in kinds.values()):
+            cells = []
+            for key in scales:
+                got = kinds.get(key, {}).get(kind)
+                cells.append(f"{mb(got[0])} ({got[1]:,})" if got else "-")
+            kinds_rows.append(f"| {PARTS[kind]} | " + " | ".join(cells) + " |")
+    totals = " | ".join(mb(sum(v[0] for v in kinds.get(k, {}).values())) for k in scales)
+
+    def verdict(name: str, what: str) -> str:
+        got = checks[name]
+        if not got:
+            return f"- {what}: not measured."
+        bad = [f"{k}x" for k, ok in got if not ok]
+        return (f"- {what}: {_met(not bad)}" + (f" (missed at {', '.join(bad)})" if bad else "")
+                + f", measured at {', '.join(f'{k}x' for k, _ in got)}.")
+
+    has_64 = "64" in scales
+    keys = list(scales)
+    kinds_header = "| kind | " + " | ".join(f"{k}x" for k in keys) + " |\n|" + \
+        "---|" * (len(keys) + 1)
+    return f"""## Issue 10's "Done when" (this run's figures)
+
+{verdict("bytes", f"bytes sent for the first semantic result ≤ {mb(TARGET_FIRST_BYTES)} at "
+                  "every scale")}
+{verdict("warm", f"warm p95 ≤ {TARGET_WARM_P95_MS:.0f} ms at {TARGET_WARM_SCALE}x")}
+{verdict("mrr", f"hybrid page MRR@10 of the plugin as shipped within {TARGET_MRR_GAP} of the "
+                "exact layout's at every scale")}
+{verdict("recall", f"vector recall@10 of the partitioned layout against the exact one ≥ "
+                   f"{TARGET_RECALL} at every scale")}
+- a 64x point: {_met(has_64)}.
+
+{header(DONE_COLUMNS)}
+{chr(10).join(rows)}
+
+First semantic result: the home page loaded, then the first query through the client's
+API (`init()`, `search()`) in a fresh profile; the bytes are the plugin's files of page
+load and every file fetched until the results came, as sent (gzip for json, js, css,
+html and svg; .bin and .i8 payloads as they are). Time to it (loopback, so no network
+latency): {'; '.join(cold_cells) or 'not measured'}. By kind, bytes sent (files):
+
+{kinds_header}
+{chr(10).join(kinds_rows)}
+| total | {totals} |
+
+Warm queries (the plugin): each of the {warm_count(scales)} queries may fetch the shards
+it needs that no query before it needed (query-table rows for new tokens, keyword
+shards for new terms, sign bits and rows of partitions not yet read, fragments of
+pages not yet shown). Latency of the queries that fetched against those that did not,
+how long a fetching query had at least one file in flight, and in how many rounds
+(stretches with a file in flight, separated by stretches with none: the client asks
+for the next files after the last ones came; on a real network each round costs at
+least one round trip, which the loopback server here does not):
+
+{header(WARM_COLUMNS)}
+{chr(10).join(warm_rows)}
+
+The two layouts, side by side, scored by the Python reference searcher
+(`mkdocs_semantic.search.Searcher`, hybrid, queries embedded by the shipped static
+encoder) on the {sum(out['queries'].values())} queries of bench/relevance/fastapi-*.tsv. At 4x
+and above a copy of a relevant page (`vN/<path>`) counts as relevant too, else the copies of the
+top page would crowd the list. Recall@10: each query's 10 best chunks by the
+partitioned layout's scores (`Searcher.scores`, NaN: not scored; ties by chunk
+number) against the exact layout's 10 best; a partitioned result counts as a hit
+when its exact score is at least the exact 10th score, because identical copies tie
+and either copy is as right ("overlap" is the plain share of the same chunk numbers).
+With N identical copies of every vector the exact top 10 holds about 10 / N distinct
+vectors (the "distinct scores" column), so at 16x and 64x recall@10 asks whether the
+query's best one or two distinct vectors are found: a weaker test than on a site of
+distinct chunks. Likewise the 4,096 rows a query probes and its 100 candidates are
+4,096 / N and 100 / N distinct vectors.
+Probe: per query (median), the partitions whose sign bits it read, the rows files
+it read for its candidates, and how many distinct vectors those candidates were.
+
+{header(LAYOUT_COLUMNS)}
+{chr(10).join(layout_rows)}
+{same_note(same)}"""
+
+
+def distinct_cell(v: dict) -> str:
+    d = v.get("distinct_in_exact_top10")
+    return f"{d['p50']:.0f} ({d['min']:.0f})" if d and "min" in d else "-"
+
+
+def same_note(scales: list[str]) -> str:
+    """Where `vector_layout: auto` chose the exact layout, the two builds are one layout."""
+    if not scales:
+        return ""
+    return (f"\nAt {', '.join(scales)} the site has fewer chunks than the partitioned layout "
+            "starts at (4,096), so the plugin as shipped is the exact layout too and the two "
+            "columns agree by construction.\n")
+
+
+def mb2(n: float | None) -> str:
+    """Megabytes with two decimals (the 1.5 MB target needs them)."""
+    return "-" if n is None else f"{n / 1e6:.2f} MB"
 
 
 def quality_section(out: dict, one: dict) -> str:
@@ -298,9 +551,10 @@ def cost_section(out: dict, one: dict, c1: dict) -> str:
         elif name == "pagefind":
             added += " (pagefind/, UI files included)"
         if "cold_ms" in b:
-            load = f"{mb(b['load_bytes'])} ({mb(b['load_search_bytes'])} search)"
-            cold = (f"{mb(b['cold_bytes'])}; {ms(b['cold_ms'])} "
-                    f"({times(b['cold_ms'], mat.get('cold_ms'))})")
+            load = (f"{mb(b['load_sent_bytes'])} ({mb(b['load_search_sent_bytes'])} search); "
+                    f"files {mb(b['load_bytes'])}")
+            cold = (f"{mb(b['cold_sent_bytes'])} (files {mb(b['cold_bytes'])}); "
+                    f"{ms(b['cold_ms'])} ({times(b['cold_ms'], mat.get('cold_ms'))})")
             warm = (f"{ms(b['warm_p50_ms'])} / {ms(b['warm_p95_ms'])} "
                     f"({times(b['warm_p50_ms'], mat.get('warm_p50_ms'))} / "
                     f"{times(b['warm_p95_ms'], mat.get('warm_p95_ms'))})")
@@ -324,7 +578,7 @@ def cost_section(out: dict, one: dict, c1: dict) -> str:
                 note += ", so no model and no WebAssembly runtime was fetched"
         note += (f". The warm pass after it (one untimed query, then the "
                  f"{pb.get('warm_queries', 0)}) fetched "
-                 f"{mb(pb.get('warm_bytes'))} more: "
+                 f"{mb(pb.get('warm_sent_bytes'))} more: "
                  f"{fetched_line(pb.get('warm_files', []), parts)}.\n")
     return f"""## Cost on fastapi-docs ({one.get('pages')} pages, {one.get('chunks', 0):,} chunks)
 
@@ -338,10 +592,9 @@ Pagefind's `search()` plus `data()` of the top 10, the plugin's `search()`).
 {header(COST_COLUMNS)}
 {chr(10).join(rows)}
 {note}
-Bytes are as served, uncompressed. A host that gzips responses would send, at page
-load / for the first query: {gz(mat, "Material")},
-{gz(c1['pagefind']['browser'], "Pagefind")} (its index files are gzipped already),
-{gz(pb, "this plugin")}.
+Bytes in the browser columns are bytes sent, as a gzip-enabled static host (GitHub
+Pages) sends them: text types gzipped, binary payloads as they are (Pagefind's index
+files are gzipped already); "files" is the same files' own size.
 """
 
 
@@ -366,7 +619,7 @@ def site_parts(p: dict) -> str:
 
 
 def part_of(path: str) -> str:
-    """Which part of the plugin a fetched URL path is (see PARTS)."""
+    """Which kind of the plugin's files a fetched URL path is (see PARTS)."""
     _, found, rest = path.partition("/semantic/")
     if not found:
         return "other"
@@ -377,28 +630,32 @@ def part_of(path: str) -> str:
     folder, _, name = rest.partition("/")
     if folder == "model":
         return "tokenizer" if name.startswith("tokenizer.") else "model"
+    if folder == "vectors":
+        return VECTOR_FILES.get(name.split(".", 1)[0], "other")
     return folder if folder in PARTS else "other"
 
 
 def fetched_parts(files: list) -> dict[str, list[int]]:
-    """part -> [bytes, files] of fetched [path, bytes] pairs, in PARTS order."""
+    """kind -> [bytes sent, files, file bytes] of fetched [path, bytes, sent, ...] entries,
+    in PARTS order."""
     out: dict[str, list[int]] = {}
-    for path, size in files:
-        entry = out.setdefault(part_of(path), [0, 0])
-        entry[0] += size
+    for path, size, sent, *_ in files:
+        entry = out.setdefault(part_of(path), [0, 0, 0])
+        entry[0] += sent
         entry[1] += 1
+        entry[2] += size
     return {k: out[k] for k in PARTS if k in out}
 
 
 def fetched_line(files: list, parts: dict | None) -> str:
-    """'vectors 904 kB (8 of 8 files), ...': what a query fetched, against what there is."""
-    listed = (parts or {}).get("folder_files", {})
+    """'vector bits 204 kB (64 of 2,355 files), ...': what a query fetched (bytes sent),
+    against what the bundle holds of that kind."""
+    listed = {k: v[1] for k, v in (parts or {}).get("kinds", {}).items()}
     cells = []
-    for part, (size, count) in fetched_parts(files).items():
-        folder = {"tokenizer": None, "model": None}.get(part, part)
-        of = f" of {listed[folder]}" if folder in listed else ""
+    for part, (size, count, _) in fetched_parts(files).items():
+        of = f" of {listed[part]:,}" if part in listed else ""
         noun = "file" if count == 1 and not of else "files"
-        cells.append(f"{PARTS[part]} {mb(size)} ({count}{of} {noun})")
+        cells.append(f"{PARTS[part]} {mb(size)} ({count:,}{of} {noun})")
     return ", ".join(cells) or "nothing"
 
 
@@ -409,10 +666,6 @@ def plugin_cost(added: float | None, plain: float | None) -> str:
     if added < 0.05 * (plain or 0):
         return f"{sec(added)} over `plugins: []`, within this run's noise"
     return f"{sec(added)} over `plugins: []`, {times(added, plain)}"
-
-
-def gz(b: dict, label: str) -> str:
-    return f"{label} {mb(b.get('load_gzip_bytes'))} / {mb(b.get('cold_gzip_bytes'))}"
 
 
 def scale_section(out: dict) -> str:
@@ -436,11 +689,13 @@ def scale_section(out: dict) -> str:
                 cold = f"{ms(b['cold_ms'])} ({times(b['cold_ms'], mat.get('cold_ms'))})"
                 warm = (f"{ms(b['warm_p50_ms'])} / {ms(b['warm_p95_ms'])} "
                         f"({times(b['warm_p50_ms'], mat.get('warm_p50_ms'))})")
+                files = b["warm_fetches"]["files"]
+                fetched = f"{files['mean']:.1f} ({files['max']:.0f})"
             else:
-                first = cold = warm = "not measured"
+                first = cold = warm = fetched = "not measured"
             rows.append(f"| {key}x | {record.get('pages'):,} | {record.get('chunks', 0):,} | "
                         f"{sec(plain)} | {LABEL[name]} | {build} | {mb(c[name]['bytes_added'])} | "
-                        f"{first} | {cold} | {warm} |")
+                        f"{first} | {cold} | {warm} | {fetched} |")
     estimate = ""
     if rate:
         big = scales[list(scales)[-1]]
@@ -452,29 +707,38 @@ def scale_section(out: dict) -> str:
                         f"a {list(scales)[-1]}x site with all-new text would need about "
                         f"{est / 60:.0f} minutes on its first build (an estimate from those two "
                         "measurements, not a measurement).")
-    return f"""## Scale: 1x, 4x and 16x the fastapi-docs chunk count
+    keys = list(scales)
+    big = [k for k in keys if k != "1"]
+    copies = ", ".join(f"{int(k) - 1} ({k}x)" for k in big) or "none"
+    last = keys[-1]
+    return f"""## Scale: {', '.join(f"{k}x" for k in keys)} the fastapi-docs chunk count
 
 ![growth of each system's costs with site size](compare.png)
 
 {header(SCALE_COLUMNS)}
 {chr(10).join(rows)}
 
-"Search bytes for the first query" adds the search files fetched at page load (for
-Material its index; for the plugin {plugin_load(scales)}) to the bytes fetched after typing.
+How long each step took in this run (what a {last}x run costs):
+{step_times(scales)}
 
-How the bigger sites were made: the 129 real pages plus 3 (4x) or 15 (16x) copies
-of all of them under `docs/v2/` ... `docs/v16/`, each version reachable from one
+"Search bytes sent for the first query" adds the search files fetched at page load (for
+Material its index; for the plugin {plugin_load(scales)}) to the bytes fetched after
+typing, as sent (gzip for text types). "Files per warm query" counts the files whose
+request came while the query ran, over the {warm_count(scales)} warm queries.
+
+How the bigger sites were made: the 129 real pages plus {copies} copies
+of all of them under `docs/v2/` ... `docs/v{last}/`, each version reachable from one
 nav entry. The copies keep their text and titles unchanged, so every copied chunk's
 embedded text (title, heading path, body) is byte-identical to the original's and
 the embedding cache (one `cache_dir` for every build of the run) serves it: the
-4x and 16x plugin builds chunk, index, fit the query table, quantize and write
+bigger plugin builds chunk, index, fit the query table, quantize, partition and write
 everything but embed nothing new, which is what a rebuild with a warm cache costs, not
 a first build.{estimate}
-Duplicated text also means every system sees the same vocabulary 16 times: sizes
+Duplicated text also means every system sees the same vocabulary {last} times: sizes
 that grow with pages (Material's JSON, the plugin's fragments and postings,
 Pagefind's fragments) grow as they would on a real site, while Pagefind's and the
-lexical index's word lists and the plugin's query table do not grow, so a real 16x
-site would cost them more.{shared_note(scales)}
+lexical index's word lists and the plugin's query table do not grow, so a real
+{last}x site would cost them more.{shared_note(scales)}
 """
 
 
@@ -534,9 +798,9 @@ def analysis(out: dict, one: dict, c1: dict) -> str:
         better = ours <= min(theirs.values()) and pb["cold_ms"] <= min(
             mat_b["cold_ms"], pf_b["cold_ms"])
         (wins if better else losses).append((line, lever))
-        load_line = (f"page load: {mb(pb['load_search_bytes'])} of search files on every page "
-                     f"against Material's {mb(mat_b['load_search_bytes'])} and Pagefind's "
-                     f"{mb(pf_b['load_search_bytes'])}")
+        load_line = (f"page load: {mb(pb['load_search_sent_bytes'])} of search files sent on "
+                     f"every page against Material's {mb(mat_b['load_search_sent_bytes'])} and "
+                     f"Pagefind's {mb(pf_b['load_search_sent_bytes'])}")
         fetched_index = any("search_index.json" in f[0] for f in pb.get("load_search_files", []))
         own_lexical = any("/lexical." in f[0] for f in pb.get("cold_files", []))
         if fetched_index:
@@ -546,16 +810,15 @@ def analysis(out: dict, one: dict, c1: dict) -> str:
                 load_line += " although the plugin's client fetches its own lexical index"
         lever = ("keep Material's page from fetching search/search_index.json when the plugin's "
                  "worker takes over")
-        better = pb["load_search_bytes"] <= min(mat_b["load_search_bytes"],
-                                                pf_b["load_search_bytes"])
+        better = pb["load_search_sent_bytes"] <= min(mat_b["load_search_sent_bytes"],
+                                                     pf_b["load_search_sent_bytes"])
         (wins if better else losses).append((load_line, lever))
         line = (f"warm query latency p50 / p95: {ms(pb['warm_p50_ms'])} / {ms(pb['warm_p95_ms'])} "
                 f"against Material {ms(mat_b['warm_p50_ms'])} / {ms(mat_b['warm_p95_ms'])} and "
                 f"Pagefind {ms(pf_b['warm_p50_ms'])} / {ms(pf_b['warm_p95_ms'])}")
         embeds = ("query embedding in WebAssembly" if "model" in fetched_parts(
             pb.get("cold_files", [])) else "tokenizing and summing the query table's rows")
-        lever = (f"profile the worker's round trip ({embeds} against the exact scan of int8 "
-                 "vectors, which grows with the chunk count, see the scale table)")
+        lever = warm_lever(pb, embeds)
         better = all(pb[k] <= min(mat_b[k], pf_b[k]) for k in ("warm_p50_ms", "warm_p95_ms"))
         (wins if better else losses).append((line, lever))
     elif "absent" in pb:
@@ -625,6 +888,22 @@ How each grows from 1x to the largest site (same run):
 """
 
 
+def warm_lever(b: dict, embeds: str) -> str:
+    """The next lever for warm latency: the fetches, when the queries that fetch are the
+    slow ones; the worker's computing otherwise."""
+    wf = b.get("warm_fetches", {})
+    fetching, still = wf.get("ms_fetching") or {}, wf.get("ms_not_fetching") or {}
+    if fetching and still and fetching["p50"] > 2 * still["p50"]:
+        return (f"the shards a query fetches by need: {wf['queries_fetching']} of "
+                f"{b['warm_queries']} warm queries fetched (a mean of "
+                f"{wf['files']['mean']:.1f} files), at p50 {ms(fetching['p50'])} against "
+                f"{ms(still['p50'])} for the queries that fetched nothing, so fewer files a "
+                "query (larger shards, or the shards most queries need fetched after the "
+                "first result) before faster computing")
+    return (f"profile the worker's round trip ({embeds}, the keyword and vector scoring and "
+            "the fusion): the queries that fetch nothing are as slow as the others")
+
+
 def first_query_lever(parts: dict[str, list[int]]) -> str:
     """The next lever for the first query's bytes: by the largest part it fetched."""
     size = {k: v[0] for k, v in parts.items() if k != "other"}
@@ -637,8 +916,17 @@ def first_query_lever(parts: dict[str, list[int]]) -> str:
     biggest = max(size, key=size.get)
     levers = {
         "vectors": "the exact scan reads every vector part, so these bytes grow with the "
-                   "chunk count: a layout that reads only the parts near the query (the "
-                   "catalog's `layout` field leaves room for one)",
+                   "chunk count: the partitioned layout (`vector_layout: auto` uses it from "
+                   "4,096 chunks)",
+        "vector_bits": "the sign bits of every partition probed: probe fewer rows, or fewer "
+                       "bytes a row (fewer bits, or bits of a projection)",
+        "vector_rows": "the int8 rows of every partition holding a candidate: fewer "
+                       "candidates, or smaller partitions so that a rows file holds fewer "
+                       "rows the query does not score",
+        "vector_index": "the partition index grows with the partition count: larger "
+                        "partitions, or a two-level index",
+        "pages": "the page table grows with the page count: shard it",
+        "index": "shard-list directories: fewer, larger entries",
         "tokenizer": "the tokenizer file is the model's whole vocabulary as JSON: a compact "
                      "vocabulary file that splits words the same way",
         "client": "split the client so that the first query loads only the code it runs",
@@ -695,18 +983,68 @@ def plugin_load(scales: dict) -> str:
 def lazy_note(one: dict) -> str:
     """The plugin loads shards by need: its warm queries may still fetch files."""
     b = one["browser"]
-    if not all("warm_bytes" in b.get(n, {}) for n in SYSTEMS):
+    if not all("warm_sent_bytes" in b.get(n, {}) for n in SYSTEMS):
         return ""
     return ("\n- Warm is not fetch-free: over the 1x warm pass Material fetched "
-            f"{mb(b['material']['warm_bytes'])}, Pagefind {mb(b['pagefind']['warm_bytes'])} "
+            f"{mb(b['material']['warm_sent_bytes'])}, Pagefind "
+            f"{mb(b['pagefind']['warm_sent_bytes'])} "
             "(index chunks for new words, a fragment per result) and the plugin "
-            f"{mb(b['plugin']['warm_bytes'])} (query-table, lexical and fragment shards for "
-            "new tokens, terms and pages), each from the loopback server inside the timed "
-            "round trips.")
+            f"{mb(b['plugin']['warm_sent_bytes'])} (query-table, lexical and fragment shards "
+            "for new tokens, terms and pages, and vector files where partitioned), each from "
+            "the loopback server inside the timed round trips (bytes sent).")
 
 
 def big_chunks(record: dict) -> str:
     return f"{record['chunks']:,}" if record.get("chunks") else "?"
+
+
+def step_times(scales: dict) -> str:
+    """Per scale: the builds, each system's browser run and the layout scoring, in seconds."""
+    lines = []
+    names = {"nosearch": "plugins: []", "plain": "plain", "semantic_first": "plugin first",
+             "semantic": "plugin", "semantic_exact": "plugin exact", "pagefind": "Pagefind"}
+    for key, record in scales.items():
+        builds = ", ".join(f"{names.get(n, n)} {sec(b['seconds'])}"
+                           for n, b in record["builds"].items() if b.get("ok"))
+        browse = ", ".join(f"{LABEL[n]} {sec(b['browser_seconds'])}"
+                           for n, b in record["browser"].items() if "browser_seconds" in b)
+        scoring = record.get("layouts", {}).get("seconds")
+        lines.append(f"- {key}x: builds {builds}; browser runs {browse}"
+                     + (f"; scoring the two layouts {sec(scoring)}" if scoring else "") + ".")
+    return "\n".join(lines)
+
+
+def build_loads(out: dict) -> str:
+    """The plugin's builds at each scale: seconds, and the load average as each began."""
+    cells = []
+    for key, record in out["scales"].items():
+        for name in ("semantic", "semantic_exact"):
+            build = record["builds"].get(name)
+            if build and build.get("ok"):
+                load = (build.get("load_average") or [None])[0]
+                cells.append(f"{key}x {'exact' if name.endswith('exact') else 'as shipped'} "
+                             f"{sec(build['seconds'])}"
+                             + (f" (load {load:.1f})" if load is not None else ""))
+    return "; ".join(cells) or "none"
+
+
+def front_protocol(out: dict) -> str:
+    served = {r.get("protocol", {}).get("served") for r in out["scales"].values()}
+    if served == {"h2"}:
+        return ("HTTP/2 over TLS (a self-signed certificate made by `openssl req -x509` at "
+                "run time; Chromium runs with `--ignore-certificate-errors-spki-list` set "
+                "to its key's hash, which trusts that key alone and leaves the HTTP cache on)")
+    return "HTTP/1.1 (at most six connections per host in Chromium)"
+
+
+def refetch_note(out: dict) -> str:
+    """Files served twice with a 200 within one browser run (the HTTP cache missed)."""
+    again = {f"{LABEL[n]} at {k}x": b["refetched"] for k, r in out["scales"].items()
+             for n, b in r["browser"].items() if b.get("refetched")}
+    if not again:
+        return "No file was served twice within a browser run."
+    return ("Files served twice within one browser run: "
+            + ", ".join(f"{k} {v}" for k, v in again.items()) + ".")
 
 
 def method_section(out: dict, one: dict) -> str:
@@ -718,16 +1056,23 @@ def method_section(out: dict, one: dict) -> str:
 - One run of each build and browser session: single measurements on a shared
   2-core machine, so read the ratios rather than the seconds.
 - Builds: `plugins: []` (Pagefind indexes that site), the corpus as it is
-  (`plugins: [search]`, Material's search, the baseline) and `plugins: [search,
-  semantic]`, each a whole `mkdocs build` process. The plugin's first 1x build
+  (`plugins: [search]`, Material's search, the baseline), `plugins: [search,
+  semantic]` as shipped and the same with `vector_layout: exact` (scored against
+  it, not browsed), each a whole `mkdocs build` process. The plugin's first 1x build
   {cold_start(out)}; every later one reuses its vectors (never its chunk cache, so
-  every build parses and chunks all pages).
+  every build parses and chunks all pages). Build times and load averages: {build_loads(out)}.
 - Pagefind runs with `--exclude-selectors "{out['pagefind_exclude_selectors']}"`, so it
   indexes page content rather than the theme's navigation (what `data-pagefind-body`
   does in a template).
-- Served from 127.0.0.1 under `/fastapi/` by a Node server that stops with its run,
-  `Cache-Control: max-age=600` (as GitHub Pages), no compression. Chromium resolves
-  no other host: the theme's web fonts ({blocked} requests a page) fail fast for every system alike.
+- Served from 127.0.0.1 under `/fastapi/` by js/tools/server.mjs, which compresses as
+  GitHub Pages does (gzip for html, css, js, json, svg, txt and xml when the browser
+  accepts it; .bin, .i8, .wasm, .onnx, images and fonts as they are), behind a front
+  in browser.mjs that speaks {front_protocol(out)} to Chromium, sets
+  `Cache-Control: max-age=600` (as GitHub Pages) and logs each response's body bytes
+  (headers not counted) and when its request came and its last byte left; both stop
+  with their run. Loopback: no network latency, so fetch times are the server's and
+  the browser's work only. Chromium resolves no other host: the theme's web fonts
+  ({blocked} requests a page) fail fast for every system alike. {refetch_note(out)}
 - Material: each query goes into its search box whole (Playwright's `fill`), then a
   key press, since Material searches on keyup; typing letter by letter would only
   add queries for the prefixes.
@@ -738,5 +1083,7 @@ def method_section(out: dict, one: dict) -> str:
 - Pagefind's latency includes `data()` of the top 10 results (a UI needs their URLs
   and excerpts); it fetches a fragment file per result. `search()` alone:
   {pagefind_split(one)}.
-- Quality needs the relevance set's URLs, so it is measured at 1x only.{lazy_note(one)}
+- Quality against Material and Pagefind is measured at 1x only; the plugin's two
+  layouts are scored at every scale (the Done-when section), where a copy of a
+  relevant page counts as relevant.{lazy_note(one)}
 """

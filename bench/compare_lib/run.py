@@ -1,26 +1,30 @@
 """Compare this plugin with Material's built-in search (lunr) and Pagefind on fastapi-docs.
 
 Run through `bench/compare`, which installs what this needs first. Builds
-../shared/corpora/fastapi-docs at 1x, 4x and 16x its size (see sites.py) four
-ways, times every build, measures every system in headless Chromium against the
-site served from 127.0.0.1 (browser.mjs), scores every system on the queries of
-bench/relevance/ with bench/relevance.py's page-level MRR@10 and Recall@5, and
-writes bench/results/compare.{json,md} (and compare.png, drawn by plot.py).
+../shared/corpora/fastapi-docs at 1x, 4x, 16x and 64x its size (see sites.py) five
+ways (the plugin as shipped and with `vector_layout: exact`), times every build,
+measures every system in headless Chromium against the site served from 127.0.0.1
+over HTTP/2, gzip as GitHub Pages (browser.mjs), scores every system at 1x on the
+queries of bench/relevance/ with bench/relevance.py's page-level MRR@10 and Recall@5,
+scores the plugin's two layouts at every scale (hybrid page MRR@10, and recall@10 of
+the partitioned vector search against the exact one), and writes
+bench/results/compare.{json,md} (and compare.png, drawn by plot.py).
 
-    python bench/compare_lib/run.py [--scales 1,4,16] [--keep-cache]
+    python bench/compare_lib/run.py [--scales 1,4,16,64] [--keep-cache] [--protocol h2]
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from types import SimpleNamespace
@@ -44,8 +48,13 @@ SEARCH_PATHS = ("/search/", "/assets/javascripts/workers/", "/assets/javascripts
 
 
 def say(message: str) -> None:
-    print(f"[compare {time.perf_counter() - STARTED:6.0f} s] {message}", file=sys.stderr,
-          flush=True)
+    print(f"[compare {time.perf_counter() - STARTED:6.0f} s, load {load_average()[0]:.1f}] "
+          f"{message}", file=sys.stderr, flush=True)
+
+
+def load_average() -> list[float]:
+    """The machine's 1, 5 and 15 minute load averages (it is shared: ms grow with them)."""
+    return [round(x, 2) for x in os.getloadavg()]
 
 
 def snapshot_package(work: Path) -> Path:
@@ -129,29 +138,8 @@ def score(searcher, sets: dict, mode: str = "hybrid") -> dict:
     return out
 
 
-class Gzip:
-    """gzip -6 sizes of served files (what a host that compresses responses would send)."""
-
-    def __init__(self) -> None:
-        self.memo: dict[Path, int] = {}
-
-    def __call__(self, root: Path, files: list) -> int:
-        total = 0
-        for path, size in files:
-            local = root / path[len(PREFIX):] if path.startswith(PREFIX) else None
-            if local is not None and local.is_dir():
-                local = local / "index.html"
-            if local is None or not local.is_file():
-                total += size
-                continue
-            if local not in self.memo:
-                raw = local.read_bytes()
-                self.memo[local] = min(len(raw), len(gzip.compress(raw, 6)))
-            total += self.memo[local]
-        return total
-
-
 def browse(plan: dict, work: Path, limit_s: int) -> dict:
+    """browser.mjs over the plan's runs; returns its JSON (per run, and `protocol`)."""
     plan = {**plan, "prefix": PREFIX, "limitMs": limit_s * 1000}
     plan_file = work / "plan.json"
     plan_file.write_text(json.dumps(plan), encoding="utf-8")
@@ -174,21 +162,53 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
-def browser_figures(seen: dict, root: Path, gz: Gzip) -> dict:
-    """Bytes and milliseconds of one system's browser run."""
+def spread(values: list[float], digits: int = 1) -> dict:
+    """min, p50, p95, mean and max of a list (empty: {})."""
+    if not values:
+        return {}
+    return {"min": round(min(values), digits), "p50": round(percentile(values, 50), digits),
+            "p95": round(percentile(values, 95), digits),
+            "mean": round(sum(values) / len(values), digits), "max": round(max(values), digits)}
+
+
+def warm_fetches(warm: dict) -> dict:
+    """What each warm query fetched, and its latency with and without fetching."""
+    files, fetch_ms, ms = warm["queryFiles"], warm["queryFetchMs"], warm["ms"]
+    rounds = warm["queryRounds"]
+    fetching = [m for m, n in zip(ms, files) if n]
+    still = [m for m, n in zip(ms, files) if not n]
+    return {
+        "files": spread(files), "sent_bytes": spread(warm["querySent"], 0),
+        "fetch_ms": spread(fetch_ms),
+        "fetch_ms_of_fetching": spread([f for f, n in zip(fetch_ms, files) if n]),
+        "rounds_of_fetching": spread([r for r, n in zip(rounds, files) if n]),
+        "queries_fetching": len(fetching),
+        "ms_fetching": spread(fetching), "ms_not_fetching": spread(still),
+        "per_query": {"ms": [round(m, 2) for m in ms], "files": files,
+                      "sent": warm["querySent"], "fetch_ms": fetch_ms, "rounds": rounds},
+    }
+
+
+def browser_figures(seen: dict) -> dict:
+    """Bytes (file bytes, and bytes sent as GitHub Pages sends them) and milliseconds of one
+    system's browser run. File lists: [path, file bytes, bytes sent, ms to the request,
+    ms to the response's end] from the start of their phase."""
     if "failed" in seen:
         return {"failed": seen["failed"]}
     load, cold, warm = seen["load"], seen["cold"], seen["warm"]
     search_load = [f for f in load["files"] if any(p in f[0] for p in SEARCH_PATHS)]
     return {
         "load_bytes": load["bytes"],
-        "load_gzip_bytes": gz(root, load["files"]),
+        "load_sent_bytes": load["sent"],
         "load_requests": load["requests"],
-        "load_search_bytes": sum(b for _, b in search_load),
+        "load_search_bytes": sum(f[1] for f in search_load),
+        "load_search_sent_bytes": sum(f[2] for f in search_load),
         "load_search_files": search_load,
         "cold_ms": round(cold["ms"], 1),
+        "cold_fetch_ms": round(cold["fetchMs"], 1),
+        "cold_fetch_rounds": cold["rounds"],
         "cold_bytes": cold["bytes"],
-        "cold_gzip_bytes": gz(root, cold["files"]),
+        "cold_sent_bytes": cold["sent"],
         "cold_requests": cold["requests"],
         "cold_files": cold["files"],
         "warm_p50_ms": round(percentile(warm["ms"], 50), 2),
@@ -200,9 +220,15 @@ def browser_figures(seen: dict, root: Path, gz: Gzip) -> dict:
            if warm.get("searchMs") else {}),
         "warm_queries": len(warm["ms"]),
         "warm_bytes": warm["bytes"],
+        "warm_sent_bytes": warm["sent"],
         "warm_files": warm.get("files", []),
+        "warm_fetches": warm_fetches(warm),
         "warm_zero_result_queries": sum(1 for n in warm["counts"] if n == 0),
         "rendered_list_disagrees_with_worker": warm.get("disagree", 0),
+        "http_versions": seen.get("httpVersions", {}),
+        "refetched": seen.get("refetchedCount", 0),
+        "server_start_s": round(seen.get("serverStartMs", 0) / 1000, 1),
+        "load_average": seen.get("loadAverage"),
         "not_found": seen.get("notFound", [])[:8],
         # Blocked web fonts and the corpus' missing images (404, listed in not_found)
         # are the same for every system; anything else is kept.
@@ -214,16 +240,20 @@ def browser_figures(seen: dict, root: Path, gz: Gzip) -> dict:
     }
 
 
-def semantic_build(project: Path, config: str, cache_dir: Path) -> sites.Build:
+def semantic_build(project: Path, config: str, cache_dir: Path,
+                   site: str = "site-semantic") -> sites.Build:
     """`mkdocs build` with the plugin; its facts say whether it fitted the query table
-    (the table cache is rewritten only by a fit; a build whose chunks match it reuses it)."""
+    (the table cache is rewritten only by a fit; a build whose chunks match it reuses it).
+    Only embeddings are reused between the plugin's builds: the chunk cache goes first, so
+    every build parses and chunks all its pages."""
     table = cache_dir / "query_table.npz"
 
     def stamp() -> int | None:
         return table.stat().st_mtime_ns if table.is_file() else None
 
+    (cache_dir / "chunks.json").unlink(missing_ok=True)
     before = stamp()
-    build = sites.mkdocs_build(project, config, "site-semantic", "semantic")
+    build = sites.mkdocs_build(project, config, site, "semantic")
     if build.ok:
         build.facts["query_table_fitted"] = stamp() not in (None, before)
     return build
@@ -261,10 +291,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path,
                         default=REPO.parent / "shared" / "corpora" / "fastapi-docs")
-    parser.add_argument("--scales", default="1,4,16",
+    parser.add_argument("--scales", default="1,4,16,64",
                         help="comma-separated multiples of the corpus; the first must be 1")
     parser.add_argument("--out", type=Path, default=BENCH / "results")
     parser.add_argument("--work", type=Path, default=BENCH / ".cache" / "compare")
+    parser.add_argument("--protocol", choices=("h2", "http/1.1"), default="h2",
+                        help="what the bench's server speaks to Chromium (h2: over TLS with a "
+                             "certificate made for the run; http/1.1 when openssl is missing)")
     parser.add_argument("--keep-cache", action="store_true",
                         help="reuse the embedding cache of an earlier run (the 1x first build "
                              "is then not cold)")
@@ -297,103 +330,25 @@ def main() -> int:
     queries = [q for rows in sets.values() for q, _ in rows]
     client = client_status()
     say("browser client: " + ("built" if client["present"] else f"ABSENT ({client['reason']})"))
-    gz = Gzip()
     out = {
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(),
+        "load_average_at_start": load_average(),
         "client": client,
         "corpus": "fastapi-docs",
         "queries": {name: len(rows) for name, rows in sets.items()},
         "first_query": queries[0],
         "embedding_cache_at_start": cache_at_start,
         "pagefind_exclude_selectors": sites.PAGEFIND_EXCLUDE,
+        "protocol_asked": args.protocol,
         "scales": {},
     }
-
     for scale in scales:
-        project = work / f"x{scale}"
-        say(f"{scale}x: writing the project")
-        facts = sites.make_project(args.corpus, project, scale)
-        configs = sites.write_configs(project, cache_dir)
-        builds = {}
-        say(f"{scale}x: mkdocs build, plugins: []")
-        builds["nosearch"] = sites.mkdocs_build(project, configs["nosearch"], "site-nosearch",
-                                                "nosearch")
-        say(f"{scale}x: mkdocs build, plugins: [search] (plain)")
-        builds["plain"] = sites.mkdocs_build(project, configs["plain"], "site-plain", "plain")
-        # Only embeddings are reused between the semantic builds: the chunk cache
-        # goes, so every build parses and chunks all its pages.
-        (cache_dir / "chunks.json").unlink(missing_ok=True)
-        if client["present"]:
-            say(f"{scale}x: mkdocs build, plugins: [search, semantic]")
-            first = semantic_build(project, configs["semantic"], cache_dir)
-            if scale == 1:
-                builds["semantic_first"] = first
-                (cache_dir / "chunks.json").unlink(missing_ok=True)
-                say("1x: mkdocs build, plugins: [search, semantic] again (vectors cached)")
-                builds["semantic"] = semantic_build(project, configs["semantic"], cache_dir)
-            else:
-                builds["semantic"] = first
-        else:
-            say(f"{scale}x: no client: mkdocs-semantic index over the plain site")
-            first = sites.semantic_index(project, "site-plain", "site-semantic", cache_dir)
-            if scale == 1:
-                builds["semantic_first"] = first
-                builds["semantic"] = sites.semantic_index(project, "site-plain",
-                                                          "site-semantic", cache_dir)
-            else:
-                builds["semantic"] = first
-        say(f"{scale}x: pagefind")
-        builds["pagefind"] = sites.pagefind(project, "site-nosearch", pagefind_bin)
-        failed = {k: b.error for k, b in builds.items() if not b.ok}
-        for name, error in failed.items():
-            say(f"{scale}x: build {name} FAILED:\n{error}")
-        if "plain" in failed or "nosearch" in failed:
-            raise SystemExit("the baseline builds failed; nothing to compare")
-
-        nosearch, plain = project / "site-nosearch", project / "site-plain"
-        semantic_site = project / "site-semantic"
-        have_semantic = builds["semantic"].ok and (semantic_site / "semantic").is_dir()
-        sizes = {
-            "nosearch": sites.tree_bytes(nosearch) - sites.tree_bytes(nosearch / "pagefind"),
-            "plain": sites.tree_bytes(plain),
-            "material_search_dir": sites.tree_bytes(plain / "search"),
-            "pagefind_dir": sites.tree_bytes(nosearch / "pagefind"),
-        }
-        if have_semantic:
-            sizes["semantic"] = sites.tree_bytes(semantic_site)
-            sizes["semantic_parts"] = sites.semantic_parts(semantic_site)
-        record = {
-            **facts,
-            "builds": {k: sites.as_dict(b) for k, b in builds.items()},
-            "sizes": sizes,
-        }
-        if have_semantic:
-            record["chunks"] = sizes["semantic_parts"]["manifest_counts"]["chunks"]
-
-        runs = [{"name": "material", "kind": "material", "root": str(plain)},
-                {"name": "pagefind", "kind": "pagefind", "root": str(nosearch)}]
-        can_browse = have_semantic and client["present"] and (
-            semantic_site / "semantic" / "semantic.js").is_file()
-        if can_browse:
-            runs.append({"name": "plugin", "kind": "semantic", "root": str(semantic_site)})
-        say(f"{scale}x: browser runs: {', '.join(r['name'] for r in runs)}")
-        seen = browse({"queries": queries, "firstQuery": queries[0], "rank": scale == 1,
-                       "timeoutMs": 240_000, "runs": runs}, work, limit_s=1200)
-        roots = {r["name"]: Path(r["root"]) for r in runs}
-        record["browser"] = {name: browser_figures(s, roots[name], gz) for name, s in seen.items()}
-        if not can_browse:
-            record["browser"]["plugin"] = {"absent": (
-                client["reason"] if not client["present"] else "the plugin build failed")}
-
-        if scale == 1:
-            record["quality"] = quality(seen, sets, queries, semantic_site if have_semantic
-                                        else None, plain)
-        out["scales"][str(scale)] = record
-        if not args.keep_sites:
-            shutil.rmtree(project)
+        out["scales"][str(scale)] = one_scale(scale, args, work, cache_dir, client, sets,
+                                              queries, pagefind_bin)
 
     out["seconds"] = round(time.perf_counter() - STARTED, 1)
+    out["load_average_at_end"] = load_average()
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "compare.json").write_text(portable(json.dumps(out, indent=1)) + "\n",
                                            encoding="utf-8")
@@ -410,6 +365,225 @@ def main() -> int:
     else:
         say("no COMPARE_PLOT_PYTHON: compare.png not redrawn (bench/compare sets it)")
     return 0
+
+
+def one_scale(scale: int, args: argparse.Namespace, work: Path, cache_dir: Path, client: dict,
+              sets: dict, queries: list[str], pagefind_bin: Path) -> dict:
+    """Build one scale five ways, browse three systems, score the plugin's two layouts."""
+    project = work / f"x{scale}"
+    say(f"{scale}x: writing the project")
+    facts = sites.make_project(args.corpus, project, scale)
+    configs = sites.write_configs(project, cache_dir)
+    builds = {}
+    say(f"{scale}x: mkdocs build, plugins: []")
+    builds["nosearch"] = sites.mkdocs_build(project, configs["nosearch"], "site-nosearch",
+                                            "nosearch")
+    say(f"{scale}x: mkdocs build, plugins: [search] (plain)")
+    builds["plain"] = sites.mkdocs_build(project, configs["plain"], "site-plain", "plain")
+    if client["present"]:
+        say(f"{scale}x: mkdocs build, plugins: [search, semantic]")
+        first = semantic_build(project, configs["semantic"], cache_dir)
+        if scale == 1:
+            builds["semantic_first"] = first
+            say("1x: mkdocs build, plugins: [search, semantic] again (vectors cached)")
+            builds["semantic"] = semantic_build(project, configs["semantic"], cache_dir)
+        else:
+            builds["semantic"] = first
+        say(f"{scale}x: mkdocs build, plugins: [search, semantic], vector_layout: exact")
+        builds["semantic_exact"] = semantic_build(project, configs["semantic_exact"], cache_dir,
+                                                  "site-semantic-exact")
+    else:
+        say(f"{scale}x: no client: mkdocs-semantic index over the plain site")
+        first = sites.semantic_index(project, "site-plain", "site-semantic", cache_dir)
+        if scale == 1:
+            builds["semantic_first"] = first
+            builds["semantic"] = sites.semantic_index(project, "site-plain",
+                                                      "site-semantic", cache_dir)
+        else:
+            builds["semantic"] = first
+        # `mkdocs-semantic index` has no vector_layout option: the exact layout needs the
+        # plugin, so the layouts are not compared without the client.
+        builds["semantic_exact"] = sites.Build(
+            "semantic-index", 0.0, ok=False,
+            error="not built: `mkdocs-semantic index` has no vector_layout option")
+    say(f"{scale}x: pagefind")
+    builds["pagefind"] = sites.pagefind(project, "site-nosearch", pagefind_bin)
+    failed = {k: b.error for k, b in builds.items() if not b.ok}
+    for name, error in failed.items():
+        say(f"{scale}x: build {name} FAILED:\n{error}")
+    if "plain" in failed or "nosearch" in failed:
+        raise SystemExit("the baseline builds failed; nothing to compare")
+
+    nosearch, plain = project / "site-nosearch", project / "site-plain"
+    semantic_site = project / "site-semantic"
+    exact_site = project / "site-semantic-exact"
+    have_semantic = builds["semantic"].ok and (semantic_site / "semantic").is_dir()
+    have_exact = builds["semantic_exact"].ok and (exact_site / "semantic").is_dir()
+    sizes = {
+        "nosearch": sites.tree_bytes(nosearch) - sites.tree_bytes(nosearch / "pagefind"),
+        "plain": sites.tree_bytes(plain),
+        "material_search_dir": sites.tree_bytes(plain / "search"),
+        "pagefind_dir": sites.tree_bytes(nosearch / "pagefind"),
+    }
+    if have_semantic:
+        sizes["semantic"] = sites.tree_bytes(semantic_site)
+        sizes["semantic_parts"] = sites.semantic_parts(semantic_site)
+    if have_exact:
+        sizes["semantic_exact_parts"] = sites.semantic_parts(exact_site)
+    record = {
+        **facts,
+        "builds": {k: sites.as_dict(b) for k, b in builds.items()},
+        "sizes": sizes,
+    }
+    if have_semantic:
+        record["chunks"] = sizes["semantic_parts"]["manifest_counts"]["chunks"]
+    if have_semantic and have_exact:
+        say(f"{scale}x: scoring the two layouts (Python reference searcher)")
+        record["layouts"] = layout_quality(semantic_site, exact_site, sets, scale)
+
+    runs = [{"name": "material", "kind": "material", "root": str(plain)},
+            {"name": "pagefind", "kind": "pagefind", "root": str(nosearch)}]
+    can_browse = have_semantic and client["present"] and (
+        semantic_site / "semantic" / "semantic.js").is_file()
+    if can_browse:
+        runs.append({"name": "plugin", "kind": "semantic", "root": str(semantic_site)})
+    say(f"{scale}x: browser runs: {', '.join(r['name'] for r in runs)}")
+    # The largest sites take minutes per system (Material parses its whole index).
+    limit_s = 1200 if scale <= 16 else 5400
+    seen = browse({"queries": queries, "firstQuery": queries[0], "rank": scale == 1,
+                   "timeoutMs": 240_000 if scale <= 16 else 900_000, "runs": runs,
+                   "protocol": args.protocol}, work, limit_s=limit_s)
+    record["protocol"] = seen.pop("protocol")
+    record["browser"] = {name: browser_figures(s) for name, s in seen.items()}
+    if not can_browse:
+        record["browser"]["plugin"] = {"absent": (
+            client["reason"] if not client["present"] else "the plugin build failed")}
+
+    if scale == 1:
+        record["quality"] = quality(seen, sets, queries, semantic_site if have_semantic
+                                    else None, plain)
+    if not args.keep_sites:
+        shutil.rmtree(project)
+    return record
+
+
+COPY = re.compile(r"v(\d+)/")
+
+
+def canonical(url: str, scale: int) -> str:
+    """A versioned copy's page (`v7/tutorial/cors/`) as its original (`tutorial/cors/`)."""
+    match = COPY.match(url)
+    if match and 2 <= int(match.group(1)) <= scale:
+        return url[match.end():]
+    return url
+
+
+def page_scores(searcher, sets: dict, scale: int) -> dict:
+    """Hybrid page MRR@10 and Recall@5 where a copy of a relevant page counts as relevant
+    (bench/relevance.py's ranking: a page at its first section, over the top 100)."""
+    rows = {**sets, "all": [r for rows in sets.values() for r in rows]}
+    out = {}
+    for name, queries in rows.items():
+        reciprocal, recall = [], []
+        for query, expected in queries:
+            pages = [canonical(p, scale)
+                     for p in relevance.ranked_pages(searcher, query, "hybrid")]
+            first = next((i for i, p in enumerate(pages[:10], 1) if p in expected), None)
+            reciprocal.append(1 / first if first else 0.0)
+            recall.append(len(set(pages[:5]) & set(expected)) / len(expected))
+        out[name] = {"mrr@10": round(sum(reciprocal) / len(queries), 4),
+                     "recall@5": round(sum(recall) / len(queries), 4),
+                     "queries": len(queries)}
+    return out
+
+
+def top_chunks(scores, k: int = 10) -> list[int]:
+    """The best `k` scored chunks: score descending, ties by chunk number (NaN: not scored)."""
+    import numpy as np
+
+    scored = np.flatnonzero(~np.isnan(scores))
+    return [int(i) for i in scored[np.lexsort((scored, -scores[scored]))][:k]]
+
+
+def vector_recall(partitioned, exact, queries: list[str]) -> dict:
+    """Recall@10 of the partitioned vector search against the exact one, tie-aware: a
+    partitioned result is a hit when its exact score is at least the exact 10th score
+    (identical copies tie, and either copy is as right). Also the plain overlap of the two
+    top 10s, and checks that both bundles embed the query alike and score a chunk alike."""
+    import numpy as np
+
+    recalls, strict, skipped, codes_differ, scores_differ = [], [], 0, 0, 0
+    probes: list[dict] = []
+    distinct: list[int] = []  # distinct scores in the exact top 10: copies tie
+    for query in queries:
+        vector = exact.embed(query)
+        mine = partitioned.embed(query)
+        if vector is None or mine is None:
+            skipped += 1
+            continue
+        codes_differ += not np.array_equal(vector, mine)
+        every = exact.scores(vector)
+        probed = partitioned.scores(mine)
+        want = top_chunks(every)
+        got = top_chunks(probed)
+        tenth = every[want[-1]]
+        distinct.append(len(set(every[want].tolist())))
+        recalls.append(sum(bool(every[c] >= tenth) for c in got) / len(want))
+        strict.append(len(set(got) & set(want)) / len(want))
+        scores_differ += not np.allclose(probed[got], every[got], rtol=0, atol=1e-9)
+        if partitioned.bundle.vectors.layout == "partitioned":
+            probes.append(probe_facts(partitioned.bundle.vectors, mine))
+    n = len(recalls)
+    return {"recall@10": round(sum(recalls) / n, 4) if n else None,
+            "min": round(min(recalls), 2) if n else None,
+            "below_1": sum(r < 1 for r in recalls),
+            "overlap@10": round(sum(strict) / n, 4) if n else None,
+            "queries": n, "not_embedded": skipped, "query_codes_differ": codes_differ,
+            "chunk_scores_differ": scores_differ,
+            "distinct_in_exact_top10": spread(distinct),
+            "probe": {k: spread([p[k] for p in probes]) for k in probes[0]} if probes else {}}
+
+
+def probe_facts(vectors, codes) -> dict:
+    """What one query reads of a partitioned vector set: the partitions it probes (a bits
+    file each), the partitions holding its candidates (a rows file each), and how many
+    distinct vectors its candidates are (identical copies share a vector)."""
+    import numpy as np
+
+    probed = vectors.probed(codes)
+    wanted = vectors.candidate_ids(codes)
+    holding, rows = [], []
+    for number in probed:
+        at = np.flatnonzero(np.isin(vectors.partition(number).ids, wanted, assume_unique=True))
+        if len(at):
+            holding.append(number)
+            rows.append(vectors.partition_rows(number)[at])
+    distinct = len(np.unique(np.concatenate(rows), axis=0)) if rows else 0
+    return {"partitions_probed": len(probed), "rows_probed": int(vectors.sizes[probed].sum()),
+            "row_files": len(holding), "candidates": len(wanted),
+            "distinct_candidate_vectors": distinct}
+
+
+def layout_quality(auto_site: Path, exact_site: Path, sets: dict, scale: int) -> dict:
+    """The plugin as shipped (vector_layout: auto) against vector_layout: exact."""
+    started = time.perf_counter()
+    auto, exact = Searcher.open(auto_site), Searcher.open(exact_site)
+    queries = [q for rows in sets.values() for q, _ in rows]
+    out = {"layout": {"auto": auto.bundle.vectors.layout, "exact": exact.bundle.vectors.layout},
+           "auto": timed(lambda: page_scores(auto, sets, scale)),
+           "exact": timed(lambda: page_scores(exact, sets, scale)),
+           "vector": vector_recall(auto, exact, queries),
+           "copies_count_as_relevant": scale > 1}
+    out["seconds"] = round(time.perf_counter() - started, 1)
+    out["load_average"] = load_average()
+    return out
+
+
+def timed(work: Callable[[], dict]) -> dict:
+    started = time.perf_counter()
+    result = work()
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    return result
 
 
 def quality(seen: dict, sets: dict, queries: list[str], semantic_site: Path | None,

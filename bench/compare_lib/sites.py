@@ -1,18 +1,20 @@
-"""The sites bench/compare measures: fastapi-docs at 1x, 4x and 16x, built four ways.
+"""The sites bench/compare measures: fastapi-docs at 1x, 4x, 16x and 64x, built five ways.
 
 A scale-N project is the corpus plus N-1 versioned copies of all its pages
-(`docs/v2/...`, `docs/v3/...`). The copies keep every page's text and title
-unchanged, so each copied chunk's embedded text (title, heading path, body) is
-byte-identical to the original's and the plugin's embedding cache serves it: the
-big builds run chunking, lexical indexing, quantizing and writing at full size but
-embed nothing new. The version lives in the URL path and in one nav entry per
-version (an "Older versions" section), so every page carries the same navigation
-as one version of a versioned site would.
+(`docs/v2/...`, `docs/v3/...`, up to `docs/v64/` at 64x). The copies keep every
+page's text and title unchanged, so each copied chunk's embedded text (title,
+heading path, body) is byte-identical to the original's and the plugin's embedding
+cache serves it: the big builds run chunking, lexical indexing, quantizing and
+writing at full size but embed nothing new. The version lives in the URL path and
+in one nav entry per version (an "Older versions" section), so every page carries
+the same navigation as one version of a versioned site would.
 
-Each project is built four ways, each timed as a whole `mkdocs build` process:
+Each project is built five ways, each timed as a whole `mkdocs build` process:
 `plugins: []` (no search at all; Pagefind then indexes this site), the corpus as
 it is (`plugins: [search]`: Material's lunr search, the baseline "plain" build),
-and `plugins: [search, semantic]`.
+`plugins: [search, semantic]` as shipped (`vector_layout: auto`, partitioned from
+4,096 chunks) and the same with `vector_layout: exact` (the reference the
+partitioned layout is scored against).
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ class Build:
     ok: bool = True
     error: str = ""
     facts: dict = field(default_factory=dict)
+    # The machine's 1-minute load average when the step began and when it ended.
+    load_average: list[float] = field(default_factory=list)
+
+
+def load_now() -> float:
+    return round(os.getloadavg()[0], 2)
 
 
 def make_project(corpus: Path, dest: Path, copies: int) -> dict:
@@ -55,6 +63,10 @@ def make_project(corpus: Path, dest: Path, copies: int) -> dict:
         shutil.rmtree(dest)
     shutil.copytree(corpus, dest)
     docs = dest / "docs"
+    taken = sorted(p.name for p in docs.iterdir() if re.fullmatch(r"v\d+", p.name))
+    if taken:
+        raise SystemExit(f"{corpus}/docs already has {', '.join(taken)}: the copies would "
+                         "mix with its own pages")
     pages = sorted(p.relative_to(docs) for p in docs.rglob("*.md"))
     config = (dest / "mkdocs.yml").read_text(encoding="utf-8")
     keys = re.findall(r"^[A-Za-z_]+:", config, re.MULTILINE)
@@ -75,7 +87,7 @@ def make_project(corpus: Path, dest: Path, copies: int) -> dict:
 
 
 def write_configs(project: Path, cache_dir: Path) -> dict[str, str]:
-    """The three configs beside the corpus' own mkdocs.yml; returns name -> file."""
+    """The four configs beside the corpus' own mkdocs.yml; returns name -> file."""
     config = (project / "mkdocs.yml").read_text(encoding="utf-8")
     semantic = (PLUGINS_SEARCH + "  - semantic:\n"
                 f"      cache_dir: {json.dumps(str(cache_dir))}\n")
@@ -83,6 +95,8 @@ def write_configs(project: Path, cache_dir: Path) -> dict[str, str]:
         "nosearch": config.replace(PLUGINS_SEARCH, "\nplugins: []\n"),
         "plain": config,
         "semantic": config.replace(PLUGINS_SEARCH, semantic),
+        "semantic_exact": config.replace(PLUGINS_SEARCH,
+                                         semantic + "      vector_layout: exact\n"),
     }
     names = {}
     for name, text in files.items():
@@ -95,18 +109,20 @@ def write_configs(project: Path, cache_dir: Path) -> dict[str, str]:
 def mkdocs_build(project: Path, config: str, site: str, name: str) -> Build:
     """`mkdocs build` of one config into `project/site`, timed."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    load = load_now()
     started = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "-f", config, "-d", site],
-        cwd=project, capture_output=True, text=True, env=env, timeout=1800)
+        cwd=project, capture_output=True, text=True, env=env, timeout=5400)
     seconds = time.perf_counter() - started
+    loads = [load, load_now()]
     if proc.returncode != 0:
-        return Build(name, seconds, ok=False, error=_tail(proc.stderr))
+        return Build(name, seconds, ok=False, error=_tail(proc.stderr), load_average=loads)
     facts = {}
     match = SEMANTIC_LINE.search(proc.stderr)
     if match:
         facts = {k: int(v) for k, v in match.groupdict().items()}
-    return Build(name, seconds, facts=facts)
+    return Build(name, seconds, facts=facts, load_average=loads)
 
 
 def semantic_index(project: Path, plain_site: str, site: str, cache_dir: Path) -> Build:
@@ -124,19 +140,22 @@ def semantic_index(project: Path, plain_site: str, site: str, cache_dir: Path) -
 
 def pagefind(project: Path, site: str, binary: Path) -> Build:
     """Pagefind's CLI over a built site, timed; writes `site/pagefind/`."""
+    load = load_now()
     started = time.perf_counter()
     proc = subprocess.run(
         [str(binary), "--site", site, "--exclude-selectors", PAGEFIND_EXCLUDE],
-        cwd=project, capture_output=True, text=True, timeout=1800)
+        cwd=project, capture_output=True, text=True, timeout=5400)
     seconds = time.perf_counter() - started
+    loads = [load, load_now()]
     if proc.returncode != 0:
-        return Build("pagefind", seconds, ok=False, error=_tail(proc.stderr + proc.stdout))
+        return Build("pagefind", seconds, ok=False, error=_tail(proc.stderr + proc.stdout),
+                     load_average=loads)
     facts = {}
     for key, pattern in (("pages", r"Indexed (\d+) pages"), ("words", r"Indexed (\d+) words")):
         match = re.search(pattern, proc.stdout)
         if match:
             facts[key] = int(match.group(1))
-    return Build("pagefind", seconds, facts=facts)
+    return Build("pagefind", seconds, facts=facts, load_average=loads)
 
 
 def tree_bytes(path: Path) -> int:
@@ -158,7 +177,12 @@ def semantic_parts(site: Path) -> dict:
     there only with `query_encoder: transformer`). `bundle_bytes`: manifest, catalog
     and every payload file but the ONNX model. `unlisted_bytes`: anything else in the
     bundle folder besides the client (0 when the writer left no stale files).
+    `vectors`: the vector set's layout (and, partitioned, its partitions, rows probed and
+    candidates scored exactly). `kinds`: bytes and files of each kind the report counts
+    fetches by (report.part_of), each file once.
     """
+    from report import part_of
+
     from mkdocs_semantic.bundle import payloads_of, read_catalog, read_manifest
 
     root = site / "semantic"
@@ -175,13 +199,22 @@ def semantic_parts(site: Path) -> dict:
     head = (root / "manifest.json").stat().st_size + manifest.catalog.bytes
     client = tree_bytes(root / "client") + tree_bytes(root / "semantic.js")
     written = head + sum(p.bytes for p in payloads)
+    kinds: dict[str, list[int]] = {}
+    for payload in payloads:
+        kind = kinds.setdefault(part_of(f"/{root.name}/{payload.name}"), [0, 0])
+        kind[0] += payload.bytes
+        kind[1] += 1
+    spec = catalog["vectors"][0]
     return {
         "format": manifest.format,
         "query_encoder": manifest.query_encoder,
+        "vectors": {k: spec[k] for k in ("layout", "dtype", "dim", "partitions", "probe_rows",
+                                         "candidates") if k in spec},
         "manifest_counts": manifest.counts,
         "manifest_and_catalog_bytes": head,
         "folders": folders,
         "folder_files": files,
+        "kinds": kinds,
         "listed": listed,
         "listed_files": listed_files,
         "bundle_bytes": written - model,
