@@ -131,6 +131,9 @@ __all__ = [
 
 @dataclass(frozen=True)
 class FileEntry:
+    """One file of the bundle as the manifest lists it: its name, its size in bytes
+    and the SHA-256 of its content (hex), which readers check before using it."""
+
     name: str
     bytes: int
     sha256: str
