@@ -48,6 +48,7 @@ from mkdocs_semantic.bundle import read_bundle
 from mkdocs_semantic.bundle_format import VECTOR_PART_BYTES
 from mkdocs_semantic.cache import cache_key
 from mkdocs_semantic.quantize import Quantized, quantize
+from mkdocs_semantic.ranking import chunk_order
 from mkdocs_semantic.search import Searcher
 from mkdocs_semantic.vector_store import HASH_BYTES, Partition, VectorSet, bin_bytes, sign_bytes
 
@@ -120,8 +121,7 @@ def queries() -> tuple[list[np.ndarray], list[str]]:
 
 
 def top(scores: np.ndarray, k: int = K) -> np.ndarray:
-    scored = np.flatnonzero(~np.isnan(scores))
-    return scored[np.lexsort((scored, -scores[scored]))][:k]
+    return chunk_order(scores, ~np.isnan(scores))[:k]
 
 
 def exact_set(stored: Quantized) -> VectorSet:
@@ -194,8 +194,7 @@ def measure_layout(built: partitions.Partitions, stored: Quantized,
         ms.append((time.perf_counter() - started) * 1000)
         recall.append(len(set(top(scores).tolist()) & set(want.tolist())) / len(want))
         probed = vs.probed(q)
-        wanted = set(vs.candidate_ids(q).tolist())
-        holding = [p for p in probed if wanted & set(vs.partition(p).ids.tolist())]
+        holding = [number for number, _ in vs.candidate_rows(q)]
         sent.append(index_bytes + sum(bin_bytes(int(vs.sizes[p]), dim) for p in probed)
                     + sum(int(vs.sizes[p]) * dim for p in holding))
         files.append(1 + len(probed) + len(holding))

@@ -196,6 +196,11 @@ def probed(centroid_bits: np.ndarray, sizes: np.ndarray, codes: np.ndarray, *,
     return order[:int(np.searchsorted(held, probe_rows)) + 1].tolist()
 
 
+def best_rows(ids: np.ndarray, scores: np.ndarray, count: int) -> np.ndarray:
+    """The `count` best rows by sign score, ties by chunk number: their positions."""
+    return np.lexsort((ids, -scores))[:count]
+
+
 def candidates(ids: np.ndarray, scores: np.ndarray, count: int) -> np.ndarray:
     """The `count` best rows by sign score, ties by chunk number: their chunk ids."""
-    return ids[np.lexsort((ids, -scores))[:count]]
+    return ids[best_rows(ids, scores, count)]

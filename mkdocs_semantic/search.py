@@ -154,8 +154,7 @@ class Searcher:
         if vector is None:
             return []
         scores = self.scores(vector)
-        scored = np.flatnonzero(~np.isnan(scores))
-        order = scored[np.lexsort((scored, -scores[scored]))][:top_k]
+        order = chunk_order(scores, ~np.isnan(scores))[:top_k]
         return [self._result(int(i), float(scores[i]), scores, None) for i in order]
 
     def rank(self, *, query: str, vector: np.ndarray | None, mode: str, top_k: int | None,

@@ -128,15 +128,25 @@ class VectorSet:
         return partitions.probed(self.centroid_bits, self.sizes, codes,
                                  probe_rows=self.probe_rows)
 
-    def candidate_ids(self, codes: np.ndarray) -> np.ndarray:
-        """Partitioned: the chunks a query scores exactly, the best by sign score among the
-        rows of the partitions it probes (partitions.py, steps 1-4)."""
-        probed = [self.partition(p) for p in self.probed(codes)]
+    def candidate_rows(self, codes: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """Partitioned: the rows a query scores exactly, the best by sign score among the
+        rows of the partitions it probes (partitions.py, steps 1-4), as (partition number,
+        ascending positions in it) for each probed partition holding one, in probe order."""
+        numbers = self.probed(codes)
+        probed = [self.partition(p) for p in numbers]
         if not probed:
-            return np.zeros(0, dtype=np.int64)
+            return []
         ids = np.concatenate([p.ids for p in probed])
         scores = partitions.sign_scores(np.concatenate([p.bits for p in probed]), codes)
-        return partitions.candidates(ids, scores, self.candidates)
+        best = np.sort(partitions.best_rows(ids, scores, self.candidates))
+        starts = np.cumsum([0] + [len(p.ids) for p in probed])
+        owner = np.searchsorted(starts, best, side="right") - 1
+        return [(numbers[k], best[owner == k] - starts[k]) for k in np.unique(owner).tolist()]
+
+    def candidate_ids(self, codes: np.ndarray) -> np.ndarray:
+        """Partitioned: the chunk numbers of `candidate_rows`."""
+        held = [self.partition(number).ids[at] for number, at in self.candidate_rows(codes)]
+        return np.concatenate(held) if held else np.zeros(0, dtype=np.int64)
 
     def mean_score(self, query: np.ndarray) -> float:
         """The query's mean score over every stored row, from the column sums: for int8
@@ -192,13 +202,9 @@ class VectorSet:
                 scores[part.ids] = int8_dots(self.partition_rows(number), codes,
                                              self.dim) / divisor
             return scores
-        wanted = self.candidate_ids(codes)
-        for number in self.probed(codes):
-            part = self.partition(number)
-            at = np.flatnonzero(np.isin(part.ids, wanted, assume_unique=True))
-            if len(at):
-                rows = self.partition_rows(number)[at]
-                scores[part.ids[at]] = int8_dots(rows, codes, self.dim) / divisor
+        for number, at in self.candidate_rows(codes):
+            rows = self.partition_rows(number)[at]
+            scores[self.partition(number).ids[at]] = int8_dots(rows, codes, self.dim) / divisor
         return scores
 
 

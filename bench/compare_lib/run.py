@@ -501,8 +501,9 @@ def top_chunks(scores, k: int = 10) -> list[int]:
     """The best `k` scored chunks: score descending, ties by chunk number (NaN: not scored)."""
     import numpy as np
 
-    scored = np.flatnonzero(~np.isnan(scores))
-    return [int(i) for i in scored[np.lexsort((scored, -scores[scored]))][:k]]
+    from mkdocs_semantic.ranking import chunk_order
+
+    return chunk_order(scores, ~np.isnan(scores))[:k].tolist()
 
 
 def vector_recall(partitioned, exact, queries: list[str]) -> dict:
@@ -551,16 +552,11 @@ def probe_facts(vectors, codes) -> dict:
     import numpy as np
 
     probed = vectors.probed(codes)
-    wanted = vectors.candidate_ids(codes)
-    holding, rows = [], []
-    for number in probed:
-        at = np.flatnonzero(np.isin(vectors.partition(number).ids, wanted, assume_unique=True))
-        if len(at):
-            holding.append(number)
-            rows.append(vectors.partition_rows(number)[at])
+    holding = vectors.candidate_rows(codes)
+    rows = [vectors.partition_rows(number)[at] for number, at in holding]
     distinct = len(np.unique(np.concatenate(rows), axis=0)) if rows else 0
     return {"partitions_probed": len(probed), "rows_probed": int(vectors.sizes[probed].sum()),
-            "row_files": len(holding), "candidates": len(wanted),
+            "row_files": len(holding), "candidates": sum(len(at) for _, at in holding),
             "distinct_candidate_vectors": distinct}
 
 
