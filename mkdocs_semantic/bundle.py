@@ -115,6 +115,7 @@ from .vector_store import (
     VectorSet,
     column_sums,
     payloads_of_index,
+    payloads_of_partition,
     read_exact,
     read_partitioned,
     write_vectors,
@@ -655,10 +656,8 @@ def _named_in(catalog: dict, payload: Payload, read: Callable[[str, int], bytes]
         return [Payload(n, size) for n, size in payloads_of_index(spec, read(name,
                                                                               payload.bytes))]
     if name.startswith("vectors/bin."):
-        dim = spec["dim"]
-        data = read(name, payload.bytes)
-        rows = int(np.frombuffer(data[:4], dtype="<u4")[0]) if len(data) >= 4 else 0
-        return [Payload(f"vectors/row.{data[4:12].hex()}.i8", rows * dim)]
+        return [Payload(n, size) for n, size in payloads_of_partition(spec, read(name,
+                                                                                  payload.bytes))]
     return []
 
 

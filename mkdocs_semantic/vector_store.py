@@ -408,6 +408,14 @@ def payloads_of_index(spec: dict, index_data: bytes) -> list[tuple[str, int]]:
     return [(name, bin_bytes(int(rows), dim)) for name, rows in zip(index.bin_names, index.sizes)]
 
 
+def payloads_of_partition(spec: dict, bits_data: bytes) -> list[tuple[str, int]]:
+    """The rows file a partition's bits file names, with its size (what the file's
+    header says; `parse_partition` checks the rest)."""
+    rows = int(np.frombuffer(bits_data[:4], dtype="<u4")[0]) if len(bits_data) >= 4 else 0
+    name = payload_name_of("vectors", "row", "i8", bits_data[4:4 + HASH_BYTES])
+    return [(name, rows * spec["dim"])]
+
+
 def column_sums_of(spec: dict) -> np.ndarray:
     return np.asarray(spec["sum"], dtype=np.int64 if spec["dtype"] == "i8" else np.float64)
 
