@@ -231,6 +231,14 @@ in turn (the chunker counts a page's pieces a few at a time, while the model emb
 on the other cores)."""
 
 
+def token_counts(tokenizer, texts: Sequence[str]) -> list[int]:
+    """Tokens per text as `tokenizer` encodes it (special tokens included; padding, where
+    the tokenizer pads a batch, not counted); a few texts one by one (SMALL_BATCH)."""
+    if len(texts) < SMALL_BATCH:
+        return [len(tokenizer.encode(t).ids) for t in texts]
+    return [sum(e.attention_mask) for e in tokenizer.encode_batch(list(texts))]
+
+
 class TokenCounter:
     """Counts tokens as the model sees them (special tokens included, no truncation)."""
 
@@ -238,9 +246,7 @@ class TokenCounter:
         self.tokenizer = load_tokenizer(tokenizer_path, None)
 
     def __call__(self, texts: Sequence[str]) -> list[int]:
-        if len(texts) < SMALL_BATCH:
-            return [len(self.tokenizer.encode(t).ids) for t in texts]
-        return [len(e.ids) for e in self.tokenizer.encode_batch(list(texts))]
+        return token_counts(self.tokenizer, texts)
 
     def token_ends(self, text: str) -> list[int]:
         encoding = self.tokenizer.encode(text)
@@ -396,10 +402,8 @@ class OnnxEmbedder:
                                     sep_id=sep_id)
 
     def token_lengths(self, texts: Sequence[str]) -> list[int]:
-        prefixed = [self.spec.document_prefix + t for t in texts]
-        if len(prefixed) < SMALL_BATCH:  # a page's chunks, as they are cut (early.py)
-            return [len(self.tokenizer.encode(t).ids) for t in prefixed]
-        return [sum(e.attention_mask) for e in self.tokenizer.encode_batch(prefixed)]
+        # a page's chunks, as they are cut (early.py): a few at a time
+        return token_counts(self.tokenizer, [self.spec.document_prefix + t for t in texts])
 
     def _embed(self, texts: list[str], progress: ProgressCallback | None) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)

@@ -207,8 +207,9 @@ class Indexer:
         workers = getattr(self.embedder, "workers", 1)
         if workers < 2:
             return
-        keys = [cache_key(self.cache.fingerprint, c.embed_text) for c in chunks]
-        new = [(k, c.embed_text) for k, c in zip(keys, chunks) if k not in self.cache.vectors]
+        texts = [c.embed_text for c in chunks]
+        keys = [cache_key(self.cache.fingerprint, t) for t in texts]
+        new = [(k, t) for k, t in zip(keys, texts) if k not in self.cache.vectors]
         if not new:
             return
         if self._early is None:
