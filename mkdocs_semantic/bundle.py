@@ -694,16 +694,18 @@ def read_bundle(path: Path) -> Bundle:
     catalog = read_catalog(root, manifest)
     fetch = payload_fetcher(root)
     read_once: dict[str, bytes] = {}
+    loaded = False
 
     def read(name: str, size: int) -> bytes:
         """A payload's verified bytes (fetched first when a downloaded bundle lacks it);
-        those that name other payloads are read once, for `walk_payloads` below."""
+        while the bundle loads, those that name other payloads are read once, for
+        `walk_payloads` below (the vector set keeps `read` for later queries)."""
         if name in read_once:
             return read_once[name]
         if fetch is not None and not (root / name).is_file():
             fetch(name, size)
         data = read_payload(root, name, size)
-        if name.startswith(CONTAINERS):
+        if not loaded and name.startswith(CONTAINERS):
             read_once[name] = data
         return data
 
@@ -762,6 +764,8 @@ def read_bundle(path: Path) -> Bundle:
 
     files = [Payload(manifest.catalog.name, manifest.catalog.bytes),
              *walk_payloads(catalog, read, expand=here)]
+    loaded = True
+    read_once.clear()
     return Bundle(root=root, manifest=manifest, catalog=catalog, pages=pages, facets=facets,
                   chunks=chunks, vectors=vectors, lexical=lexical, table=table, files=files)
 
