@@ -116,7 +116,6 @@ class Checker {
 
   /** `rows` as a shard list `[[first key, name, bytes], ...]`, keys ascending. */
   entries(rows, where, firstType) {
-    if (!Array.isArray(rows)) this.fail(`${where} must be a list`);
     const out = [];
     for (const row of rows) {
       const ok = Array.isArray(row) && row.length === 3 && isInt(row[2]) && row[2] >= 0 &&
@@ -246,7 +245,7 @@ export function checkCatalog(data, manifest, source) {
     boosts[Number(key)] = boost;
   }
   const pageTable = check.file(pageInfo, "table", "pages");
-  if (pageTable.bytes !== 8 + 2 * pages + Math.ceil(chunks / 8)) check.fail(`pages.table must be [name, bytes] of ${8 + 2 * pages + Math.ceil(chunks / 8)} bytes`);
+  if (pageTable.bytes !== pageTableBytes(pages, chunks)) check.fail(`pages.table must be [name, bytes] of ${pageTableBytes(pages, chunks)} bytes`);
   const facets = check.file(data, "facets", "");
 
   const fragments = check.shardList(data, "fragments", "", "int");
@@ -338,7 +337,7 @@ export function exactParts(set, starts, source) {
     const end = p + 1 < set.parts.length ? set.parts[p + 1].first : pages;
     const rows = starts[end] - starts[part.first];
     if (!(rows >= 0) || part.bytes !== rows * set.dim * SCALAR_BYTES[set.dtype]) {
-      throw new BundleError(`${source}: ${part.name} should hold ${rows} vectors of ${set.dim} ${set.dtype}: rebuild the site`);
+      new Checker(source).fail(`${part.name} should hold ${rows} vectors of ${set.dim} ${set.dtype}`);
     }
     return { ...part, firstChunk: starts[part.first], rows };
   });
@@ -351,6 +350,11 @@ export function checkDirectory(data, source) {
   return check.entries(data, "the directory", typeof data[0][0] === "number" ? "int" : "string");
 }
 
+/** The page table's size: a u32 page count and chunk count, a u16 a page, a bit a chunk. */
+function pageTableBytes(pages, chunks) {
+  return 8 + 2 * pages + Math.ceil(chunks / 8);
+}
+
 /**
  * The page table (mkdocs_semantic/page_table.py): u32 pages, u32 chunks, pages x u16
  * chunk counts, then one bit per chunk (least significant first), set where the chunk
@@ -358,7 +362,7 @@ export function checkDirectory(data, source) {
  */
 export function parsePageTable(buffer, { pages, chunks, name }) {
   const fail = (what) => { throw new BundleError(`${name} ${what}: rebuild the site`); };
-  if (buffer.byteLength !== 8 + 2 * pages + Math.ceil(chunks / 8)) fail(`is not a page table of ${pages} pages and ${chunks} chunks`);
+  if (buffer.byteLength !== pageTableBytes(pages, chunks)) fail(`is not a page table of ${pages} pages and ${chunks} chunks`);
   const view = new DataView(buffer);
   if (view.getUint32(0, true) !== pages || view.getUint32(4, true) !== chunks) fail(`does not hold ${pages} pages and ${chunks} chunks`);
   const starts = new Int32Array(pages + 1);
@@ -406,7 +410,7 @@ function checkPartitioned(check, set, where, { dim, chunks }) {
   const probeRows = check.int(set, "probe_rows", where, 1);
   const candidates = check.int(set, "candidates", where, 1, MAX_TOP_K);
   const index = check.file(set, "index", where);
-  const expected = 8 + partitions * (4 + 8 + Math.ceil(dim / 8));
+  const expected = partitionIndexBytes(partitions, dim);
   if (index.bytes !== expected) check.fail(`${where}.index must be [name, ${expected}] for ${partitions} partitions of ${dim} dims`);
   const centroids = check.file(set, "centroids", where);
   if (centroids.bytes !== partitions * dim) check.fail(`${where}.centroids must be [name, ${partitions * dim}] for ${partitions} partitions of ${dim} dims`);
@@ -467,6 +471,12 @@ export function parseTableShard(buffer, dim, name) {
 }
 
 const HASH_BYTES = HASH_CHARS / 2;
+
+/** The partition index's size: u32 count and dim, then per partition its row count
+ * (u32), its bits file's hash and its centroid's sign bits. */
+function partitionIndexBytes(partitions, dim) {
+  return 8 + partitions * (4 + HASH_BYTES + Math.ceil(dim / 8));
+}
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 
 /**
@@ -477,7 +487,7 @@ const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0"))
 export function parsePartitionIndex(buffer, { partitions, dim, name }) {
   const width = Math.ceil(dim / 8);
   const view = new DataView(buffer);
-  if (buffer.byteLength !== 8 + partitions * (4 + HASH_BYTES + width) || view.getUint32(0, true) !== partitions ||
+  if (buffer.byteLength !== partitionIndexBytes(partitions, dim) || view.getUint32(0, true) !== partitions ||
       view.getUint32(4, true) !== dim) {
     throw new BundleError(`${name} is not the index of ${partitions} partitions of ${dim} dims: rebuild the site`);
   }

@@ -82,15 +82,14 @@ export class Engine {
     const { pages, chunks } = manifest.counts;
     const { starts, pageOfChunk, sections } = await this.store.get(catalog.pageTable,
       (buffer) => parsePageTable(buffer, { pages, chunks, name: catalog.pageTable.name }));
-    const list = (value) => new ShardList(value, { loadJson: (file) => this.store.json(file) });
     Object.assign(this, {
       manifest, catalog, starts, pageOfChunk, sections,
       defaults: manifest.search,
       encoder: { kind, ...catalog.encoders[kind] },
       priors: sizePriors(pageOfChunk, pages),
-      fragments: list(catalog.fragments),
+      fragments: this.#shardList(catalog.fragments),
       lexical: new LexicalIndex(catalog.lexical, {
-        shards: list(catalog.lexical.shards), starts, load: (file) => this.store.json(file),
+        shards: this.#shardList(catalog.lexical.shards), starts, load: (file) => this.store.json(file),
       }),
     });
     return { pages, chunks };
@@ -154,13 +153,18 @@ export class Engine {
     return this.#once("facets", () => this.store.json(this.catalog.facets));
   }
 
+  /** A catalog shard list, its directory files read through the payload store. */
+  #shardList(value) {
+    return new ShardList(value, { loadJson: (file) => this.store.json(file) });
+  }
+
   #staticEncoder() {
     return this.#once("static", async () => {
       const encoder = this.catalog.encoders.static;
       const json = await this.store.json(encoder.tokenizer);
       return new StaticEncoder({
         encoder,
-        shards: new ShardList(encoder.shards, { loadJson: (file) => this.store.json(file) }),
+        shards: this.#shardList(encoder.shards),
         tokenize: createTokenIds(json, { maxTokens: encoder.maxTokens }),
         loadShard: (shard) => this.store.get(shard, (buffer) => parseTableShard(buffer, encoder.dim, shard.name)),
       });
@@ -409,11 +413,7 @@ function abortable(promise, signal) {
 function filterPartitions(filters, listed) {
   let picked = null;
   for (const [key, values] of Object.entries(filters)) {
-    const byValue = Object.hasOwn(listed, key) ? listed[key] : {};
-    const held = new Set();
-    for (const value of [values].flat()) {
-      if (Object.hasOwn(byValue, value)) for (const p of byValue[value]) held.add(p);
-    }
+    const held = listedFor(listed, key, values);
     picked = picked === null ? held : new Set([...picked].filter((p) => held.has(p)));
   }
   return [...(picked ?? [])].sort((a, b) => a - b);
@@ -431,12 +431,17 @@ export function makeFilter(filters, { facets, pageOfChunk, allowed }) {
     if (!allowed.includes(key)) {
       throw new Error(`unknown filter ${JSON.stringify(key)}: this bundle has ${allowed.join(", ")}`);
     }
-    const pages = new Set();
-    const byValue = Object.hasOwn(facets, key) ? facets[key] : {};
-    for (const value of [values].flat()) {
-      if (Object.hasOwn(byValue, value)) for (const page of byValue[value]) pages.add(page);
-    }
-    return pages;
+    return listedFor(facets, key, values);
   });
   return (id) => wanted.every((pages) => pages.has(pageOfChunk[id]));
+}
+
+/** The numbers a facets map (`{key: {value: [numbers]}}`) lists for any of `values`. */
+function listedFor(listed, key, values) {
+  const held = new Set();
+  const byValue = Object.hasOwn(listed, key) ? listed[key] : {};
+  for (const value of [values].flat()) {
+    if (Object.hasOwn(byValue, value)) for (const n of byValue[value]) held.add(n);
+  }
+  return held;
 }
