@@ -330,8 +330,8 @@ export class Engine {
     const lexicalScores = lexical?.scores ?? null;
     const signals = [];
     if (vector) {
-      const order = chunkOrder(vectorScores, (id) => !Number.isNaN(vectorScores[id]) && accept(id))
-        .slice(0, VECTOR_CHUNKS);
+      // the first VECTOR_CHUNKS of chunkOrder, without sorting every chunk
+      const order = bestOf(vectorScores, VECTOR_CHUNKS, (id) => !Number.isNaN(vectorScores[id]) && accept(id));
       signals.push({ scores: vectorScores, order, floor: vector.floor });
     }
     if (lexical) {
