@@ -45,12 +45,12 @@ from results_file import write_results
 
 from mkdocs_semantic import partitions
 from mkdocs_semantic.bundle import read_bundle
-from mkdocs_semantic.bundle_format import VECTOR_PART_BYTES
+from mkdocs_semantic.bundle_format import VECTOR_PART_BYTES, partition_index_bytes
 from mkdocs_semantic.cache import cache_key
 from mkdocs_semantic.quantize import Quantized, quantize
 from mkdocs_semantic.ranking import chunk_order
 from mkdocs_semantic.search import Searcher
-from mkdocs_semantic.vector_store import HASH_BYTES, Partition, VectorSet, bin_bytes, sign_bytes
+from mkdocs_semantic.vector_store import Partition, VectorSet, bin_bytes
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
@@ -186,7 +186,7 @@ def measure_layout(built: partitions.Partitions, stored: Quantized,
     vs = partitioned_set(stored, built, probe_rows=probe_rows)
     dim = stored.vectors.shape[1]
     k = len(built.members)
-    index_bytes = 8 + k * (4 + HASH_BYTES + sign_bytes(dim))
+    index_bytes = partition_index_bytes(k, dim)
     recall, sent, files, probed_rows, ms = [], [], [], [], []
     for q, want in zip(codes, exact_top):
         started = time.perf_counter()

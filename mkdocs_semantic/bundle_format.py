@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from .embedding import MAX_MODEL_TOKENS
 from .lexical import SHARD_VERSION
-from .payloads import PayloadError, check_name
+from .page_table import page_table_size
+from .payloads import HASH_CHARS, PayloadError, check_name
 
 if TYPE_CHECKING:
     from .bundle import Manifest
@@ -147,6 +148,12 @@ class Checker:
         return out
 
 
+def partition_index_bytes(partitions: int, dim: int) -> int:
+    """The partition index's size (vector_store.py): u32 count and dim, then per
+    partition its row count (u32), its bits file's hash and its centroid's sign bits."""
+    return 8 + partitions * (4 + HASH_CHARS // 2 + (dim + 7) // 8)
+
+
 def _check_partitioned(check: Checker, vectors: dict, where: str, *, dim: int,
                        chunks: int) -> None:
     """A partitioned vector set (vector_store.py): int8, `partitions` (how many, at least
@@ -157,8 +164,7 @@ def _check_partitioned(check: Checker, vectors: dict, where: str, *, dim: int,
     count = check.int(vectors, "partitions", where, 1 if chunks else 0, max(chunks, 0))
     check.int(vectors, "probe_rows", where, 1)
     check.int(vectors, "candidates", where, 1, MAX_TOP_K)
-    width = (dim + 7) // 8
-    for key, size in (("index", 8 + count * (4 + 8 + width)), ("centroids", count * dim)):
+    for key, size in (("index", partition_index_bytes(count, dim)), ("centroids", count * dim)):
         entry = check.list(vectors, key, where)
         if not (len(entry) == 2 and isinstance(entry[1], int) and not isinstance(entry[1], bool)
                 and entry[1] == size):
@@ -212,7 +218,7 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
         if not (key.isdigit() and int(key) < pages) or isinstance(boost, bool) or \
                 not isinstance(boost, (int, float)) or not (math.isfinite(boost) and boost > 0):
             check.fail(f"pages.boosts has a bad entry {key!r}: {boost!r}")
-    _check_file(check, page_info, "table", "pages", 8 + 2 * pages + (chunks + 7) // 8)
+    _check_file(check, page_info, "table", "pages", page_table_size(pages, chunks))
     _check_file(check, catalog, "facets", "")
     for key in ("fragments", "text"):
         shards = check.shard_list(catalog, key, "", int)

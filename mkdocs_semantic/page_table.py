@@ -57,11 +57,16 @@ def page_table_bytes(table: PageTable) -> bytes:
             + counts.astype("<u2").tobytes() + bits.tobytes())
 
 
+def page_table_size(pages: int, chunks: int) -> int:
+    """The table's size in bytes: u32 pages and chunks, a u16 a page, a bit a chunk."""
+    return 8 + 2 * pages + (chunks + 7) // 8
+
+
 def parse_page_table(data: bytes, *, pages: int, chunks: int) -> PageTable:
     """The table in `data`; ValueError when it is not a table of `pages` pages and
     `chunks` chunks (each page at least one chunk, the first chunk of a page starting a
     section)."""
-    expected = 8 + 2 * pages + (chunks + 7) // 8
+    expected = page_table_size(pages, chunks)
     if len(data) != expected:
         raise ValueError(f"is {len(data)} bytes, not the {expected} of a page table of "
                          f"{pages} pages and {chunks} chunks")

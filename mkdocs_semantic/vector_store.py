@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from . import partitions
-from .bundle_format import VECTOR_PART_BYTES, BundleError
+from .bundle_format import VECTOR_PART_BYTES, BundleError, partition_index_bytes
 from .payloads import HASH_CHARS, group_by_size
 from .quantize import DTYPES, Quantized
 
@@ -310,7 +310,7 @@ def parse_index(data: bytes, *, partitions_count: int, dim: int, source: str
                 ) -> PartitionIndex:
     """The partition index (BundleError naming `source` when malformed)."""
     k, width = partitions_count, sign_bytes(dim)
-    expected = 8 + k * (4 + HASH_BYTES + width)
+    expected = partition_index_bytes(k, dim)
     head = np.frombuffer(data, dtype="<u4", count=2) if len(data) >= 8 else None
     if len(data) != expected or head is None or int(head[0]) != k or int(head[1]) != dim:
         raise BundleError(f"{source} is not the index of {k} partitions of {dim} dims: "
