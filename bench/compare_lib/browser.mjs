@@ -27,14 +27,14 @@
 
 import { execFileSync } from "node:child_process";
 import { X509Certificate, createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Agent, createServer, request as httpRequest } from "node:http";
 import { createSecureServer } from "node:http2";
 import { loadavg, tmpdir } from "node:os";
-import { join, normalize, sep } from "node:path";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { chromium } from "playwright-core";
-import { serveSite } from "../../js/tools/server.mjs";
+import { resolveFile, serveSite } from "../../js/tools/server.mjs";
 
 const EXECUTABLE = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const FLAGS = [
@@ -71,17 +71,6 @@ function certificate() {
   }
 }
 
-function fileSize(root, relative) {
-  const path = normalize(join(root, decodeURIComponent(relative)));
-  if (path !== root && !path.startsWith(root + sep)) return 0;
-  try {
-    const stat = statSync(path);
-    return stat.isDirectory() ? fileSize(root, join(relative, "index.html")) : stat.size;
-  } catch {
-    return 0;
-  }
-}
-
 /**
  * `root` under `prefix` on 127.0.0.1 (like a GitHub Pages project site): js/tools/server.mjs
  * (gzip as GitHub Pages) behind a front that speaks HTTP/2 over TLS (`tls`) or HTTP/1.1.
@@ -105,7 +94,7 @@ async function serve(root, prefix, tls) {
     }, (answer) => {
       entry.status = answer.statusCode;
       entry.encoding = answer.headers["content-encoding"] ?? "identity";
-      if (answer.statusCode === 200) entry.bytes = fileSize(root, entry.path.slice(prefix.length));
+      if (answer.statusCode === 200) entry.bytes = resolveFile(root, entry.path.slice(prefix.length))?.size ?? 0;
       const headers = { ...answer.headers };
       for (const name of HOP_HEADERS) delete headers[name];
       // GitHub Pages' caching: ten minutes for everything.
@@ -389,7 +378,7 @@ async function measure(plan, run, tls) {
     const refetched = new Set();
     for (const e of since(server.log, 0)) (seen.has(e.path) ? refetched : seen).add(e.path);
     const out = { load, cold, warm, errors, notFound: missing(server.log, 0),
-                  httpVersions: versions, refetched: [...refetched].slice(0, 8),
+                  httpVersions: versions,
                   refetchedCount: refetched.size, serverStartMs,
                   loadAverage: [load1, loadavg()[0]] };
     if (plan.rank) {

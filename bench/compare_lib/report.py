@@ -104,13 +104,6 @@ def first_search_bytes(b: dict) -> int | None:
     return b["load_search_sent_bytes"] + b["cold_sent_bytes"]
 
 
-def first_search_raw(b: dict) -> int | None:
-    """The same files' own bytes (what a host that does not compress would send)."""
-    if "cold_bytes" not in b:
-        return None
-    return b["load_search_bytes"] + b["cold_bytes"]
-
-
 def costs(record: dict) -> dict:
     """Per system: build seconds added to the plain build, bytes added to site/, browser."""
     plain = seconds(record, "plain")

@@ -29,7 +29,9 @@ const TYPES = {
 };
 const COMPRESSIBLE = new Set([".html", ".css", ".js", ".mjs", ".json", ".svg", ".txt", ".xml"]);
 
-function resolveFile(root, relative) {
+/** The file a request path names under `root` (a folder: its index.html), or null when
+ * it leaves `root` or does not exist. */
+export function resolveFile(root, relative) {
   const path = normalize(join(root, decodeURIComponent(relative)));
   if (path !== root && !path.startsWith(root + sep)) return null;
   try {
