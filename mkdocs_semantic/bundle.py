@@ -48,13 +48,14 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from . import __version__
+from .bundle_chunks import PageChunks
 from .bundle_dir import (
     API_ENTRY,
     CATALOG_NAME,
@@ -70,7 +71,6 @@ from .bundle_format import (
     FORMAT_VERSION,
     FRAGMENT_SHARD_BYTES,
     KIND_CODES,
-    KIND_NAMES,
     LEXICAL_SHARD_BYTES,
     MANIFEST,
     MAX_MANIFEST_BYTES,
@@ -110,7 +110,7 @@ from .payloads import (
     write_payload,
 )
 from .quantize import Quantized
-from .shard_lists import ShardList, resolve, write_shard_list
+from .shard_lists import ShardList, ShardReader, resolve, write_shard_list
 from .vector_store import (
     VectorSet,
     column_sums,
@@ -150,6 +150,42 @@ class TokenTable:
     """int8, one row of `dim` values per token id."""
     scale: float
     """rows / scale approximates the float table the fit produced."""
+
+    @property
+    def dim(self) -> int:
+        return int(self.rows.shape[1])
+
+    def rows_for(self, ids: Sequence[int]) -> np.ndarray:
+        """The rows of those of `ids` the table has, in order (repeats repeated)."""
+        return _rows_for(self.token_ids, self.rows, ids)
+
+
+class ShardedTokenTable:
+    """The token table of a bundle downloaded without its shards: each shard read (and
+    checked) when a query first has one of its tokens."""
+
+    def __init__(self, shards: ShardReader, *, dim: int, scale: float) -> None:
+        self.shards = shards
+        self.dim = dim
+        self.scale = scale
+
+    def rows_for(self, ids: Sequence[int]) -> np.ndarray:
+        """The rows of those of `ids` the table has, in order (repeats repeated)."""
+        found = []
+        for token in ids:
+            held = self.shards.holding(int(token))
+            if held is not None:
+                token_ids, rows = held[1]
+                found.append(_rows_for(token_ids, rows, [token]))
+        return np.concatenate(found) if found else np.zeros((0, self.dim), dtype=np.int8)
+
+
+def _rows_for(token_ids: np.ndarray, rows: np.ndarray, ids: Sequence[int]) -> np.ndarray:
+    if not len(token_ids):
+        return rows[:0]
+    wanted = np.asarray(ids, dtype=np.int64)
+    at = np.minimum(np.searchsorted(token_ids, wanted), len(token_ids) - 1)
+    return rows[at[token_ids[at] == wanted]]
 
 
 @dataclass
@@ -221,12 +257,26 @@ class Bundle:
     """The facets payload: `pages` (key -> value -> page numbers) and, in the
     partitioned layout, `partitions` (key -> value -> the partitions holding their
     chunks)."""
-    chunks: list[Chunk]
+    chunks: Sequence[Chunk]
+    """Every chunk in chunk order: a list, or for a bundle downloaded without its shards
+    a `PageChunks` that reads each page when one of its chunks is first asked for."""
     vectors: VectorSet
     lexical: LexicalIndex
-    table: TokenTable | None
+    table: TokenTable | ShardedTokenTable | None
     files: list[Payload]
     """Every payload of the bundle (the catalog itself included)."""
+
+    def page_urls(self) -> list[str]:
+        """Every page's URL, in page order."""
+        if isinstance(self.chunks, PageChunks):
+            return self.chunks.urls()
+        return list(dict.fromkeys(c.url for c in self.chunks))
+
+    def chunks_of_page(self, url: str) -> list[Chunk]:
+        """The chunks of the page at `url`, in order (none when no page has it)."""
+        if isinstance(self.chunks, PageChunks):
+            return self.chunks.find(url)
+        return [c for c in self.chunks if c.url == url]
 
     @property
     def scale(self) -> float:
@@ -406,14 +456,6 @@ def _stored_excerpt(chunk: Chunk) -> str | list[str]:
     return parts if len(parts) > 1 else (parts[0] if parts else "")
 
 
-def _read_excerpt(stored: object) -> list[str]:
-    if isinstance(stored, str):
-        return [stored] if stored else []
-    if isinstance(stored, list) and all(isinstance(p, str) for p in stored):
-        return stored
-    raise ValueError(f"an excerpt is a string or a list of strings, not {stored!r:.60}")
-
-
 def _pages_of(chunks: list[Chunk]) -> list[tuple[int, list[Chunk]]]:
     """(first chunk id, chunks) of each page; the chunks of a page must be adjacent."""
     pages: list[tuple[int, list[Chunk]]] = []
@@ -584,8 +626,10 @@ def shard_list(value: object) -> ShardList:
 
 CONTAINERS = ("index/", "lexical/lex.", "vectors/ivf.", "vectors/bin.")
 """The payloads that name other payloads (see `walk_payloads`)."""
-ON_DEMAND = ("vectors/bin.", "vectors/row.")
-"""The payloads a downloaded bundle fetches when a query first needs them."""
+ON_DEMAND = ("vectors/bin.", "vectors/row.", "lexical/", "fragments/", "text/", "table/")
+"""The payloads a downloaded bundle fetches when a query first needs them: vector
+partitions, keyword shards and tails, result fragments, texts and token table shards
+(their directories come down with the catalog)."""
 SHARD_LISTS = (("fragments",), ("text",), ("lexical", "shards"), ("encoders", "static",
                                                                    "shards"))
 """Where the catalog holds shard lists (a path of keys)."""
@@ -717,6 +761,7 @@ def read_bundle(path: Path) -> Bundle:
             load_json(name, size), name))
 
     counts = manifest.counts
+    lazy = fetch is not None
     try:
         table_name, table_size = catalog["pages"]["table"]
         pages = parse_page_table(read(table_name, table_size), pages=counts["pages"],
@@ -727,17 +772,28 @@ def read_bundle(path: Path) -> Bundle:
     try:
         facets = _check_facets(load_json(*catalog["facets"]), pages=counts["pages"],
                                partitions=catalog["vectors"][0].get("partitions"))
-        fragments = [page for _, name, size in entries(catalog["fragments"])
-                     for page in load_json(name, size)]
-        texts = [page for _, name, size in entries(catalog["text"])
-                 for page in load_json(name, size)]
-        chunks = _chunks_of(fragments, texts, starts, boosts=catalog["pages"]["boosts"],
-                            facets=facets["pages"])
+        fragments = ShardReader(entries(catalog["fragments"]), load_json)
+        texts = ShardReader(entries(catalog["text"]), load_json)
+        paged = PageChunks(fragments=fragments, texts=texts, starts=starts,
+                           boosts=catalog["pages"]["boosts"], facets=facets["pages"],
+                           source=str(root))
         lex = catalog["lexical"]
-        lexical = LexicalIndex.from_shards(
-            [load_json(name, size) for _, name, size in entries(lex["shards"])],
-            starts=starts, count=lex["count"], scale=float(lex["scale"]), head=lex["head"],
-            read_tail=load_json)
+        terms = ShardReader(entries(lex["shards"]), load_json)
+        if lazy:
+            chunks: Sequence[Chunk] = paged
+            lexical = LexicalIndex.lazy(
+                terms, starts=starts, count=lex["count"], scale=float(lex["scale"]),
+                head=lex["head"], read_tail=load_json,
+                failed=lambda exc: exc if isinstance(exc, BundleError) else BundleError(
+                    f"the keyword index in {root} is malformed ({exc}): rebuild the site"))
+        else:
+            for reader, what in ((fragments, "fragments"), (texts, "text")):
+                _check_pages_held(reader, counts["pages"], what)
+            chunks = list(paged)
+            lexical = LexicalIndex.from_shards(
+                [terms.shard(n) for n in range(len(terms.entries))], starts=starts,
+                count=lex["count"], scale=float(lex["scale"]), head=lex["head"],
+                read_tail=load_json)
     except (ValueError, KeyError, TypeError, IndexError) as exc:
         if isinstance(exc, BundleError):
             raise
@@ -745,12 +801,20 @@ def read_bundle(path: Path) -> Bundle:
                           "site") from exc
     spec = catalog["vectors"][0]
     if spec["layout"] == "partitioned":
-        vectors = read_partitioned(spec, starts, read, lazy=fetch is not None)
+        vectors = read_partitioned(spec, starts, read, lazy=lazy)
     else:
         vectors = read_exact(root, spec, starts, lambda name, size: read_payload(root, name,
                                                                                  size))
     static = catalog["encoders"].get("static")
-    table = _read_table(root, static, entries(static["shards"])) if static else None
+    table: TokenTable | ShardedTokenTable | None = None
+    if static and lazy:
+        dim = static["dim"]
+        table = ShardedTokenTable(
+            ShardReader(entries(static["shards"]),
+                        lambda name, size: _table_shard(read(name, size), dim, root / name)),
+            dim=dim, scale=float(static["scale"]))
+    elif static:
+        table = _read_table(root, static, entries(static["shards"]))
     for encoder in catalog["encoders"].values():
         read_payload(root, *encoder["tokenizer"])
         if "model" in encoder:  # 23 MB: checked here by size, by hash when loaded
@@ -768,6 +832,18 @@ def read_bundle(path: Path) -> Bundle:
     read_once.clear()
     return Bundle(root=root, manifest=manifest, catalog=catalog, pages=pages, facets=facets,
                   chunks=chunks, vectors=vectors, lexical=lexical, table=table, files=files)
+
+
+def _check_pages_held(reader: ShardReader, pages: int, what: str) -> None:
+    """That the shards of `reader` hold every page once, in order (ValueError if not)."""
+    held = 0
+    for number, (first, _, _) in enumerate(reader.entries):
+        rows = reader.shard(number)
+        if first != held or not isinstance(rows, list):
+            raise ValueError(f"the {what} shards do not hold pages {held} on in order")
+        held += len(rows)
+    if held != pages:
+        raise ValueError(f"{held} pages of {what} for {pages} pages")
 
 
 def _check_facets(facets: object, *, pages: int, partitions: int | None) -> dict:
@@ -789,49 +865,26 @@ def _check_facets(facets: object, *, pages: int, partitions: int | None) -> dict
     return facets
 
 
-def _chunks_of(fragments: list, texts: list, starts: np.ndarray, *, boosts: dict,
-               facets: dict) -> list[Chunk]:
-    pages = len(starts) - 1
-    if len(fragments) != pages or len(texts) != pages:
-        raise ValueError(f"{len(fragments)} pages of fragments and {len(texts)} of text for "
-                         f"{pages} pages")
-    page_facets: list[dict[str, list[str]]] = [{} for _ in range(pages)]
-    for key, values in facets.items():
-        if key != "section":
-            for value, numbers in values.items():
-                for number in numbers:
-                    page_facets[number].setdefault(key, []).append(value)
-    chunks: list[Chunk] = []
-    for number, ((url, title, section, rows), text_rows) in enumerate(zip(fragments, texts)):
-        if len(rows) != starts[number + 1] - starts[number] or len(text_rows) != len(rows):
-            raise ValueError(f"page {number} ({url!r}) has the wrong number of chunks")
-        boost = float(boosts.get(str(number), 1.0))
-        for (shown_anchor, shown_path, excerpt, kind), text_row in zip(rows, text_rows):
-            text, anchors, *own = text_row
-            anchor, path = own if own else (shown_anchor, shown_path)
-            chunks.append(Chunk(url=url, anchor=anchor, title=title, path=path, text=text,
-                                kind=KIND_NAMES[kind], anchors=anchors, section=section,
-                                facets=page_facets[number], boost=boost,
-                                shown=_read_excerpt(excerpt),
-                                link_anchor=shown_anchor if shown_anchor != anchor else "",
-                                link_path=shown_path if shown_path != path else None))
-    return chunks
-
-
 def _read_table(root: Path, static: dict, shards: list[tuple]) -> TokenTable:
-    dim = static["dim"]
-    ids, rows = [], []
-    for _, name, size in shards:
-        data = read_payload(root, name, size)
-        count = int(np.frombuffer(data[:4], dtype="<u4")[0]) if len(data) >= 4 else -1
-        if count < 0 or len(data) != 4 + count * (4 + dim):
-            raise BundleError(f"{root / name} is not a token table shard of {dim} dims: "
-                              "rebuild the site")
-        ids.append(np.frombuffer(data, dtype="<u4", count=count, offset=4))
-        rows.append(np.frombuffer(data, dtype=np.int8, offset=4 + 4 * count).reshape(count, dim))
-    token_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.uint32)
+    parsed = [_table_shard(read_payload(root, name, size), static["dim"], root / name)
+              for _, name, size in shards]
+    token_ids = (np.concatenate([ids for ids, _ in parsed]) if parsed
+                 else np.zeros(0, dtype=np.uint32))
     if np.any(np.diff(token_ids.astype(np.int64)) <= 0):
         raise BundleError(f"the token table in {root} is not in token order: rebuild the site")
     return TokenTable(token_ids=token_ids,
-                      rows=np.concatenate(rows) if rows else np.zeros((0, dim), np.int8),
+                      rows=(np.concatenate([rows for _, rows in parsed]) if parsed
+                            else np.zeros((0, static["dim"]), np.int8)),
                       scale=float(static["scale"]))
+
+
+def _table_shard(data: bytes, dim: int, source: Path | str) -> tuple[np.ndarray, np.ndarray]:
+    """A token table shard's (token ids ascending, int8 rows)."""
+    count = int(np.frombuffer(data[:4], dtype="<u4")[0]) if len(data) >= 4 else -1
+    if count < 0 or len(data) != 4 + count * (4 + dim):
+        raise BundleError(f"{source} is not a token table shard of {dim} dims: "
+                          "rebuild the site")
+    ids = np.frombuffer(data, dtype="<u4", count=count, offset=4)
+    if np.any(np.diff(ids.astype(np.int64)) <= 0):
+        raise BundleError(f"{source} is not in token order: rebuild the site")
+    return ids, np.frombuffer(data, dtype=np.int8, offset=4 + 4 * count).reshape(count, dim)

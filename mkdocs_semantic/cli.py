@@ -124,8 +124,9 @@ cache_option = click.option(
     help="Where bundles downloaded from a URL are kept (default: the user cache folder).")
 all_option = click.option(
     "--all", "fetch_all", is_flag=True,
-    help="With a URL SOURCE, download the whole bundle now (default: a partitioned site's "
-         "vector partitions come down as queries need them).")
+    help="With a URL SOURCE, download the whole bundle now (default: the keyword, excerpt, "
+         "text and query-table shards and a partitioned site's vector partitions come down "
+         "as queries need them).")
 MODE_HELP = f"Ranking: {', '.join(SEARCH_MODES)} (default: the bundle's)."
 
 
@@ -259,8 +260,9 @@ def format_results(results: list[dict], *, base_url: str | None = None,
 @cache_option
 def stats(source: str, as_json: bool, cache_dir: Path | None) -> None:
     """Describe the bundle of SOURCE: model, counts per section and facet, file sizes
-    (the bundle's, and the browser client's beside it)."""
-    bundle = read_bundle(open_source(source, cache_dir=cache_dir).bundle_dir)
+    (the bundle's, and the browser client's beside it). A URL's bundle comes down whole:
+    the counts read every page."""
+    bundle = read_bundle(open_source(source, cache_dir=cache_dir, everything=True).bundle_dir)
     facts = bundle_facts(bundle)
     if as_json:
         click.echo(dump_json(facts))
@@ -384,8 +386,7 @@ def eval_(source: str, queries: Path, modes: tuple[str, ...], k: int, misses: bo
     _, service = load_source(source, cache_dir, fetch_all=fetch_all)
     for mode in modes:
         service.check(Query(text="mode check", mode=mode))
-    chunks = service.searcher.bundle.chunks
-    unknown = unknown_pages(judged, [c.url for c in chunks])
+    unknown = unknown_pages(judged, service.searcher.bundle.page_urls())
     reports = []
     for mode in modes or service.modes:
         def search(text: str, depth: int, mode: str = mode) -> list[str]:

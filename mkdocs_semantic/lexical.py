@@ -18,6 +18,7 @@ with the heads, a filtered one with every posting, so a filter never misses a ma
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -26,6 +27,7 @@ from itertools import pairwise
 import numpy as np
 
 from .payloads import group_by_size, json_bytes
+from .shard_lists import ShardReader
 
 SHARD_VERSION = 3
 """Version of the sharded form (bundle format 3): postings addressed as (page, local),
@@ -140,6 +142,8 @@ class LexicalIndex:
     heads: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     head: int = 0
     """Postings a term keeps in its head (HEAD_POSTINGS unless given)."""
+    source: _ShardSource | None = field(default=None, repr=False, compare=False)
+    """Read from shards: where the rest of them (lazily) and the tails come from."""
 
     def __post_init__(self) -> None:
         self.head = self.head or HEAD_POSTINGS
@@ -178,7 +182,10 @@ class LexicalIndex:
         """Quantized BM25 of every chunk for `query` (integers, as float64), from the
         terms' heads; `full`: from every posting (a filtered query)."""
         total = np.zeros(self.count, dtype=np.int64)
-        for term in dict.fromkeys(analyze(query)):
+        terms = list(dict.fromkeys(analyze(query)))
+        if self.source is not None:
+            self.source.need(self, terms, full=full)
+        for term in terms:
             hit = self.postings.get(term) if full else self.heads.get(term,
                                                                       self.postings.get(term))
             if hit is not None:
@@ -190,7 +197,10 @@ class LexicalIndex:
         distinct terms in the index, of each term's highest stored score (ranking.py
         scales keyword scores by it)."""
         best = 0
-        for term in dict.fromkeys(analyze(query)):
+        terms = list(dict.fromkeys(analyze(query)))
+        if self.source is not None:
+            self.source.need(self, terms, full=False)  # a head holds its term's best score
+        for term in terms:
             hit = self.postings.get(term)
             if hit is not None and len(hit[1]):
                 best += int(hit[1].max())
@@ -236,34 +246,91 @@ class LexicalIndex:
                     read_tail: Callable[[str, int], object]) -> LexicalIndex:
         """The inverse of `to_shards` over all shards (heads of `head` postings), reading
         each tail with `read_tail(name, bytes)` (raises ValueError when malformed)."""
-        postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        heads: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        index = cls(count=count, scale=scale, postings={}, head=head)
+        source = _ShardSource(starts=starts, read_tail=read_tail)
         for shard in shards:
-            terms = shard["terms"]
-            for term, flat in zip(terms, shard["postings"], strict=True):
-                if not isinstance(term, str):
-                    raise ValueError(f"term {term!r} is not a string")
-                postings[term] = _unflat(term, flat, starts, count)
-            for entry in shard["tails"]:
-                if not (isinstance(entry, list) and len(entry) == 3
-                        and isinstance(entry[0], int) and 0 <= entry[0] < len(terms)):
-                    raise ValueError(f"a tail entry {str(entry)[:60]} names no term")
-                term = terms[entry[0]]
-                if len(postings[term][0]) != head:
-                    raise ValueError(f"{term!r} has a tail but not a full head")
-                head_postings = postings[term]
-                tail = _unflat(term, read_tail(entry[1], entry[2]), starts, count)
-                docs = np.concatenate([head_postings[0], tail[0]])
-                order = np.argsort(docs, kind="stable")
-                if np.any(np.diff(docs[order]) == 0):
-                    raise ValueError(f"the head and tail of {term!r} share a chunk")
-                heads[term] = head_postings
-                postings[term] = (docs[order],
-                                  np.concatenate([head_postings[1], tail[1]])[order])
-            for term in terms:
-                if term not in heads and len(postings[term][0]) > head:
-                    raise ValueError(f"{term!r} lists more than {head} postings and no tail")
-        return cls(count=count, scale=scale, postings=postings, heads=heads, head=head)
+            source.add(index, shard, tails=True)
+        return index
+
+    @classmethod
+    def lazy(cls, shards: ShardReader, *, starts: np.ndarray, count: int, scale: float,
+             head: int, read_tail: Callable[[str, int], object],
+             failed: Callable[[ValueError], Exception]) -> LexicalIndex:
+        """The index of `to_shards`' shards, each read (through `shards`) when a query
+        first has one of its terms, and each tail when a filtered query first needs it;
+        a malformed one raises `failed(the ValueError)` then."""
+        return cls(count=count, scale=scale, postings={}, head=head,
+                   source=_ShardSource(starts=starts, read_tail=read_tail, shards=shards,
+                                       failed=failed))
+
+
+class _ShardSource:
+    """Fills a LexicalIndex from its shards: all at once (`from_shards`), or the shards of
+    a query's terms when it first asks (`lazy`)."""
+
+    def __init__(self, *, starts: np.ndarray, read_tail: Callable[[str, int], object],
+                 shards: ShardReader | None = None,
+                 failed: Callable[[ValueError], Exception] | None = None) -> None:
+        self.starts = starts
+        self.read_tail = read_tail
+        self.shards = shards
+        self.failed = failed
+        self.added: set[int] = set()
+        self.tails: dict[str, tuple[str, int]] = {}
+        """Lazily read: the tails not read yet, by term."""
+        self.lock = threading.Lock()
+
+    def need(self, index: LexicalIndex, terms: list[str], *, full: bool) -> None:
+        """The shards holding `terms` (and with `full` their tails) added to `index`."""
+        if self.shards is None:
+            return
+        with self.lock:
+            try:
+                for term in terms:
+                    number = self.shards.position(term)
+                    if number >= 0 and number not in self.added:
+                        self.add(index, self.shards.shard(number), tails=False)
+                        self.added.add(number)
+                    if full and term in self.tails:
+                        self.merge_tail(index, term, *self.tails[term])
+                        del self.tails[term]
+            except (ValueError, KeyError, TypeError, IndexError) as exc:
+                problem = exc if isinstance(exc, ValueError) else ValueError(str(exc))
+                raise (self.failed(problem) if self.failed else problem) from exc
+
+    def add(self, index: LexicalIndex, shard: object, *, tails: bool) -> None:
+        """One shard's terms into `index`, with their tails read now (`tails`) or noted."""
+        if not isinstance(shard, dict):
+            raise ValueError("a keyword index shard is not an object")
+        terms = shard["terms"]
+        for term, flat in zip(terms, shard["postings"], strict=True):
+            if not isinstance(term, str):
+                raise ValueError(f"term {term!r} is not a string")
+            index.postings[term] = _unflat(term, flat, self.starts, index.count)
+        for entry in shard["tails"]:
+            if not (isinstance(entry, list) and len(entry) == 3
+                    and isinstance(entry[0], int) and 0 <= entry[0] < len(terms)):
+                raise ValueError(f"a tail entry {str(entry)[:60]} names no term")
+            term = terms[entry[0]]
+            if len(index.postings[term][0]) != index.head:
+                raise ValueError(f"{term!r} has a tail but not a full head")
+            index.heads[term] = index.postings[term]
+            if tails:
+                self.merge_tail(index, term, entry[1], entry[2])
+            else:
+                self.tails[term] = (entry[1], entry[2])
+        for term in terms:
+            if term not in index.heads and len(index.postings[term][0]) > index.head:
+                raise ValueError(f"{term!r} lists more than {index.head} postings and no tail")
+
+    def merge_tail(self, index: LexicalIndex, term: str, name: str, size: int) -> None:
+        head_postings = index.heads[term]
+        tail = _unflat(term, self.read_tail(name, size), self.starts, index.count)
+        docs = np.concatenate([head_postings[0], tail[0]])
+        order = np.argsort(docs, kind="stable")
+        if np.any(np.diff(docs[order]) == 0):
+            raise ValueError(f"the head and tail of {term!r} share a chunk")
+        index.postings[term] = (docs[order], np.concatenate([head_postings[1], tail[1]])[order])
 
 
 def _flat(docs: np.ndarray, quanta: np.ndarray, starts: np.ndarray) -> list[int]:

@@ -56,7 +56,7 @@ class Docs:
 
     def read_page(self, url: str) -> dict[str, Any]:
         key = self._page_url(url)
-        chunks = [c for c in self.service.searcher.bundle.chunks if c.url == key]
+        chunks = self.service.searcher.bundle.chunks_of_page(key)
         if not chunks:
             raise BadRequest(f"no page with url {url!r} in this site: use a url that "
                              "search_docs returned")

@@ -16,40 +16,52 @@ integer, and the score is `dot / (vector scale * |codes|)`, one float64 division
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
+
+
+class TableRows(Protocol):
+    """A token table as the encoder reads it (bundle.TokenTable, or one read by shard)."""
+
+    @property
+    def dim(self) -> int: ...
+
+    def rows_for(self, ids: Sequence[int]) -> np.ndarray:
+        """The rows of those of `ids` the table has, in order (repeats repeated)."""
+        ...
 
 
 class StaticQueryEncoder:
     """Query text -> integer vector, the sum of its tokens' table rows."""
 
-    def __init__(self, *, tokenizer_path: Path, token_ids: np.ndarray, rows: np.ndarray,
-                 max_tokens: int, prefix: str = "") -> None:
+    def __init__(self, *, tokenizer_path: Path, table: TableRows, max_tokens: int,
+                 prefix: str = "") -> None:
         from tokenizers import Tokenizer
 
         self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
         # tokenizer.json may carry fixed padding and truncation: the encoder cuts itself.
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
-        self.row_of = {int(t): i for i, t in enumerate(token_ids.tolist())}
-        self.rows = rows.astype(np.int64)
+        self.table = table
         self.max_tokens = max_tokens
         self.prefix = prefix
 
     @property
     def dim(self) -> int:
-        return int(self.rows.shape[1])
+        return self.table.dim
 
     def token_ids(self, query: str) -> list[int]:
         return self.tokenizer.encode(self.prefix + query).ids[: self.max_tokens]
 
     def encode(self, query: str) -> np.ndarray | None:
         """The query's integer vector, or None when no token of it has a row."""
-        found = [self.row_of[t] for t in self.token_ids(query) if t in self.row_of]
-        if not found:
+        rows = self.table.rows_for(self.token_ids(query))
+        if not len(rows):
             return None
-        return self.rows[found].sum(axis=0)
+        return np.asarray(rows, dtype=np.int64).sum(axis=0)
 
 
 def query_codes(vector: np.ndarray) -> np.ndarray | None:

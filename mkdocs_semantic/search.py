@@ -106,8 +106,8 @@ class Searcher:
             table = self.bundle.table
             static = self.bundle.catalog["encoders"]["static"]
             self._static = StaticQueryEncoder(
-                tokenizer_path=self.bundle.static_tokenizer, token_ids=table.token_ids,
-                rows=table.rows, max_tokens=static["max_tokens"],
+                tokenizer_path=self.bundle.static_tokenizer, table=table,
+                max_tokens=static["max_tokens"],
                 prefix=self.bundle.catalog["model"]["query_prefix"])
         return self._static
 
@@ -203,16 +203,17 @@ class Searcher:
         return sorted(picked or ())
 
     def filter_mask(self, filters: dict[str, list[str]] | None) -> np.ndarray:
-        """Chunks whose page matches every filter key (any of that key's values)."""
-        chunks = self.bundle.chunks
-        mask = np.ones(len(chunks), dtype=bool)
+        """Chunks whose page matches every filter key (any of that key's values), from
+        the facets payload's pages (as the browser client filters)."""
+        mask = np.ones(len(self._page_of_chunk), dtype=bool)
         allowed = self.defaults.get("filters", ["section"])
+        listed = self.bundle.facets["pages"]
         for key, wanted in (filters or {}).items():
             if key not in allowed:
                 raise ValueError(f"unknown filter {key!r}: this bundle has "
                                  f"{', '.join(allowed)}")
-            values = set(wanted)
-            mask &= np.array([bool(values & set(_facet(c, key))) for c in chunks], dtype=bool)
+            pages = [p for value in wanted for p in listed.get(key, {}).get(value, [])]
+            mask &= np.isin(self._page_of_chunk, pages)
         return mask
 
     def _result(self, chunk_id: int, score: float, vector_scores: np.ndarray | None,
@@ -236,10 +237,6 @@ class Searcher:
             float(lexical_scores[chunk_id]) / self.bundle.lexical.scale,
             section_score=section_score,
         )
-
-
-def _facet(chunk, key: str) -> list[str]:
-    return [chunk.section] if key == "section" else chunk.facets.get(key, [])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,8 @@ from a small site to a very large one.
 
 from __future__ import annotations
 
+import bisect
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -65,3 +67,34 @@ def resolve(shards: ShardList, read_entries: Callable[[str, int], list[tuple]]) 
             raise ValueError(f"{name} does not hold the entries from {first!r} in order")
         out.extend(entries)
     return out
+
+
+class ShardReader:
+    """The shards of one resolved list, each read and parsed once, when a key it holds is
+    first asked for (a bundle downloaded without them fetches each then)."""
+
+    def __init__(self, entries: Sequence[tuple], load: Callable[[str, int], object]) -> None:
+        self.entries = list(entries)
+        self.firsts = [entry[0] for entry in self.entries]
+        self._load = load
+        self._loaded: dict[int, object] = {}
+        self._lock = threading.Lock()
+
+    def position(self, key: object) -> int:
+        """The number of the shard that holds `key` (the last whose first key is not
+        above it), or -1."""
+        return bisect.bisect_right(self.firsts, key) - 1
+
+    def shard(self, number: int) -> object:
+        """Shard `number`'s parsed content, read on first use."""
+        if number not in self._loaded:
+            with self._lock:
+                if number not in self._loaded:
+                    _, name, size = self.entries[number]
+                    self._loaded[number] = self._load(name, size)
+        return self._loaded[number]
+
+    def holding(self, key: object) -> tuple[tuple, object] | None:
+        """(entry, parsed shard) of the shard that holds `key`, or None."""
+        number = self.position(key)
+        return None if number < 0 else (self.entries[number], self.shard(number))

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mkdocs_semantic.bundle import read_bundle
+from mkdocs_semantic.bundle import ON_DEMAND, read_bundle
 from mkdocs_semantic.cli import cli
 
 from .bundle_edits import publish_catalog
@@ -113,7 +113,7 @@ def test_eval_gives_the_same_numbers_locally_and_over_http(project, deployed, tm
 def test_download_once_then_only_changed_files(project, deployed, tmp_path):
     cache = tmp_path / "cache"
     url = deployed.url + "docs/"
-    first = run("query", url, "cookies", "--json", "--cache-dir", str(cache))
+    first = run("query", url, "cookies", "--json", "--all", "--cache-dir", str(cache))
     assert first.exit_code == 0, first.output
     names = {f["name"] for f in listed(project / "site" / "semantic")}
     assert sorted(deployed.downloads()) == sorted(n.rsplit("/", 1)[-1] for n in names)
@@ -133,7 +133,7 @@ def test_download_once_then_only_changed_files(project, deployed, tmp_path):
     shutil.rmtree(public)
     shutil.copytree(project / "site", public)
     deployed.requested.clear()
-    second = run("query", url, "cookies", "--json", "--cache-dir", str(cache))
+    second = run("query", url, "cookies", "--json", "--all", "--cache-dir", str(cache))
     assert second.exit_code == 0, second.output
     new = {f["name"] for f in listed(project / "site" / "semantic")}
     changed = new - names
@@ -317,6 +317,46 @@ def test_a_trickling_server_is_stopped_at_the_fetch_deadline(deployed, tmp_path,
     assert snapshot(cache) == {}
 
 
+def test_a_query_downloads_only_the_shards_it_reads(project, deployed, tmp_path):
+    """Keyword shards of its terms, its tokens' table rows, the excerpts and texts of
+    the pages it shows: the same answer as the local site, from a part of the files."""
+    site = project / "site"
+    every = {f["name"] for f in listed(site / "semantic")}
+    shards = {n for n in every if n.startswith(ON_DEMAND)}
+    assert {n.split("/")[0] for n in shards} >= {"lexical", "fragments", "text", "table"}
+    cache, url = tmp_path / "cache", deployed.url + "docs/"
+    for query in ("cookies", "how do I read a header sent by the client"):
+        here = json.loads(run("query", str(site), query, "--json").stdout)
+        there = run("query", url, query, "--json", "--cache-dir", str(cache))
+        assert there.exit_code == 0, there.output
+        assert json.loads(there.stdout)["results"] == here["results"] and here["results"]
+    fetched = set(deployed.downloads())
+    came = {n for n in shards if n.rsplit("/", 1)[-1] in fetched}
+    assert came and len(came) < len(shards)
+    for folder in ("lexical", "fragments", "text", "table"):
+        assert any(n.startswith(folder + "/") for n in came), folder
+    assert {n.rsplit("/", 1)[-1] for n in every - shards} <= fetched  # the rest, up front
+
+    # the same queries again: nothing new
+    deployed.requested.clear()
+    assert run("query", url, "cookies", "--cache-dir", str(cache)).exit_code == 0
+    assert deployed.downloads() == []
+    # stats reads every page: the rest comes down, once
+    assert run("stats", url, "--cache-dir", str(cache)).exit_code == 0
+    assert sorted(deployed.downloads()) == sorted(n.rsplit("/", 1)[-1] for n in shards - came)
+
+
+def test_a_shard_that_is_not_what_its_name_says_is_refused_when_read(deployed, tmp_path):
+    root, _ = bundle_files(deployed)
+    for path in (root / "fragments").iterdir():
+        path.write_bytes(path.read_bytes().replace(b'"', b"'", 1))
+    result = run("query", deployed.url + "docs/", "cookies", "--cache-dir",
+                 str(tmp_path / "cache"))
+    assert result.exit_code == 1 and "does not match its catalog" in result.stderr
+    folder = next((tmp_path / "cache").iterdir())
+    assert not (folder / "fragments").exists() or not any((folder / "fragments").iterdir())
+
+
 def test_a_failed_refresh_leaves_the_earlier_copy_as_it_was(deployed, tmp_path):
     cache = tmp_path / "cache"
     url = deployed.url + "docs/"
@@ -392,16 +432,17 @@ def test_a_partitioned_site_downloads_only_the_partitions_its_queries_need(
     on_demand = set(bits_files) | set(rows_files)
     fetched = set(server.downloads()) & on_demand
     assert fetched == needed("cookies") and len(fetched) < len(on_demand)
-    others = {f["name"].rsplit("/", 1)[-1] for f in listed(site / "semantic")} - on_demand
-    assert others <= set(server.downloads())  # everything else came down up front
+    up_front = {f["name"].rsplit("/", 1)[-1] for f in listed(site / "semantic")
+                if not f["name"].startswith(ON_DEMAND)}
+    assert up_front <= set(server.downloads())  # the index, directories, facets...
 
-    # the same query again: nothing new; another query: only files not yet here
+    # the same query again: nothing new; another query: only vector files not yet here
     server.requested.clear()
     assert run("query", url, "cookies", "--cache-dir", str(cache)).exit_code == 0
     assert server.downloads() == []
     again = run("query", url, "path parameters", "--json", "--cache-dir", str(cache))
     assert again.exit_code == 0, again.output
-    assert set(server.downloads()) == needed("path parameters") - fetched
+    assert set(server.downloads()) & on_demand == needed("path parameters") - fetched
     folder = next(cache.iterdir())
     kept = {p.name for p in (folder / "vectors").iterdir()} & on_demand
     assert kept == fetched | needed("path parameters")
@@ -427,3 +468,32 @@ def test_a_partition_that_is_not_what_its_name_says_is_refused_and_not_kept(
     assert result.exit_code == 1 and "does not match its catalog" in result.stderr
     folder = next(cache.iterdir())
     assert not [p for p in (folder / "vectors").iterdir() if p.name.startswith(("bin.", "row."))]
+
+
+def test_an_assistant_reads_a_shown_page_without_the_rest_of_the_site(
+        project, deployed, tmp_path):
+    """MCP's read_page on a URL source: the page a search showed is read from the shards
+    that search fetched; another page's shards come down when it is asked for."""
+    from mkdocs_semantic.mcp_server import Docs
+    from mkdocs_semantic.remote import open_source
+    from mkdocs_semantic.search import Searcher
+    from mkdocs_semantic.service import QueryService
+
+    located = open_source(deployed.url + "docs/", cache_dir=tmp_path / "cache")
+    docs = Docs(service=QueryService(Searcher.open(located.bundle_dir)),
+                base_url=located.base_url)
+    local = Docs(service=QueryService(Searcher.open(project / "site")),
+                 base_url=located.base_url)
+    found = docs.search_docs("cookies")["results"]
+    assert found
+    page = found[0]["url"]
+    deployed.requested.clear()
+    read = docs.read_page(page)
+    assert deployed.downloads() == []
+    assert read == local.read_page(page)
+    other = next(c.url for c in local.service.searcher.bundle.chunks if c.url not in page)
+    assert docs.read_page(other) == local.read_page(other)
+    # what came down for it, if anything: excerpt and text shards only
+    assert all(n.startswith(("frag.", "text.")) for n in deployed.downloads())
+    with pytest.raises(Exception, match="no page with url"):
+        docs.read_page("no/such/page/")

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from mkdocs_semantic.lexical import LexicalFields, LexicalIndex, analyze, split_parts
+from mkdocs_semantic.payloads import json_bytes
+from mkdocs_semantic.shard_lists import ShardReader
 
 
 @pytest.mark.parametrize(
@@ -78,21 +80,30 @@ def test_headings_and_titles_weigh_more_than_body():
     assert scores[0] > scores[1] > 0
 
 
-def shards_round_trip(index: LexicalIndex) -> LexicalIndex:
-    """The index written as shards and tails (as the bundle writer does), read back."""
+def shards_round_trip(index: LexicalIndex, *, read: list[str] | None = None) -> LexicalIndex:
+    """The index written as shards and tails (as the bundle writer does), read back: all
+    at once, or (with `read`, which notes each shard and tail as it is read) lazily."""
     starts = np.array([0, 2, len(CORPUS)])  # two pages
-    tails: dict[str, bytes] = {}
+    files: dict[str, bytes] = {}
 
-    def put_tail(data: bytes) -> list:
-        name = f"lexical/tail.{len(tails):016x}.json"
-        tails[name] = data
+    def put(kind: str, data: bytes) -> list:
+        name = f"lexical/{kind}.{len(files):016x}.json"
+        files[name] = data
         return [name, len(data)]
 
-    shards = [shard for _, shard in index.to_shards(starts, target_bytes=200,
-                                                     put_tail=put_tail)]
-    return LexicalIndex.from_shards(
-        json.loads(json.dumps(shards)), starts=starts, count=len(CORPUS), scale=index.scale,
-        head=index.head, read_tail=lambda name, size: json.loads(tails[name]))
+    def load(name: str, size: int) -> object:
+        if read is not None:
+            read.append(name)
+        return json.loads(files[name])
+
+    shards = [(first, put("lex", json_bytes(shard))) for first, shard in
+              index.to_shards(starts, target_bytes=200, put_tail=lambda d: put("tail", d))]
+    options = {"starts": starts, "count": len(CORPUS), "scale": index.scale,
+               "head": index.head, "read_tail": load}
+    if read is None:
+        return LexicalIndex.from_shards([load(*entry) for _, entry in shards], **options)
+    return LexicalIndex.lazy(ShardReader([(f, *e) for f, e in shards], load),
+                             failed=lambda exc: exc, **options)
 
 
 def test_shards_round_trip_keeps_every_score_and_heads_leave_the_weakest_postings():
@@ -114,3 +125,26 @@ def test_shards_round_trip_keeps_every_score_and_heads_leave_the_weakest_posting
     assert len(kept) == 2 and set(kept.tolist()) <= set(docs_of.tolist())
     assert head[kept].min() >= np.sort(quanta)[-2]  # the two highest scores
     assert small.possible(word) == whole.possible(word) == quanta.max()
+
+
+def test_shards_read_lazily_give_the_same_scores_reading_only_what_a_query_needs():
+    docs = [LexicalFields(title="", heading="", body=t) for t in CORPUS]
+    whole = LexicalIndex.build(docs)
+    small = LexicalIndex(count=whole.count, scale=whole.scale, postings=whole.postings, head=2)
+    eager = shards_round_trip(small)
+    read: list[str] = []
+    lazy = shards_round_trip(small, read=read)
+    assert read == []  # nothing until a query
+    np.testing.assert_array_equal(lazy.scores("response"), eager.scores("response"))
+    shards_now = [n for n in read if "/lex." in n]
+    assert len(shards_now) == 1 and not [n for n in read if "/tail." in n]
+    assert lazy.possible("response") == eager.possible("response")
+    # a filtered query reads the term's tail, once
+    np.testing.assert_array_equal(lazy.scores("response", full=True),
+                                  eager.scores("response", full=True))
+    assert len([n for n in read if "/tail." in n]) == 1
+    for query in ["UploadFile disk", "nothing matches zzz", "response"]:
+        for full in (False, True):
+            np.testing.assert_array_equal(lazy.scores(query, full=full),
+                                          eager.scores(query, full=full))
+    assert len(read) == len(set(read))  # each file read once
