@@ -171,6 +171,7 @@ class ShardedTokenTable:
 
     def rows_for(self, ids: Sequence[int]) -> np.ndarray:
         """The rows of those of `ids` the table has, in order (repeats repeated)."""
+        self.shards.prefetch(int(token) for token in ids)
         found = []
         for token in ids:
             held = self.shards.holding(int(token))
@@ -265,6 +266,12 @@ class Bundle:
     table: TokenTable | ShardedTokenTable | None
     files: list[Payload]
     """Every payload of the bundle (the catalog itself included)."""
+
+    def prefetch(self, chunk_ids: Sequence[int]) -> None:
+        """Read the pages of these chunks now, together (a downloaded bundle fetches
+        their excerpt and text shards at the same time rather than one by one)."""
+        if isinstance(self.chunks, PageChunks):
+            self.chunks.prefetch(self.pages.page_of_chunk[np.asarray(chunk_ids, dtype=np.int64)])
 
     def page_urls(self) -> list[str]:
         """Every page's URL, in page order."""

@@ -9,13 +9,14 @@ per chunk; `page_chunks` checks them against the page table.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
 import numpy as np
 
 from .bundle_format import KIND_NAMES, BundleError
 from .chunking import Chunk
+from .load_once import in_parallel
 from .shard_lists import ShardReader
 
 
@@ -93,6 +94,12 @@ class PageChunks(Sequence[Chunk]):
     def __iter__(self) -> Iterator[Chunk]:
         for page in range(len(self._starts) - 1):
             yield from self.page(page)
+
+    def prefetch(self, pages: Iterable[int]) -> None:
+        """The fragments and text shards of `pages` read now, at the same time."""
+        wanted = [int(p) for p in pages]
+        in_parallel([lambda: self._fragments.prefetch(wanted),
+                     lambda: self._texts.prefetch(wanted)])
 
     def urls(self) -> list[str]:
         """Every page's URL, in page order (reads every fragments shard, no text)."""

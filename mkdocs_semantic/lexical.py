@@ -284,6 +284,7 @@ class _ShardSource:
         """The shards holding `terms` (and with `full` their tails) added to `index`."""
         if self.shards is None:
             return
+        self.shards.prefetch(terms)  # outside the lock: the shards come down together
         with self.lock:
             try:
                 for term in terms:

@@ -155,6 +155,7 @@ class Searcher:
             return []
         scores = self.scores(vector)
         order = chunk_order(scores, ~np.isnan(scores))[:top_k]
+        self.bundle.prefetch(order)
         return [self._result(int(i), float(scores[i]), scores, None) for i in order]
 
     def rank(self, *, query: str, vector: np.ndarray | None, mode: str, top_k: int | None,
@@ -185,6 +186,7 @@ class Searcher:
                      priors=self._priors, boosts=self._boosts, top_k=top_k,
                      min_score=min_score)
         terms = query_terms(query)
+        self.bundle.prefetch([r.chunk for r in fused])
         return [self._result(r.chunk, r.page_score, vector_scores, lexical_scores,
                              section_score=r.section_score, terms=terms) for r in fused]
 

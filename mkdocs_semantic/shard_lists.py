@@ -13,10 +13,10 @@ from a small site to a very large one.
 from __future__ import annotations
 
 import bisect
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from .load_once import LoadOnce, in_parallel
 from .payloads import Payload, json_bytes
 
 DIRECT_MAX = 256
@@ -77,8 +77,7 @@ class ShardReader:
         self.entries = list(entries)
         self.firsts = [entry[0] for entry in self.entries]
         self._load = load
-        self._loaded: dict[int, object] = {}
-        self._lock = threading.Lock()
+        self._loaded: LoadOnce[object] = LoadOnce()
 
     def position(self, key: object) -> int:
         """The number of the shard that holds `key` (the last whose first key is not
@@ -87,14 +86,16 @@ class ShardReader:
 
     def shard(self, number: int) -> object:
         """Shard `number`'s parsed content, read on first use."""
-        if number not in self._loaded:
-            with self._lock:
-                if number not in self._loaded:
-                    _, name, size = self.entries[number]
-                    self._loaded[number] = self._load(name, size)
-        return self._loaded[number]
+        _, name, size = self.entries[number]
+        return self._loaded.get(number, lambda: self._load(name, size))
 
     def holding(self, key: object) -> tuple[tuple, object] | None:
         """(entry, parsed shard) of the shard that holds `key`, or None."""
         number = self.position(key)
         return None if number < 0 else (self.entries[number], self.shard(number))
+
+    def prefetch(self, keys: Iterable[object]) -> None:
+        """The shards holding `keys` read now, at the same time (those not read yet)."""
+        numbers = {self.position(key) for key in keys} - {-1}
+        in_parallel(lambda n=n: self.shard(n) for n in sorted(numbers)
+                    if n not in self._loaded)

@@ -23,7 +23,6 @@ All little-endian.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,7 @@ import numpy as np
 
 from . import partitions
 from .bundle_format import VECTOR_PART_BYTES, BundleError, partition_index_bytes
+from .load_once import LoadOnce, in_parallel
 from .payloads import HASH_CHARS, group_by_size
 from .quantize import DTYPES, Quantized
 
@@ -82,7 +82,7 @@ class VectorSet:
     """Partitioned: reads partition p's bits file (when `partitions[p]` is None)."""
     read_rows: Callable[[Partition], np.ndarray] | None = None
     """Partitioned: reads a partition's rows file."""
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _loads: LoadOnce = field(default_factory=LoadOnce, repr=False, compare=False)
 
     @property
     def layout(self) -> str:
@@ -97,19 +97,25 @@ class VectorSet:
     def partition(self, number: int) -> Partition:
         """Partition `number`, its bits file read on first use."""
         if self.partitions[number] is None:
-            with self._lock:
-                if self.partitions[number] is None:
-                    self.partitions[number] = self.read_partition(number)
+            self.partitions[number] = self._loads.get(
+                ("bits", number), lambda: self.read_partition(number))
         return self.partitions[number]
 
     def partition_rows(self, number: int) -> np.ndarray:
         """Partition `number`'s int8 rows, its rows file read on first use."""
         part = self.partition(number)
         if part.rows is None:
-            with self._lock:
-                if part.rows is None:
-                    part.rows = self.read_rows(part)
+            part.rows = self._loads.get(("rows", number), lambda: self.read_rows(part))
         return part.rows
+
+    def _read_together(self, numbers: list[int], *, rows: bool = False) -> None:
+        """Partitions' bits files (or rows files) not read yet, read at the same time."""
+        if rows:
+            in_parallel(lambda n=n: self.partition_rows(n) for n in numbers
+                        if self.partition(n).rows is None)
+        else:
+            in_parallel(lambda n=n: self.partition(n) for n in numbers
+                        if self.partitions[n] is None)
 
     def matrix(self) -> np.ndarray:
         """All rows as one array in chunk order (a copy; for tools and tests, not for
@@ -133,6 +139,7 @@ class VectorSet:
         rows of the partitions it probes (partitions.py, steps 1-4), as (partition number,
         ascending positions in it) for each probed partition holding one, in probe order."""
         numbers = self.probed(codes)
+        self._read_together(numbers)
         probed = [self.partition(p) for p in numbers]
         if not probed:
             return []
@@ -197,12 +204,17 @@ class VectorSet:
             return np.concatenate([int8_dots(p, codes, self.dim) for p in self.parts]) / divisor
         scores = np.full(self.rows, np.nan)
         if every:
-            for number in range(len(self.partitions)) if among is None else among:
+            numbers = list(range(len(self.partitions))) if among is None else list(among)
+            self._read_together(numbers)
+            self._read_together(numbers, rows=True)
+            for number in numbers:
                 part = self.partition(number)
                 scores[part.ids] = int8_dots(self.partition_rows(number), codes,
                                              self.dim) / divisor
             return scores
-        for number, at in self.candidate_rows(codes):
+        holding = self.candidate_rows(codes)
+        self._read_together([number for number, _ in holding], rows=True)
+        for number, at in holding:
             rows = self.partition_rows(number)[at]
             scores[self.partition(number).ids[at]] = int8_dots(rows, codes, self.dim) / divisor
         return scores
