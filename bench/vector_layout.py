@@ -195,7 +195,8 @@ def measure_layout(built: partitions.Partitions, stored: Quantized,
         recall.append(len(set(top(scores).tolist()) & set(want.tolist())) / len(want))
         probed = vs.probed(q)
         holding = [number for number, _ in vs.candidate_rows(q)]
-        sent.append(index_bytes + sum(bin_bytes(int(vs.sizes[p]), dim) for p in probed)
+        sent.append(index_bytes + sum(bin_bytes(int(vs.sizes[p]), len(vs.partition(p).bits), dim)
+                                      for p in probed)
                     + sum(int(vs.sizes[p]) * dim for p in holding))
         files.append(1 + len(probed) + len(holding))
         probed_rows.append(int(vs.sizes[probed].sum()))

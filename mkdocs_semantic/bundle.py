@@ -1,4 +1,4 @@
-"""The search bundle (format 3): `write_bundle` and `read_bundle`, side by side.
+"""The search bundle (format 4): `write_bundle` and `read_bundle`, side by side.
 
 Layout of `<site>/<bundle_dir>/`:
 

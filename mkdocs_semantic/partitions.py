@@ -17,10 +17,12 @@ Query (int8 codes q), in integers every reader computes alike:
 1. rank the partitions by the sign score of their centroid (`sign_scores`: the sum of
    q_i over the dimensions where the centroid is not negative, minus the sum over the
    others), ties by partition number;
-2. probe them in that order until they hold at least `PROBE_ROWS` rows (`probed`);
-3. give every row of the probed partitions its sign score, from one bit per dimension;
-4. take the best `CANDIDATES` rows by sign score (ties by chunk number) and score them
-   exactly (the int8 dot product, as the exact layout does); no other row gets a score.
+2. probe them in that order until they hold at least `PROBE_ROWS` chunks (`probed`);
+3. give every stored row of the probed partitions its sign score, from one bit per
+   dimension (a partition stores each distinct row once: copies share it);
+4. take the best `CANDIDATES` rows by sign score (ties by a row's first chunk) and score
+   them exactly (the int8 dot product, as the exact layout does); every chunk with one
+   of those rows gets its score, no other chunk gets one.
 
 The sign score of a row is a coarse stand-in for its dot product: on real vectors the
 true top 10 is among the best 100 by sign score 99 times in 100 (bench/vector_layout.py),
@@ -197,7 +199,8 @@ def probed(centroid_bits: np.ndarray, sizes: np.ndarray, codes: np.ndarray, *,
 
 
 def best_rows(ids: np.ndarray, scores: np.ndarray, count: int) -> np.ndarray:
-    """The `count` best rows by sign score, ties by chunk number: their positions."""
+    """The `count` best rows by sign score, ties by chunk number (a row's first chunk):
+    their positions."""
     return np.lexsort((ids, -scores))[:count]
 
 

@@ -1,17 +1,21 @@
 """The stored chunk vectors: their payload files, and scoring a query where they lie.
 
-Two layouts (bundle format 3):
+Two layouts (bundle format 4):
 
 - exact: `vectors/vec.<h>.<dtype>`, parts of whole pages in chunk order, raw
   little-endian rows; every query scores every row.
 - partitioned (int8 only, see partitions.py): one index, then per partition a file of
-  sign bits and a file of int8 rows.
-  - `vectors/ivf.<h>.bin`: u32 k, u32 dim, k x u32 rows, k x 8 bytes (the hash in the
-    name of each partition's bits file), k x ceil(dim / 8) bytes of centroid sign bits;
-  - `vectors/bin.<h>.bin`: u32 n, 8 bytes (the hash in the name of its rows file), n x
-    u32 page numbers, n x u32 positions on the page (the chunks ascending), n x
-    ceil(dim / 8) bytes of sign bits;
-  - `vectors/row.<h>.i8`: its n int8 rows, in the same order;
+  sign bits and a file of int8 rows. A partition stores each distinct int8 row once:
+  chunks with the same vector (a page copied into every version of a site) share it.
+  - `vectors/ivf.<h>.bin`: u32 k, u32 dim, k x u32 chunks, k x u32 distinct rows, k x 8
+    bytes (the hash in the name of each partition's bits file), k x ceil(dim / 8) bytes
+    of centroid sign bits;
+  - `vectors/bin.<h>.bin`: u32 n (chunks), u32 d (distinct rows), 8 bytes (the hash in
+    the name of its rows file), n x u32 page numbers, n x u32 positions on the page (the
+    chunks ascending), when d < n n x u32 row numbers (each chunk's row; rows are
+    numbered in the order of the first chunk that has them), d x ceil(dim / 8) bytes of
+    the rows' sign bits;
+  - `vectors/row.<h>.i8`: its d int8 rows, in row order;
   - `vectors/cent.<h>.i8`: the centroids' int8 codes, which only the next build reads
     (layout_basis.py) so that unchanged chunks keep their partitions.
   Chunks are named by page and position, as the keyword postings are, so that an edit
@@ -44,14 +48,30 @@ def sign_bytes(dim: int) -> int:
 
 @dataclass
 class Partition:
-    """One partition: its chunk ids (ascending), their sign bits, and its int8 rows,
-    read when a query first needs them (`VectorSet.partition_rows`)."""
+    """One partition: its chunk ids (ascending), each chunk's row, the rows' sign bits,
+    and its distinct int8 rows, read when a query first needs them
+    (`VectorSet.partition_rows`)."""
 
     ids: np.ndarray
     bits: np.ndarray
+    """One row of sign bits per distinct row."""
     rows_file: tuple[str, int]
     """(name, bytes) of its rows payload."""
+    row_of: np.ndarray | None = None
+    """Each chunk's row number (None: chunk i has row i)."""
     rows: np.ndarray | None = None
+
+    @property
+    def row_numbers(self) -> np.ndarray:
+        return np.arange(len(self.ids)) if self.row_of is None else self.row_of
+
+    @property
+    def first_chunks(self) -> np.ndarray:
+        """Each row's first chunk (the lowest chunk id that has it)."""
+        if self.row_of is None:
+            return self.ids
+        _, first = np.unique(self.row_of, return_index=True)
+        return self.ids[first]
 
 
 @dataclass
@@ -126,7 +146,8 @@ class VectorSet:
             return np.concatenate(self.parts)
         out = np.zeros((self.rows, self.dim), dtype=np.int8)
         for number in range(len(self.partitions)):
-            out[self.partition(number).ids] = self.partition_rows(number)
+            part = self.partition(number)
+            out[part.ids] = self.partition_rows(number)[part.row_numbers]
         return out
 
     def probed(self, codes: np.ndarray) -> list[int]:
@@ -135,24 +156,26 @@ class VectorSet:
                                  probe_rows=self.probe_rows)
 
     def candidate_rows(self, codes: np.ndarray) -> list[tuple[int, np.ndarray]]:
-        """Partitioned: the rows a query scores exactly, the best by sign score among the
-        rows of the partitions it probes (partitions.py, steps 1-4), as (partition number,
-        ascending positions in it) for each probed partition holding one, in probe order."""
+        """Partitioned: the rows a query scores exactly, the best distinct rows by sign
+        score among those of the partitions it probes, ties by their first chunk
+        (partitions.py, steps 1-4), as (partition number, ascending row numbers in it)
+        for each probed partition holding one, in probe order."""
         numbers = self.probed(codes)
         self._read_together(numbers)
         probed = [self.partition(p) for p in numbers]
         if not probed:
             return []
-        ids = np.concatenate([p.ids for p in probed])
+        firsts = np.concatenate([p.first_chunks for p in probed])
         scores = partitions.sign_scores(np.concatenate([p.bits for p in probed]), codes)
-        best = np.sort(partitions.best_rows(ids, scores, self.candidates))
-        starts = np.cumsum([0] + [len(p.ids) for p in probed])
+        best = np.sort(partitions.best_rows(firsts, scores, self.candidates))
+        starts = np.cumsum([0] + [len(p.bits) for p in probed])
         owner = np.searchsorted(starts, best, side="right") - 1
         return [(numbers[k], best[owner == k] - starts[k]) for k in np.unique(owner).tolist()]
 
     def candidate_ids(self, codes: np.ndarray) -> np.ndarray:
-        """Partitioned: the chunk numbers of `candidate_rows`."""
-        held = [self.partition(number).ids[at] for number, at in self.candidate_rows(codes)]
+        """Partitioned: the chunk numbers whose rows are `candidate_rows`."""
+        held = [part.ids[np.isin(part.row_numbers, at)]
+                for part, at in ((self.partition(n), at) for n, at in self.candidate_rows(codes))]
         return np.concatenate(held) if held else np.zeros(0, dtype=np.int64)
 
     def mean_score(self, query: np.ndarray) -> float:
@@ -209,14 +232,17 @@ class VectorSet:
             self._read_together(numbers, rows=True)
             for number in numbers:
                 part = self.partition(number)
-                scores[part.ids] = int8_dots(self.partition_rows(number), codes,
-                                             self.dim) / divisor
+                dots = int8_dots(self.partition_rows(number), codes, self.dim) / divisor
+                scores[part.ids] = dots[part.row_numbers]
             return scores
         holding = self.candidate_rows(codes)
         self._read_together([number for number, _ in holding], rows=True)
         for number, at in holding:
-            rows = self.partition_rows(number)[at]
-            scores[self.partition(number).ids[at]] = int8_dots(rows, codes, self.dim) / divisor
+            part = self.partition(number)
+            dots = np.full(len(part.bits), np.nan)
+            dots[at] = int8_dots(self.partition_rows(number)[at], codes, self.dim) / divisor
+            chosen = np.isin(part.row_numbers, at)
+            scores[part.ids[chosen]] = dots[part.row_numbers[chosen]]
         return scores
 
 
@@ -247,18 +273,20 @@ def write_vectors(put: Callable[[str, str, str, bytes], list], stored: Quantized
                                          previous=previous)
     rows = np.ascontiguousarray(stored.vectors, dtype=np.int8)
     dim = rows.shape[1]
-    sizes, hashes = [], []
+    sizes, distinct, hashes = [], [], []
     partition_of_chunk = np.zeros(len(rows), dtype=np.int64)
     for number, members in enumerate(built.members):
         partition_of_chunk[members] = number
-        block = rows[members]
-        name, _ = put("vectors", "row", "i8", block.tobytes())
+        kept, row_of = distinct_rows(rows[members])
+        name, _ = put("vectors", "row", "i8", kept.tobytes())
         name, _ = put("vectors", "bin", "bin",
-                      partition_bytes(members, block, starts, rows_name=name))
+                      partition_bytes(members, kept, row_of, starts, rows_name=name))
         sizes.append(len(members))
+        distinct.append(len(kept))
         hashes.append(bytes.fromhex(_hash_of(name)))
     index = (np.array([len(sizes), dim], dtype="<u4").tobytes()
-             + np.array(sizes, dtype="<u4").tobytes() + b"".join(hashes)
+             + np.array(sizes, dtype="<u4").tobytes()
+             + np.array(distinct, dtype="<u4").tobytes() + b"".join(hashes)
              + partitions.sign_bits(built.centroids).tobytes())
     return {"layout": "partitioned", "partitions": len(sizes),
             "probe_rows": partitions.PROBE_ROWS, "candidates": partitions.CANDIDATES,
@@ -275,15 +303,29 @@ def _exact_parts(put, stored: Quantized, starts: np.ndarray, row_bytes: int) -> 
             for a, b in zip(cuts, [*cuts[1:], len(sizes)])]
 
 
-def partition_bytes(members: np.ndarray, rows: np.ndarray, starts: np.ndarray, *,
-                    rows_name: str) -> bytes:
-    """A partition's bits file (see the module's docstring); `rows_name` names its rows
+def distinct_rows(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of `block`, in the order of their first occurrence, and each
+    row of `block`'s number among them."""
+    if not len(block):
+        return block, np.zeros(0, dtype=np.int64)
+    _, first, inverse = np.unique(block, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # unique's order -> first-occurrence order
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return block[np.sort(first)], rank[np.asarray(inverse).ravel()]
+
+
+def partition_bytes(members: np.ndarray, rows: np.ndarray, row_of: np.ndarray,
+                    starts: np.ndarray, *, rows_name: str) -> bytes:
+    """A partition's bits file (see the module's docstring): `members` its chunks,
+    `rows` its distinct rows, `row_of` each chunk's row; `rows_name` names its rows
     file."""
     pages = np.searchsorted(starts, members, side="right") - 1
-    return (np.array([len(members)], dtype="<u4").tobytes()
+    mapping = row_of.astype("<u4").tobytes() if len(rows) < len(members) else b""
+    return (np.array([len(members), len(rows)], dtype="<u4").tobytes()
             + bytes.fromhex(_hash_of(rows_name))
             + pages.astype("<u4").tobytes() + (members - starts[pages]).astype("<u4").tobytes()
-            + partitions.sign_bits(rows).tobytes())
+            + mapping + partitions.sign_bits(rows).tobytes())
 
 
 def _hash_of(name: str) -> str:
@@ -314,6 +356,9 @@ def read_exact(root: Path, spec: dict, starts: np.ndarray,
 @dataclass(frozen=True)
 class PartitionIndex:
     sizes: np.ndarray
+    """Chunks per partition."""
+    distinct: np.ndarray
+    """Distinct rows per partition."""
     bin_names: list[str]
     centroid_bits: np.ndarray
 
@@ -328,48 +373,62 @@ def parse_index(data: bytes, *, partitions_count: int, dim: int, source: str
         raise BundleError(f"{source} is not the index of {k} partitions of {dim} dims: "
                           "rebuild the site")
     sizes = np.frombuffer(data, dtype="<u4", count=k, offset=8).astype(np.int64)
-    at = 8 + 4 * k
+    distinct = np.frombuffer(data, dtype="<u4", count=k, offset=8 + 4 * k).astype(np.int64)
+    at = 8 + 8 * k
     names = [payload_name_of("vectors", "bin", "bin", data[at + i * HASH_BYTES:
                                                           at + (i + 1) * HASH_BYTES])
              for i in range(k)]
     bits = np.frombuffer(data, dtype=np.uint8, offset=at + k * HASH_BYTES).reshape(k, width)
-    if k and sizes.min() < 1:
-        raise BundleError(f"{source} lists an empty partition: rebuild the site")
-    return PartitionIndex(sizes=sizes, bin_names=names, centroid_bits=bits)
+    if k and (sizes.min() < 1 or distinct.min() < 1 or np.any(distinct > sizes)):
+        raise BundleError(f"{source} lists an empty partition, or one with more rows than "
+                          "chunks: rebuild the site")
+    return PartitionIndex(sizes=sizes, distinct=distinct, bin_names=names,
+                          centroid_bits=bits)
 
 
 def payload_name_of(folder: str, stem: str, ext: str, digest: bytes) -> str:
     return f"{folder}/{stem}.{digest.hex()}.{ext}"
 
 
-def bin_bytes(rows: int, dim: int) -> int:
-    return 4 + HASH_BYTES + rows * (8 + sign_bytes(dim))
+def bin_bytes(chunks: int, rows: int, dim: int) -> int:
+    """A bits file's size: `chunks` chunks sharing `rows` distinct rows."""
+    mapping = 4 * chunks if rows < chunks else 0
+    return 8 + HASH_BYTES + 8 * chunks + mapping + rows * sign_bytes(dim)
 
 
-def parse_partition(data: bytes, *, rows: int, dim: int, starts: np.ndarray,
+def parse_partition(data: bytes, *, chunks: int, rows: int, dim: int, starts: np.ndarray,
                     source: str) -> Partition:
-    """A partition's bits file: its chunk ids, their sign bits, its rows file's name
-    (BundleError naming `source` when its count, pages or positions are wrong or its
-    chunks not ascending)."""
+    """A partition's bits file: its chunk ids, each chunk's row, the rows' sign bits, its
+    rows file's name (BundleError naming `source` when its counts, pages, positions or
+    row numbers are wrong or its chunks not ascending)."""
     width = sign_bytes(dim)
-    ok = (len(data) == bin_bytes(rows, dim)
-          and int(np.frombuffer(data[:4], dtype="<u4")[0]) == rows)
+    head = np.frombuffer(data[:8], dtype="<u4") if len(data) >= 8 else None
+    ok = (len(data) == bin_bytes(chunks, rows, dim) and head is not None
+          and int(head[0]) == chunks and int(head[1]) == rows)
+    row_of = None
     if ok:
-        at = 4 + HASH_BYTES
-        pages = np.frombuffer(data, dtype="<u4", count=rows, offset=at).astype(np.int64)
-        local = np.frombuffer(data, dtype="<u4", count=rows,
-                              offset=at + 4 * rows).astype(np.int64)
-        ok = not rows or pages.max() < len(starts) - 1
+        at = 8 + HASH_BYTES
+        pages = np.frombuffer(data, dtype="<u4", count=chunks, offset=at).astype(np.int64)
+        local = np.frombuffer(data, dtype="<u4", count=chunks,
+                              offset=at + 4 * chunks).astype(np.int64)
+        ok = not chunks or pages.max() < len(starts) - 1
     if ok:
         ids = starts[pages] + local
         ok = not (np.any(ids >= starts[pages + 1]) or np.any(np.diff(ids) <= 0))
+    if ok and rows < chunks:
+        row_of = np.frombuffer(data, dtype="<u4", count=chunks,
+                               offset=at + 8 * chunks).astype(np.int64)
+        # rows numbered by their first chunk: each first appears after all lower ones
+        _, first = np.unique(row_of, return_index=True)
+        ok = (int(row_of.max()) == rows - 1 and len(first) == rows
+              and bool(np.all(np.diff(first) > 0)))
     if not ok:
-        raise BundleError(f"{source} is not a partition of {rows} distinct chunks ascending: "
-                          "rebuild the site")
-    bits = np.frombuffer(data, dtype=np.uint8, offset=4 + HASH_BYTES + 8 * rows)
-    rows_name = payload_name_of("vectors", "row", "i8", data[4:4 + HASH_BYTES])
-    return Partition(ids=ids, bits=bits.reshape(rows, width),
-                     rows_file=(rows_name, rows * dim))
+        raise BundleError(f"{source} is not a partition of {chunks} distinct chunks "
+                          f"ascending sharing {rows} rows: rebuild the site")
+    bits = np.frombuffer(data, dtype=np.uint8,
+                         offset=len(data) - rows * width).reshape(rows, width)
+    rows_name = payload_name_of("vectors", "row", "i8", data[8:8 + HASH_BYTES])
+    return Partition(ids=ids, bits=bits, rows_file=(rows_name, rows * dim), row_of=row_of)
 
 
 def read_partitioned(spec: dict, starts: np.ndarray, read: Callable[[str, int], bytes], *,
@@ -382,14 +441,14 @@ def read_partitioned(spec: dict, starts: np.ndarray, read: Callable[[str, int], 
     index = parse_index(read(name, size), partitions_count=k, dim=dim, source=name)
 
     def read_partition(number: int) -> Partition:
-        rows = int(index.sizes[number])
+        chunks, rows = int(index.sizes[number]), int(index.distinct[number])
         name = index.bin_names[number]
-        return parse_partition(read(name, bin_bytes(rows, dim)), rows=rows, dim=dim,
-                               starts=starts, source=name)
+        return parse_partition(read(name, bin_bytes(chunks, rows, dim)), chunks=chunks,
+                               rows=rows, dim=dim, starts=starts, source=name)
 
     def read_rows(part: Partition) -> np.ndarray:
         name, size = part.rows_file
-        return np.frombuffer(read(name, size), dtype=np.int8).reshape(len(part.ids), dim)
+        return np.frombuffer(read(name, size), dtype=np.int8).reshape(len(part.bits), dim)
 
     vectors = VectorSet(dtype="i8", scale=float(spec["scale"]), dim=dim,
                         column_sums=column_sums_of(spec), partitions=[None] * k,
@@ -417,14 +476,15 @@ def payloads_of_index(spec: dict, index_data: bytes) -> list[tuple[str, int]]:
     dim = spec["dim"]
     index = parse_index(index_data, partitions_count=spec["partitions"], dim=dim,
                         source=spec["index"][0])
-    return [(name, bin_bytes(int(rows), dim)) for name, rows in zip(index.bin_names, index.sizes)]
+    return [(name, bin_bytes(int(chunks), int(rows), dim))
+            for name, chunks, rows in zip(index.bin_names, index.sizes, index.distinct)]
 
 
 def payloads_of_partition(spec: dict, bits_data: bytes) -> list[tuple[str, int]]:
     """The rows file a partition's bits file names, with its size (what the file's
     header says; `parse_partition` checks the rest)."""
-    rows = int(np.frombuffer(bits_data[:4], dtype="<u4")[0]) if len(bits_data) >= 4 else 0
-    name = payload_name_of("vectors", "row", "i8", bits_data[4:4 + HASH_BYTES])
+    rows = int(np.frombuffer(bits_data[4:8], dtype="<u4")[0]) if len(bits_data) >= 8 else 0
+    name = payload_name_of("vectors", "row", "i8", bits_data[8:8 + HASH_BYTES])
     return [(name, rows * spec["dim"])]
 
 

@@ -16,6 +16,7 @@ from mkdocs_semantic.embedding import default_model_spec
 from mkdocs_semantic.quantize import quantize
 from mkdocs_semantic.query_encoder import query_codes
 from mkdocs_semantic.search import Searcher
+from mkdocs_semantic.vector_store import parse_partition, partition_bytes
 
 from .bundle_edits import publish_catalog
 from .test_bundle import DELETE, catalog_of, sample_chunks, sample_table, set_field
@@ -238,8 +239,8 @@ def test_partitions_whose_rows_do_not_add_up_or_overlap_are_refused(tmp_path,
     vectors, starts = bundle.vectors, bundle.pages.starts
     first, second = vectors.partition(0), vectors.partition(1)
     ids = np.sort(np.append(second.ids[1:], first.ids[0]))  # 1 also claims 0's first chunk
-    data = vector_store.partition_bytes(ids, vectors.partition_rows(1), starts,
-                                        rows_name=second.rows_file[0])
+    data = partition_bytes(ids, vectors.partition_rows(1), second.row_numbers,
+                                        starts, rows_name=second.rows_file[0])
     index = (tmp_path / spec["index"][0]).read_bytes()
     old_bin = vector_store.parse_index(index, partitions_count=spec["partitions"], dim=384,
                                        source="").bin_names[1]
@@ -375,3 +376,56 @@ def test_the_layout_of_another_model_is_not_reused(tmp_path):
     shutil.rmtree(out)
     assert first.layout_basis(out) is not None  # from the cache folder
     assert indexer("hashing-b").layout_basis(out) is None
+
+
+def test_copies_share_one_stored_row_and_are_scored_together(tmp_path, small_partitions):
+    """Chunks with the same vector (a page copied into each version of a site) share a
+    row in their partition: candidates are distinct rows, and every copy of a candidate
+    gets its score, as in the exact layout."""
+    vectors = np.concatenate([clustered_vectors(CHUNKS // 2)] * 2)
+    for layout in ("exact", "partitioned"):
+        chunks = sample_chunks(CHUNKS)
+        write_bundle(tmp_path / layout, chunks=chunks, stored=quantize(vectors, "i8"),
+                     spec=default_model_spec(), table=sample_table(chunks),
+                     vector_layout=layout)
+    exact = read_bundle(tmp_path / "exact").vectors
+    part = read_bundle(tmp_path / "partitioned").vectors
+    np.testing.assert_array_equal(part.matrix(), exact.matrix())
+    stored = sum(len(part.partition(p).bits) for p in range(len(part.partitions)))
+    assert stored == CHUNKS // 2  # each vector once
+    shared = [part.partition(p) for p in range(len(part.partitions))
+              if part.partition(p).row_of is not None]
+    assert shared and all(len(p.bits) < len(p.ids) for p in shared)
+    codes = query_codes(vectors[3] + 0.05)
+    scored = part.scores(codes)
+    held = np.flatnonzero(~np.isnan(scored))
+    # the best rows (up to 8) by sign score among the probed partitions, ties by first
+    # chunk; each scored with both of its chunks
+    probed = [part.partition(p) for p in part.probed(codes)]
+    firsts = np.concatenate([p.first_chunks for p in probed])
+    signs = partitions.sign_scores(np.concatenate([p.bits for p in probed]), codes)
+    want = firsts[np.lexsort((firsts, -signs))[:8]]
+    assert len(want) >= 4 and len(held) == 2 * len(want)
+    assert set(held.tolist()) == set(want.tolist()) | {i + CHUNKS // 2 for i in want.tolist()}
+    assert set(held.tolist()) == set(part.candidate_ids(codes).tolist())
+    full = exact.scores(codes)
+    np.testing.assert_array_equal(scored[held], full[held])
+    np.testing.assert_array_equal(part.scores(codes, every=True), full)
+
+
+def test_a_row_map_that_breaks_the_row_order_is_refused(tmp_path, small_partitions):
+    vectors = np.concatenate([clustered_vectors(CHUNKS // 2)] * 2)
+    chunks = sample_chunks(CHUNKS)
+    write_bundle(tmp_path, chunks=chunks, stored=quantize(vectors, "i8"),
+                 spec=default_model_spec(), table=sample_table(chunks),
+                 vector_layout="partitioned")
+    bundle = read_bundle(tmp_path)
+    part = next(bundle.vectors.partition(p) for p in range(len(bundle.vectors.partitions))
+                if bundle.vectors.partition(p).row_of is not None)
+    row_of = part.row_of[::-1].copy()  # rows no longer numbered by their first chunk
+    data = partition_bytes(part.ids, np.zeros((len(part.bits), 384), np.int8),
+                                        row_of, bundle.pages.starts,
+                                        rows_name=part.rows_file[0])
+    with pytest.raises(BundleError, match="sharing"):
+        parse_partition(data, chunks=len(part.ids), rows=len(part.bits), dim=384,
+                                     starts=bundle.pages.starts, source="bin")

@@ -1,8 +1,8 @@
-// Reading a search bundle written by mkdocs_semantic/bundle.py (format 3): checks of the
+// Reading a search bundle written by mkdocs_semantic/bundle.py (format 4): checks of the
 // manifest and the catalog, payload names and URLs, hashes, and the binary payloads.
 // Pure functions over parsed JSON and ArrayBuffers, so they run in workers and in node tests.
 
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
 export const SCALAR_BYTES = { i8: 1, f16: 2, f32: 4 };
 export const QUERY_ENCODERS = ["static", "transformer"];
 /** Ranking modes (mkdocs_semantic/bundle_format.py SEARCH_MODES). */
@@ -472,17 +472,22 @@ export function parseTableShard(buffer, dim, name) {
 
 const HASH_BYTES = HASH_CHARS / 2;
 
-/** The partition index's size: u32 count and dim, then per partition its row count
- * (u32), its bits file's hash and its centroid's sign bits. */
+/** The partition index's size: u32 count and dim, then per partition its chunk and
+ * distinct row counts (u32 each), its bits file's hash and its centroid's sign bits. */
 function partitionIndexBytes(partitions, dim) {
-  return 8 + partitions * (4 + HASH_BYTES + Math.ceil(dim / 8));
+  return 8 + partitions * (8 + HASH_BYTES + Math.ceil(dim / 8));
+}
+/** A bits file's size: `chunks` chunks sharing `rows` distinct rows. */
+function bitsFileBytes(chunks, rows, dim) {
+  return 8 + HASH_BYTES + 8 * chunks + (rows < chunks ? 4 * chunks : 0) + rows * Math.ceil(dim / 8);
 }
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 
 /**
- * The partition index (mkdocs_semantic/vector_store.py): u32 k, u32 dim, k x u32 rows,
- * k x 8 bytes (the hash in each partition's bits file name), k x ceil(dim / 8) bytes of
- * centroid sign bits. Returns `{sizes, bitsFiles: [{name, bytes}], centroidBits}`.
+ * The partition index (mkdocs_semantic/vector_store.py): u32 k, u32 dim, k x u32 chunks,
+ * k x u32 distinct rows, k x 8 bytes (the hash in each partition's bits file name), k x
+ * ceil(dim / 8) bytes of centroid sign bits. Returns `{sizes, distinct, bitsFiles:
+ * [{name, bytes}], centroidBits}` (sizes: chunks per partition).
  */
 export function parsePartitionIndex(buffer, { partitions, dim, name }) {
   const width = Math.ceil(dim / 8);
@@ -492,46 +497,69 @@ export function parsePartitionIndex(buffer, { partitions, dim, name }) {
     throw new BundleError(`${name} is not the index of ${partitions} partitions of ${dim} dims: rebuild the site`);
   }
   const sizes = new Uint32Array(partitions);
+  const distinct = new Uint32Array(partitions);
   const bitsFiles = [];
-  const hashes = new Uint8Array(buffer, 8 + 4 * partitions, partitions * HASH_BYTES);
+  const hashes = new Uint8Array(buffer, 8 + 8 * partitions, partitions * HASH_BYTES);
   for (let p = 0; p < partitions; p++) {
     sizes[p] = view.getUint32(8 + 4 * p, true);
-    if (sizes[p] < 1) throw new BundleError(`${name} lists an empty partition: rebuild the site`);
+    distinct[p] = view.getUint32(8 + 4 * (partitions + p), true);
+    if (sizes[p] < 1 || distinct[p] < 1 || distinct[p] > sizes[p]) {
+      throw new BundleError(`${name} lists an empty partition, or one with more rows than chunks: rebuild the site`);
+    }
     bitsFiles.push({
       name: `vectors/bin.${hex(hashes.subarray(p * HASH_BYTES, (p + 1) * HASH_BYTES))}.bin`,
-      bytes: 4 + HASH_BYTES + sizes[p] * (8 + width),
+      bytes: bitsFileBytes(sizes[p], distinct[p], dim),
     });
   }
-  const centroidBits = new Uint8Array(buffer, 8 + partitions * (4 + HASH_BYTES), partitions * width);
-  return { sizes, bitsFiles, centroidBits };
+  const centroidBits = new Uint8Array(buffer, 8 + partitions * (8 + HASH_BYTES), partitions * width);
+  return { sizes, distinct, bitsFiles, centroidBits };
 }
 
 /**
- * A partition's bits file: u32 n, 8 bytes (the hash in its rows file's name), n u32
- * page numbers, n u32 positions on the page (the chunks ascending), n x ceil(dim / 8)
- * bytes of sign bits. Returns `{ids, bits, rowsFile: {name, bytes}}`, ids the chunk
- * numbers.
+ * A partition's bits file: u32 n (chunks), u32 d (distinct rows), 8 bytes (the hash in
+ * its rows file's name), n u32 page numbers, n u32 positions on the page (the chunks
+ * ascending), when d < n n u32 row numbers (rows numbered by their first chunk), d x
+ * ceil(dim / 8) bytes of the rows' sign bits. Returns `{ids, rowOf, firsts, bits,
+ * rowsFile: {name, bytes}}`: ids the chunk numbers, rowOf each chunk's row (null: chunk
+ * i has row i), firsts each row's first chunk.
  */
-export function parsePartitionBits(buffer, { dim, rows, starts, name }) {
+export function parsePartitionBits(buffer, { dim, chunks, rows, starts, name }) {
   const width = Math.ceil(dim / 8);
   const view = new DataView(buffer);
-  const ok = buffer.byteLength === 4 + HASH_BYTES + rows * (8 + width) && view.getUint32(0, true) === rows;
-  if (!ok) throw new BundleError(`${name} is not a partition of ${rows} vectors of ${dim} dims: rebuild the site`);
-  const ids = new Uint32Array(rows);
+  const fail = () => {
+    throw new BundleError(`${name} is not a partition of ${chunks} distinct chunks ascending sharing ${rows} rows: rebuild the site`);
+  };
+  if (buffer.byteLength !== bitsFileBytes(chunks, rows, dim) || view.getUint32(0, true) !== chunks ||
+      view.getUint32(4, true) !== rows) fail();
+  const ids = new Uint32Array(chunks);
   const pages = starts.length - 1;
-  const at = 4 + HASH_BYTES;
-  for (let i = 0; i < rows; i++) {
+  const at = 8 + HASH_BYTES;
+  for (let i = 0; i < chunks; i++) {
     const page = view.getUint32(at + 4 * i, true);
-    const id = page < pages ? starts[page] + view.getUint32(at + 4 * (rows + i), true) : -1;
-    if (id < 0 || id >= starts[page + 1] || (i && id <= ids[i - 1])) {
-      throw new BundleError(`${name} is not a partition of ${rows} distinct chunks ascending: rebuild the site`);
-    }
+    const id = page < pages ? starts[page] + view.getUint32(at + 4 * (chunks + i), true) : -1;
+    if (id < 0 || id >= starts[page + 1] || (i && id <= ids[i - 1])) fail();
     ids[i] = id;
+  }
+  let rowOf = null;
+  let firsts = ids;
+  if (rows < chunks) {
+    rowOf = new Uint32Array(chunks);
+    firsts = new Uint32Array(rows);
+    let seen = 0; // rows are numbered by their first chunk: each new one is the next number
+    for (let i = 0; i < chunks; i++) {
+      const row = view.getUint32(at + 8 * chunks + 4 * i, true);
+      if (row > seen || row >= rows) fail();
+      if (row === seen) firsts[seen++] = ids[i];
+      rowOf[i] = row;
+    }
+    if (seen !== rows) fail();
   }
   return {
     ids,
-    bits: new Uint8Array(buffer, at + 8 * rows, rows * width),
-    rowsFile: { name: `vectors/row.${hex(new Uint8Array(buffer, 4, HASH_BYTES))}.i8`, bytes: rows * dim },
+    rowOf,
+    firsts,
+    bits: new Uint8Array(buffer, buffer.byteLength - rows * width, rows * width),
+    rowsFile: { name: `vectors/row.${hex(new Uint8Array(buffer, 8, HASH_BYTES))}.i8`, bytes: rows * dim },
   };
 }
 

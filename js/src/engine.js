@@ -139,7 +139,7 @@ export class Engine {
   /** Partition `p`'s bits file: `{ids, bits, rowsFile}`. */
   #partitionBits(set, p) {
     return this.store.get(set.bitsFiles[p], (buffer) => parsePartitionBits(buffer, {
-      dim: set.dim, rows: set.sizes[p], starts: this.starts, name: set.bitsFiles[p].name,
+      dim: set.dim, chunks: set.sizes[p], rows: set.distinct[p], starts: this.starts, name: set.bitsFiles[p].name,
     }));
   }
 
@@ -247,7 +247,7 @@ export class Engine {
     if (among) {
       const parts = await Promise.all(among.map(async (p) => {
         const part = await this.#partitionBits(set, p);
-        return { ids: part.ids, rows: await this.#partitionRows(part), wanted: null };
+        return { ...part, rows: await this.#partitionRows(part), wanted: null };
       }));
       return { scores: scorePartitions(set, parts, codes), floor };
     }
@@ -256,9 +256,9 @@ export class Engine {
       .map((p) => this.#partitionBits(set, p)));
     signal?.throwIfAborted();
     const wanted = new Set(candidateIds(probed, tables, set.candidates));
-    const holding = probed.filter((part) => part.ids.some((id) => wanted.has(id)));
+    const holding = probed.filter((part) => part.firsts.some((id) => wanted.has(id)));
     const parts = await Promise.all(holding.map(async (part) => (
-      { ids: part.ids, rows: await this.#partitionRows(part), wanted })));
+      { ...part, rows: await this.#partitionRows(part), wanted })));
     return { scores: scorePartitions(set, parts, codes), floor };
   }
 

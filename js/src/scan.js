@@ -132,38 +132,45 @@ export function probedPartitions(centroidBits, sizes, tables, probeRows) {
 }
 
 /**
- * The `count` best rows of the probed partitions (`[{ids, bits}]`) by sign score, ties
- * by chunk number (partitions.candidates): their chunk ids, best first.
+ * The `count` best distinct rows of the probed partitions (`[{firsts, bits}]`: each
+ * row's first chunk and sign bits) by sign score, ties by first chunk
+ * (VectorSet.candidate_rows): their first chunks, best first.
  */
 export function candidateIds(partitions, tables, count) {
-  const ids = [];
+  const firsts = [];
   const scores = [];
-  for (const { ids: partIds, bits } of partitions) {
-    const partScores = signScores(bits, partIds.length, tables);
-    for (let r = 0; r < partIds.length; r++) {
-      ids.push(partIds[r]);
+  for (const { firsts: rowFirsts, bits } of partitions) {
+    const partScores = signScores(bits, rowFirsts.length, tables);
+    for (let r = 0; r < rowFirsts.length; r++) {
+      firsts.push(rowFirsts[r]);
       scores.push(partScores[r]);
     }
   }
-  const order = ids.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || ids[a] - ids[b]);
-  return order.slice(0, count).map((i) => ids[i]);
+  const order = firsts.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || firsts[a] - firsts[b]);
+  return order.slice(0, count).map((i) => firsts[i]);
 }
 
 /**
- * Exact scores of some rows of some partitions (`[{ids, rows, wanted}]`, int8 `rows`
- * in the order of `ids`, `wanted` a Set of the chunk ids to score, or null for all) in
- * chunk order: a Float64Array of `chunks` entries, NaN where no row was scored.
+ * Exact scores of some rows of some partitions (`[{ids, rowOf, firsts, rows, wanted}]`:
+ * int8 `rows` in row order, `wanted` a Set of the first chunks of the rows to score, or
+ * null for all), given to every chunk that has a scored row, in chunk order: a
+ * Float64Array of `chunks` entries, NaN where no row was scored.
  */
 export function scorePartitions({ dim, scale, chunks }, partitions, codes) {
   const scores = new Float64Array(chunks).fill(NaN);
   const divisor = codesNorm(codes) * scale;
   const wide = Int32Array.from(codes);
-  for (const { ids, rows, wanted } of partitions) {
-    for (let r = 0, base = 0; r < ids.length; r++, base += dim) {
-      if (wanted && !wanted.has(ids[r])) continue;
+  for (const { ids, rowOf, firsts, rows, wanted } of partitions) {
+    const rowScores = new Float64Array(firsts.length).fill(NaN);
+    for (let r = 0, base = 0; r < firsts.length; r++, base += dim) {
+      if (wanted && !wanted.has(firsts[r])) continue;
       let dot = 0;
       for (let d = 0; d < dim; d++) dot = (dot + rows[base + d] * wide[d]) | 0;
-      scores[ids[r]] = divisor ? dot / divisor : dot;
+      rowScores[r] = divisor ? dot / divisor : dot;
+    }
+    for (let i = 0; i < ids.length; i++) {
+      const score = rowScores[rowOf ? rowOf[i] : i];
+      if (!Number.isNaN(score)) scores[ids[i]] = score;
     }
   }
   return scores;

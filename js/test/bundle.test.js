@@ -1,4 +1,4 @@
-// Reading format 3: refusals (other formats, tampered payloads, names that leave the
+// Reading format 4: refusals (other formats, tampered payloads, names that leave the
 // bundle folder) and what each kind of query downloads.
 
 import assert from "node:assert/strict";
@@ -46,16 +46,16 @@ async function servedCopy(edit = () => {}, source = BUNDLE) {
   return { server, dir, catalog, engine: new Engine({ manifestUrl: `${server.url}manifest.json` }) };
 }
 
-test("a format-1 or format-2 manifest is refused, naming both versions", async () => {
-  for (const version of [1, 2]) {
+test("a format-1, -2 or -3 manifest is refused, naming both versions", async () => {
+  for (const version of [1, 2, 3]) {
     const old = JSON.parse(readFileSync(join(FROZEN(version), "manifest.json"), "utf8"));
     assert.throws(() => checkManifest(old, "manifest.json"), (error) => error instanceof BundleError &&
-      new RegExp(`format ${version}, but this search client reads format 3`).test(error.message));
+      new RegExp(`format ${version}, but this search client reads format 4`).test(error.message));
     const { engine } = await servedCopy((dir, manifest) => {
       for (const key of Object.keys(manifest)) delete manifest[key];
       Object.assign(manifest, old);
     });
-    await assert.rejects(engine.search("cache"), new RegExp(`format ${version}.*reads format 3`));
+    await assert.rejects(engine.search("cache"), new RegExp(`format ${version}.*reads format 4`));
   }
 });
 
@@ -277,29 +277,45 @@ test("a partitioned catalog with a bad field is refused by name", async () => {
   }
 });
 
-test("a partition names chunks by page and position, rising, each on its page", () => {
+test("a partition names chunks by page and position, rising, each on its page; copies share rows", () => {
   // pages of 3, 4 and 3 chunks: chunk ids 0-2, 3-6, 7-9
   const starts = Int32Array.from([0, 3, 7, 10]);
-  const partition = (pairs) => {
-    const buffer = new ArrayBuffer(12 + pairs.length * (8 + 1));
+  const partition = (pairs, rowOf = null, rows = pairs.length) => {
+    const map = rowOf ? 4 * pairs.length : 0;
+    const buffer = new ArrayBuffer(16 + pairs.length * 8 + map + rows);
     const view = new DataView(buffer);
     view.setUint32(0, pairs.length, true);
-    new Uint8Array(buffer, 4, 8).set([0xab, 0xcd, 0, 1, 2, 3, 4, 0xff]);
+    view.setUint32(4, rows, true);
+    new Uint8Array(buffer, 8, 8).set([0xab, 0xcd, 0, 1, 2, 3, 4, 0xff]);
     pairs.forEach(([page, local], i) => {
-      view.setUint32(12 + 4 * i, page, true);
-      view.setUint32(12 + 4 * (pairs.length + i), local, true);
+      view.setUint32(16 + 4 * i, page, true);
+      view.setUint32(16 + 4 * (pairs.length + i), local, true);
+      if (rowOf) view.setUint32(16 + 8 * pairs.length + 4 * i, rowOf[i], true);
     });
     return buffer;
   };
-  const options = { dim: 2, rows: 2, starts, name: "vectors/bin.0123456789abcdef.bin" };
+  const options = { dim: 2, chunks: 2, rows: 2, starts, name: "vectors/bin.0123456789abcdef.bin" };
   const parsed = parsePartitionBits(partition([[1, 0], [2, 0]]), options);
   assert.deepEqual(Array.from(parsed.ids), [3, 7]);
+  assert.equal(parsed.rowOf, null);
+  assert.deepEqual(Array.from(parsed.firsts), [3, 7]);
   assert.deepEqual(parsed.rowsFile, { name: "vectors/row.abcd0001020304ff.i8", bytes: 4 });
-  const wrong = /not a partition of 2 distinct chunks ascending/;
+  const wrong = /not a partition of 2 distinct chunks ascending sharing 2 rows/;
   assert.throws(() => parsePartitionBits(partition([[2, 0], [1, 0]]), options), wrong);
   assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 4]]), options), wrong); // past its page
   assert.throws(() => parsePartitionBits(partition([[1, 0], [3, 0]]), options), wrong); // no such page
-  assert.throws(() => parsePartitionBits(partition([[1, 0]]), options), /not a partition of 2 vectors of 2 dims/);
+  assert.throws(() => parsePartitionBits(partition([[1, 0]]), options), wrong); // too short
+  // three chunks, two rows: chunk 3 and 7 share row 0
+  const shared = { ...options, chunks: 3, rows: 2 };
+  const copies = parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [0, 1, 0], 2), shared);
+  assert.deepEqual(Array.from(copies.rowOf), [0, 1, 0]);
+  assert.deepEqual(Array.from(copies.firsts), [3, 4]);
+  assert.equal(copies.bits.length, 2);
+  assert.deepEqual(copies.rowsFile.bytes, 4);
+  const unordered = /sharing 2 rows/; // rows numbered by their first chunk, every one used
+  assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [1, 0, 0], 2), shared), unordered);
+  assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [0, 0, 0], 2), shared), unordered);
+  assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [0, 2, 1], 2), shared), unordered);
 });
 
 test("a search aborted while its query is embedded asks for no partition file", async () => {

@@ -77,18 +77,26 @@ test("the probe takes partitions by sign score until they hold enough rows; cand
   assert.deepEqual(probedPartitions(centroids, sizes, tables, 100), [0, 2, 3, 1]);
   assert.deepEqual(probedPartitions(centroids, sizes, signTables(Int8Array.from([1, 1])), 20), [0, 2, 3, 1]);
   const parts = [
-    { ids: Uint32Array.from([3, 7]), bits: signBits([[1, 1], [1, -1]], 2) }, // scores 4, 2
-    { ids: Uint32Array.from([4, 9]), bits: signBits([[1, 1], [-1, -1]], 2) }, // scores 4, -4
+    { firsts: Uint32Array.from([3, 7]), bits: signBits([[1, 1], [1, -1]], 2) }, // scores 4, 2
+    { firsts: Uint32Array.from([4, 9]), bits: signBits([[1, 1], [-1, -1]], 2) }, // scores 4, -4
   ];
-  assert.deepEqual(candidateIds(parts, tables, 3), [3, 4, 7]);
+  assert.deepEqual(candidateIds(parts, tables, 3), [3, 4, 7]); // rows, by their first chunk
 });
 
 test("candidates' exact scores, NaN elsewhere; the mean score from the column sums", () => {
   const set = { dim: 2, scale: 10, chunks: 5 };
   const codes = Int8Array.from([4, 3]);
-  const parts = [{ ids: Uint32Array.from([1, 3]), rows: Int8Array.from([10, 0, 0, 10]), wanted: new Set([3]) }];
+  const parts = [{ ids: Uint32Array.from([1, 3]), rowOf: null, firsts: Uint32Array.from([1, 3]),
+    rows: Int8Array.from([10, 0, 0, 10]), wanted: new Set([3]) }];
   const scores = Array.from(scorePartitions(set, parts, codes));
   assert.deepEqual(scores.map(Number.isNaN), [true, true, true, false, true]);
   assert.equal(scores[3], 30 / 50);
+  // chunks 0 and 4 share row 0, chunk 2 has row 1: a scored row scores all its chunks
+  const shared = [{ ids: Uint32Array.from([0, 2, 4]), rowOf: Uint32Array.from([0, 1, 0]),
+    firsts: Uint32Array.from([0, 2]), rows: Int8Array.from([10, 0, 0, 10]), wanted: new Set([0]) }];
+  const copies = Array.from(scorePartitions(set, shared, codes));
+  assert.deepEqual(copies.map(Number.isNaN), [false, true, true, true, false]);
+  assert.equal(copies[0], 40 / 50);
+  assert.equal(copies[4], 40 / 50);
   assert.equal(meanScore({ dtype: "i8", scale: 10, sum: Float64Array.from([10, 10]) }, 2, codes), 70 / (2 * 50));
 });
