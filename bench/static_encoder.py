@@ -135,14 +135,16 @@ def cached_vectors(cache_path: Path, chunks: list[Chunk], spec) -> np.ndarray:
     return np.stack([cache.vectors[k] for k in keys]).astype(np.float32)
 
 
-def build_site(corpus: Path, name: str) -> tuple[Path, str]:
-    """`mkdocs build` of `corpus` with the plugin (defaults, cache in bench/.cache/NAME)."""
+def build_site(corpus: Path, name: str, *, cache_dir: Path | None = None) -> tuple[Path, str]:
+    """`mkdocs build` of `corpus` with the plugin (defaults, cache in bench/.cache/NAME
+    unless `cache_dir`)."""
     project = CACHE / name / "project"
     if project.exists():
         shutil.rmtree(project)
     shutil.copytree(corpus, project)
     config = project / "mkdocs.yml"
-    plugin = f"\n  - search\n  - semantic:\n      cache_dir: {CACHE / name / 'plugin'}\n"
+    cache = cache_dir or CACHE / name / "plugin"
+    plugin = f"\n  - search\n  - semantic:\n      cache_dir: {cache}\n"
     text = config.read_text(encoding="utf-8")
     if "\n  - search\n" not in text:
         raise SystemExit(f"{config}: expected a `plugins:` list with `- search`")
