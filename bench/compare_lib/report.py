@@ -196,14 +196,16 @@ def shared_note(scales: dict) -> str:
     if not lines:
         return ""
     return ("\n\nOne more effect of the copies on the plugin's vector bytes: identical "
-            "vectors land in the same partition, so the 100 candidates a query scores "
-            "exactly are a few distinct vectors, each with its copies: "
-            + "; ".join(lines) + ". The index and the sign bits a query reads depend on "
-            "row counts only and are what a site of that many distinct chunks would "
-            "read; the rows files are not: on distinct vectors the candidates spread over "
-            "more partitions, each rows file one partition's int8 rows (about 64 rows of "
-            "384 bytes), up to one file per candidate. The vector-rows figures at 4x and "
-            "above are therefore lower than a site without repeated pages would fetch.")
+            "vectors land in the same partition, which stores each distinct vector once "
+            "(bundle format 4), so a query's bits and rows files hold fewer rows than on "
+            "a site of distinct chunks, and its candidates (distinct rows) spread over "
+            "more partitions: " + "; ".join(lines) + ". The index depends on chunk counts "
+            "only and is what a site of that many distinct chunks would read; the sign "
+            "bits and rows are not: on distinct vectors each bits file holds about 64 rows "
+            "of sign bits and each rows file about 64 rows of 384 bytes. The vector-bits "
+            "and vector-rows figures at 4x and above are therefore lower than a site "
+            "without repeated pages would fetch (bench/vector_layout.py measures distinct "
+            "vectors).")
 
 
 def render(out: dict) -> str:
@@ -424,8 +426,9 @@ and either copy is as right ("overlap" is the plain share of the same chunk numb
 With N identical copies of every vector the exact top 10 holds about 10 / N distinct
 vectors (the "distinct scores" column), so at 16x and 64x recall@10 asks whether the
 query's best one or two distinct vectors are found: a weaker test than on a site of
-distinct chunks. Likewise the 4,096 rows a query probes and its 100 candidates are
-4,096 / N and 100 / N distinct vectors.
+distinct chunks. The 4,096 chunks a query probes are 4,096 / N distinct vectors;
+its 100 candidates are distinct stored rows (a partition stores each distinct vector
+once, bundle format 4), up to 100 distinct vectors.
 Probe: per query (median), the partitions whose sign bits it read, the rows files
 it read for its candidates, and how many distinct vectors those candidates were.
 
