@@ -1,4 +1,4 @@
-"""Bundle format 3: its constants, and the checks every Python reader runs on the JSON
+"""Bundle format 4: its constants, and the checks every Python reader runs on the JSON
 it did not write (the manifest and the catalog), so that nothing downstream meets a
 wrong type, a path out of the bundle or an absurd number. See bundle.py for the layout.
 """

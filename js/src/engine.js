@@ -1,4 +1,4 @@
-// The search engine that runs inside a worker: reads a format-3 bundle and answers
+// The search engine that runs inside a worker: reads a format-4 bundle and answers
 // queries as mkdocs_semantic/search.py does, loading only what each query needs.
 // Keyword results need the manifest, the catalog, the page table, the lexical shards of
 // the query's terms and the fragments of the results shown (shard lists of a large site
