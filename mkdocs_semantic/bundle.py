@@ -659,28 +659,40 @@ def walk_payloads(catalog: dict, read: Callable[[str, int], bytes], *,
     names, a partition's rows file). A payload is yielded before it is read with
     `read(name, bytes)` for what it names, so a caller may fetch it first; `expand(p)`
     False leaves what `p` names out."""
-    first: list[Payload] = [Payload(*catalog["pages"]["table"]), Payload(*catalog["facets"])]
+    for level in walk_levels(catalog, read, expand=expand):
+        yield from level
+
+
+def walk_levels(catalog: dict, read: Callable[[str, int], bytes], *,
+                expand: Callable[[Payload], bool] = lambda payload: True
+                ) -> Iterator[list[Payload]]:
+    """`walk_payloads` a level at a time: the payloads the catalog names, then those
+    they name, and so on; a level is yielded before any of it is read, so a caller may
+    fetch a whole level at once."""
+    level: list[Payload] = [Payload(*catalog["pages"]["table"]), Payload(*catalog["facets"])]
     for path in SHARD_LISTS:
         value = _at(catalog, path)
         if value is not None:
-            first += shard_list(value).payloads()
+            level += shard_list(value).payloads()
     for vectors in catalog["vectors"]:
         if vectors["layout"] == "partitioned":
-            first += [Payload(*vectors["index"]), Payload(*vectors["centroids"])]
+            level += [Payload(*vectors["index"]), Payload(*vectors["centroids"])]
         else:
-            first += [Payload(name, size) for _, name, size in vectors["parts"]]
+            level += [Payload(name, size) for _, name, size in vectors["parts"]]
     for encoder in catalog["encoders"].values():
-        first += [Payload(*encoder[key]) for key in ("tokenizer", "model") if key in encoder]
-    queue = list(reversed(first))
+        level += [Payload(*encoder[key]) for key in ("tokenizer", "model") if key in encoder]
     seen: set[str] = set()
-    while queue:
-        payload = queue.pop()
-        if payload.name in seen:
-            continue
-        seen.add(payload.name)
-        yield payload
-        if expand(payload):
-            queue += reversed(_named_in(catalog, payload, read))
+    while level:
+        fresh = []
+        for payload in level:
+            if payload.name not in seen:
+                seen.add(payload.name)
+                fresh.append(payload)
+        if not fresh:
+            return
+        yield fresh
+        level = [named for payload in fresh if expand(payload)
+                 for named in _named_in(catalog, payload, read)]
 
 
 def _named_in(catalog: dict, payload: Payload, read: Callable[[str, int], bytes]

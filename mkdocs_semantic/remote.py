@@ -2,13 +2,13 @@
 
 A URL's bundle is downloaded into a user cache directory keyed by the URL:
 the manifest every time (it is small and never cached long), then the catalog and
-every payload of the bundle (bundle.walk_payloads: those it lists, then those its
-directories and other payloads name), each only when the cache lacks a copy with the
-hash its name carries. Payload names are content-hashed, so a redeployed site costs
-only its changed files. The partitions of a partitioned vector set are the exception:
-a query reads a few of them, so each partition's files are fetched (and kept) when a
-query first needs them (`payload_fetcher`), unless the caller asks for everything up
-front.
+the payloads of the bundle (bundle.walk_levels: those it lists, then those its
+directories and other payloads name, a level at a time, the files of a level fetched
+together), each only when the cache lacks a copy with the hash its name carries.
+Payload names are content-hashed, so a redeployed site costs only its changed files.
+The shards a query reads a few of (bundle.ON_DEMAND: keyword, query-table, excerpt and
+text shards, vector partitions) are fetched (and kept) when a query first needs them
+(`payload_fetcher`), unless the caller asks for everything up front.
 
 A fetch is bounded: the manifest may be at most `MAX_MANIFEST_BYTES`, a payload
 file no larger than the catalog says, and the whole fetch must finish within
@@ -48,10 +48,11 @@ from .bundle import (
     find_bundle_dir,
     parse_json,
     read_payload,
-    walk_payloads,
+    walk_levels,
 )
 from .bundle_format import MAX_MANIFEST_BYTES
 from .files import atomic_write, sha256_file
+from .load_once import in_parallel
 
 log = logging.getLogger("mkdocs_semantic")
 CACHE_ENV = "MKDOCS_SEMANTIC_CACHE"
@@ -189,15 +190,17 @@ def fetch_bundle(url: str, *, cache_dir: Path | None = None,
                 return (everything or not payload.name.startswith(ON_DEMAND)
                         or (target / payload.name).is_file())
 
-            # each payload is fetched before the walk reads what it names; names were
-            # checked: no "..", no other folders
-            for payload in walk_payloads(
+            # a level is fetched (its files at the same time) before the walk reads what
+            # they name; names were checked: no "..", no other folders
+            for level in walk_levels(
                     catalog, lambda name, size: read_payload(target, name, size), expand=here):
-                payloads.append(payload)
-                if everything or not payload.name.startswith(ON_DEMAND):
-                    _fetch(manifest_url, target, payload.name, size=payload.bytes,
-                           sha256=_hash_in_name(payload.name), opener=opener,
-                           deadline=deadline)
+                payloads += level
+                in_parallel(
+                    lambda payload=payload: _fetch(
+                        manifest_url, target, payload.name, size=payload.bytes,
+                        sha256=_hash_in_name(payload.name), opener=opener, deadline=deadline)
+                    for payload in level
+                    if everything or not payload.name.startswith(ON_DEMAND))
             atomic_write(target / SOURCE_FILE, json.dumps({
                 "url": url, "manifest": manifest_url, "base_url": base_url}).encode())
             atomic_write(target / MANIFEST, raw)
