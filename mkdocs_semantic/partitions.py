@@ -202,8 +202,3 @@ def best_rows(ids: np.ndarray, scores: np.ndarray, count: int) -> np.ndarray:
     """The `count` best rows by sign score, ties by chunk number (a row's first chunk):
     their positions."""
     return np.lexsort((ids, -scores))[:count]
-
-
-def candidates(ids: np.ndarray, scores: np.ndarray, count: int) -> np.ndarray:
-    """The `count` best rows by sign score, ties by chunk number: their chunk ids."""
-    return ids[best_rows(ids, scores, count)]

@@ -64,7 +64,8 @@ def test_the_probe_takes_partitions_by_sign_score_until_they_hold_enough_rows():
     assert partitions.probed(centroids, sizes, np.array([1, 1], np.int8),
                              probe_rows=20) == [0, 2, 3, 1]
     ids = np.array([7, 3, 9, 4])
-    assert partitions.candidates(ids, np.array([5, 8, 5, 1]), 3).tolist() == [3, 7, 9]
+    best = partitions.best_rows(ids, np.array([5, 8, 5, 1]), 3)
+    assert ids[best].tolist() == [3, 7, 9]
 
 
 def write(root, layout: str, n: int = CHUNKS, dtype: str = "i8"):
