@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -61,13 +62,14 @@ class Partition:
     """Each chunk's row number (None: chunk i has row i)."""
     rows: np.ndarray | None = None
 
-    @property
+    @cached_property
     def row_numbers(self) -> np.ndarray:
         return np.arange(len(self.ids)) if self.row_of is None else self.row_of
 
-    @property
+    @cached_property
     def first_chunks(self) -> np.ndarray:
-        """Each row's first chunk (the lowest chunk id that has it)."""
+        """Each row's first chunk (the lowest chunk id that has it); every query that
+        probes the partition ranks its rows by it, so it is found once."""
         if self.row_of is None:
             return self.ids
         _, first = np.unique(self.row_of, return_index=True)
