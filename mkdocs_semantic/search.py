@@ -200,7 +200,7 @@ class Searcher:
         listed = self.bundle.facets["partitions"]
         picked: set[int] | None = None
         for key, wanted in filters.items():
-            held = {p for value in wanted for p in listed.get(key, {}).get(value, [])}
+            held = listed_for(listed, key, wanted)
             picked = held if picked is None else picked & held
         return sorted(picked or ())
 
@@ -214,8 +214,7 @@ class Searcher:
             if key not in allowed:
                 raise ValueError(f"unknown filter {key!r}: this bundle has "
                                  f"{', '.join(allowed)}")
-            pages = [p for value in wanted for p in listed.get(key, {}).get(value, [])]
-            mask &= np.isin(self._page_of_chunk, pages)
+            mask &= np.isin(self._page_of_chunk, list(listed_for(listed, key, wanted)))
         return mask
 
     def _result(self, chunk_id: int, score: float, vector_scores: np.ndarray | None,
@@ -239,6 +238,12 @@ class Searcher:
             float(lexical_scores[chunk_id]) / self.bundle.lexical.scale,
             section_score=section_score,
         )
+
+
+def listed_for(listed: dict, key: str, values: Sequence[str]) -> set[int]:
+    """The numbers (pages or partitions) a facets map `{key: {value: [numbers]}}` lists
+    for any of `values` (js/src/engine.js listedFor)."""
+    return {n for value in values for n in listed.get(key, {}).get(value, [])}
 
 
 def main(argv: list[str] | None = None) -> int:
