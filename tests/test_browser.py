@@ -99,11 +99,15 @@ def sites(tmp_path_factory) -> dict[str, Path]:
     themes = {"mkdocs": {"name": "mkdocs"}, "material": material, "highlight": highlight,
               "readthedocs": {"name": "readthedocs"}, "transformer": {"name": "mkdocs"},
               "material-transformer": material, "readthedocs-transformer": {"name": "readthedocs"},
+              "mkdocs-partitioned": {"name": "mkdocs"}, "material-partitioned": material,
+              "readthedocs-partitioned": {"name": "readthedocs"},
               "plain": {"name": None, "custom_dir": "plain-theme"}}
     built = {}
     for name, theme in themes.items():
         config_file = source / f"mkdocs-{name}.yml"
         encoder = {"query_encoder": "transformer"} if name.endswith("transformer") else {}
+        if name.endswith("partitioned"):  # the partitioned vector layout, on a small site
+            encoder = {"vector_layout": "partitioned"}
         plugins = ["search", {"semantic": {**options, **encoder}}]
         config = {**base, "theme": theme, "plugins": plugins, "site_dir": str(root / name)}
         config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
@@ -503,4 +507,28 @@ def test_typing_on_a_slow_network_shows_keyword_results_then_hybrid_never_stale(
     assert {path(h) for h in keyword[0]["links"] if "#" in h} <= lexical
     best = searcher.search(TYPED_QUERY)[0]
     assert any(path(h) == best.href for h in hybrid[0]["links"])
+    assert set(report["pageErrors"]) <= CDN_ERRORS
+
+
+@pytest.mark.parametrize("theme", ["mkdocs", "readthedocs", "material"])
+def test_typing_on_a_slow_network_reads_the_partitioned_layout(sites, tmp_path, theme):
+    """The same typing (120 ms a key, 20 Mbit/s, fresh profile) on a site whose vectors
+    are in the partitioned layout (index, bits files, rows files): no list for an older
+    text than the box holds, and the last one is the hybrid ranking of the whole query,
+    led by the Python searcher's best section."""
+    site = sites[f"{theme}-partitioned"]
+    catalog = json.loads(next((site / "semantic").glob("catalog.*.json")).read_text())
+    assert catalog["vectors"][0]["layout"] == "partitioned"
+    report = drive("typing", {"site": str(site), "prefix": PREFIX, "theme": theme,
+                              "start": "", "query": TYPED_QUERY, "typeDelayMs": 120,
+                              "throttle": THROTTLE}, tmp_path)
+    assert len(report["keys"]) == len(TYPED_QUERY)
+    shown = [r for r in report["renders"] if r["links"]]
+    stale = [r for r in shown if not same_text(r["query"], r["input"])]
+    assert stale == [], stale[:3]
+    last = report["renders"][-1]
+    assert last["ranking"] == "hybrid" and same_text(last["query"], TYPED_QUERY)
+    best = Searcher.open(site).search(TYPED_QUERY)[0]
+    path = lambda href: href.split(PREFIX, 1)[1].split("?")[0]  # noqa: E731
+    assert path(last["links"][0]) == best.href
     assert set(report["pageErrors"]) <= CDN_ERRORS
