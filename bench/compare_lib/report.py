@@ -51,6 +51,7 @@ DONE_COLUMNS = ("scale", "chunks", "vector layout as shipped",
                 "hybrid page MRR@10: as shipped / exact (gap)",
                 "vector recall@10, tie-aware (min)", "load average, plugin's browser run")
 WARM_COLUMNS = ("scale", "queries that fetched", "their p50 / p95", "the others' p50 / p95",
+                "the same queries again: p50 / p95 (files fetched)",
                 "ms in flight, fetching queries: p50 / p95",
                 "fetch rounds, fetching queries: p50 / max", "bytes sent per query: mean",
                 "warm pass, bytes sent")
@@ -334,7 +335,7 @@ def done_section(out: dict) -> str:
             warm_rows.append(
                 f"| {key}x | {wf['queries_fetching']} of {b['warm_queries']} | "
                 f"{ms(wf['ms_fetching']['p50'])} / {ms(wf['ms_fetching']['p95'])} | "
-                f"{ms(nf.get('p50'))} / {ms(nf.get('p95'))} | "
+                f"{ms(nf.get('p50'))} / {ms(nf.get('p95'))} | {repeat_cell(b)} | "
                 f"{ms(wf['fetch_ms_of_fetching']['p50'])} / "
                 f"{ms(wf['fetch_ms_of_fetching']['p95'])} | "
                 f"{wf['rounds_of_fetching']['p50']:.0f} / {wf['rounds_of_fetching']['max']:.0f} | "
@@ -406,13 +407,17 @@ Warm queries (the plugin): each of the {warm_count(scales)} queries may fetch th
 it needs that no query before it needed (query-table rows for new tokens, keyword
 shards for new terms, sign bits and rows of partitions not yet read, fragments of
 pages not yet shown). Latency of the queries that fetched against those that did not,
-how long a fetching query had at least one file in flight, and in how many rounds
+of the same queries run again after that pass (every file each needs already fetched: the
+engine's own time), how long a fetching query had at least one file in flight, and in how
+many rounds
 (stretches with a file in flight, separated by stretches with none: the client asks
 for the next files after the last ones came; on a real network each round costs at
 least one round trip, which the loopback server here does not):
 
 {header(WARM_COLUMNS)}
 {chr(10).join(warm_rows)}
+
+{fetch_floor(out)}
 
 The two layouts, side by side, scored by the Python reference searcher
 (`mkdocs_semantic.search.Searcher`, hybrid, queries embedded by the shipped static
@@ -435,6 +440,44 @@ it read for its candidates, and how many distinct vectors those candidates were.
 {header(LAYOUT_COLUMNS)}
 {chr(10).join(layout_rows)}
 {same_note(same)}"""
+
+
+def repeat_cell(b: dict) -> str:
+    """The warm queries run again, every file each needs already fetched."""
+    if "repeat_p95_ms" not in b:
+        return "not measured"
+    return f"{ms(b['repeat_p50_ms'])} / {ms(b['repeat_p95_ms'])} ({b['repeat_files']})"
+
+
+def fetch_floor(out: dict) -> str:
+    """What a request costs this run's Chromium, and what that leaves a warm query."""
+    cost = out.get("fetch_cost") or {}
+    if "perFile" not in cost:
+        why = cost.get("failed", "not measured in this run")
+        return f"What a request costs this Chromium: {why}."
+    per_file, trip = cost["perFile"], cost["sequentialMedian"]
+    fits = []
+    for key, record in out["scales"].items():
+        model = record["browser"].get("plugin", {}).get("warm_fetches", {}).get("model")
+        if model:
+            fits.append(f"{key}x {model['fixed_ms']:.1f} ms + {model['per_file_ms']:.2f} ms a "
+                        f"file (rms error {model['residual_ms']:.1f} ms)")
+    budget = max(0, int((TARGET_WARM_P95_MS - 2 * trip) // per_file)) if per_file > 0 else 0
+    target = out["scales"].get(TARGET_WARM_SCALE, {}).get("browser", {}).get("plugin", {})
+    files = target.get("warm_fetches", {}).get("files", {})
+    seen = (f" At {TARGET_WARM_SCALE}x the warm queries fetched {files['p50']:.0f} files at the "
+            f"median and {files['p95']:.0f} at the 95th percentile." if files else "")
+    return f"""What a request costs here, apart from any search engine
+(bench/compare_lib/fetch_cost.mjs, in this run: a bare Web Worker in a fresh profile
+fetching {cost['fileBytes']:,}-byte files it never fetched, {cost['profiles']} times, from the
+same server): each file added
+{per_file:.1f} ms to a batch ({', '.join(f"{b['n']} at once {ms(b['median'])}"
+                                       for b in cost['batches'])}), and a request made
+after the one before it answered took {trip:.1f} ms. The plugin's warm queries, fitted
+the same way over this run's queries (least squares, ms = fixed + per file x files):
+{'; '.join(fits) or 'not measured'}. So a query that must fetch cannot
+answer within {TARGET_WARM_P95_MS:.0f} ms here unless it fetches about {budget} files or
+fewer in 2 rounds, whatever the engine does with them.{seen}"""
 
 
 def distinct_cell(v: dict) -> str:

@@ -171,6 +171,21 @@ def spread(values: list[float], digits: int = 1) -> dict:
             "mean": round(sum(values) / len(values), digits), "max": round(max(values), digits)}
 
 
+def latency_model(ms: list[float], files: list[int]) -> dict | None:
+    """Least squares ms = fixed + per_file * files over the warm queries: what each file a
+    query fetched added to its latency here (rounds, which grow with files, are left out
+    of the fit: the two together are too collinear to part)."""
+    import numpy as np
+
+    if len(ms) < 4 or len(set(files)) < 2:
+        return None
+    design = np.column_stack([np.ones(len(ms)), files]).astype(float)
+    coef, *_ = np.linalg.lstsq(design, np.asarray(ms, dtype=float), rcond=None)
+    residual = np.asarray(ms) - design @ coef
+    return {"fixed_ms": round(float(coef[0]), 2), "per_file_ms": round(float(coef[1]), 2),
+            "residual_ms": round(float(np.sqrt(np.mean(residual ** 2))), 2)}
+
+
 def warm_fetches(warm: dict) -> dict:
     """What each warm query fetched, and its latency with and without fetching."""
     files, fetch_ms, ms = warm["queryFiles"], warm["queryFetchMs"], warm["ms"]
@@ -184,6 +199,7 @@ def warm_fetches(warm: dict) -> dict:
         "rounds_of_fetching": spread([r for r, n in zip(rounds, files) if n]),
         "queries_fetching": len(fetching),
         "ms_fetching": spread(fetching), "ms_not_fetching": spread(still),
+        "model": latency_model(ms, files),
         "per_query": {"ms": [round(m, 2) for m in ms], "files": files,
                       "sent": warm["querySent"], "fetch_ms": fetch_ms, "rounds": rounds},
     }
@@ -214,6 +230,10 @@ def browser_figures(seen: dict) -> dict:
         "warm_p50_ms": round(percentile(warm["ms"], 50), 2),
         "warm_p95_ms": round(percentile(warm["ms"], 95), 2),
         "warm_max_ms": round(max(warm["ms"]), 2),
+        # The same queries again, after the warm pass: the engine's time without fetching.
+        **({"repeat_p50_ms": round(percentile(warm["repeatMs"], 50), 2),
+            "repeat_p95_ms": round(percentile(warm["repeatMs"], 95), 2),
+            "repeat_files": warm.get("repeatFetched", 0)} if warm.get("repeatMs") else {}),
         # Pagefind: search() alone, before data() of the top 10.
         **({"warm_search_only_p50_ms": round(percentile(warm["searchMs"], 50), 2),
             "warm_search_only_p95_ms": round(percentile(warm["searchMs"], 95), 2)}
@@ -343,6 +363,9 @@ def main() -> int:
         "protocol_asked": args.protocol,
         "scales": {},
     }
+    say("what a request costs this Chromium (bench/compare_lib/fetch_cost.mjs)")
+    out["fetch_cost"] = browse({"runs": [], "fetchCost": {"profiles": 5},
+                                "protocol": args.protocol}, work, limit_s=600)["fetchCost"]
     for scale in scales:
         out["scales"][str(scale)] = one_scale(scale, args, work, cache_dir, client, sets,
                                               queries, pagefind_bin)
