@@ -138,9 +138,10 @@ def score(searcher, sets: dict, mode: str = "hybrid") -> dict:
     return out
 
 
-def browse(plan: dict, work: Path, limit_s: int) -> dict:
-    """browser.mjs over the plan's runs; returns its JSON (per run, and `protocol`)."""
-    plan = {**plan, "prefix": PREFIX, "limitMs": limit_s * 1000}
+def browse(plan: dict, work: Path, limit_s: int, prefix: str = PREFIX) -> dict:
+    """browser.mjs over the plan's runs, each site served under `prefix`; returns its JSON
+    (per run, and `protocol`)."""
+    plan = {**plan, "prefix": prefix, "limitMs": limit_s * 1000}
     plan_file = work / "plan.json"
     plan_file.write_text(json.dumps(plan), encoding="utf-8")
     proc = subprocess.run(["node", str(HERE / "browser.mjs"), str(plan_file)], cwd=BENCH,

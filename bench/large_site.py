@@ -1,0 +1,171 @@
+"""A large site of distinct pages in the browser: Debian's manual pages, one command a page.
+
+bench/compare grows fastapi-docs with identical copies of its pages (cheap to build, since
+the copies reuse the embedding cache): at 16x and 64x a query's best vectors are one or
+two distinct ones, copied. This bench measures the plugin on a site where every chunk is
+its own: the man-pages set of bench/corpora (2,112 pages, about 25,000 chunks), built with
+the plugin as shipped (`vector_layout: auto`, which partitions it) and with
+`vector_layout: exact`, sharing the embedding cache bench/fusion.py fills
+(bench/.cache/man-pages/plugin). Measured as bench/compare measures the plugin:
+
+- in headless Chromium (bench/compare_lib/browser.mjs: HTTP/2 over TLS, GitHub Pages'
+  compression, a fresh profile): bytes sent and ms for the first semantic result, then
+  the queries of bench/relevance/manpages-*.tsv warm (each fetches what no query before
+  it needed), then the same queries again; and what a request costs this Chromium;
+- with the Python reference searcher: hybrid page MRR@10 of both layouts on those
+  queries, and recall@10 of the partitioned vector search against the exact one.
+
+    python bench/large_site.py
+
+Needs what bench/compare installs (run it once, or scripts/setup and `npm ci` in bench/),
+and the man-pages corpus (made by bench/corpora/manpages.py when missing, as bench/fusion.py
+makes it). Writes bench/results/large_site.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "compare_lib"))
+
+import relevance  # noqa: E402  (bench/relevance.py)
+import report  # noqa: E402  (bench/compare_lib/report.py: number formats)
+import run  # noqa: E402  (bench/compare_lib/run.py: the browser and layout measures)
+import sites  # noqa: E402
+from results_file import write_results  # noqa: E402
+
+from mkdocs_semantic.search import MODES, Searcher  # noqa: E402
+
+CORPUS = HERE / ".cache" / "man-pages"
+PREFIX = "/manpages/"
+WARMUP = "copy files between folders"  # in no query file
+SETS = ("paraphrase", "exact")
+
+
+def ensure_source() -> Path:
+    source = CORPUS / "source"
+    if not (source / "mkdocs.yml").is_file():
+        print(f"large_site: generating {source} (bench/corpora/manpages.py)", file=sys.stderr)
+        subprocess.run([sys.executable, str(HERE / "corpora" / "manpages.py"), "--out",
+                        str(source)], check=True)
+    return source
+
+
+def build(source: Path, work: Path, layout: str) -> tuple[Path, sites.Build]:
+    """The corpus built with the plugin (`vector_layout: layout`), the shared cache."""
+    project = work / layout
+    if project.exists():
+        shutil.rmtree(project)
+    shutil.copytree(source, project)
+    config = project / "mkdocs.yml"
+    plugin = (f"\n  - search\n  - semantic:\n      cache_dir: {CORPUS / 'plugin'}\n"
+              f"      vector_layout: {layout}\n")
+    config.write_text(config.read_text(encoding="utf-8").replace("\n  - search\n", plugin),
+                      encoding="utf-8")
+    done = sites.mkdocs_build(project, "mkdocs.yml", "site", layout)
+    if not done.ok:
+        raise SystemExit(f"building the {layout} site failed:\n{done.error}")
+    return project / "site", done
+
+
+def render(f: dict) -> str:
+    b, lay, cost = f["browser"], f["layouts"], f["fetch_cost"]
+    v = lay["vector"]
+    wf = b["warm_fetches"]
+    model = wf.get("model") or {}
+    probe = v.get("probe") or {}
+    auto, exact = lay["auto"], lay["exact"]
+    rows = "\n".join(
+        f"| {name} | {auto[name]['mrr@10']:.3f} | {exact[name]['mrr@10']:.3f} | "
+        f"{auto[name]['mrr@10'] - exact[name]['mrr@10']:+.3f} |" for name in (*SETS, "all"))
+    return f"""# A large site of distinct pages: Debian's manual pages
+
+Reproduce: `python bench/large_site.py`. Run {f['generated']}, {f['machine']}; load average
+{', '.join(f'{x:.2f}' for x in f['load_average'])} when it began. Served over {f['protocol']}.
+
+{f['pages']:,} pages, {f['chunks']:,} chunks, every one distinct (bench/compare's larger
+scales are identical copies of fastapi-docs; here nothing repeats). As shipped the plugin
+writes the **{f['layout']}** layout ({f.get('partitions', 0):,} partitions); the exact
+layout's bundle is built beside it for the comparison.
+
+## In the browser (the plugin as shipped)
+
+- First semantic result (fresh profile, the home page loaded first):
+  **{report.mb(b['cold_sent_bytes'])} sent** ({b['cold_requests']} files,
+  {b['cold_fetch_rounds']} rounds), {b['cold_ms']:.0f} ms.
+- Warm, each of {b['warm_queries']} queries fetching what no query before it needed:
+  p50 **{b['warm_p50_ms']:.0f} ms**, p95 **{b['warm_p95_ms']:.0f} ms**; files per query
+  p50 {wf['files']['p50']:.0f}, mean {wf['files']['mean']:.1f}, max {wf['files']['max']:.0f};
+  {report.mb(wf['sent_bytes']['mean'])} sent per query on average.
+- The same queries again (every file already fetched): p50 {b.get('repeat_p50_ms', 0):.1f} ms,
+  p95 {b.get('repeat_p95_ms', 0):.1f} ms ({b.get('repeat_files', 0)} files fetched).
+- Fitted over the warm queries: {model.get('fixed_ms', 0):.1f} ms +
+  {model.get('per_file_ms', 0):.2f} ms a file (rms error {model.get('residual_ms', 0):.1f} ms).
+  A bare Web Worker in this run's Chromium needed {cost.get('perFile', 0):.1f} ms a file and
+  {cost.get('sequentialMedian', 0):.1f} ms a round trip (bench/compare_lib/fetch_cost.mjs).
+
+## Ranking: the partitioned layout against the exact one (Python reference searcher)
+
+Hybrid page MRR@10 on bench/relevance/manpages-*.tsv:
+
+| queries | as shipped | exact layout | gap |
+|---|---|---|---|
+{rows}
+
+Vector recall@10 of the partitioned search against the exact one: **{v['recall@10']:.3f}**
+({v['below_1']} of {v['queries']} queries below 1, min {v['min']:.1f}). Per query (median):
+{probe.get('partitions_probed', {}).get('p50', 0):.0f} partitions probed
+({probe.get('rows_probed', {}).get('p50', 0):,.0f} rows), their candidates in
+{probe.get('row_files', {}).get('p50', 0):.0f} rows files.
+"""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=HERE / ".cache" / "large-site")
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument("--protocol", choices=("h2", "http/1.1"), default="h2")
+    args = parser.parse_args()
+    run.relevance, run.Searcher, run.MODES = relevance, Searcher, MODES
+    load = list(os.getloadavg())
+    source = ensure_source()
+    work = args.work.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    auto_site, auto_build = build(source, work, "auto")
+    exact_site, _ = build(source, work, "exact")
+    sets = {name: relevance.read_queries(HERE / "relevance" / f"manpages-{name}.tsv")
+            for name in SETS}
+    queries = [q for rows in sets.values() for q, _ in rows]
+    seen = run.browse({"queries": queries, "firstQuery": queries[0], "warmup": WARMUP,
+                       "rank": False, "timeoutMs": 240_000, "protocol": args.protocol,
+                       "fetchCost": {"profiles": 5},
+                       "runs": [{"name": "plugin", "kind": "semantic", "root": str(auto_site)}]},
+                      work, limit_s=1200, prefix=PREFIX)
+    parts = sites.semantic_parts(auto_site)
+    figures = {
+        "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": f"{os.uname().machine}, {os.cpu_count()} cores",
+        "load_average": load,
+        "protocol": seen["protocol"].get("served"),
+        "pages": parts["manifest_counts"]["pages"],
+        "chunks": parts["manifest_counts"]["chunks"],
+        "layout": parts["vectors"]["layout"],
+        "partitions": parts["vectors"].get("partitions"),
+        "build_seconds": round(auto_build.seconds, 1),
+        "fetch_cost": seen.get("fetchCost", {}),
+        "browser": run.browser_figures(seen["plugin"]),
+        "layouts": run.layout_quality(auto_site, exact_site, sets, 1),
+    }
+    write_results(args.out, "large_site", figures, render(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
