@@ -12,6 +12,8 @@ the plugin as shipped (`vector_layout: auto`, which partitions it) and with
   compression, a fresh profile): bytes sent and ms for the first semantic result, then
   the queries of bench/relevance/manpages-*.tsv warm (each fetches what no query before
   it needed), then the same queries again; and what a request costs this Chromium;
+  then all of it again on a reader's network (CDP emulation: 20 Mbit/s, 40 ms a
+  request), where bytes and round trips cost what they cost outside a loopback;
 - with the Python reference searcher: hybrid page MRR@10 of both layouts on those
   queries, and recall@10 of the partitioned vector search against the exact one.
 
@@ -46,6 +48,7 @@ from mkdocs_semantic.search import MODES, Searcher  # noqa: E402
 CORPUS = HERE / ".cache" / "man-pages"
 PREFIX = "/manpages/"
 WARMUP = "copy files between folders"  # in no query file
+THROTTLE = {"mbps": 20, "latencyMs": 40}  # a reader's network, as bench/browser_typing.py
 SETS = ("paraphrase", "exact")
 
 
@@ -76,7 +79,7 @@ def build(source: Path, work: Path, layout: str) -> tuple[Path, sites.Build]:
 
 
 def render(f: dict) -> str:
-    b, lay, cost = f["browser"], f["layouts"], f["fetch_cost"]
+    b, lay, cost, slow = f["browser"], f["layouts"], f["fetch_cost"], f["throttled"]
     v = lay["vector"]
     wf = b["warm_fetches"]
     model = wf.get("model") or {}
@@ -110,6 +113,11 @@ layout's bundle is built beside it for the comparison.
   {model.get('per_file_ms', 0):.2f} ms a file (rms error {model.get('residual_ms', 0):.1f} ms).
   A bare Web Worker in this run's Chromium needed {cost.get('perFile', 0):.1f} ms a file and
   {cost.get('sequentialMedian', 0):.1f} ms a round trip (bench/compare_lib/fetch_cost.mjs).
+
+On a reader's network ({f['throttle']['mbps']} Mbit/s, {f['throttle']['latencyMs']} ms a request,
+CDP emulation in a fresh profile): first semantic result {slow['cold_ms']:.0f} ms; warm p50
+{slow['warm_p50_ms']:.0f} ms, p95 {slow['warm_p95_ms']:.0f} ms; the same queries again p50
+{slow.get('repeat_p50_ms', 0):.1f} ms, p95 {slow.get('repeat_p95_ms', 0):.1f} ms.
 
 ## Ranking: the partitioned layout against the exact one (Python reference searcher)
 
@@ -146,7 +154,9 @@ def main() -> int:
     seen = run.browse({"queries": queries, "firstQuery": queries[0], "warmup": WARMUP,
                        "rank": False, "timeoutMs": 240_000, "protocol": args.protocol,
                        "fetchCost": {"profiles": 5},
-                       "runs": [{"name": "plugin", "kind": "semantic", "root": str(auto_site)}]},
+                       "runs": [{"name": "plugin", "kind": "semantic", "root": str(auto_site)},
+                                {"name": "throttled", "kind": "semantic", "root": str(auto_site),
+                                 "throttle": THROTTLE}]},
                       work, limit_s=1200, prefix=PREFIX)
     parts = sites.semantic_parts(auto_site)
     figures = {
@@ -161,6 +171,8 @@ def main() -> int:
         "build_seconds": round(auto_build.seconds, 1),
         "fetch_cost": seen.get("fetchCost", {}),
         "browser": run.browser_figures(seen["plugin"]),
+        "throttle": THROTTLE,
+        "throttled": run.browser_figures(seen["throttled"]),
         "layouts": run.layout_quality(auto_site, exact_site, sets, 1),
     }
     write_results(args.out, "large_site", figures, render(figures))

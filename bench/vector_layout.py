@@ -50,7 +50,7 @@ from mkdocs_semantic.cache import cache_key
 from mkdocs_semantic.quantize import Quantized, quantize
 from mkdocs_semantic.ranking import chunk_order
 from mkdocs_semantic.search import Searcher
-from mkdocs_semantic.vector_store import Partition, VectorSet, bin_bytes
+from mkdocs_semantic.vector_store import VectorSet, bin_bytes, in_memory_partition
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
@@ -133,10 +133,10 @@ def exact_set(stored: Quantized) -> VectorSet:
 
 def partitioned_set(stored: Quantized, built: partitions.Partitions, *, probe_rows: int
                     ) -> VectorSet:
-    """The set a reader builds from a bundle written with these partitions."""
+    """The set a reader builds from a bundle written with these partitions (its rows in
+    blocks, as the writer stores them)."""
     rows = stored.vectors
-    parts = [Partition(ids=m, bits=partitions.sign_bits(rows[m]), rows_file=("", 0),
-                       rows=rows[m]) for m in built.members]
+    parts = [in_memory_partition(members, rows[members]) for members in built.members]
     return VectorSet(dtype="i8", scale=stored.scale, dim=rows.shape[1], partitions=parts,
                      sizes=np.array([len(m) for m in built.members]),
                      centroid_bits=partitions.sign_bits(built.centroids),
@@ -194,11 +194,13 @@ def measure_layout(built: partitions.Partitions, stored: Quantized,
         ms.append((time.perf_counter() - started) * 1000)
         recall.append(len(set(top(scores).tolist()) & set(want.tolist())) / len(want))
         probed = vs.probed(q)
-        holding = [number for number, _ in vs.candidate_rows(q)]
-        sent.append(index_bytes + sum(bin_bytes(int(vs.sizes[p]), len(vs.partition(p).bits), dim)
+        blocks = [vs.partition(number).blocks[int(b)] for number, at in vs.candidate_rows(q)
+                  for b in np.unique(vs.partition(number).block_of(at))]
+        sent.append(index_bytes + sum(bin_bytes(int(vs.sizes[p]), len(vs.partition(p).bits),
+                                                len(vs.partition(p).blocks), dim)
                                       for p in probed)
-                    + sum(int(vs.sizes[p]) * dim for p in holding))
-        files.append(1 + len(probed) + len(holding))
+                    + sum(count * dim for _, count in blocks))
+        files.append(1 + len(probed) + len(blocks))
         probed_rows.append(int(vs.sizes[probed].sum()))
     sizes = vs.sizes
     return {

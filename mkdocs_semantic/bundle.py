@@ -1,4 +1,4 @@
-"""The search bundle (format 4): `write_bundle` and `read_bundle`, side by side.
+"""The search bundle (format 5): `write_bundle` and `read_bundle`, side by side.
 
 Layout of `<site>/<bundle_dir>/`:
 
@@ -719,8 +719,8 @@ def _named_in(catalog: dict, payload: Payload, read: Callable[[str, int], bytes]
         return [Payload(n, size) for n, size in payloads_of_index(spec, read(name,
                                                                               payload.bytes))]
     if name.startswith("vectors/bin."):
-        return [Payload(n, size) for n, size in payloads_of_partition(spec, read(name,
-                                                                                  payload.bytes))]
+        return [Payload(n, size) for n, size in payloads_of_partition(
+            spec, read(name, payload.bytes), name)]
     return []
 
 

@@ -1,4 +1,4 @@
-"""Bundle format 4: its constants, and the checks every Python reader runs on the JSON
+"""Bundle format 5: its constants, and the checks every Python reader runs on the JSON
 it did not write (the manifest and the catalog), so that nothing downstream meets a
 wrong type, a path out of the bundle or an absurd number. See bundle.py for the layout.
 """
@@ -18,7 +18,7 @@ from .payloads import HASH_CHARS, PayloadError, check_name
 if TYPE_CHECKING:
     from .bundle import Manifest
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 MANIFEST = "manifest.json"
 METRIC = "ip"
 QUERY_ENCODERS = ("static", "transformer")
@@ -150,9 +150,9 @@ class Checker:
 
 def partition_index_bytes(partitions: int, dim: int) -> int:
     """The partition index's size (vector_store.py): u32 count and dim, then per
-    partition its chunk and distinct row counts (u32 each), its bits file's hash and its
-    centroid's sign bits."""
-    return 8 + partitions * (8 + HASH_CHARS // 2 + (dim + 7) // 8)
+    partition its chunk, distinct row and block counts (u32 each), its bits file's hash
+    and its centroid's sign bits."""
+    return 8 + partitions * (12 + HASH_CHARS // 2 + (dim + 7) // 8)
 
 
 def _check_partitioned(check: Checker, vectors: dict, where: str, *, dim: int,

@@ -1,21 +1,22 @@
 """The stored chunk vectors: their payload files, and scoring a query where they lie.
 
-Two layouts (bundle format 4):
+Two layouts (bundle format 5):
 
 - exact: `vectors/vec.<h>.<dtype>`, parts of whole pages in chunk order, raw
   little-endian rows; every query scores every row.
 - partitioned (int8 only, see partitions.py): one index, then per partition a file of
-  sign bits and a file of int8 rows. A partition stores each distinct int8 row once:
-  chunks with the same vector (a page copied into every version of a site) share it.
-  - `vectors/ivf.<h>.bin`: u32 k, u32 dim, k x u32 chunks, k x u32 distinct rows, k x 8
-    bytes (the hash in the name of each partition's bits file), k x ceil(dim / 8) bytes
-    of centroid sign bits;
-  - `vectors/bin.<h>.bin`: u32 n (chunks), u32 d (distinct rows), 8 bytes (the hash in
-    the name of its rows file), n x u32 page numbers, n x u32 positions on the page (the
-    chunks ascending), when d < n n x u32 row numbers (each chunk's row; rows are
-    numbered in the order of the first chunk that has them), d x ceil(dim / 8) bytes of
-    the rows' sign bits;
-  - `vectors/row.<h>.i8`: its d int8 rows, in row order;
+  sign bits and its int8 rows in blocks, a file each. A partition stores each distinct
+  int8 row once: chunks with the same vector (a page copied into every version of a
+  site) share it.
+  - `vectors/ivf.<h>.bin`: u32 k, u32 dim, k x u32 chunks, k x u32 distinct rows, k x
+    u32 blocks, k x 8 bytes (the hash in the name of each partition's bits file), k x
+    ceil(dim / 8) bytes of centroid sign bits;
+  - `vectors/bin.<h>.bin`: u32 n (chunks), u32 d (distinct rows), u32 b (blocks), b x
+    u32 rows in each block, b x 8 bytes (the hash in the name of each block's rows file),
+    n x u32 page numbers, n x u32 positions on the page (the chunks ascending), when
+    d < n or b > 1 n x u32 row numbers (each chunk's row; the rows of block 0 come
+    first, then those of block 1, ...), d x ceil(dim / 8) bytes of the rows' sign bits;
+  - `vectors/row.<h>.i8`: one block's int8 rows, in row order;
   - `vectors/cent.<h>.i8`: the centroids' int8 codes, which only the next build reads
     (layout_basis.py) so that unchanged chunks keep their partitions.
   Chunks are named by page and position, as the keyword postings are, so that an edit
@@ -30,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -50,17 +52,32 @@ def sign_bytes(dim: int) -> int:
 @dataclass
 class Partition:
     """One partition: its chunk ids (ascending), each chunk's row, the rows' sign bits,
-    and its distinct int8 rows, read when a query first needs them
-    (`VectorSet.partition_rows`)."""
+    and its distinct int8 rows in blocks, each read when a query first needs it
+    (`VectorSet.block_rows`)."""
 
     ids: np.ndarray
     bits: np.ndarray
     """One row of sign bits per distinct row."""
-    rows_file: tuple[str, int]
-    """(name, bytes) of its rows payload."""
+    blocks: list[tuple[str, int]]
+    """(name, rows) of each block's rows payload (rows x dim bytes); block j holds the
+    rows from `block_starts[j]` on."""
     row_of: np.ndarray | None = None
     """Each chunk's row number (None: chunk i has row i)."""
-    rows: np.ndarray | None = None
+    block_data: list[np.ndarray | None] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.block_data:
+            self.block_data = [None] * len(self.blocks)
+
+    @cached_property
+    def block_starts(self) -> np.ndarray:
+        """The first row of each block, then the row count."""
+        return np.concatenate([[0], np.cumsum([rows for _, rows in self.blocks])]
+                              ).astype(np.int64)
+
+    def block_of(self, rows: np.ndarray) -> np.ndarray:
+        """The block holding each of `rows`."""
+        return np.searchsorted(self.block_starts, rows, side="right") - 1
 
     @cached_property
     def row_numbers(self) -> np.ndarray:
@@ -95,15 +112,15 @@ class VectorSet:
     exactly, whatever the layout (`mean_score`)."""
     partitions: list[Partition | None] | None = None
     bits_files: list[str] = field(default_factory=list)
-    """Partitioned: each partition's bits file (the rows file's name is inside it)."""
+    """Partitioned: each partition's bits file (its rows files' names are inside it)."""
     sizes: np.ndarray | None = None
     centroid_bits: np.ndarray | None = None
     probe_rows: int = 0
     candidates: int = 0
     read_partition: Callable[[int], Partition] | None = None
     """Partitioned: reads partition p's bits file (when `partitions[p]` is None)."""
-    read_rows: Callable[[Partition], np.ndarray] | None = None
-    """Partitioned: reads a partition's rows file."""
+    read_rows: Callable[[Partition, int], np.ndarray] | None = None
+    """Partitioned: reads a partition's rows file of block j (rows x dim int8)."""
     _loads: LoadOnce = field(default_factory=LoadOnce, repr=False, compare=False)
 
     @property
@@ -123,21 +140,30 @@ class VectorSet:
                 ("bits", number), lambda: self.read_partition(number))
         return self.partitions[number]
 
-    def partition_rows(self, number: int) -> np.ndarray:
-        """Partition `number`'s int8 rows, its rows file read on first use."""
+    def block_rows(self, number: int, block: int) -> np.ndarray:
+        """Block `block` of partition `number`'s int8 rows, its rows file read on first
+        use."""
         part = self.partition(number)
-        if part.rows is None:
-            part.rows = self._loads.get(("rows", number), lambda: self.read_rows(part))
-        return part.rows
+        if part.block_data[block] is None:
+            part.block_data[block] = self._loads.get(("rows", number, block),
+                                                     lambda: self.read_rows(part, block))
+        return part.block_data[block]
 
-    def _read_together(self, numbers: list[int], *, rows: bool = False) -> None:
-        """Partitions' bits files (or rows files) not read yet, read at the same time."""
-        if rows:
-            in_parallel(lambda n=n: self.partition_rows(n) for n in numbers
-                        if self.partition(n).rows is None)
-        else:
-            in_parallel(lambda n=n: self.partition(n) for n in numbers
-                        if self.partitions[n] is None)
+    def partition_rows(self, number: int) -> np.ndarray:
+        """Partition `number`'s int8 rows, in row order (every block read)."""
+        self._read_blocks([(number, b) for b in range(len(self.partition(number).blocks))])
+        return np.concatenate([self.block_rows(number, b)
+                               for b in range(len(self.partition(number).blocks))])
+
+    def _read_together(self, numbers: list[int]) -> None:
+        """Partitions' bits files not read yet, read at the same time."""
+        in_parallel(lambda n=n: self.partition(n) for n in numbers
+                    if self.partitions[n] is None)
+
+    def _read_blocks(self, wanted: list[tuple[int, int]]) -> None:
+        """(partition, block) rows files not read yet, read at the same time."""
+        in_parallel(lambda n=n, b=b: self.block_rows(n, b) for n, b in wanted
+                    if self.partition(n).block_data[b] is None)
 
     def matrix(self) -> np.ndarray:
         """All rows as one array in chunk order (a copy; for tools and tests, not for
@@ -231,18 +257,25 @@ class VectorSet:
         if every:
             numbers = list(range(len(self.partitions))) if among is None else list(among)
             self._read_together(numbers)
-            self._read_together(numbers, rows=True)
+            self._read_blocks([(n, b) for n in numbers
+                               for b in range(len(self.partition(n).blocks))])
             for number in numbers:
                 part = self.partition(number)
                 dots = int8_dots(self.partition_rows(number), codes, self.dim) / divisor
                 scores[part.ids] = dots[part.row_numbers]
             return scores
         holding = self.candidate_rows(codes)
-        self._read_together([number for number, _ in holding], rows=True)
+        self._read_blocks([(number, int(b)) for number, at in holding
+                           for b in np.unique(self.partition(number).block_of(at))])
         for number, at in holding:
             part = self.partition(number)
             dots = np.full(len(part.bits), np.nan)
-            dots[at] = int8_dots(self.partition_rows(number)[at], codes, self.dim) / divisor
+            blocks = part.block_of(at)
+            for block in np.unique(blocks).tolist():
+                rows = at[blocks == block]
+                local = rows - part.block_starts[block]
+                dots[rows] = int8_dots(self.block_rows(number, block)[local], codes,
+                                       self.dim) / divisor
             chosen = np.isin(part.row_numbers, at)
             scores[part.ids[chosen]] = dots[part.row_numbers[chosen]]
         return scores
@@ -275,20 +308,24 @@ def write_vectors(put: Callable[[str, str, str, bytes], list], stored: Quantized
                                          previous=previous)
     rows = np.ascontiguousarray(stored.vectors, dtype=np.int8)
     dim = rows.shape[1]
-    sizes, distinct, hashes = [], [], []
+    sizes, distinct, block_counts, hashes = [], [], [], []
     partition_of_chunk = np.zeros(len(rows), dtype=np.int64)
     for number, members in enumerate(built.members):
         partition_of_chunk[members] = number
-        kept, row_of = distinct_rows(rows[members])
-        name, _ = put("vectors", "row", "i8", kept.tobytes())
+        kept, row_of, block_rows = blocked_rows(rows[members])
+        names = [put("vectors", "row", "i8", block.tobytes())[0]
+                 for block in split_blocks(kept, block_rows)]
         name, _ = put("vectors", "bin", "bin",
-                      partition_bytes(members, kept, row_of, starts, rows_name=name))
+                      partition_bytes(members, kept, row_of, starts, block_rows=block_rows,
+                                      rows_names=names))
         sizes.append(len(members))
         distinct.append(len(kept))
+        block_counts.append(len(names))
         hashes.append(bytes.fromhex(_hash_of(name)))
     index = (np.array([len(sizes), dim], dtype="<u4").tobytes()
              + np.array(sizes, dtype="<u4").tobytes()
-             + np.array(distinct, dtype="<u4").tobytes() + b"".join(hashes)
+             + np.array(distinct, dtype="<u4").tobytes()
+             + np.array(block_counts, dtype="<u4").tobytes() + b"".join(hashes)
              + partitions.sign_bits(built.centroids).tobytes())
     return {"layout": "partitioned", "partitions": len(sizes),
             "probe_rows": partitions.PROBE_ROWS, "candidates": partitions.CANDIDATES,
@@ -317,15 +354,47 @@ def distinct_rows(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return block[np.sort(first)], rank[np.asarray(inverse).ravel()]
 
 
+def blocked_rows(block: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """A partition's distinct rows grouped in blocks (partitions.row_blocks): the rows
+    (block 0's first, each block's in the order of their first chunk), each of `block`'s
+    rows' number among them, and the rows in each block."""
+    kept, row_of = distinct_rows(block)
+    blocks = partitions.row_blocks(kept, rows_per_block=partitions.ROWS_BLOCK)
+    order = np.argsort(blocks, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return kept[order], rank[row_of], np.bincount(blocks).tolist()
+
+
+def split_blocks(rows: np.ndarray, block_rows: list[int]) -> list[np.ndarray]:
+    """`rows` cut into blocks of `block_rows` rows each."""
+    cuts = np.cumsum([0, *block_rows])
+    return [rows[a:b] for a, b in pairwise(cuts.tolist())]
+
+
+def in_memory_partition(members: np.ndarray, rows: np.ndarray) -> Partition:
+    """The partition of chunks `members` with int8 `rows` (theirs, in order) as a reader
+    holds it once every file is read, for tools that build one without a bundle."""
+    kept, row_of, block_rows = blocked_rows(rows)
+    mapped = len(kept) < len(members) or len(block_rows) > 1
+    return Partition(ids=np.asarray(members), bits=partitions.sign_bits(kept),
+                     blocks=[("", count) for count in block_rows],
+                     row_of=row_of if mapped else None,
+                     block_data=split_blocks(kept, block_rows))
+
+
 def partition_bytes(members: np.ndarray, rows: np.ndarray, row_of: np.ndarray,
-                    starts: np.ndarray, *, rows_name: str) -> bytes:
+                    starts: np.ndarray, *, block_rows: list[int],
+                    rows_names: list[str]) -> bytes:
     """A partition's bits file (see the module's docstring): `members` its chunks,
-    `rows` its distinct rows, `row_of` each chunk's row; `rows_name` names its rows
-    file."""
+    `rows` its distinct rows, `row_of` each chunk's row, `block_rows` the rows in each
+    block and `rows_names` the blocks' rows files."""
     pages = np.searchsorted(starts, members, side="right") - 1
-    mapping = row_of.astype("<u4").tobytes() if len(rows) < len(members) else b""
-    return (np.array([len(members), len(rows)], dtype="<u4").tobytes()
-            + bytes.fromhex(_hash_of(rows_name))
+    mapped = len(rows) < len(members) or len(block_rows) > 1
+    mapping = np.asarray(row_of).astype("<u4").tobytes() if mapped else b""
+    return (np.array([len(members), len(rows), len(block_rows)], dtype="<u4").tobytes()
+            + np.array(block_rows, dtype="<u4").tobytes()
+            + b"".join(bytes.fromhex(_hash_of(name)) for name in rows_names)
             + pages.astype("<u4").tobytes() + (members - starts[pages]).astype("<u4").tobytes()
             + mapping + partitions.sign_bits(rows).tobytes())
 
@@ -361,6 +430,8 @@ class PartitionIndex:
     """Chunks per partition."""
     distinct: np.ndarray
     """Distinct rows per partition."""
+    blocks: np.ndarray
+    """Rows files per partition."""
     bin_names: list[str]
     centroid_bits: np.ndarray
 
@@ -374,17 +445,18 @@ def parse_index(data: bytes, *, partitions_count: int, dim: int, source: str
     if len(data) != expected or head is None or int(head[0]) != k or int(head[1]) != dim:
         raise BundleError(f"{source} is not the index of {k} partitions of {dim} dims: "
                           "rebuild the site")
-    sizes = np.frombuffer(data, dtype="<u4", count=k, offset=8).astype(np.int64)
-    distinct = np.frombuffer(data, dtype="<u4", count=k, offset=8 + 4 * k).astype(np.int64)
-    at = 8 + 8 * k
+    counts = np.frombuffer(data, dtype="<u4", count=3 * k, offset=8).astype(np.int64)
+    sizes, distinct, blocks = counts[:k], counts[k:2 * k], counts[2 * k:]
+    at = 8 + 12 * k
     names = [payload_name_of("vectors", "bin", "bin", data[at + i * HASH_BYTES:
                                                           at + (i + 1) * HASH_BYTES])
              for i in range(k)]
     bits = np.frombuffer(data, dtype=np.uint8, offset=at + k * HASH_BYTES).reshape(k, width)
-    if k and (sizes.min() < 1 or distinct.min() < 1 or np.any(distinct > sizes)):
-        raise BundleError(f"{source} lists an empty partition, or one with more rows than "
-                          "chunks: rebuild the site")
-    return PartitionIndex(sizes=sizes, distinct=distinct, bin_names=names,
+    if k and (sizes.min() < 1 or distinct.min() < 1 or np.any(distinct > sizes)
+              or blocks.min() < 1 or np.any(blocks > distinct)):
+        raise BundleError(f"{source} lists an empty partition, one with more rows than "
+                          "chunks or more blocks than rows: rebuild the site")
+    return PartitionIndex(sizes=sizes, distinct=distinct, blocks=blocks, bin_names=names,
                           centroid_bits=bits)
 
 
@@ -392,45 +464,54 @@ def payload_name_of(folder: str, stem: str, ext: str, digest: bytes) -> str:
     return f"{folder}/{stem}.{digest.hex()}.{ext}"
 
 
-def bin_bytes(chunks: int, rows: int, dim: int) -> int:
-    """A bits file's size: `chunks` chunks sharing `rows` distinct rows."""
-    mapping = 4 * chunks if rows < chunks else 0
-    return 8 + HASH_BYTES + 8 * chunks + mapping + rows * sign_bytes(dim)
+def bin_bytes(chunks: int, rows: int, blocks: int, dim: int) -> int:
+    """A bits file's size: `chunks` chunks sharing `rows` distinct rows in `blocks`
+    rows files."""
+    mapping = 4 * chunks if rows < chunks or blocks > 1 else 0
+    return (12 + blocks * (4 + HASH_BYTES) + 8 * chunks + mapping
+            + rows * sign_bytes(dim))
 
 
-def parse_partition(data: bytes, *, chunks: int, rows: int, dim: int, starts: np.ndarray,
-                    source: str) -> Partition:
+def parse_partition(data: bytes, *, chunks: int, rows: int, blocks: int, dim: int,
+                    starts: np.ndarray, source: str) -> Partition:
     """A partition's bits file: its chunk ids, each chunk's row, the rows' sign bits, its
-    rows file's name (BundleError naming `source` when its counts, pages, positions or
-    row numbers are wrong or its chunks not ascending)."""
+    blocks' rows files (BundleError naming `source` when its counts, pages, positions or
+    row numbers are wrong, its chunks not ascending or a block's rows not in the order of
+    their first chunk)."""
     width = sign_bytes(dim)
-    head = np.frombuffer(data[:8], dtype="<u4") if len(data) >= 8 else None
-    ok = (len(data) == bin_bytes(chunks, rows, dim) and head is not None
-          and int(head[0]) == chunks and int(head[1]) == rows)
+    head = np.frombuffer(data[:12], dtype="<u4") if len(data) >= 12 else None
+    ok = (len(data) == bin_bytes(chunks, rows, blocks, dim) and head is not None
+          and [int(x) for x in head] == [chunks, rows, blocks])
     row_of = None
     if ok:
-        at = 8 + HASH_BYTES
+        block_rows = np.frombuffer(data, dtype="<u4", count=blocks, offset=12).astype(np.int64)
+        ok = block_rows.min() >= 1 and int(block_rows.sum()) == rows
+        at = 12 + blocks * (4 + HASH_BYTES)
         pages = np.frombuffer(data, dtype="<u4", count=chunks, offset=at).astype(np.int64)
         local = np.frombuffer(data, dtype="<u4", count=chunks,
                               offset=at + 4 * chunks).astype(np.int64)
-        ok = not chunks or pages.max() < len(starts) - 1
+        ok = ok and (not chunks or pages.max() < len(starts) - 1)
     if ok:
         ids = starts[pages] + local
         ok = not (np.any(ids >= starts[pages + 1]) or np.any(np.diff(ids) <= 0))
-    if ok and rows < chunks:
+    if ok and (rows < chunks or blocks > 1):
         row_of = np.frombuffer(data, dtype="<u4", count=chunks,
                                offset=at + 8 * chunks).astype(np.int64)
-        # rows numbered by their first chunk: each first appears after all lower ones
-        _, first = np.unique(row_of, return_index=True)
-        ok = (int(row_of.max()) == rows - 1 and len(first) == rows
-              and bool(np.all(np.diff(first) > 0)))
+        # every row used; within a block, rows in the order of their first chunk
+        numbers, first = np.unique(row_of, return_index=True)
+        cuts = np.cumsum(block_rows)[:-1]
+        ok = (len(numbers) == rows and int(numbers[-1]) == rows - 1
+              and all(bool(np.all(np.diff(part) > 0)) for part in np.split(first, cuts)))
     if not ok:
         raise BundleError(f"{source} is not a partition of {chunks} distinct chunks "
-                          f"ascending sharing {rows} rows: rebuild the site")
+                          f"ascending sharing {rows} rows in {blocks} blocks: rebuild the site")
     bits = np.frombuffer(data, dtype=np.uint8,
                          offset=len(data) - rows * width).reshape(rows, width)
-    rows_name = payload_name_of("vectors", "row", "i8", data[8:8 + HASH_BYTES])
-    return Partition(ids=ids, bits=bits, rows_file=(rows_name, rows * dim), row_of=row_of)
+    hashes = data[12 + 4 * blocks:12 + blocks * (4 + HASH_BYTES)]
+    names = [payload_name_of("vectors", "row", "i8", hashes[i * HASH_BYTES:(i + 1) * HASH_BYTES])
+             for i in range(blocks)]
+    return Partition(ids=ids, bits=bits, blocks=list(zip(names, block_rows.tolist())),
+                     row_of=row_of)
 
 
 def read_partitioned(spec: dict, starts: np.ndarray, read: Callable[[str, int], bytes], *,
@@ -444,13 +525,14 @@ def read_partitioned(spec: dict, starts: np.ndarray, read: Callable[[str, int], 
 
     def read_partition(number: int) -> Partition:
         chunks, rows = int(index.sizes[number]), int(index.distinct[number])
-        name = index.bin_names[number]
-        return parse_partition(read(name, bin_bytes(chunks, rows, dim)), chunks=chunks,
-                               rows=rows, dim=dim, starts=starts, source=name)
+        blocks, name = int(index.blocks[number]), index.bin_names[number]
+        return parse_partition(read(name, bin_bytes(chunks, rows, blocks, dim)),
+                               chunks=chunks, rows=rows, blocks=blocks, dim=dim,
+                               starts=starts, source=name)
 
-    def read_rows(part: Partition) -> np.ndarray:
-        name, size = part.rows_file
-        return np.frombuffer(read(name, size), dtype=np.int8).reshape(len(part.bits), dim)
+    def read_rows(part: Partition, block: int) -> np.ndarray:
+        name, rows = part.blocks[block]
+        return np.frombuffer(read(name, rows * dim), dtype=np.int8).reshape(rows, dim)
 
     vectors = VectorSet(dtype="i8", scale=float(spec["scale"]), dim=dim,
                         column_sums=column_sums_of(spec), partitions=[None] * k,
@@ -478,16 +560,22 @@ def payloads_of_index(spec: dict, index_data: bytes) -> list[tuple[str, int]]:
     dim = spec["dim"]
     index = parse_index(index_data, partitions_count=spec["partitions"], dim=dim,
                         source=spec["index"][0])
-    return [(name, bin_bytes(int(chunks), int(rows), dim))
-            for name, chunks, rows in zip(index.bin_names, index.sizes, index.distinct)]
+    return [(name, bin_bytes(int(chunks), int(rows), int(blocks), dim))
+            for name, chunks, rows, blocks in zip(index.bin_names, index.sizes,
+                                                  index.distinct, index.blocks)]
 
 
-def payloads_of_partition(spec: dict, bits_data: bytes) -> list[tuple[str, int]]:
-    """The rows file a partition's bits file names, with its size (what the file's
+def payloads_of_partition(spec: dict, bits_data: bytes, source: str) -> list[tuple[str, int]]:
+    """The rows files a partition's bits file names, with their sizes (what the file's
     header says; `parse_partition` checks the rest)."""
-    rows = int(np.frombuffer(bits_data[4:8], dtype="<u4")[0]) if len(bits_data) >= 8 else 0
-    name = payload_name_of("vectors", "row", "i8", bits_data[8:8 + HASH_BYTES])
-    return [(name, rows * spec["dim"])]
+    blocks = int(np.frombuffer(bits_data[8:12], dtype="<u4")[0]) if len(bits_data) >= 12 else 0
+    if not blocks or len(bits_data) < 12 + blocks * (4 + HASH_BYTES):
+        raise BundleError(f"{source} is not a partition's bits file: rebuild the site")
+    rows = np.frombuffer(bits_data, dtype="<u4", count=blocks, offset=12).tolist()
+    at = 12 + 4 * blocks
+    return [(payload_name_of("vectors", "row", "i8",
+                             bits_data[at + i * HASH_BYTES:at + (i + 1) * HASH_BYTES]),
+             int(count) * spec["dim"]) for i, count in enumerate(rows)]
 
 
 def column_sums_of(spec: dict) -> np.ndarray:

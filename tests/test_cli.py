@@ -302,7 +302,7 @@ def test_unknown_manifest_format_names_both_versions(bundle_copy):
     (bundle_copy / "manifest.json").write_text(json.dumps(manifest))
     result = CliRunner().invoke(cli, ["stats", str(bundle_copy)])
     assert result.exit_code == 1
-    assert "format 99" in result.stderr and "reads format 4" in result.stderr
+    assert "format 99" in result.stderr and "reads format 5" in result.stderr
 
 
 def test_missing_source_and_unreachable_url(tmp_path):

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -385,13 +386,14 @@ def test_a_failed_refresh_leaves_the_earlier_copy_as_it_was(deployed, tmp_path):
 
 @pytest.fixture(scope="module")
 def partitioned_project(tmp_path_factory) -> Path:
-    """The sample site in the partitioned layout, partitions of a few chunks, a query
-    probing some of them and scoring two candidates exactly."""
+    """The sample site in the partitioned layout, partitions of a few chunks in blocks of
+    one row, a query probing some of them and scoring two candidates exactly."""
     from mkdocs_semantic import partitions
 
     root = tmp_path_factory.mktemp("partitioned")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(partitions, "PARTITION_ROWS", 2)
+        patch.setattr(partitions, "ROWS_BLOCK", 1)
         patch.setattr(partitions, "PROBE_ROWS", 3)
         patch.setattr(partitions, "CANDIDATES", 2)
         build_sample_site(root, vector_layout="partitioned")
@@ -406,30 +408,31 @@ def deployed_partitioned(partitioned_project, tmp_path) -> Iterator[StaticSite]:
 def test_a_partitioned_site_downloads_only_the_partitions_its_queries_need(
         partitioned_project, deployed_partitioned, tmp_path):
     """A query fetches the bits files of the partitions it probes and the rows files of
-    those holding its candidates; everything else comes down up front."""
+    the blocks holding its candidates; everything else comes down up front."""
     from mkdocs_semantic.search import Searcher
 
     site, server = partitioned_project / "site", deployed_partitioned
     local = Searcher.open(site)
     vectors = local.bundle.vectors
     bits_files = [name.rsplit("/", 1)[-1] for name in vectors.bits_files]
-    rows_files = [vectors.partition(p).rows_file[0].rsplit("/", 1)[-1]
-                  for p in range(len(bits_files))]
+    rows_files = {name.rsplit("/", 1)[-1] for p in range(len(bits_files))
+                  for name, _ in vectors.partition(p).blocks}
     assert len(bits_files) >= 4
 
     def needed(query: str) -> set[str]:
         codes = local.embed(query)
-        wanted = set(vectors.candidate_ids(codes).tolist())
         probed = vectors.probed(codes)
         return {bits_files[p] for p in probed} | {
-            rows_files[p] for p in probed if wanted & set(vectors.partition(p).ids.tolist())}
+            vectors.partition(p).blocks[int(b)][0].rsplit("/", 1)[-1]
+            for p, at in vectors.candidate_rows(codes)
+            for b in np.unique(vectors.partition(p).block_of(at))}
 
     cache, url = tmp_path / "cache", server.url + "docs/"
     first = run("query", url, "cookies", "--json", "--cache-dir", str(cache))
     assert first.exit_code == 0, first.output
     here = json.loads(run("query", str(site), "cookies", "--json").stdout)
     assert json.loads(first.stdout)["results"] == here["results"] and here["results"]
-    on_demand = set(bits_files) | set(rows_files)
+    on_demand = set(bits_files) | rows_files
     fetched = set(server.downloads()) & on_demand
     assert fetched == needed("cookies") and len(fetched) < len(on_demand)
     up_front = {f["name"].rsplit("/", 1)[-1] for f in listed(site / "semantic")

@@ -34,8 +34,10 @@ def clustered_vectors(n: int = CHUNKS, dim: int = 384) -> np.ndarray:
 
 @pytest.fixture
 def small_partitions(monkeypatch):
-    """Partitions of about 6 rows; a query probes 2 or 3 of them and scores 8 rows."""
+    """Partitions of about 6 rows in blocks of about 2; a query probes 2 or 3 of them and
+    scores 8 rows."""
     monkeypatch.setattr(partitions, "PARTITION_ROWS", 6)
+    monkeypatch.setattr(partitions, "ROWS_BLOCK", 2)
     monkeypatch.setattr(partitions, "PROBE_ROWS", 12)
     monkeypatch.setattr(partitions, "CANDIDATES", 8)
 
@@ -115,6 +117,63 @@ def test_a_query_scores_its_candidates_exactly_and_no_others(tmp_path, small_par
     assert all(signs[a] > signs[b] or (signs[a] == signs[b] and a < b)
                for a, b in itertools.pairwise(order))
     assert probed == order[:len(probed)].tolist()
+
+
+def test_row_blocks_cluster_a_partitions_rows_into_numbered_nonempty_blocks():
+    rows = quantize(clustered_vectors(40), "i8").vectors
+    blocks = partitions.row_blocks(rows, rows_per_block=8)
+    assert len(np.unique(blocks)) == 5 and np.bincount(blocks).min() >= 1
+    _, first = np.unique(blocks, return_index=True)
+    assert np.all(np.diff(first) > 0)  # numbered in the order of their first row
+    np.testing.assert_array_equal(blocks, partitions.row_blocks(rows, rows_per_block=8))
+    assert partitions.row_blocks(rows[:11], rows_per_block=16).tolist() == [0] * 11
+
+
+def test_a_query_reads_only_the_row_blocks_holding_its_candidates(tmp_path, small_partitions):
+    write(tmp_path / "exact", "exact")
+    write(tmp_path / "part", "partitioned")
+    exact = read_bundle(tmp_path / "exact").vectors
+    spec = catalog_of(tmp_path / "part")["vectors"][0]
+    bundle = read_bundle(tmp_path / "part")
+    read: list[str] = []
+
+    def reading(name: str, size: int) -> bytes:
+        read.append(name)
+        return (tmp_path / "part" / name).read_bytes()
+
+    from mkdocs_semantic.vector_store import read_partitioned
+
+    lazy = read_partitioned(spec, bundle.pages.starts, reading, lazy=True)
+    lazy.candidates = 3  # fewer candidates than a probed partition's blocks hold
+    assert any(len(lazy.partition(p).blocks) > 1 for p in range(len(lazy.partitions)))
+    skipped = 0
+    for row in range(0, CHUNKS, 7):
+        codes = query_codes(clustered_vectors()[row] + 0.1)
+        read.clear()
+        scored = lazy.scores(codes)
+        holding = lazy.candidate_rows(codes)
+        wanted = {lazy.partition(p).blocks[int(b)][0] for p, at in holding
+                  for b in np.unique(lazy.partition(p).block_of(at))}
+        assert {n for n in read if n.startswith("vectors/row.")} <= wanted
+        skipped += sum(len(lazy.partition(p).blocks) for p, _ in holding) - len(wanted)
+        held = np.flatnonzero(~np.isnan(scored))
+        np.testing.assert_array_equal(scored[held], exact.scores(codes)[held])
+    assert skipped  # some partition holding a candidate kept a block unread
+
+
+def test_a_bits_file_whose_blocks_do_not_add_up_is_refused(tmp_path, small_partitions):
+    write(tmp_path, "partitioned")
+    bundle = read_bundle(tmp_path)
+    vectors = bundle.vectors
+    part = next(vectors.partition(p) for p in range(len(vectors.partitions))
+                if len(vectors.partition(p).blocks) > 1)
+    data = bytearray(bits_file_of(part, np.zeros((len(part.bits), 384), np.int8),
+                                  bundle.pages.starts))
+    data[12:16] = (int.from_bytes(data[12:16], "little") + 1).to_bytes(4, "little")
+    with pytest.raises(BundleError, match=rf"in {len(part.blocks)} blocks"):
+        parse_partition(bytes(data), chunks=len(part.ids), rows=len(part.bits),
+                        blocks=len(part.blocks), dim=384, starts=bundle.pages.starts,
+                        source="bin")
 
 
 def test_a_filtered_query_misses_no_match_in_partitions_it_would_not_probe(
@@ -240,8 +299,7 @@ def test_partitions_whose_rows_do_not_add_up_or_overlap_are_refused(tmp_path,
     vectors, starts = bundle.vectors, bundle.pages.starts
     first, second = vectors.partition(0), vectors.partition(1)
     ids = np.sort(np.append(second.ids[1:], first.ids[0]))  # 1 also claims 0's first chunk
-    data = partition_bytes(ids, vectors.partition_rows(1), second.row_numbers,
-                                        starts, rows_name=second.rows_file[0])
+    data = bits_file_of(second, vectors.partition_rows(1), starts, ids=ids)
     index = (tmp_path / spec["index"][0]).read_bytes()
     old_bin = vector_store.parse_index(index, partitions_count=spec["partitions"], dim=384,
                                        source="").bin_names[1]
@@ -332,16 +390,32 @@ def test_a_one_page_edit_rewrites_only_the_partitions_that_hold_its_chunks(
     touched = [a[2] or b[2] for a, b in zip(old, new)]
     assert [a[:2] != b[:2] for a, b in zip(old, new)] == touched
     changed = set(after) - set(before)
-    # of 12 partitions, 1-3 change: their bits and rows files, and the index naming them
-    assert len(changed) == 2 * sum(touched) + 1 and 1 <= sum(touched) <= 3
+    # of 12 partitions, 1-3 change: their bits file, the rows files of the blocks that
+    # changed, and the index naming the bits files; no file of another partition
+    theirs = {name.rsplit("/", 1)[-1] for a, b, hit in zip(old, new, touched) if hit
+              for name in (a[0], b[0], *a[1], *b[1])}
+    assert 1 <= sum(touched) <= 3
+    assert {n for n in changed if not n.startswith("ivf.")} <= theirs
+    assert sum(n.startswith("ivf.") for n in changed) == 1
+    assert sum(n.startswith("bin.") for n in changed) == sum(touched)
     assert {name for name in after if name.startswith("cent.")} <= set(before)
 
 
-def partitions_of(bundle) -> list[tuple[str, str, bool]]:
-    """Per partition: its two files, and whether it holds a chunk of page 10."""
+def bits_file_of(part, rows: np.ndarray, starts: np.ndarray, *, ids: np.ndarray | None = None,
+                 row_of: np.ndarray | None = None) -> bytes:
+    """`part`'s bits file written again, with other `ids` or `row_of` when given."""
+    return partition_bytes(part.ids if ids is None else ids, rows,
+                           part.row_numbers if row_of is None else row_of, starts,
+                           block_rows=[count for _, count in part.blocks],
+                           rows_names=[name for name, _ in part.blocks])
+
+
+def partitions_of(bundle) -> list[tuple[str, tuple[str, ...], bool]]:
+    """Per partition: its bits file, its rows files, and whether it holds a chunk of page
+    10."""
     vectors = bundle.vectors
     lo, hi = bundle.pages.starts[10:12]
-    return [(vectors.bits_files[p], vectors.partition(p).rows_file[0],
+    return [(vectors.bits_files[p], tuple(name for name, _ in vectors.partition(p).blocks),
              bool(np.any((vectors.partition(p).ids >= lo) & (vectors.partition(p).ids < hi))))
             for p in range(len(vectors.partitions))]
 
@@ -424,9 +498,9 @@ def test_a_row_map_that_breaks_the_row_order_is_refused(tmp_path, small_partitio
     part = next(bundle.vectors.partition(p) for p in range(len(bundle.vectors.partitions))
                 if bundle.vectors.partition(p).row_of is not None)
     row_of = part.row_of[::-1].copy()  # rows no longer numbered by their first chunk
-    data = partition_bytes(part.ids, np.zeros((len(part.bits), 384), np.int8),
-                                        row_of, bundle.pages.starts,
-                                        rows_name=part.rows_file[0])
+    data = bits_file_of(part, np.zeros((len(part.bits), 384), np.int8),
+                        bundle.pages.starts, row_of=row_of)
     with pytest.raises(BundleError, match="sharing"):
-        parse_partition(data, chunks=len(part.ids), rows=len(part.bits), dim=384,
-                                     starts=bundle.pages.starts, source="bin")
+        parse_partition(data, chunks=len(part.ids), rows=len(part.bits),
+                        blocks=len(part.blocks), dim=384, starts=bundle.pages.starts,
+                        source="bin")

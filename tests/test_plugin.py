@@ -69,7 +69,7 @@ def site(project):
 def test_build_writes_a_bundle_that_answers_paraphrases(site):
     plugin = site.build()
     manifest = json.loads((site.bundle / "manifest.json").read_text())
-    assert manifest["format"] == 4 and manifest["query_encoder"] == "static"
+    assert manifest["format"] == 5 and manifest["query_encoder"] == "static"
     assert manifest["counts"]["pages"] == 3
     bundle = read_bundle(site.site)
     assert bundle.catalog["model"]["dim"] == 384

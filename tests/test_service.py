@@ -73,7 +73,7 @@ def service(site) -> Iterator[str]:
 def test_health_describes_the_bundle(service):
     status, _, body = get(service + "/health")
     assert status == 200
-    assert body["status"] == "ok" and body["pages"] == 4 and body["format"] == 4
+    assert body["status"] == "ok" and body["pages"] == 4 and body["format"] == 5
     assert body["query_encoder"] == "static"
     assert "vector" in body["modes"] and "section" in body["filters"]
 

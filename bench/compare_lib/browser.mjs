@@ -4,7 +4,8 @@
 //   node browser.mjs PLAN.json  ->  JSON on stdout
 //
 // PLAN: {prefix, queries, firstQuery, rank (bool), timeoutMs, protocol: "h2"|"http/1.1",
-//        runs: [{name, kind: "material"|"pagefind"|"semantic", root}],
+//        runs: [{name, kind: "material"|"pagefind"|"semantic", root,
+//                throttle: {mbps, latencyMs} (optional: CDP network emulation)}],
 //        fetchCost: {profiles} (optional: first, what a request costs this Chromium,
 //        fetch_cost.mjs, in the result's `fetchCost`)}
 //
@@ -199,6 +200,17 @@ async function measure(plan, run, tls) {
     await kind.prepare(browser.context);
     const page = await browser.context.newPage();
     page.setDefaultTimeout(timeout);
+    if (run.throttle) {
+      // A reader's network: every request waits latencyMs, bytes come at mbps (the
+      // page's and its workers' requests alike).
+      const cdp = await browser.context.newCDPSession(page);
+      await cdp.send("Network.enable");
+      const bytesPerSecond = (run.throttle.mbps * 1e6) / 8;
+      await cdp.send("Network.emulateNetworkConditions", {
+        offline: false, latency: run.throttle.latencyMs,
+        downloadThroughput: bytesPerSecond, uploadThroughput: bytesPerSecond,
+      });
+    }
     page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
     page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
 

@@ -197,13 +197,14 @@ def shared_note(scales: dict) -> str:
     if not lines:
         return ""
     return ("\n\nOne more effect of the copies on the plugin's vector bytes: identical "
-            "vectors land in the same partition, which stores each distinct vector once "
-            "(bundle format 4), so a query's bits and rows files hold fewer rows than on "
+            "vectors land in the same partition, which stores each distinct vector once, "
+            "so a query's bits and rows files hold fewer rows than on "
             "a site of distinct chunks, and its candidates (distinct rows) spread over "
             "more partitions: " + "; ".join(lines) + ". The index depends on chunk counts "
             "only and is what a site of that many distinct chunks would read; the sign "
             "bits and rows are not: on distinct vectors each bits file holds about 64 rows "
-            "of sign bits and each rows file about 64 rows of 384 bytes. The vector-bits "
+            "of sign bits and each rows file a block of about 16 rows of 384 bytes. The "
+            "vector-bits "
             "and vector-rows figures at 4x and above are therefore lower than a site "
             "without repeated pages would fetch (bench/vector_layout.py measures distinct "
             "vectors).")
@@ -433,9 +434,9 @@ vectors (the "distinct scores" column), so at 16x and 64x recall@10 asks whether
 query's best one or two distinct vectors are found: a weaker test than on a site of
 distinct chunks. The 4,096 chunks a query probes are 4,096 / N distinct vectors;
 its 100 candidates are distinct stored rows (a partition stores each distinct vector
-once, bundle format 4), up to 100 distinct vectors.
-Probe: per query (median), the partitions whose sign bits it read, the rows files
-it read for its candidates, and how many distinct vectors those candidates were.
+once), up to 100 distinct vectors.
+Probe: per query (median), the partitions whose sign bits it read, the rows files (row
+blocks) it read for its candidates, and how many distinct vectors those candidates were.
 
 {header(LAYOUT_COLUMNS)}
 {chr(10).join(layout_rows)}
@@ -959,8 +960,8 @@ def first_query_lever(parts: dict[str, list[int]]) -> str:
                    "4,096 chunks)",
         "vector_bits": "the sign bits of every partition probed: probe fewer rows, or fewer "
                        "bytes a row (fewer bits, or bits of a projection)",
-        "vector_rows": "the int8 rows of every partition holding a candidate: fewer "
-                       "candidates, or smaller partitions so that a rows file holds fewer "
+        "vector_rows": "the int8 rows of every row block holding a candidate: fewer "
+                       "candidates, or smaller blocks so that a rows file holds fewer "
                        "rows the query does not score",
         "vector_index": "the partition index grows with the partition count: larger "
                         "partitions, or a two-level index",

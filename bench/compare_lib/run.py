@@ -571,16 +571,18 @@ def vector_recall(partitioned, exact, queries: list[str]) -> dict:
 
 def probe_facts(vectors, codes) -> dict:
     """What one query reads of a partitioned vector set: the partitions it probes (a bits
-    file each), the partitions holding its candidates (a rows file each), and how many
+    file each), the row blocks holding its candidates (a rows file each), and how many
     distinct vectors its candidates are (identical copies share a vector)."""
     import numpy as np
 
     probed = vectors.probed(codes)
     holding = vectors.candidate_rows(codes)
+    blocks = [(number, int(b)) for number, at in holding
+              for b in np.unique(vectors.partition(number).block_of(at))]
     rows = [vectors.partition_rows(number)[at] for number, at in holding]
     distinct = len(np.unique(np.concatenate(rows), axis=0)) if rows else 0
     return {"partitions_probed": len(probed), "rows_probed": int(vectors.sizes[probed].sum()),
-            "row_files": len(holding), "candidates": sum(len(at) for _, at in holding),
+            "row_files": len(blocks), "candidates": sum(len(at) for _, at in holding),
             "distinct_candidate_vectors": distinct}
 
 

@@ -1,8 +1,8 @@
-// Reading a search bundle written by mkdocs_semantic/bundle.py (format 4): checks of the
+// Reading a search bundle written by mkdocs_semantic/bundle.py (format 5): checks of the
 // manifest and the catalog, payload names and URLs, hashes, and the binary payloads.
 // Pure functions over parsed JSON and ArrayBuffers, so they run in workers and in node tests.
 
-export const FORMAT_VERSION = 4;
+export const FORMAT_VERSION = 5;
 export const SCALAR_BYTES = { i8: 1, f16: 2, f32: 4 };
 export const QUERY_ENCODERS = ["static", "transformer"];
 /** Ranking modes (mkdocs_semantic/bundle_format.py SEARCH_MODES). */
@@ -472,22 +472,23 @@ export function parseTableShard(buffer, dim, name) {
 
 const HASH_BYTES = HASH_CHARS / 2;
 
-/** The partition index's size: u32 count and dim, then per partition its chunk and
- * distinct row counts (u32 each), its bits file's hash and its centroid's sign bits. */
+/** The partition index's size: u32 count and dim, then per partition its chunk, distinct
+ * row and block counts (u32 each), its bits file's hash and its centroid's sign bits. */
 function partitionIndexBytes(partitions, dim) {
-  return 8 + partitions * (8 + HASH_BYTES + Math.ceil(dim / 8));
+  return 8 + partitions * (12 + HASH_BYTES + Math.ceil(dim / 8));
 }
-/** A bits file's size: `chunks` chunks sharing `rows` distinct rows. */
-function bitsFileBytes(chunks, rows, dim) {
-  return 8 + HASH_BYTES + 8 * chunks + (rows < chunks ? 4 * chunks : 0) + rows * Math.ceil(dim / 8);
+/** A bits file's size: `chunks` chunks sharing `rows` distinct rows in `blocks` rows files. */
+function bitsFileBytes(chunks, rows, blocks, dim) {
+  const mapped = rows < chunks || blocks > 1;
+  return 12 + blocks * (4 + HASH_BYTES) + 8 * chunks + (mapped ? 4 * chunks : 0) + rows * Math.ceil(dim / 8);
 }
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 
 /**
  * The partition index (mkdocs_semantic/vector_store.py): u32 k, u32 dim, k x u32 chunks,
- * k x u32 distinct rows, k x 8 bytes (the hash in each partition's bits file name), k x
- * ceil(dim / 8) bytes of centroid sign bits. Returns `{sizes, distinct, bitsFiles:
- * [{name, bytes}], centroidBits}` (sizes: chunks per partition).
+ * k x u32 distinct rows, k x u32 blocks, k x 8 bytes (the hash in each partition's bits
+ * file name), k x ceil(dim / 8) bytes of centroid sign bits. Returns `{sizes, distinct,
+ * blocks, bitsFiles: [{name, bytes}], centroidBits}` (sizes: chunks per partition).
  */
 export function parsePartitionIndex(buffer, { partitions, dim, name }) {
   const width = Math.ceil(dim / 8);
@@ -498,42 +499,56 @@ export function parsePartitionIndex(buffer, { partitions, dim, name }) {
   }
   const sizes = new Uint32Array(partitions);
   const distinct = new Uint32Array(partitions);
+  const blocks = new Uint32Array(partitions);
   const bitsFiles = [];
-  const hashes = new Uint8Array(buffer, 8 + 8 * partitions, partitions * HASH_BYTES);
+  const hashes = new Uint8Array(buffer, 8 + 12 * partitions, partitions * HASH_BYTES);
   for (let p = 0; p < partitions; p++) {
     sizes[p] = view.getUint32(8 + 4 * p, true);
     distinct[p] = view.getUint32(8 + 4 * (partitions + p), true);
-    if (sizes[p] < 1 || distinct[p] < 1 || distinct[p] > sizes[p]) {
-      throw new BundleError(`${name} lists an empty partition, or one with more rows than chunks: rebuild the site`);
+    blocks[p] = view.getUint32(8 + 4 * (2 * partitions + p), true);
+    if (sizes[p] < 1 || distinct[p] < 1 || distinct[p] > sizes[p] || blocks[p] < 1 || blocks[p] > distinct[p]) {
+      throw new BundleError(`${name} lists an empty partition, one with more rows than chunks or more blocks than rows: rebuild the site`);
     }
     bitsFiles.push({
       name: `vectors/bin.${hex(hashes.subarray(p * HASH_BYTES, (p + 1) * HASH_BYTES))}.bin`,
-      bytes: bitsFileBytes(sizes[p], distinct[p], dim),
+      bytes: bitsFileBytes(sizes[p], distinct[p], blocks[p], dim),
     });
   }
-  const centroidBits = new Uint8Array(buffer, 8 + partitions * (8 + HASH_BYTES), partitions * width);
-  return { sizes, distinct, bitsFiles, centroidBits };
+  const centroidBits = new Uint8Array(buffer, 8 + partitions * (12 + HASH_BYTES), partitions * width);
+  return { sizes, distinct, blocks, bitsFiles, centroidBits };
 }
 
 /**
- * A partition's bits file: u32 n (chunks), u32 d (distinct rows), 8 bytes (the hash in
- * its rows file's name), n u32 page numbers, n u32 positions on the page (the chunks
- * ascending), when d < n n u32 row numbers (rows numbered by their first chunk), d x
- * ceil(dim / 8) bytes of the rows' sign bits. Returns `{ids, rowOf, firsts, bits,
- * rowsFile: {name, bytes}}`: ids the chunk numbers, rowOf each chunk's row (null: chunk
- * i has row i), firsts each row's first chunk.
+ * A partition's bits file: u32 n (chunks), u32 d (distinct rows), u32 b (blocks), b x u32
+ * rows in each block, b x 8 bytes (the hash in each block's rows file name), n u32 page
+ * numbers, n u32 positions on the page (the chunks ascending), when d < n or b > 1 n u32
+ * row numbers (block 0's rows first, each block's in the order of their first chunk), d x
+ * ceil(dim / 8) bytes of the rows' sign bits. Returns `{ids, rowOf, firsts, bits, blocks:
+ * [{name, bytes, start, rows}]}`: ids the chunk numbers, rowOf each chunk's row (null:
+ * chunk i has row i), firsts each row's first chunk, blocks the rows files (block j holds
+ * the `rows` rows from `start` on).
  */
-export function parsePartitionBits(buffer, { dim, chunks, rows, starts, name }) {
+export function parsePartitionBits(buffer, { dim, chunks, rows, blocks: blockCount, starts, name }) {
   const width = Math.ceil(dim / 8);
   const view = new DataView(buffer);
   const fail = () => {
-    throw new BundleError(`${name} is not a partition of ${chunks} distinct chunks ascending sharing ${rows} rows: rebuild the site`);
+    throw new BundleError(`${name} is not a partition of ${chunks} distinct chunks ascending sharing ${rows} rows in ${blockCount} blocks: rebuild the site`);
   };
-  if (buffer.byteLength !== bitsFileBytes(chunks, rows, dim) || view.getUint32(0, true) !== chunks ||
-      view.getUint32(4, true) !== rows) fail();
+  if (buffer.byteLength !== bitsFileBytes(chunks, rows, blockCount, dim) || view.getUint32(0, true) !== chunks ||
+      view.getUint32(4, true) !== rows || view.getUint32(8, true) !== blockCount) fail();
+  const blocks = [];
+  let start = 0;
+  for (let j = 0; j < blockCount; j++) {
+    const count = view.getUint32(12 + 4 * j, true);
+    if (count < 1) fail();
+    const at = 12 + 4 * blockCount + j * HASH_BYTES;
+    blocks.push({ name: `vectors/row.${hex(new Uint8Array(buffer, at, HASH_BYTES))}.i8`, bytes: count * dim, start, rows: count });
+    start += count;
+  }
+  if (start !== rows) fail();
   const ids = new Uint32Array(chunks);
   const pages = starts.length - 1;
-  const at = 8 + HASH_BYTES;
+  const at = 12 + blockCount * (4 + HASH_BYTES);
   for (let i = 0; i < chunks; i++) {
     const page = view.getUint32(at + 4 * i, true);
     const id = page < pages ? starts[page] + view.getUint32(at + 4 * (chunks + i), true) : -1;
@@ -542,24 +557,28 @@ export function parsePartitionBits(buffer, { dim, chunks, rows, starts, name }) 
   }
   let rowOf = null;
   let firsts = ids;
-  if (rows < chunks) {
+  if (rows < chunks || blockCount > 1) {
     rowOf = new Uint32Array(chunks);
-    firsts = new Uint32Array(rows);
-    let seen = 0; // rows are numbered by their first chunk: each new one is the next number
+    firsts = new Int32Array(rows).fill(-1);
     for (let i = 0; i < chunks; i++) {
       const row = view.getUint32(at + 8 * chunks + 4 * i, true);
-      if (row > seen || row >= rows) fail();
-      if (row === seen) firsts[seen++] = ids[i];
+      if (row >= rows) fail();
+      if (firsts[row] < 0) firsts[row] = ids[i]; // ids ascend: the first is the lowest
       rowOf[i] = row;
     }
-    if (seen !== rows) fail();
+    // every row used; within a block, rows in the order of their first chunk
+    for (const { start: from, rows: count } of blocks) {
+      for (let r = from; r < from + count; r++) {
+        if (firsts[r] < 0 || (r > from && firsts[r] <= firsts[r - 1])) fail();
+      }
+    }
   }
   return {
     ids,
     rowOf,
     firsts,
     bits: new Uint8Array(buffer, buffer.byteLength - rows * width, rows * width),
-    rowsFile: { name: `vectors/row.${hex(new Uint8Array(buffer, 8, HASH_BYTES))}.i8`, bytes: rows * dim },
+    blocks,
   };
 }
 

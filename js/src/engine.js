@@ -1,12 +1,12 @@
-// The search engine that runs inside a worker: reads a format-4 bundle and answers
+// The search engine that runs inside a worker: reads a format-5 bundle and answers
 // queries as mkdocs_semantic/search.py does, loading only what each query needs.
 // Keyword results need the manifest, the catalog, the page table, the lexical shards of
 // the query's terms and the fragments of the results shown (shard lists of a large site
 // add a directory file per lookup). The static query encoder adds the tokenizer, the
 // table shards of the query's tokens and the vectors: in the exact layout every part; in
 // the partitioned one the index, then per query the sign bits of the partitions it
-// probes and the int8 rows of those holding its candidates (a filtered query: every
-// partition holding an eligible chunk). Only the transformer encoder downloads a model
+// probes and the int8 rows of the blocks holding its candidates (a filtered query: every
+// row of every partition holding an eligible chunk). Only the transformer encoder downloads a model
 // and onnxruntime-web (imported on first use).
 
 import {
@@ -27,6 +27,7 @@ import { excerptParts, excerptText } from "./excerpt.js";
 import { LexicalIndex } from "./lexical.js";
 import { VECTOR_CHUNKS, chunkOrder, fuse, sizePriors } from "./ranking.js";
 import {
+  blocksHolding,
   candidateIds,
   meanScore,
   probedPartitions,
@@ -136,16 +137,19 @@ export class Engine {
     });
   }
 
-  /** Partition `p`'s bits file: `{ids, bits, rowsFile}`. */
+  /** Partition `p`'s bits file: `{ids, rowOf, firsts, bits, blocks}`. */
   #partitionBits(set, p) {
     return this.store.get(set.bitsFiles[p], (buffer) => parsePartitionBits(buffer, {
-      dim: set.dim, chunks: set.sizes[p], rows: set.distinct[p], starts: this.starts, name: set.bitsFiles[p].name,
+      dim: set.dim, chunks: set.sizes[p], rows: set.distinct[p], blocks: set.blocks[p],
+      starts: this.starts, name: set.bitsFiles[p].name,
     }));
   }
 
-  /** A partition's int8 rows, in the order of its ids. */
-  #partitionRows(part) {
-    return this.store.get(part.rowsFile, (buffer) => new Int8Array(buffer));
+  /** `part` with the int8 rows of its blocks among `read` (the others null). */
+  async #withRows(part, read, wanted) {
+    const blockRows = await Promise.all(part.blocks.map((block) => (read.includes(block)
+      ? this.store.get(block, (buffer) => new Int8Array(buffer)) : null)));
+    return { ...part, blockRows, wanted };
   }
 
   /** The facets payload: `pages` (and `partitions`) per filter key and value. */
@@ -247,7 +251,7 @@ export class Engine {
     if (among) {
       const parts = await Promise.all(among.map(async (p) => {
         const part = await this.#partitionBits(set, p);
-        return { ...part, rows: await this.#partitionRows(part), wanted: null };
+        return this.#withRows(part, part.blocks, null);
       }));
       return { scores: scorePartitions(set, parts, codes), floor };
     }
@@ -256,9 +260,8 @@ export class Engine {
       .map((p) => this.#partitionBits(set, p)));
     signal?.throwIfAborted();
     const wanted = new Set(candidateIds(probed, tables, set.candidates));
-    const holding = probed.filter((part) => part.firsts.some((id) => wanted.has(id)));
-    const parts = await Promise.all(holding.map(async (part) => (
-      { ...part, rows: await this.#partitionRows(part), wanted })));
+    const parts = await Promise.all(probed.map((part) => ({ part, read: blocksHolding(part, wanted) }))
+      .filter(({ read }) => read.length).map(({ part, read }) => this.#withRows(part, read, wanted)));
     return { scores: scorePartitions(set, parts, codes), floor };
   }
 

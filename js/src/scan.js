@@ -151,29 +151,42 @@ export function candidateIds(partitions, tables, count) {
 }
 
 /**
- * Exact scores of some rows of some partitions (`[{ids, rowOf, firsts, rows, wanted}]`:
- * int8 `rows` in row order, `wanted` a Set of the first chunks of the rows to score, or
- * null for all), given to every chunk that has a scored row, in chunk order: a
- * Float64Array of `chunks` entries, NaN where no row was scored.
+ * Exact scores of some rows of some partitions (`[{ids, rowOf, firsts, blocks, blockRows,
+ * wanted}]`: `blocks` the partition's row blocks (`{start, rows}`), `blockRows` each
+ * block's int8 rows (null for a block not read), `wanted` a Set of the first chunks of
+ * the rows to score, or null for all), given to every chunk that has a scored row, in
+ * chunk order: a Float64Array of `chunks` entries, NaN where no row was scored.
  */
 export function scorePartitions({ dim, scale, chunks }, partitions, codes) {
   const scores = new Float64Array(chunks).fill(NaN);
   const divisor = codesNorm(codes) * scale;
   const wide = Int32Array.from(codes);
-  for (const { ids, rowOf, firsts, rows, wanted } of partitions) {
+  for (const { ids, rowOf, firsts, blocks, blockRows, wanted } of partitions) {
     const rowScores = new Float64Array(firsts.length).fill(NaN);
-    for (let r = 0, base = 0; r < firsts.length; r++, base += dim) {
-      if (wanted && !wanted.has(firsts[r])) continue;
-      let dot = 0;
-      for (let d = 0; d < dim; d++) dot = (dot + rows[base + d] * wide[d]) | 0;
-      rowScores[r] = divisor ? dot / divisor : dot;
-    }
+    blocks.forEach(({ start, rows: count }, j) => {
+      const rows = blockRows[j];
+      for (let r = start, base = 0; r < start + count; r++, base += dim) {
+        if (wanted && !wanted.has(firsts[r])) continue;
+        if (!rows) throw new Error(`the rows of block ${j} were not read`);
+        let dot = 0;
+        for (let d = 0; d < dim; d++) dot = (dot + rows[base + d] * wide[d]) | 0;
+        rowScores[r] = divisor ? dot / divisor : dot;
+      }
+    });
     for (let i = 0; i < ids.length; i++) {
       const score = rowScores[rowOf ? rowOf[i] : i];
       if (!Number.isNaN(score)) scores[ids[i]] = score;
     }
   }
   return scores;
+}
+
+/** The blocks of a partition (`{blocks, firsts}`) holding a row whose first chunk is in `wanted`. */
+export function blocksHolding({ blocks, firsts }, wanted) {
+  return blocks.filter(({ start, rows }) => {
+    for (let r = start; r < start + rows; r++) if (wanted.has(firsts[r])) return true;
+    return false;
+  });
 }
 
 /** Ids of the `k` best scores, best first; `accept(id)` filters (all by default). */

@@ -1,9 +1,9 @@
-// Reading format 4: refusals (other formats, tampered payloads, names that leave the
+// Reading format 5: refusals (other formats, tampered payloads, names that leave the
 // bundle folder) and what each kind of query downloads.
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -46,16 +46,16 @@ async function servedCopy(edit = () => {}, source = BUNDLE) {
   return { server, dir, catalog, engine: new Engine({ manifestUrl: `${server.url}manifest.json` }) };
 }
 
-test("a format-1, -2 or -3 manifest is refused, naming both versions", async () => {
-  for (const version of [1, 2, 3]) {
+test("a format-1, -2, -3 or -4 manifest is refused, naming both versions", async () => {
+  for (const version of [1, 2, 3, 4]) {
     const old = JSON.parse(readFileSync(join(FROZEN(version), "manifest.json"), "utf8"));
     assert.throws(() => checkManifest(old, "manifest.json"), (error) => error instanceof BundleError &&
-      new RegExp(`format ${version}, but this search client reads format 4`).test(error.message));
+      new RegExp(`format ${version}, but this search client reads format 5`).test(error.message));
     const { engine } = await servedCopy((dir, manifest) => {
       for (const key of Object.keys(manifest)) delete manifest[key];
       Object.assign(manifest, old);
     });
-    await assert.rejects(engine.search("cache"), new RegExp(`format ${version}.*reads format 4`));
+    await assert.rejects(engine.search("cache"), new RegExp(`format ${version}.*reads format 5`));
   }
 });
 
@@ -235,7 +235,7 @@ test("binary payloads: table shards and f16/f32 vector parts, little-endian", ()
   assert.equal(halfToFloat(0x7c00), Infinity);
 });
 
-test("partitioned vectors: a query fetches the index, the bits it probes and the rows of its candidates", async () => {
+test("partitioned vectors: a query fetches the index, the bits it probes and the row blocks of its candidates", async () => {
   const { server, catalog, engine } = await servedCopy(() => {}, PARTITIONED);
   const set = catalog.vectors[0];
   assert.ok((await engine.search("service worker offline", { mode: "vector" })).length);
@@ -243,7 +243,8 @@ test("partitioned vectors: a query fetches the index, the bits it probes and the
   const bits = vectorFiles().filter((n) => n.startsWith("vectors/bin.")).length;
   const rows = vectorFiles().filter((n) => n.startsWith("vectors/row.")).length;
   assert.ok(bits > 1 && bits < set.partitions, `${bits} of ${set.partitions} probed`);
-  assert.ok(rows >= 1 && rows <= bits, `${rows} rows files`);
+  const allRows = readdirSync(join(PARTITIONED, "vectors")).filter((n) => n.startsWith("row.")).length;
+  assert.ok(rows >= 1 && rows < allRows, `${rows} of ${allRows} rows files`);
   assert.ok(vectorFiles().includes(set.index[0]));
   assert.ok(!vectorFiles().includes(set.centroids[0]), "the centroids' codes are for the next build");
   // a filtered query: the partitions holding an eligible chunk, bits and rows
@@ -277,30 +278,35 @@ test("a partitioned catalog with a bad field is refused by name", async () => {
   }
 });
 
-test("a partition names chunks by page and position, rising, each on its page; copies share rows", () => {
+test("a partition names chunks by page and position, rising, each on its page; copies share rows; rows in blocks", () => {
   // pages of 3, 4 and 3 chunks: chunk ids 0-2, 3-6, 7-9
   const starts = Int32Array.from([0, 3, 7, 10]);
-  const partition = (pairs, rowOf = null, rows = pairs.length) => {
+  const partition = (pairs, rowOf = null, rows = pairs.length, blocks = [rows]) => {
     const map = rowOf ? 4 * pairs.length : 0;
-    const buffer = new ArrayBuffer(16 + pairs.length * 8 + map + rows);
+    const head = 12 + blocks.length * 12;
+    const buffer = new ArrayBuffer(head + pairs.length * 8 + map + rows);
     const view = new DataView(buffer);
     view.setUint32(0, pairs.length, true);
     view.setUint32(4, rows, true);
-    new Uint8Array(buffer, 8, 8).set([0xab, 0xcd, 0, 1, 2, 3, 4, 0xff]);
+    view.setUint32(8, blocks.length, true);
+    blocks.forEach((count, j) => {
+      view.setUint32(12 + 4 * j, count, true);
+      new Uint8Array(buffer, 12 + 4 * blocks.length + 8 * j, 8).set([0xab, 0xcd, 0, 1, 2, 3, 4, j]);
+    });
     pairs.forEach(([page, local], i) => {
-      view.setUint32(16 + 4 * i, page, true);
-      view.setUint32(16 + 4 * (pairs.length + i), local, true);
-      if (rowOf) view.setUint32(16 + 8 * pairs.length + 4 * i, rowOf[i], true);
+      view.setUint32(head + 4 * i, page, true);
+      view.setUint32(head + 4 * (pairs.length + i), local, true);
+      if (rowOf) view.setUint32(head + 8 * pairs.length + 4 * i, rowOf[i], true);
     });
     return buffer;
   };
-  const options = { dim: 2, chunks: 2, rows: 2, starts, name: "vectors/bin.0123456789abcdef.bin" };
+  const options = { dim: 2, chunks: 2, rows: 2, blocks: 1, starts, name: "vectors/bin.0123456789abcdef.bin" };
   const parsed = parsePartitionBits(partition([[1, 0], [2, 0]]), options);
   assert.deepEqual(Array.from(parsed.ids), [3, 7]);
   assert.equal(parsed.rowOf, null);
   assert.deepEqual(Array.from(parsed.firsts), [3, 7]);
-  assert.deepEqual(parsed.rowsFile, { name: "vectors/row.abcd0001020304ff.i8", bytes: 4 });
-  const wrong = /not a partition of 2 distinct chunks ascending sharing 2 rows/;
+  assert.deepEqual(parsed.blocks, [{ name: "vectors/row.abcd000102030400.i8", bytes: 4, start: 0, rows: 2 }]);
+  const wrong = /not a partition of 2 distinct chunks ascending sharing 2 rows in 1 blocks/;
   assert.throws(() => parsePartitionBits(partition([[2, 0], [1, 0]]), options), wrong);
   assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 4]]), options), wrong); // past its page
   assert.throws(() => parsePartitionBits(partition([[1, 0], [3, 0]]), options), wrong); // no such page
@@ -311,11 +317,22 @@ test("a partition names chunks by page and position, rising, each on its page; c
   assert.deepEqual(Array.from(copies.rowOf), [0, 1, 0]);
   assert.deepEqual(Array.from(copies.firsts), [3, 4]);
   assert.equal(copies.bits.length, 2);
-  assert.deepEqual(copies.rowsFile.bytes, 4);
+  assert.equal(copies.blocks[0].bytes, 4);
   const unordered = /sharing 2 rows/; // rows numbered by their first chunk, every one used
   assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [1, 0, 0], 2), shared), unordered);
   assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [0, 0, 0], 2), shared), unordered);
   assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [0, 2, 1], 2), shared), unordered);
+  // three distinct rows in two blocks, {chunk 4} then {chunk 3, chunk 7}: each block's rows
+  // in the order of their first chunk, a map even though no row is shared
+  const blocked = { ...options, chunks: 3, rows: 3, blocks: 2 };
+  const inBlocks = parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [1, 0, 2], 3, [1, 2]), blocked);
+  assert.deepEqual(Array.from(inBlocks.firsts), [4, 3, 7]);
+  assert.deepEqual(inBlocks.blocks.map(({ start, rows, bytes }) => [start, rows, bytes]), [[0, 1, 2], [1, 2, 4]]);
+  assert.deepEqual(inBlocks.blocks.map((b) => b.name), ["vectors/row.abcd000102030400.i8", "vectors/row.abcd000102030401.i8"]);
+  const badBlocks = /sharing 3 rows in 2 blocks/;
+  assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [2, 0, 1], 3, [1, 2]), blocked), badBlocks);
+  assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [1, 0, 2], 3, [2, 2]), blocked), badBlocks);
+  assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [1, 0, 2], 3, [3, 0]), blocked), badBlocks);
 });
 
 test("a search aborted while its query is embedded asks for no partition file", async () => {

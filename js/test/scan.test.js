@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { makeFilter } from "../src/engine.js";
 import {
-  candidateIds, codesNorm, meanScore, probedPartitions, queryCodes, scoreAll, scorePartitions, signScores, signTables, topK,
+  blocksHolding, candidateIds, codesNorm, meanScore, probedPartitions, queryCodes, scoreAll, scorePartitions, signScores, signTables, topK,
   unitLength,
 } from "../src/scan.js";
 
@@ -86,17 +86,27 @@ test("the probe takes partitions by sign score until they hold enough rows; cand
 test("candidates' exact scores, NaN elsewhere; the mean score from the column sums", () => {
   const set = { dim: 2, scale: 10, chunks: 5 };
   const codes = Int8Array.from([4, 3]);
+  const one = [{ start: 0, rows: 2 }];
   const parts = [{ ids: Uint32Array.from([1, 3]), rowOf: null, firsts: Uint32Array.from([1, 3]),
-    rows: Int8Array.from([10, 0, 0, 10]), wanted: new Set([3]) }];
+    blocks: one, blockRows: [Int8Array.from([10, 0, 0, 10])], wanted: new Set([3]) }];
   const scores = Array.from(scorePartitions(set, parts, codes));
   assert.deepEqual(scores.map(Number.isNaN), [true, true, true, false, true]);
   assert.equal(scores[3], 30 / 50);
   // chunks 0 and 4 share row 0, chunk 2 has row 1: a scored row scores all its chunks
   const shared = [{ ids: Uint32Array.from([0, 2, 4]), rowOf: Uint32Array.from([0, 1, 0]),
-    firsts: Uint32Array.from([0, 2]), rows: Int8Array.from([10, 0, 0, 10]), wanted: new Set([0]) }];
+    firsts: Uint32Array.from([0, 2]), blocks: one, blockRows: [Int8Array.from([10, 0, 0, 10])], wanted: new Set([0]) }];
   const copies = Array.from(scorePartitions(set, shared, codes));
   assert.deepEqual(copies.map(Number.isNaN), [false, true, true, true, false]);
   assert.equal(copies[0], 40 / 50);
   assert.equal(copies[4], 40 / 50);
+  // rows in two blocks, only the second read: its row is scored, the unread block's is not
+  const blocks = [{ start: 0, rows: 1 }, { start: 1, rows: 1 }];
+  const blocked = { ids: Uint32Array.from([1, 3]), rowOf: Uint32Array.from([1, 0]), firsts: Uint32Array.from([3, 1]),
+    blocks, blockRows: [null, Int8Array.from([10, 0])] };
+  assert.deepEqual(blocksHolding(blocked, new Set([1])), [blocks[1]]);
+  const fromBlock = Array.from(scorePartitions(set, [{ ...blocked, wanted: new Set([1]) }], codes));
+  assert.deepEqual(fromBlock.map(Number.isNaN), [true, false, true, true, true]);
+  assert.equal(fromBlock[1], 40 / 50);
+  assert.throws(() => scorePartitions(set, [{ ...blocked, wanted: new Set([3]) }], codes), /block 0 were not read/);
   assert.equal(meanScore({ dtype: "i8", scale: 10, sum: Float64Array.from([10, 10]) }, 2, codes), 70 / (2 * 50));
 });
