@@ -513,12 +513,14 @@ def test_typing_on_a_slow_network_shows_keyword_results_then_hybrid_never_stale(
 @pytest.mark.parametrize("theme", ["mkdocs", "readthedocs", "material"])
 def test_typing_on_a_slow_network_reads_the_partitioned_layout(sites, tmp_path, theme):
     """The same typing (120 ms a key, 20 Mbit/s, fresh profile) on a site whose vectors
-    are in the partitioned layout (index, bits files, rows files): no list for an older
-    text than the box holds, and the last one is the hybrid ranking of the whole query,
-    led by the Python searcher's best section."""
+    are in the partitioned layout (index, bits files, rows files of row blocks): no list
+    for an older text than the box holds, and the last one is the hybrid ranking of the
+    whole query, led by the Python searcher's best section."""
     site = sites[f"{theme}-partitioned"]
     catalog = json.loads(next((site / "semantic").glob("catalog.*.json")).read_text())
     assert catalog["vectors"][0]["layout"] == "partitioned"
+    vectors = Searcher.open(site).bundle.vectors
+    assert any(len(vectors.partition(p).blocks) > 1 for p in range(len(vectors.partitions)))
     report = drive("typing", {"site": str(site), "prefix": PREFIX, "theme": theme,
                               "start": "", "query": TYPED_QUERY, "typeDelayMs": 120,
                               "throttle": THROTTLE}, tmp_path)
