@@ -264,13 +264,13 @@ class VectorSet:
                 dots = int8_dots(self.partition_rows(number), codes, self.dim) / divisor
                 scores[part.ids] = dots[part.row_numbers]
             return scores
-        holding = self.candidate_rows(codes)
-        self._read_blocks([(number, int(b)) for number, at in holding
-                           for b in np.unique(self.partition(number).block_of(at))])
-        for number, at in holding:
+        holding = [(number, at, self.partition(number).block_of(at))
+                   for number, at in self.candidate_rows(codes)]
+        self._read_blocks([(number, block) for number, _, blocks in holding
+                           for block in np.unique(blocks).tolist()])
+        for number, at, blocks in holding:
             part = self.partition(number)
             dots = np.full(len(part.bits), np.nan)
-            blocks = part.block_of(at)
             for block in np.unique(blocks).tolist():
                 rows = at[blocks == block]
                 local = rows - part.block_starts[block]
@@ -354,6 +354,12 @@ def distinct_rows(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return block[np.sort(first)], rank[np.asarray(inverse).ravel()]
 
 
+def has_row_map(chunks: int, rows: int, blocks: int) -> bool:
+    """Whether a bits file lists each chunk's row: when chunks share rows, or when blocks
+    reorder the rows (else chunk i has row i)."""
+    return rows < chunks or blocks > 1
+
+
 def blocked_rows(block: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """A partition's distinct rows grouped in blocks (partitions.row_blocks): the rows
     (block 0's first, each block's in the order of their first chunk), each of `block`'s
@@ -376,7 +382,7 @@ def in_memory_partition(members: np.ndarray, rows: np.ndarray) -> Partition:
     """The partition of chunks `members` with int8 `rows` (theirs, in order) as a reader
     holds it once every file is read, for tools that build one without a bundle."""
     kept, row_of, block_rows = blocked_rows(rows)
-    mapped = len(kept) < len(members) or len(block_rows) > 1
+    mapped = has_row_map(len(members), len(kept), len(block_rows))
     return Partition(ids=np.asarray(members), bits=partitions.sign_bits(kept),
                      blocks=[("", count) for count in block_rows],
                      row_of=row_of if mapped else None,
@@ -390,7 +396,7 @@ def partition_bytes(members: np.ndarray, rows: np.ndarray, row_of: np.ndarray,
     `rows` its distinct rows, `row_of` each chunk's row, `block_rows` the rows in each
     block and `rows_names` the blocks' rows files."""
     pages = np.searchsorted(starts, members, side="right") - 1
-    mapped = len(rows) < len(members) or len(block_rows) > 1
+    mapped = has_row_map(len(members), len(rows), len(block_rows))
     mapping = np.asarray(row_of).astype("<u4").tobytes() if mapped else b""
     return (np.array([len(members), len(rows), len(block_rows)], dtype="<u4").tobytes()
             + np.array(block_rows, dtype="<u4").tobytes()
@@ -464,10 +470,20 @@ def payload_name_of(folder: str, stem: str, ext: str, digest: bytes) -> str:
     return f"{folder}/{stem}.{digest.hex()}.{ext}"
 
 
+def block_files(bits_data: bytes, blocks: int) -> list[tuple[str, int]]:
+    """(name, rows) of each block's rows file, as a bits file's header lists them after
+    its u32 chunk, row and block counts (the caller checks the file is long enough)."""
+    rows = np.frombuffer(bits_data, dtype="<u4", count=blocks, offset=12).tolist()
+    at = 12 + 4 * blocks
+    return [(payload_name_of("vectors", "row", "i8",
+                             bits_data[at + i * HASH_BYTES:at + (i + 1) * HASH_BYTES]),
+             int(count)) for i, count in enumerate(rows)]
+
+
 def bin_bytes(chunks: int, rows: int, blocks: int, dim: int) -> int:
     """A bits file's size: `chunks` chunks sharing `rows` distinct rows in `blocks`
     rows files."""
-    mapping = 4 * chunks if rows < chunks or blocks > 1 else 0
+    mapping = 4 * chunks if has_row_map(chunks, rows, blocks) else 0
     return (12 + blocks * (4 + HASH_BYTES) + 8 * chunks + mapping
             + rows * sign_bytes(dim))
 
@@ -484,7 +500,8 @@ def parse_partition(data: bytes, *, chunks: int, rows: int, blocks: int, dim: in
           and [int(x) for x in head] == [chunks, rows, blocks])
     row_of = None
     if ok:
-        block_rows = np.frombuffer(data, dtype="<u4", count=blocks, offset=12).astype(np.int64)
+        files = block_files(data, blocks)
+        block_rows = np.array([count for _, count in files], dtype=np.int64)
         ok = block_rows.min() >= 1 and int(block_rows.sum()) == rows
         at = 12 + blocks * (4 + HASH_BYTES)
         pages = np.frombuffer(data, dtype="<u4", count=chunks, offset=at).astype(np.int64)
@@ -494,7 +511,7 @@ def parse_partition(data: bytes, *, chunks: int, rows: int, blocks: int, dim: in
     if ok:
         ids = starts[pages] + local
         ok = not (np.any(ids >= starts[pages + 1]) or np.any(np.diff(ids) <= 0))
-    if ok and (rows < chunks or blocks > 1):
+    if ok and has_row_map(chunks, rows, blocks):
         row_of = np.frombuffer(data, dtype="<u4", count=chunks,
                                offset=at + 8 * chunks).astype(np.int64)
         # every row used; within a block, rows in the order of their first chunk
@@ -507,11 +524,7 @@ def parse_partition(data: bytes, *, chunks: int, rows: int, blocks: int, dim: in
                           f"ascending sharing {rows} rows in {blocks} blocks: rebuild the site")
     bits = np.frombuffer(data, dtype=np.uint8,
                          offset=len(data) - rows * width).reshape(rows, width)
-    hashes = data[12 + 4 * blocks:12 + blocks * (4 + HASH_BYTES)]
-    names = [payload_name_of("vectors", "row", "i8", hashes[i * HASH_BYTES:(i + 1) * HASH_BYTES])
-             for i in range(blocks)]
-    return Partition(ids=ids, bits=bits, blocks=list(zip(names, block_rows.tolist())),
-                     row_of=row_of)
+    return Partition(ids=ids, bits=bits, blocks=files, row_of=row_of)
 
 
 def read_partitioned(spec: dict, starts: np.ndarray, read: Callable[[str, int], bytes], *,
@@ -571,11 +584,7 @@ def payloads_of_partition(spec: dict, bits_data: bytes, source: str) -> list[tup
     blocks = int(np.frombuffer(bits_data[8:12], dtype="<u4")[0]) if len(bits_data) >= 12 else 0
     if not blocks or len(bits_data) < 12 + blocks * (4 + HASH_BYTES):
         raise BundleError(f"{source} is not a partition's bits file: rebuild the site")
-    rows = np.frombuffer(bits_data, dtype="<u4", count=blocks, offset=12).tolist()
-    at = 12 + 4 * blocks
-    return [(payload_name_of("vectors", "row", "i8",
-                             bits_data[at + i * HASH_BYTES:at + (i + 1) * HASH_BYTES]),
-             int(count) * spec["dim"]) for i, count in enumerate(rows)]
+    return [(name, rows * spec["dim"]) for name, rows in block_files(bits_data, blocks)]
 
 
 def column_sums_of(spec: dict) -> np.ndarray:

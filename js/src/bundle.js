@@ -477,10 +477,13 @@ const HASH_BYTES = HASH_CHARS / 2;
 function partitionIndexBytes(partitions, dim) {
   return 8 + partitions * (12 + HASH_BYTES + Math.ceil(dim / 8));
 }
+/** Whether a bits file lists each chunk's row: when chunks share rows, or when blocks
+ * reorder the rows (else chunk i has row i). */
+const hasRowMap = (chunks, rows, blocks) => rows < chunks || blocks > 1;
 /** A bits file's size: `chunks` chunks sharing `rows` distinct rows in `blocks` rows files. */
 function bitsFileBytes(chunks, rows, blocks, dim) {
-  const mapped = rows < chunks || blocks > 1;
-  return 12 + blocks * (4 + HASH_BYTES) + 8 * chunks + (mapped ? 4 * chunks : 0) + rows * Math.ceil(dim / 8);
+  const mapping = hasRowMap(chunks, rows, blocks) ? 4 * chunks : 0;
+  return 12 + blocks * (4 + HASH_BYTES) + 8 * chunks + mapping + rows * Math.ceil(dim / 8);
 }
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 
@@ -557,7 +560,7 @@ export function parsePartitionBits(buffer, { dim, chunks, rows, blocks: blockCou
   }
   let rowOf = null;
   let firsts = ids;
-  if (rows < chunks || blockCount > 1) {
+  if (hasRowMap(chunks, rows, blockCount)) {
     rowOf = new Uint32Array(chunks);
     firsts = new Int32Array(rows).fill(-1);
     for (let i = 0; i < chunks; i++) {
