@@ -194,8 +194,8 @@ def measure_layout(built: partitions.Partitions, stored: Quantized,
         ms.append((time.perf_counter() - started) * 1000)
         recall.append(len(set(top(scores).tolist()) & set(want.tolist())) / len(want))
         probed = vs.probed(q)
-        blocks = [vs.partition(number).blocks[int(b)] for number, at in vs.candidate_rows(q)
-                  for b in np.unique(vs.partition(number).block_of(at))]
+        blocks = [vs.partition(number).blocks[block]
+                  for number, block in vs.candidate_blocks(vs.candidate_rows(q))]
         sent.append(index_bytes + sum(bin_bytes(int(vs.sizes[p]), len(vs.partition(p).bits),
                                                 len(vs.partition(p).blocks), dim)
                                       for p in probed)

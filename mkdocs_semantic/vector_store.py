@@ -200,6 +200,12 @@ class VectorSet:
         owner = np.searchsorted(starts, best, side="right") - 1
         return [(numbers[k], best[owner == k] - starts[k]) for k in np.unique(owner).tolist()]
 
+    def candidate_blocks(self, holding: list[tuple[int, np.ndarray]]) -> list[tuple[int, int]]:
+        """Partitioned: (partition, block) of each rows file holding the rows `holding`
+        names (`candidate_rows`), the files a query reads for its candidates."""
+        return [(number, block) for number, at in holding
+                for block in np.unique(self.partition(number).block_of(at)).tolist()]
+
     def candidate_ids(self, codes: np.ndarray) -> np.ndarray:
         """Partitioned: the chunk numbers whose rows are `candidate_rows`."""
         held = [part.ids[np.isin(part.row_numbers, at)]
@@ -264,13 +270,12 @@ class VectorSet:
                 dots = int8_dots(self.partition_rows(number), codes, self.dim) / divisor
                 scores[part.ids] = dots[part.row_numbers]
             return scores
-        holding = [(number, at, self.partition(number).block_of(at))
-                   for number, at in self.candidate_rows(codes)]
-        self._read_blocks([(number, block) for number, _, blocks in holding
-                           for block in np.unique(blocks).tolist()])
-        for number, at, blocks in holding:
+        holding = self.candidate_rows(codes)
+        self._read_blocks(self.candidate_blocks(holding))
+        for number, at in holding:
             part = self.partition(number)
             dots = np.full(len(part.bits), np.nan)
+            blocks = part.block_of(at)
             for block in np.unique(blocks).tolist():
                 rows = at[blocks == block]
                 local = rows - part.block_starts[block]

@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -423,9 +422,8 @@ def test_a_partitioned_site_downloads_only_the_partitions_its_queries_need(
         codes = local.embed(query)
         probed = vectors.probed(codes)
         return {bits_files[p] for p in probed} | {
-            vectors.partition(p).blocks[int(b)][0].rsplit("/", 1)[-1]
-            for p, at in vectors.candidate_rows(codes)
-            for b in np.unique(vectors.partition(p).block_of(at))}
+            vectors.partition(p).blocks[b][0].rsplit("/", 1)[-1]
+            for p, b in vectors.candidate_blocks(vectors.candidate_rows(codes))}
 
     cache, url = tmp_path / "cache", server.url + "docs/"
     first = run("query", url, "cookies", "--json", "--cache-dir", str(cache))

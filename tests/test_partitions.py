@@ -152,8 +152,7 @@ def test_a_query_reads_only_the_row_blocks_holding_its_candidates(tmp_path, smal
         read.clear()
         scored = lazy.scores(codes)
         holding = lazy.candidate_rows(codes)
-        wanted = {lazy.partition(p).blocks[int(b)][0] for p, at in holding
-                  for b in np.unique(lazy.partition(p).block_of(at))}
+        wanted = {lazy.partition(p).blocks[b][0] for p, b in lazy.candidate_blocks(holding)}
         assert {n for n in read if n.startswith("vectors/row.")} <= wanted
         skipped += sum(len(lazy.partition(p).blocks) for p, _ in holding) - len(wanted)
         held = np.flatnonzero(~np.isnan(scored))

@@ -450,6 +450,13 @@ def repeat_cell(b: dict) -> str:
     return f"{ms(b['repeat_p50_ms'])} / {ms(b['repeat_p95_ms'])} ({b['repeat_files']})"
 
 
+def files_within(cost: dict, target_ms: float, rounds: int) -> int:
+    """How many never-fetched files a query may ask for in `rounds` rounds and still
+    answer within `target_ms`, at what a request costs (fetch_cost.mjs's figures)."""
+    per_file, trip = cost["perFile"], cost["sequentialMedian"]
+    return max(0, int((target_ms - rounds * trip) // per_file)) if per_file > 0 else 0
+
+
 def fetch_floor(out: dict) -> str:
     """What a request costs this run's Chromium, and what that leaves a warm query."""
     cost = out.get("fetch_cost") or {}
@@ -463,7 +470,7 @@ def fetch_floor(out: dict) -> str:
         if model:
             fits.append(f"{key}x {model['fixed_ms']:.1f} ms + {model['per_file_ms']:.2f} ms a "
                         f"file (rms error {model['residual_ms']:.1f} ms)")
-    budget = max(0, int((TARGET_WARM_P95_MS - 2 * trip) // per_file)) if per_file > 0 else 0
+    budget = files_within(cost, TARGET_WARM_P95_MS, 2)
     target = out["scales"].get(TARGET_WARM_SCALE, {}).get("browser", {}).get("plugin", {})
     files = target.get("warm_fetches", {}).get("files", {})
     seen = (f" At {TARGET_WARM_SCALE}x the warm queries fetched {files['p50']:.0f} files at the "

@@ -577,8 +577,7 @@ def probe_facts(vectors, codes) -> dict:
 
     probed = vectors.probed(codes)
     holding = vectors.candidate_rows(codes)
-    blocks = [(number, int(b)) for number, at in holding
-              for b in np.unique(vectors.partition(number).block_of(at))]
+    blocks = vectors.candidate_blocks(holding)
     rows = [vectors.partition_rows(number)[at] for number, at in holding]
     distinct = len(np.unique(np.concatenate(rows), axis=0)) if rows else 0
     return {"partitions_probed": len(probed), "rows_probed": int(vectors.sizes[probed].sum()),
