@@ -10,7 +10,7 @@ so this says how many files a query may fetch within a latency target.
 
     python bench/fetch_cost.py [--profiles 5]
 
-Needs what bench/compare installs (bench/node_modules: playwright-core; Debian's
+Needs what scripts/setup installs (js/node_modules: playwright-core; Debian's
 chromium; openssl for HTTP/2). Writes bench/results/fetch_cost.{json,md}.
 """
 

@@ -1,5 +1,5 @@
 // Browser side of bench/compare: serves each built site on 127.0.0.1 and measures one
-// search system in headless Debian Chromium (playwright-core, fresh profile per run).
+// search system in headless Debian Chromium (js/tools/chromium.mjs, fresh profile per run).
 //
 //   node browser.mjs PLAN.json  ->  JSON on stdout
 //
@@ -28,6 +28,7 @@ import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { measureFetchCost } from "./fetch_cost.mjs";
+import { throttle } from "../../js/tools/chromium.mjs";
 import { certificate, launch, serve } from "./serve.mjs";
 
 const RANK_DEPTH = 10;
@@ -200,17 +201,7 @@ async function measure(plan, run, tls) {
     await kind.prepare(browser.context);
     const page = await browser.context.newPage();
     page.setDefaultTimeout(timeout);
-    if (run.throttle) {
-      // A reader's network: every request waits latencyMs, bytes come at mbps (the
-      // page's and its workers' requests alike).
-      const cdp = await browser.context.newCDPSession(page);
-      await cdp.send("Network.enable");
-      const bytesPerSecond = (run.throttle.mbps * 1e6) / 8;
-      await cdp.send("Network.emulateNetworkConditions", {
-        offline: false, latency: run.throttle.latencyMs,
-        downloadThroughput: bytesPerSecond, uploadThroughput: bytesPerSecond,
-      });
-    }
+    if (run.throttle) await throttle(browser.context, page, run.throttle);
     page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
     page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
 

@@ -287,9 +287,9 @@ def machine() -> dict:
         except (OSError, subprocess.SubprocessError):
             return "unknown"
 
-    def npm_version(name: str) -> str:
+    def npm_version(name: str, folder: Path = BENCH) -> str:
         try:
-            manifest = BENCH / "node_modules" / name / "package.json"
+            manifest = folder / "node_modules" / name / "package.json"
             return json.loads(manifest.read_text(encoding="utf-8"))["version"]
         except (OSError, ValueError, KeyError):
             return "unknown"
@@ -304,7 +304,8 @@ def machine() -> dict:
         "mkdocs-material": dist_version("mkdocs-material"),
         "mkdocs-semantic-search": dist_version("mkdocs-semantic-search"),
         "pagefind": npm_version("pagefind"),
-        "playwright-core": npm_version("playwright-core"),
+        # js/tools/chromium.mjs drives Chromium with the client's own playwright-core
+        "playwright-core": npm_version("playwright-core", REPO / "js"),
     }
 
 

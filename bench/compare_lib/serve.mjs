@@ -1,6 +1,6 @@
 // What bench/compare's browser runs share: the loopback server in front of a built site
 // (HTTP/2 over TLS, as GitHub Pages serves, or HTTP/1.1), and headless Debian Chromium
-// with a fresh profile (playwright-core).
+// with a fresh profile (js/tools/chromium.mjs).
 //
 // Serving: js/tools/server.mjs serves the site and compresses as GitHub Pages does (its
 // rule: gzip for text types, binary payloads as they are); in front of it, a server on
@@ -18,16 +18,9 @@ import { createSecureServer } from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { chromium } from "playwright-core";
+import { launch as launchChromium } from "../../js/tools/chromium.mjs";
 import { resolveFile, serveSite } from "../../js/tools/server.mjs";
 
-const EXECUTABLE = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const FLAGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-  "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
-  // Only the loopback server resolves: nothing leaves the machine.
-  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-];
 // Connection-level headers of HTTP/1.1 that HTTP/2 forbids.
 const HOP_HEADERS = ["connection", "keep-alive", "transfer-encoding", "upgrade",
                      "proxy-connection"];
@@ -119,17 +112,12 @@ export async function serve(root, prefix, tls) {
 
 // ---------------------------------------------------------------- browser
 
-/** Headless Chromium with a fresh profile, trusting the run's certificate. */
+/** Headless Chromium with a fresh profile (js/tools/chromium.mjs), trusting the run's
+ * certificate; closing it never throws (a run's figures are taken by then). */
 export async function launch(tls) {
-  const profile = mkdtempSync(join(tmpdir(), "compare-chromium-"));
-  const args = tls?.spki ? [...FLAGS, `--ignore-certificate-errors-spki-list=${tls.spki}`]
-    : FLAGS;
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: EXECUTABLE, headless: true, args,
+  const browser = await launchChromium({
+    args: tls?.spki ? [`--ignore-certificate-errors-spki-list=${tls.spki}`] : [],
     viewport: { width: 1280, height: 800 },
   });
-  return { context, close: async () => {
-    await context.close().catch(() => {});
-    rmSync(profile, { recursive: true, force: true });
-  } };
+  return { context: browser.context, close: () => browser.close().catch(() => {}) };
 }

@@ -19,15 +19,19 @@ export const FLAGS = [
   "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ];
 
-/** A fresh profile each time; returns {context, close}. */
-export async function launch() {
+/**
+ * A fresh profile each time; returns {context, close}. `args`: flags beyond FLAGS;
+ * `viewport`: the page size (Playwright's default when absent).
+ */
+export async function launch({ args = [], viewport } = {}) {
   const profile = mkdtempSync(join(tmpdir(), "semantic-chromium-"));
   let context;
   try {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: EXECUTABLE,
       headless: true,
-      args: FLAGS,
+      args: [...FLAGS, ...args],
+      ...(viewport ? { viewport } : {}),
     });
   } catch (error) {
     rmSync(profile, { recursive: true, force: true });
@@ -37,8 +41,25 @@ export async function launch() {
   return {
     context,
     close: async () => {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
+      try {
+        await context.close();
+      } finally {
+        rmSync(profile, { recursive: true, force: true });
+      }
     },
   };
+}
+
+/**
+ * A reader's network for `page` (and its workers), by CDP Network.emulateNetworkConditions:
+ * every request waits `latencyMs`, bytes come at `mbps` both ways.
+ */
+export async function throttle(context, page, { mbps, latencyMs }) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  const bytesPerSecond = (mbps * 1e6) / 8;
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false, latency: latencyMs,
+    downloadThroughput: bytesPerSecond, uploadThroughput: bytesPerSecond,
+  });
 }

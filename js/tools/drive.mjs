@@ -7,7 +7,7 @@
 
 import { appendFileSync, readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { launch } from "./chromium.mjs";
+import { launch, throttle } from "./chromium.mjs";
 import { serveSite } from "./server.mjs";
 
 const TIMEOUT = 60_000;
@@ -463,13 +463,7 @@ function recordRenders(page, where) {
 async function typing(plan) {
   const theme = THEMES[plan.theme];
   return withSite(plan, async ({ page, server, context }) => {
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("Network.enable");
-    const bytesPerSecond = (plan.throttle.mbps * 1e6) / 8;
-    await cdp.send("Network.emulateNetworkConditions", {
-      offline: false, latency: plan.throttle.latencyMs,
-      downloadThroughput: bytesPerSecond, uploadThroughput: bytesPerSecond,
-    });
+    await throttle(context, page, plan.throttle);
     await page.goto(server.url + (plan.start ?? ""));
     await recordRenders(page, { ...BOXES[plan.theme], theme: plan.theme });
     await theme.open(page);
