@@ -157,7 +157,7 @@ def write_configs(project: Path) -> None:
 
 
 def page_chunks(site: Path, url: str) -> int:
-    from mkdocs_semantic.bundle import read_bundle
+    from mkdocs_semantic.bundle.reader import read_bundle
 
     return sum(1 for c in read_bundle(site).chunks if c.url == url)
 

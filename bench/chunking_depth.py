@@ -19,9 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from mkdocs_semantic.chunking import PageFacts, chunk_page
-from mkdocs_semantic.embedding import TokenCounter, default_model_spec
-from mkdocs_semantic.static_site import read_page
+from mkdocs_semantic.chunk import PageFacts
+from mkdocs_semantic.indexing.chunking import chunk_page
+from mkdocs_semantic.indexing.static_site import read_page
+from mkdocs_semantic.model.onnx import TokenCounter
+from mkdocs_semantic.model.spec import default_model_spec
 
 HERE = Path(__file__).resolve().parent
 PAGE = PageFacts(url="deep/", title="Deep")

@@ -38,14 +38,14 @@ sys.path.insert(0, str(HERE))
 import static_encoder as se  # noqa: E402
 from results_file import write_results  # noqa: E402
 
-from mkdocs_semantic.embedding import (  # noqa: E402
+from mkdocs_semantic.model.onnx import (  # noqa: E402
     BATCH_TOKENS,
     DISABLED_OPTIMIZERS,
     OnnxEmbedder,
-    default_model_spec,
     plan_batches,
     thread_split,
 )
+from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
 
 SESSION_VARIANTS = {
     "plugin's session": {},

@@ -3,7 +3,7 @@
 Loads each set as bench/static_encoder.py does (the product bundle, cached vectors;
 nothing is embedded but the queries) and measures, per query encoder (static: the
 default; transformer), the pages `Searcher.rank` returns in vector, lexical and hybrid
-mode (AFTER: the shipped rule of mkdocs_semantic/ranking.py), the previous rule
+mode (AFTER: the shipped rule of mkdocs_semantic/search/ranking.py), the previous rule
 (BEFORE, re-implemented below over the same signals: each signal scaled to 0-1 by its
 own first page, keyword floor 0, vector floor its 100th page, averaged), and the floor
 of static_encoder.py in the same run (BM25 + dense, section-level RRF, page-deduplicated),
@@ -31,9 +31,11 @@ sys.path.insert(0, str(HERE))
 import static_encoder as se  # noqa: E402
 from results_file import write_results  # noqa: E402
 
-from mkdocs_semantic.embedding import OnnxEmbedder, default_model_spec  # noqa: E402
-from mkdocs_semantic.ranking import PAGE_DEPTH, chunk_order  # noqa: E402
-from mkdocs_semantic.search import Searcher  # noqa: E402
+from mkdocs_semantic.constants import PAGE_DEPTH  # noqa: E402
+from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
+from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
+from mkdocs_semantic.search.ranking import chunk_order  # noqa: E402
+from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 ENCODERS = ("static", "transformer")
 ROWS = ("vector", "lexical", "hybrid before", "hybrid after")
@@ -118,7 +120,7 @@ def render(results: dict) -> str:
     lines = [
         "# Hybrid fusion: before and after", "",
         f"Reproduce: `python bench/fusion.py`. Measured {results['run']}, every figure "
-        "from that run. AFTER: the shipped rule (mkdocs_semantic/ranking.py): a page's "
+        "from that run. AFTER: the shipped rule (mkdocs_semantic/search/ranking.py): a page's "
         "keyword score is its share of the query's best possible keyword score (the sum of "
         "each query term's highest stored score), its vector score is scaled between the "
         "query's mean score over every chunk (0) and the best page (1); averaged. BEFORE: "

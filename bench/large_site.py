@@ -43,7 +43,8 @@ import run  # noqa: E402  (bench/compare_lib/run.py: the browser and layout meas
 import sites  # noqa: E402
 from results_file import write_results  # noqa: E402
 
-from mkdocs_semantic.search import MODES, Searcher  # noqa: E402
+from mkdocs_semantic.constants import SEARCH_MODES as MODES  # noqa: E402
+from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 CORPUS = HERE / ".cache" / "man-pages"
 PREFIX = "/manpages/"

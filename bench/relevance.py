@@ -20,7 +20,8 @@ from pathlib import Path
 
 from results_file import write_results  # bench/results_file.py
 
-from mkdocs_semantic.search import MODES, Searcher
+from mkdocs_semantic.constants import SEARCH_MODES as MODES
+from mkdocs_semantic.search.searcher import Searcher
 
 HERE = Path(__file__).resolve().parent
 SETS = ("paraphrase", "exact")

@@ -42,8 +42,8 @@ import static_encoder as se  # noqa: E402  (bench/static_encoder.py: building a 
 from relevance import read_queries  # noqa: E402
 from results_file import write_results  # noqa: E402
 
-from mkdocs_semantic.remote import open_source  # noqa: E402
-from mkdocs_semantic.search import Searcher  # noqa: E402
+from mkdocs_semantic.apps.sources import open_source  # noqa: E402
+from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 CORPUS = se.SHARED / "corpora" / "fastapi-docs"
 WORK = se.CACHE / "remote-fetch"
@@ -102,7 +102,7 @@ def measure(site: Path, queries: list[str], *, everything: bool, delay: float) -
             started = time.perf_counter()
             located = open_source(url, cache_dir=Path(cache), everything=everything,
                                   fetch_timeout=FETCH_TIMEOUT)
-            remote = Searcher.open(located.bundle_dir)
+            remote = Searcher.open(located)
             answers = []
             first = {}
             for number, query in enumerate(queries):

@@ -20,15 +20,17 @@ import time
 from pathlib import Path
 
 import numpy as np
+from native import usearch_index_class
 from results_file import write_results  # bench/results_file.py
 
-from mkdocs_semantic.bundle import read_bundle, write_bundle
-from mkdocs_semantic.chunking import Chunk
-from mkdocs_semantic.embedding import OnnxEmbedder, default_model_spec
-from mkdocs_semantic.native import usearch_index_class
-from mkdocs_semantic.quantize import quantize
-from mkdocs_semantic.query_encoder import query_codes
-from mkdocs_semantic.search import Searcher
+from mkdocs_semantic.bundle.quantize import quantize
+from mkdocs_semantic.bundle.reader import read_bundle
+from mkdocs_semantic.bundle.vectors.codes import query_codes
+from mkdocs_semantic.bundle.writer import write_bundle
+from mkdocs_semantic.chunk import Chunk
+from mkdocs_semantic.model.onnx import OnnxEmbedder
+from mkdocs_semantic.model.spec import default_model_spec
+from mkdocs_semantic.search.searcher import Searcher
 
 HERE = Path(__file__).resolve().parent
 PUBLISHED_NDCG10 = 0.645  # all-MiniLM-L6-v2 on SciFact, MTEB results

@@ -224,7 +224,7 @@ def main() -> int:
     if not 1 <= args.searches <= 200:
         parser.error("keep --searches within 1-200")
 
-    from mkdocs_semantic.http_guard import ConnectionLimits
+    from mkdocs_semantic.apps.limits import ConnectionLimits
 
     with tempfile.TemporaryDirectory() as tmp:
         site = args.site or build_example_site(Path(tmp))

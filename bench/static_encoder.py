@@ -45,15 +45,16 @@ from pathlib import Path
 
 import numpy as np
 
-from mkdocs_semantic.bundle import Bundle, TokenTable, read_bundle
-from mkdocs_semantic.cache import EmbeddingCache, cache_key
-from mkdocs_semantic.chunking import Chunk
-from mkdocs_semantic.embedding import OnnxEmbedder, default_model_spec, load_tokenizer
-from mkdocs_semantic.indexer import Indexer, IndexOptions, model_fingerprint
-from mkdocs_semantic.lexical import analyze
-from mkdocs_semantic.query_table import TableFitter, TableRecipe, spread_sample
-from mkdocs_semantic.search import Searcher
-from mkdocs_semantic.static_encoder import single_token_vectors
+from mkdocs_semantic.bundle.lexical import analyze
+from mkdocs_semantic.bundle.reader import Bundle, read_bundle
+from mkdocs_semantic.bundle.table import TokenTable
+from mkdocs_semantic.chunk import Chunk
+from mkdocs_semantic.indexing.cache import EmbeddingCache, cache_key
+from mkdocs_semantic.indexing.indexer import Indexer, IndexOptions, model_fingerprint
+from mkdocs_semantic.indexing.query_table.fit import TableFitter, TableRecipe, spread_sample
+from mkdocs_semantic.model.onnx import OnnxEmbedder, load_tokenizer, single_token_vectors
+from mkdocs_semantic.model.spec import default_model_spec
+from mkdocs_semantic.search.searcher import Searcher
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
@@ -385,7 +386,7 @@ class RecipeFitter(TableFitter):
     def short_texts(self, chunks):
         if self.per_chunk is None and "windows" not in self.recipe.texts:
             return super().short_texts(chunks)
-        from mkdocs_semantic.query_table import headings_of, sentences_of
+        from mkdocs_semantic.indexing.query_table.fit import headings_of, sentences_of
 
         kinds = {"headings": headings_of, "sentences": sentences_of, "windows": windows_of}
         cap = self.recipe.max_short
@@ -549,7 +550,7 @@ def render(results: dict) -> str:
               f"{FLOOR_DEPTH} chunks fused by RRF (k = {RRF_K}) at section level, "
               "deduplicated by page. The searcher's hybrid is not this: it fuses page "
               "ranks (each page at its best chunk) with a size prior, then orders sections "
-              "within pages (mkdocs_semantic/ranking.py).", ""]
+              "within pages (mkdocs_semantic/search/ranking.py).", ""]
     for name, s in results["sets"].items():
         lines += [f"## {name}", "",
                   f"Measured {s['run']}. Build: `{s['build_log']}`. Static table: "

@@ -43,14 +43,14 @@ import numpy as np
 from relevance import read_queries
 from results_file import write_results
 
-from mkdocs_semantic import partitions
-from mkdocs_semantic.bundle import read_bundle
-from mkdocs_semantic.bundle_format import VECTOR_PART_BYTES, partition_index_bytes
-from mkdocs_semantic.cache import cache_key
-from mkdocs_semantic.quantize import Quantized, quantize
-from mkdocs_semantic.ranking import chunk_order
-from mkdocs_semantic.search import Searcher
-from mkdocs_semantic.vector_store import VectorSet, bin_bytes, in_memory_partition
+from mkdocs_semantic.bundle.format import VECTOR_PART_BYTES, partition_index_bytes
+from mkdocs_semantic.bundle.quantize import Quantized, quantize
+from mkdocs_semantic.bundle.reader import read_bundle
+from mkdocs_semantic.bundle.vectors import partitions
+from mkdocs_semantic.bundle.vectors.store import VectorSet, bin_bytes, in_memory_partition
+from mkdocs_semantic.indexing.cache import cache_key
+from mkdocs_semantic.search.ranking import chunk_order
+from mkdocs_semantic.search.searcher import Searcher
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"

@@ -28,9 +28,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from native import usearch_exact_search
 
-from mkdocs_semantic.bundle_format import VECTOR_PART_BYTES
-from mkdocs_semantic.native import usearch_exact_search
+from mkdocs_semantic.bundle.format import VECTOR_PART_BYTES
 
 HERE = Path(__file__).resolve().parent
 DIM = 384

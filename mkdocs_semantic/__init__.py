@@ -4,8 +4,9 @@ The Python API, for searching a built site and for indexing without MkDocs:
 
 - `Searcher.open(site_or_bundle_dir)` answers queries (`search`, `search_vector`) with
   `Result`s; `open_source(url_or_dir)` first finds (or downloads and verifies) the
-  bundle of a site folder or a deployed site's URL; `read_bundle` reads a bundle
-  (`Bundle`) without searching it.
+  bundle of a site folder or a deployed site's URL, and `Searcher.open(source)` then
+  fetches the payloads a query needs; `read_bundle` reads a bundle (`Bundle`) without
+  searching it.
 - `Indexer(spec, IndexOptions(...), cache_path=..., embedder=...)` chunks HTML
   (`Indexer.chunk(html, PageFacts(...))` -> `Chunk`s) and writes a bundle
   (`Indexer.write`, returning `BuildStats`); `default_model_spec()` is the packaged
@@ -21,26 +22,52 @@ Everything else is internal and may change between versions.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+import importlib
+from typing import TYPE_CHECKING
 
-try:
-    __version__ = version("mkdocs-semantic-search")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0"
+from .constants import __version__
 
-# After __version__: the modules below read it while they load.
-from .bundle import Bundle, BundleError, read_bundle
-from .chunking import Chunk, PageFacts
-from .embedding import (
-    Embedder,
-    ModelError,
-    ModelSpec,
-    OnnxEmbedder,
-    default_model_spec,
-)
-from .indexer import BuildStats, Indexer, IndexOptions
-from .remote import RemoteError, Source, open_source
-from .search import Result, Searcher
+# Where each public name lives; imported on first use, so that a reader (say
+# `mkdocs_semantic.search`) does not load the indexer and its HTML parser.
+_PUBLIC = {
+    "Bundle": "bundle.reader",
+    "BundleError": "bundle.format",
+    "read_bundle": "bundle.reader",
+    "Chunk": "chunk",
+    "PageFacts": "chunk",
+    "Embedder": "model.spec",
+    "ModelError": "model.spec",
+    "ModelSpec": "model.spec",
+    "default_model_spec": "model.spec",
+    "OnnxEmbedder": "model.onnx",
+    "BuildStats": "indexing.indexer",
+    "Indexer": "indexing.indexer",
+    "IndexOptions": "indexing.indexer",
+    "RemoteError": "apps.sources",
+    "Source": "apps.sources",
+    "open_source": "apps.sources",
+    "Result": "search.searcher",
+    "Searcher": "search.searcher",
+}
+
+if TYPE_CHECKING:
+    from .apps.sources import RemoteError, Source, open_source
+    from .bundle.format import BundleError
+    from .bundle.reader import Bundle, read_bundle
+    from .chunk import Chunk, PageFacts
+    from .indexing.indexer import BuildStats, Indexer, IndexOptions
+    from .model.onnx import OnnxEmbedder
+    from .model.spec import Embedder, ModelError, ModelSpec, default_model_spec
+    from .search.searcher import Result, Searcher
+
+
+def __getattr__(name: str) -> object:
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BuildStats",

@@ -14,7 +14,8 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 
-from mkdocs_semantic.embedding import TokenCounter, default_model_spec
+from mkdocs_semantic.model.onnx import TokenCounter
+from mkdocs_semantic.model.spec import default_model_spec
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_ENV = "MKDOCS_SEMANTIC_SHARED"
@@ -84,7 +85,7 @@ def count_tokens() -> Callable:
 
 @pytest.fixture(scope="session")
 def embedder():
-    from mkdocs_semantic.embedding import OnnxEmbedder
+    from mkdocs_semantic.model.onnx import OnnxEmbedder
 
     return OnnxEmbedder(default_model_spec())
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mkdocs_semantic.lexical import STOPWORDS, analyze
+from mkdocs_semantic.bundle.lexical import STOPWORDS, analyze
 
 from .conftest import REPO, SHARED, SHARED_ENV
 

@@ -26,7 +26,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 
-from mkdocs_semantic.search import Searcher
+from mkdocs_semantic.search.searcher import Searcher
 
 from .conftest import REPO
 from .processes import running

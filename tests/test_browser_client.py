@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mkdocs_semantic.client import (
+from mkdocs_semantic.plugin.theme import (
     ClientAssets,
     add_to_head,
     choose_ui,

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from mkdocs_semantic.client import ClientAssets, add_to_head, page_tags
-from mkdocs_semantic.search import Searcher
+from mkdocs_semantic.plugin.theme import ClientAssets, add_to_head, page_tags
+from mkdocs_semantic.search.searcher import Searcher
 
 from .conftest import REPO
 from .test_browser import drive

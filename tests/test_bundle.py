@@ -11,20 +11,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mkdocs_semantic.bundle import (
-    FORMAT_VERSION,
-    BundleError,
-    TokenTable,
-    VectorSet,
-    find_bundle_dir,
-    read_bundle,
-    write_bundle,
-)
-from mkdocs_semantic.chunking import Chunk
-from mkdocs_semantic.embedding import default_model_spec
-from mkdocs_semantic.quantize import quantize
-from mkdocs_semantic.query_encoder import query_codes
-from mkdocs_semantic.search import Searcher
+from mkdocs_semantic.bundle.format import BundleError
+from mkdocs_semantic.bundle.quantize import quantize
+from mkdocs_semantic.bundle.reader import find_bundle_dir, read_bundle
+from mkdocs_semantic.bundle.table import TokenTable
+from mkdocs_semantic.bundle.vectors.codes import query_codes
+from mkdocs_semantic.bundle.vectors.store import VectorSet
+from mkdocs_semantic.bundle.writer import write_bundle
+from mkdocs_semantic.chunk import Chunk
+from mkdocs_semantic.constants import FORMAT_VERSION
+from mkdocs_semantic.model.spec import default_model_spec
+from mkdocs_semantic.search.searcher import Searcher
 
 from .bundle_edits import publish_catalog
 
@@ -351,9 +348,9 @@ def test_int8_scores_are_exact_integer_dots_at_any_dim(dim):
 
 
 def test_a_page_with_more_chunks_than_a_bundle_holds_is_named(tmp_path, monkeypatch):
-    from mkdocs_semantic import bundle
+    from mkdocs_semantic.bundle import writer
 
-    monkeypatch.setattr(bundle, "MAX_PAGE_CHUNKS", 1)  # pages of sample_chunks hold 2
+    monkeypatch.setattr(writer, "MAX_PAGE_CHUNKS", 1)  # pages of sample_chunks hold 2
     with pytest.raises(BundleError, match=r"page0/ has 2 chunks, more than the 1 a bundle "
                                           r"holds for one page: split the page"):
         write_sample(tmp_path)

@@ -10,14 +10,10 @@ import pytest
 from click.testing import CliRunner
 from mkdocs.exceptions import MkDocsException
 
-from mkdocs_semantic.bundle import (
-    BundleError,
-    bundle_dir_problem,
-    claim_bundle_dir,
-    foreign_entries,
-    read_bundle,
-)
-from mkdocs_semantic.cli import cli
+from mkdocs_semantic.apps.cli import cli
+from mkdocs_semantic.bundle.folder import bundle_dir_problem, claim_bundle_dir, foreign_entries
+from mkdocs_semantic.bundle.format import BundleError
+from mkdocs_semantic.bundle.reader import read_bundle
 
 from .test_bundle import write_sample
 

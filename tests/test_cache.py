@@ -7,7 +7,7 @@ import logging
 import numpy as np
 import pytest
 
-from mkdocs_semantic.cache import ChunkCache, EmbeddingCache, cache_key
+from mkdocs_semantic.indexing.cache import ChunkCache, EmbeddingCache, cache_key
 
 
 def vector(seed: int) -> np.ndarray:

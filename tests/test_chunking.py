@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mkdocs_semantic.chunking import PageFacts, chunk_page
+from mkdocs_semantic.chunk import PageFacts
+from mkdocs_semantic.indexing.chunking import chunk_page
 
 PAGE = PageFacts(url="guide/", title="Guide", section="Learn")
 LONG_SENTENCE = "Caches keep copies of responses so that later requests are answered faster. "

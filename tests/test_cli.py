@@ -17,8 +17,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from mkdocs_semantic.bundle import read_bundle
-from mkdocs_semantic.cli import cli, format_results
+from mkdocs_semantic.apps.cli import cli, format_results
+from mkdocs_semantic.bundle.reader import read_bundle
 
 from .conftest import SITE_TOP_K, Project
 

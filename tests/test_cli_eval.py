@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from mkdocs_semantic.evaluate import (
+from mkdocs_semantic.apps.evaluate import (
     JudgedQuery,
     QueryFileError,
     evaluate,

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mkdocs_semantic.bundle import ON_DEMAND, read_bundle
-from mkdocs_semantic.cli import cli
+from mkdocs_semantic.apps.cli import cli
+from mkdocs_semantic.bundle.reader import ON_DEMAND, read_bundle
 
 from .bundle_edits import publish_catalog
 from .conftest import Project
@@ -387,7 +387,7 @@ def test_a_failed_refresh_leaves_the_earlier_copy_as_it_was(deployed, tmp_path):
 def partitioned_project(tmp_path_factory) -> Path:
     """The sample site in the partitioned layout, partitions of a few chunks in blocks of
     one row, a query probing some of them and scoring two candidates exactly."""
-    from mkdocs_semantic import partitions
+    from mkdocs_semantic.bundle.vectors import partitions
 
     root = tmp_path_factory.mktemp("partitioned")
     with pytest.MonkeyPatch.context() as patch:
@@ -408,7 +408,7 @@ def test_a_partitioned_site_downloads_only_the_partitions_its_queries_need(
         partitioned_project, deployed_partitioned, tmp_path):
     """A query fetches the bits files of the partitions it probes and the rows files of
     the blocks holding its candidates; everything else comes down up front."""
-    from mkdocs_semantic.search import Searcher
+    from mkdocs_semantic.search.searcher import Searcher
 
     site, server = partitioned_project / "site", deployed_partitioned
     local = Searcher.open(site)
@@ -475,13 +475,13 @@ def test_an_assistant_reads_a_shown_page_without_the_rest_of_the_site(
         project, deployed, tmp_path):
     """MCP's read_page on a URL source: the page a search showed is read from the shards
     that search fetched; another page's shards come down when it is asked for."""
-    from mkdocs_semantic.mcp_server import Docs
-    from mkdocs_semantic.remote import open_source
-    from mkdocs_semantic.search import Searcher
-    from mkdocs_semantic.service import QueryService
+    from mkdocs_semantic.apps.mcp_server import Docs
+    from mkdocs_semantic.apps.service import QueryService
+    from mkdocs_semantic.apps.sources import open_source
+    from mkdocs_semantic.search.searcher import Searcher
 
     located = open_source(deployed.url + "docs/", cache_dir=tmp_path / "cache")
-    docs = Docs(service=QueryService(Searcher.open(located.bundle_dir)),
+    docs = Docs(service=QueryService(Searcher.open(located)),
                 base_url=located.base_url)
     local = Docs(service=QueryService(Searcher.open(project / "site")),
                  base_url=located.base_url)

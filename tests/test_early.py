@@ -6,10 +6,10 @@ import threading
 
 import numpy as np
 
-from mkdocs_semantic.bundle import read_bundle
-from mkdocs_semantic.chunking import PageFacts
-from mkdocs_semantic.early import AHEAD, EarlyEmbedding
-from mkdocs_semantic.indexer import Indexer, IndexOptions
+from mkdocs_semantic.bundle.reader import read_bundle
+from mkdocs_semantic.chunk import PageFacts
+from mkdocs_semantic.indexing.early import AHEAD, EarlyEmbedding
+from mkdocs_semantic.indexing.indexer import Indexer, IndexOptions
 from tests.test_indexer import HashingEmbedder, hashing_spec
 
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]

@@ -8,14 +8,14 @@ import time
 import numpy as np
 import pytest
 
-from mkdocs_semantic.embedding import (
+from mkdocs_semantic.model.onnx import (
     MAX_WORKERS,
     OnnxEmbedder,
-    default_model_spec,
     map_batches,
+    single_token_vectors,
     thread_split,
 )
-from mkdocs_semantic.static_encoder import single_token_vectors
+from mkdocs_semantic.model.spec import default_model_spec
 
 TEXTS = [
     "Steep black tea for four minutes in water just off the boil.",

@@ -1,10 +1,10 @@
-"""The excerpt window results show (excerpt_window.py); the browser's twin is
+"""The excerpt window results show (search/excerpts.py); the browser's twin is
 js/src/excerpt.js, and tests/fixtures/parity/excerpts.json holds cases both must agree on."""
 
 from __future__ import annotations
 
-from mkdocs_semantic.excerpt_window import (
-    EXCERPT_CHARS,
+from mkdocs_semantic.constants import EXCERPT_CHARS
+from mkdocs_semantic.search.excerpts import (
     Part,
     excerpt_window,
     parts_of,

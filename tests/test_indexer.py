@@ -9,10 +9,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from mkdocs_semantic.bundle import read_bundle
-from mkdocs_semantic.chunking import PageFacts
-from mkdocs_semantic.embedding import BATCH_TOKENS, Embedder, default_model_spec
-from mkdocs_semantic.indexer import Indexer, IndexOptions
+from mkdocs_semantic.bundle.reader import read_bundle
+from mkdocs_semantic.chunk import PageFacts
+from mkdocs_semantic.indexing.indexer import Indexer, IndexOptions
+from mkdocs_semantic.model.onnx import BATCH_TOKENS
+from mkdocs_semantic.model.spec import Embedder, default_model_spec
 
 PAGES = {
     "": ("Home", "<h1 id='home'>Home</h1><p>Marmalade is made from bitter oranges, "
@@ -157,7 +158,7 @@ def test_a_preview_keeps_the_model_for_its_next_rebuild(tmp_path):
 
 
 def test_a_released_onnx_model_loads_again_with_the_same_vectors():
-    from mkdocs_semantic.embedding import OnnxEmbedder
+    from mkdocs_semantic.model.onnx import OnnxEmbedder
 
     embedder = OnnxEmbedder(default_model_spec())
     before = embedder.embed_documents(["Steep black tea for four minutes."])

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from mkdocs_semantic.lexical import LexicalFields, LexicalIndex, analyze, split_parts
-from mkdocs_semantic.payloads import json_bytes
-from mkdocs_semantic.shard_lists import ShardReader
+from mkdocs_semantic.bundle.lexical import LexicalFields, LexicalIndex, analyze, split_parts
+from mkdocs_semantic.bundle.names import json_bytes
+from mkdocs_semantic.bundle.shard_lists import ShardReader
 
 
 @pytest.mark.parametrize(

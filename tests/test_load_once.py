@@ -1,4 +1,4 @@
-"""Payloads read once each, several at the same time (load_once.py)."""
+"""Payloads read once each, several at the same time (bundle/load_once.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from mkdocs_semantic.load_once import LoadOnce, in_parallel
+from mkdocs_semantic.bundle.load_once import LoadOnce, in_parallel
 
 
 def test_a_value_is_made_once_however_many_threads_ask():

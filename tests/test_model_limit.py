@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mkdocs_semantic.cli import cli
-from mkdocs_semantic.embedding import ModelError
-from mkdocs_semantic.search import Searcher
-from mkdocs_semantic.service import open_service
+from mkdocs_semantic.apps.cli import cli
+from mkdocs_semantic.apps.service import open_service
+from mkdocs_semantic.model.spec import ModelError
+from mkdocs_semantic.search.searcher import Searcher
 
 from .conftest import Project
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mkdocs_semantic.packed_cholesky import PackedLower
+from mkdocs_semantic.indexing.query_table.packed_cholesky import PackedLower
 
 
 def packed(matrix: np.ndarray, block: int) -> PackedLower:

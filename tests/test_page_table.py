@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mkdocs_semantic.page_table import (
+from mkdocs_semantic.bundle.page_table import (
     PageTable,
     continuations,
     page_table_bytes,

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from mkdocs_semantic.ranking import PER_PAGE
-from mkdocs_semantic.search import Searcher
+from mkdocs_semantic.constants import PER_PAGE
+from mkdocs_semantic.search.searcher import Searcher
 
 PARITY = Path(__file__).resolve().parent / "fixtures" / "parity"
 

@@ -10,13 +10,15 @@ import shutil
 import numpy as np
 import pytest
 
-from mkdocs_semantic import partitions
-from mkdocs_semantic.bundle import BundleError, read_bundle, write_bundle
-from mkdocs_semantic.embedding import default_model_spec
-from mkdocs_semantic.quantize import quantize
-from mkdocs_semantic.query_encoder import query_codes
-from mkdocs_semantic.search import Searcher
-from mkdocs_semantic.vector_store import parse_partition, partition_bytes
+from mkdocs_semantic.bundle.format import BundleError
+from mkdocs_semantic.bundle.quantize import quantize
+from mkdocs_semantic.bundle.reader import read_bundle
+from mkdocs_semantic.bundle.vectors import partitions
+from mkdocs_semantic.bundle.vectors.codes import query_codes
+from mkdocs_semantic.bundle.vectors.store import parse_partition, partition_bytes
+from mkdocs_semantic.bundle.writer import write_bundle
+from mkdocs_semantic.model.spec import default_model_spec
+from mkdocs_semantic.search.searcher import Searcher
 
 from .bundle_edits import publish_catalog
 from .test_bundle import DELETE, catalog_of, sample_chunks, sample_table, set_field
@@ -141,7 +143,7 @@ def test_a_query_reads_only_the_row_blocks_holding_its_candidates(tmp_path, smal
         read.append(name)
         return (tmp_path / "part" / name).read_bytes()
 
-    from mkdocs_semantic.vector_store import read_partitioned
+    from mkdocs_semantic.bundle.vectors.store import read_partitioned
 
     lazy = read_partitioned(spec, bundle.pages.starts, reading, lazy=True)
     lazy.candidates = 3  # fewer candidates than a probed partition's blocks hold
@@ -278,7 +280,7 @@ def republish(root, catalog: dict, old: str, data: bytes, folder: str, stem: str
 
 def test_partitions_whose_rows_do_not_add_up_or_overlap_are_refused(tmp_path,
                                                                     small_partitions):
-    from mkdocs_semantic import vector_store
+    from mkdocs_semantic.bundle.vectors import store as vector_store
 
     write(tmp_path, "partitioned")
     catalog = catalog_of(tmp_path)
@@ -349,8 +351,8 @@ def test_a_one_page_edit_rewrites_only_the_partitions_that_hold_its_chunks(
     int8 scale come back from the cache folder) and with the page gaining a chunk (every
     later chunk's number shifts)."""
 
-    from mkdocs_semantic.chunking import PageFacts
-    from mkdocs_semantic.indexer import Indexer, IndexOptions
+    from mkdocs_semantic.chunk import PageFacts
+    from mkdocs_semantic.indexing.indexer import Indexer, IndexOptions
 
     from .test_indexer import HashingEmbedder, hashing_spec
 
@@ -422,9 +424,9 @@ def partitions_of(bundle) -> list[tuple[str, tuple[str, ...], bool]]:
 def test_the_layout_of_another_model_is_not_reused(tmp_path):
     """Centroids and a scale from other vectors would only mislead the partitioning."""
 
-    from mkdocs_semantic import layout_basis
-    from mkdocs_semantic.chunking import PageFacts
-    from mkdocs_semantic.indexer import Indexer, IndexOptions
+    from mkdocs_semantic.chunk import PageFacts
+    from mkdocs_semantic.indexing import layout_basis
+    from mkdocs_semantic.indexing.indexer import Indexer, IndexOptions
 
     from .test_indexer import HashingEmbedder, hashing_spec
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from mkdocs.exceptions import MkDocsException
 
-from mkdocs_semantic.bundle import read_bundle
-from mkdocs_semantic.indexer import human_bytes
-from mkdocs_semantic.search import Searcher
+from mkdocs_semantic.bundle.reader import read_bundle
+from mkdocs_semantic.indexing.indexer import human_bytes
+from mkdocs_semantic.search.searcher import Searcher
 
 LIFESPAN = """
 # Lifespan events
@@ -267,7 +267,7 @@ def test_unreadable_tokenizer_names_the_option(site, caplog):
 
 
 def test_broken_model_file_names_the_option(site, caplog):
-    from mkdocs_semantic.embedding import default_model_spec
+    from mkdocs_semantic.model.spec import default_model_spec
 
     (site.root / "model.onnx").write_bytes(b"not really a model")
     site.plugin_options = {"model": {"path": "model.onnx",
@@ -280,7 +280,8 @@ def test_model_errors_carry_the_option_to_fix(tmp_path):
     message, which may mention other options or hold paths with any words in them."""
     from dataclasses import replace
 
-    from mkdocs_semantic.embedding import ModelError, OnnxEmbedder, default_model_spec
+    from mkdocs_semantic.model.onnx import OnnxEmbedder
+    from mkdocs_semantic.model.spec import ModelError, default_model_spec
 
     (tmp_path / "tokenizer.json").write_text("{broken")
     (tmp_path / "model.onnx").write_bytes(b"not really a model")
@@ -383,7 +384,7 @@ def test_a_changed_letter_in_the_chunk_cache_is_not_published(site, caplog):
 # that the test kills it at a known point (no timing race).
 STOPPING_BUILD = """
 import os, signal, sys
-from mkdocs_semantic import cache, indexer
+from mkdocs_semantic.indexing import cache, indexer
 indexer.CHECKPOINT_SECONDS = 0.0
 save = cache.EmbeddingCache.save
 def save_then_stop(self, *, prune=True):
@@ -410,7 +411,7 @@ def test_a_killed_build_keeps_the_vectors_it_had_checkpointed(project):
             words[(page * 7 + s * 3 + i) % len(words)] for i in range(40)) + ".\n"
             for s in range(8)]
         project.write(f"page{page}.md", f"# Page {page}\n\n" + "\n".join(sections))
-    # One thread: nothing is embedded while the pages are read (see early.py), so the
+    # One thread: nothing is embedded while the pages are read (see indexing/early.py), so the
     # first checkpoint holds exactly the embedding step's first batch.
     project.plugin_options = {"batch_size": 8, "threads": 1}
     config_file = project.write_config()

@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
-from mkdocs_semantic.embedding import plan_batches
-from mkdocs_semantic.progress import LOG_INTERVAL, Progress, duration
+from mkdocs_semantic.indexing.progress import LOG_INTERVAL, Progress, duration
+from mkdocs_semantic.model.onnx import plan_batches
 
 
 class Clock:
@@ -96,8 +96,8 @@ def test_the_first_line_counts_the_silence_from_the_logs_last_line(caplog):
 
 
 def test_by_default_the_silence_counts_from_mkdocs_last_log_line(caplog):
+    from mkdocs_semantic.indexing.progress import last_line
     from mkdocs_semantic.logs import build_log
-    from mkdocs_semantic.progress import last_line
 
     with caplog.at_level(logging.INFO, logger="mkdocs"):
         logging.getLogger("mkdocs.commands.build").info("Building documentation")

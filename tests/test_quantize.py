@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mkdocs_semantic.quantize import dequantize, global_scale, quantize
+from mkdocs_semantic.bundle.quantize import dequantize, global_scale, quantize
 
 
 def unit_vectors(n: int = 200, dim: int = 32, seed: int = 0) -> np.ndarray:

@@ -1,18 +1,18 @@
-"""The fusion rule of ranking.py on hand-made signals: pages, not a built site."""
+"""The fusion rule of search/ranking.py on hand-made signals: pages, not a built site."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from mkdocs_semantic.ranking import Signal, chunk_order, fuse
+from mkdocs_semantic.search.ranking import Signal, chunk_order, fuse
 
 # Four pages of two chunks each: chunk c is on page c // 2.
 PAGE_OF_CHUNK = np.repeat(np.arange(4), 2)
 
 
 def vector(scores: list[float]) -> Signal:
-    """A vector signal as search.py makes it: floor the mean score, relative to the best."""
+    """A vector signal as the searcher makes it: floor the mean score, relative to the best."""
     s = np.asarray(scores, dtype=np.float64)
     return Signal(s, chunk_order(s, np.ones(len(s), dtype=bool)), floor=float(s.mean()))
 

@@ -15,8 +15,8 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 
-from mkdocs_semantic.bundle import read_bundle
-from mkdocs_semantic.search import Searcher
+from mkdocs_semantic.bundle.reader import read_bundle
+from mkdocs_semantic.search.searcher import Searcher
 
 from .conftest import REPO, SHARED, SHARED_ENV
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mkdocs_semantic.search import Searcher
+from mkdocs_semantic.search.searcher import Searcher
 
 from .conftest import Project
 
@@ -150,7 +150,7 @@ def test_sections_come_grouped_by_page(searcher):
 
 def test_the_excerpt_shows_the_query_words_of_a_long_section(searcher):
     """Every Python reader (CLI, service, MCP) shows the window the browser shows
-    (excerpt_window.py): around the words, not the section's first 240 characters."""
+    (search/excerpts.py): around the words, not the section's first 240 characters."""
     hit = next(r for r in searcher.search("graceful shutdown timeout", mode="lexical")
                if r.url == "guide/deploy/")
     assert hit.excerpt.startswith("…") and "graceful shutdown timeout" in hit.excerpt

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from mkdocs_semantic.http_guard import RateLimitFilter
+from mkdocs_semantic.apps.limits import RateLimitFilter
 
 from .conftest import SITE_TOP_K
 from .processes import Running, running, with_open_file_limit
@@ -281,8 +281,8 @@ def test_repeated_log_lines_are_held_back_and_counted():
 def test_searches_past_the_queue_bound_are_answered_503_at_once(site):
     import anyio
 
-    from mkdocs_semantic.search import Searcher
-    from mkdocs_semantic.service import AppConfig, QueryService, create_app
+    from mkdocs_semantic.apps.service import AppConfig, QueryService, create_app
+    from mkdocs_semantic.search.searcher import Searcher
 
     class Gated(QueryService):
         """Holds each search until the test lets them go: the queue is what is tested."""

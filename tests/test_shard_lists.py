@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from mkdocs_semantic import shard_lists
-from mkdocs_semantic.bundle_format import BundleError, check_directory
-from mkdocs_semantic.payloads import payload_name
-from mkdocs_semantic.shard_lists import ShardList, resolve, write_shard_list
+from mkdocs_semantic.bundle import shard_lists
+from mkdocs_semantic.bundle.format import BundleError, check_directory
+from mkdocs_semantic.bundle.names import payload_name
+from mkdocs_semantic.bundle.shard_lists import ShardList, resolve, write_shard_list
 
 
 def entries(n: int) -> list[list]:

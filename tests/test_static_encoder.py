@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mkdocs_semantic.static_encoder import (
+from mkdocs_semantic.indexing.query_table.ridge import (
     StaticTable,
     TokenStats,
     TokenWeights,
     design_matrix,
     fit_table,
     prior_table,
-    single_token_vectors,
 )
+from mkdocs_semantic.model.onnx import single_token_vectors
 
 SPECIAL = (101, 102, 0)
 SEQUENCES = [
@@ -151,7 +151,8 @@ def test_fit_rejects_mismatched_targets():
 
 
 def test_single_token_vector_equals_the_model_vector_of_that_word():
-    from mkdocs_semantic.embedding import OnnxEmbedder, default_model_spec
+    from mkdocs_semantic.model.onnx import OnnxEmbedder
+    from mkdocs_semantic.model.spec import default_model_spec
 
     embedder = OnnxEmbedder(default_model_spec())
     tokenizer = embedder.tokenizer
@@ -189,10 +190,10 @@ def test_tokens_outside_solve_ids_are_held_at_their_prior():
 def test_normal_equations_summed_in_blocks_equal_the_dense_products(monkeypatch, block):
     """A^T S A and A^T S Y, summed a few pairs or entries at a time (as a large site's
     fit does, to bound its memory), equal the dense matrix products."""
-    from mkdocs_semantic import static_encoder
+    from mkdocs_semantic.indexing.query_table import ridge
 
-    monkeypatch.setattr(static_encoder, "PAIRS_PER_FLUSH", block)
-    monkeypatch.setattr(static_encoder, "ENTRIES_PER_BLOCK", block)
+    monkeypatch.setattr(ridge, "PAIRS_PER_FLUSH", block)
+    monkeypatch.setattr(ridge, "ENTRIES_PER_BLOCK", block)
     rng = np.random.default_rng(7)
     sequences = [[101, *rng.integers(3, 40, size=rng.integers(1, 12)).tolist(), 102]
                  for _ in range(60)]
@@ -203,9 +204,9 @@ def test_normal_equations_summed_in_blocks_equal_the_dense_products(monkeypatch,
     targets = rng.normal(size=(design.texts, 5))
     expected = dense.T @ (weight[:, None] * dense)
     for columns in (1, 4, 1000):  # the packed lower triangle's column blocks
-        got = static_encoder.gram(design, weight, block=columns).to_dense()
+        got = ridge.gram(design, weight, block=columns).to_dense()
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
-    assert np.allclose(static_encoder.project_targets(design, targets, weight),
+    assert np.allclose(ridge.project_targets(design, targets, weight),
                        dense.T @ (weight[:, None] * targets))
 
 
@@ -259,9 +260,9 @@ def test_fit_holds_no_square_matrix_of_the_vocabulary(monkeypatch, solve):
     tokens; this test measured 1.46 of them there)."""
     import tracemalloc
 
-    from mkdocs_semantic import static_encoder
+    from mkdocs_semantic.indexing.query_table import ridge
 
-    monkeypatch.setattr(static_encoder, "PAIRS_PER_FLUSH", 10_000)
+    monkeypatch.setattr(ridge, "PAIRS_PER_FLUSH", 10_000)
     sequences, targets, prior = random_problem(texts=400, vocabulary=2500, seed=3)
     design = design_matrix(sequences, special_ids=SPECIAL)
     n = len(design.token_ids)
@@ -273,7 +274,7 @@ def test_fit_holds_no_square_matrix_of_the_vocabulary(monkeypatch, solve):
         if solve == "fit_table":
             fit_table(design, targets, lam=0.01, prior=prior)
         else:
-            static_encoder.solve_over_tokens(design, targets, prior_rows, lam=0.01)
+            ridge.solve_over_tokens(design, targets, prior_rows, lam=0.01)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -282,7 +283,7 @@ def test_fit_holds_no_square_matrix_of_the_vocabulary(monkeypatch, solve):
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_the_texts_system_gives_the_tokens_system_solution(weighted):
-    from mkdocs_semantic.static_encoder import solve_over_texts, solve_over_tokens
+    from mkdocs_semantic.indexing.query_table.ridge import solve_over_texts, solve_over_tokens
 
     sequences, targets, _ = random_problem(texts=120, vocabulary=300, seed=21)
     design = design_matrix(sequences, special_ids=SPECIAL)
@@ -298,17 +299,17 @@ def test_the_texts_system_gives_the_tokens_system_solution(weighted):
 
 @pytest.mark.parametrize("share", [1, 32, 10**9])  # every token dense, some, none
 def test_text_gram_and_design_times_equal_the_dense_products(monkeypatch, share):
-    from mkdocs_semantic import static_encoder
+    from mkdocs_semantic.indexing.query_table import ridge
 
-    monkeypatch.setattr(static_encoder, "DENSE_TOKEN_SHARE", share)
-    monkeypatch.setattr(static_encoder, "PAIRS_PER_FLUSH", 7)
-    monkeypatch.setattr(static_encoder, "ENTRIES_PER_BLOCK", 5)
+    monkeypatch.setattr(ridge, "DENSE_TOKEN_SHARE", share)
+    monkeypatch.setattr(ridge, "PAIRS_PER_FLUSH", 7)
+    monkeypatch.setattr(ridge, "ENTRIES_PER_BLOCK", 5)
     sequences, _, _ = random_problem(texts=70, vocabulary=90, seed=8)
     design = design_matrix([*sequences, [101, 102]], special_ids=SPECIAL)  # one empty text
     dense = np.zeros((design.texts, len(design.token_ids)))
     np.add.at(dense, (design.text, design.column), design.value)
     rows = np.random.default_rng(2).normal(size=(len(design.token_ids), 3))
     for block in (1, 16, 1000):
-        np.testing.assert_allclose(static_encoder.text_gram(design, block=block).to_dense(),
+        np.testing.assert_allclose(ridge.text_gram(design, block=block).to_dense(),
                                    dense @ dense.T, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(static_encoder.design_times(design, rows), dense @ rows)
+    np.testing.assert_allclose(ridge.design_times(design, rows), dense @ rows)

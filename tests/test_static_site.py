@@ -11,9 +11,9 @@ import pytest
 from bs4 import BeautifulSoup
 from click.testing import CliRunner
 
-from mkdocs_semantic.bundle import read_bundle
-from mkdocs_semantic.cli import cli
-from mkdocs_semantic.static_site import main_content, page_url, read_page
+from mkdocs_semantic.apps.cli import cli
+from mkdocs_semantic.bundle.reader import read_bundle
+from mkdocs_semantic.indexing.static_site import main_content, page_url, read_page
 
 CHROME = """
 <header class="site"><a href="/">Acme Docs</a> <span>zebra banner</span></header>
@@ -199,7 +199,7 @@ def test_index_shows_the_caches_warnings(tmp_path):
 DEEP_HEADERS = """
 import sys
 from pathlib import Path
-from mkdocs_semantic.static_site import read_page
+from mkdocs_semantic.indexing.static_site import read_page
 site = Path(sys.argv[1])
 page = read_page(site, site / "deep.html")
 print(page.facts.title, "menu" in page.html, "Deep text" in page.html)

@@ -83,9 +83,9 @@ def snapshot_package(work: Path) -> Path:
     sys.path.insert(1, str(BENCH))
     import relevance as relevance_module  # bench/relevance.py: queries and page-level scoring
 
-    from mkdocs_semantic import client as client_module
-    from mkdocs_semantic.search import MODES as modes
-    from mkdocs_semantic.search import Searcher as searcher_class
+    from mkdocs_semantic.constants import SEARCH_MODES as modes
+    from mkdocs_semantic.plugin import theme as client_module
+    from mkdocs_semantic.search.searcher import Searcher as searcher_class
 
     relevance, semantic_client, Searcher, MODES = (relevance_module, client_module,
                                                    searcher_class, modes)
@@ -526,7 +526,7 @@ def top_chunks(scores, k: int = 10) -> list[int]:
     """The best `k` scored chunks: score descending, ties by chunk number (NaN: not scored)."""
     import numpy as np
 
-    from mkdocs_semantic.ranking import chunk_order
+    from mkdocs_semantic.search.ranking import chunk_order
 
     return chunk_order(scores, ~np.isnan(scores))[:k].tolist()
 

@@ -183,7 +183,7 @@ def semantic_parts(site: Path) -> dict:
     """
     from report import part_of
 
-    from mkdocs_semantic.bundle import payloads_of, read_catalog, read_manifest
+    from mkdocs_semantic.bundle.reader import payloads_of, read_catalog, read_manifest
 
     root = site / "semantic"
     manifest = read_manifest(root)

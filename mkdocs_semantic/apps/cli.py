@@ -1,0 +1,495 @@
+"""The `mkdocs-semantic` command: index, query, stats, eval, serve, mcp.
+
+SOURCE is a built site directory, a bundle directory, or the http(s) URL of a
+deployed site (its bundle is downloaded once and cached). Errors end the command
+with one line on stderr and a non-zero exit code: 2 for bad input, 1 otherwise.
+
+Text from a bundle may come from anyone's site: human output drops control and
+bidi characters (a terminal obeys them), JSON output escapes them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from ..bundle.folder import bundle_dir_problem, installed_client
+from ..bundle.format import BundleError
+from ..bundle.reader import read_bundle
+from ..constants import SEARCH_MODES, __version__
+from ..logs import LOGGERS
+from ..model.spec import ModelError
+from .evaluate import QueryFileError
+from .service import BadRequest, MissingDependency, Query, QueryService, parse_filters
+from .sources import Source, open_source
+
+USER_ERRORS = (BundleError, ModelError, MissingDependency, OSError)
+# C0 and C1 controls but newline and tab, and the bidi embeddings, overrides and isolates.
+_CONTROLS = [*range(0x00, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F),
+             *range(0x2066, 0x206A)]
+_UNPRINTABLE = {c: None for c in _CONTROLS if chr(c) not in "\n\t"}
+# JSON escapes C0 itself; C1, DEL and bidi controls only ever stand inside its strings.
+_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in _CONTROLS if c >= 0x7F}
+
+
+def printable(text: object) -> str:
+    """`text` with nothing a terminal would obey: no escape sequences, bells, carriage
+    returns or bidi overrides."""
+    return str(text).translate(_UNPRINTABLE)
+
+
+def say(text: object = "", *, err: bool = False) -> None:
+    """Print one line of human output."""
+    click.echo(printable(text), err=err)
+
+
+def dump_json(data: object) -> str:
+    """JSON that decodes to exactly `data`, with every control character escaped."""
+    return json.dumps(data, ensure_ascii=False, indent=1).translate(_JSON_ESCAPES)
+
+
+class BadInput(click.ClickException):
+    """Bad input from the user: one line, exit code 2."""
+
+    exit_code = 2
+
+
+class Cli(click.Group):
+    """Turns the package's own errors into one clear line, without a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (BadRequest, QueryFileError) as exc:
+            raise BadInput(printable(exc)) from None
+        except USER_ERRORS as exc:
+            raise click.ClickException(printable(exc)) from None
+
+
+class _StderrHandler(logging.Handler):
+    """Writes to whatever sys.stderr is at the time (stdout stays clean for `mcp`)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            print(printable(self.format(record)), file=sys.stderr)
+        except Exception:
+            self.handleError(record)
+
+
+def show_logs() -> Callable[[], None]:
+    """Show every logger of the package (`logs.LOGGERS`: the indexer's and the caches'
+    warnings too) on stderr, INFO and up; returns what undoes it."""
+    handler = _StderrHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+    undo = []
+    for logger in map(logging.getLogger, LOGGERS):
+        if any(isinstance(h, _StderrHandler) for h in logger.handlers):
+            continue
+        undo.append((logger, logger.level, logger.propagate))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+    def restore() -> None:
+        for logger, level, propagate in undo:
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+            logger.propagate = propagate
+
+    return restore
+
+
+@click.group(cls=Cli, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mkdocs-semantic")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Semantic search over a built documentation site, from the terminal, HTTP or MCP."""
+    ctx.call_on_close(show_logs())  # undone when the command ends (it may run in-process)
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli.main(args=argv, prog_name="mkdocs-semantic")
+
+
+source_argument = click.argument("source")
+cache_option = click.option(
+    "--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+    help="Where bundles downloaded from a URL are kept (default: the user cache folder).")
+all_option = click.option(
+    "--all", "fetch_all", is_flag=True,
+    help="With a URL SOURCE, download the whole bundle now (default: the keyword, excerpt, "
+         "text and query-table shards and a partitioned site's vector partitions come down "
+         "as queries need them).")
+MODE_HELP = f"Ranking: {', '.join(SEARCH_MODES)} (default: the bundle's)."
+
+
+def load_source(source: str, cache_dir: Path | None, *,
+                fetch_all: bool = False) -> tuple[Source, QueryService]:
+    """The located source and a query service over its bundle."""
+    from ..search.searcher import Searcher
+
+    located = open_source(source, cache_dir=cache_dir, everything=fetch_all)
+    return located, QueryService(Searcher.open(located))
+
+
+# index ---------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("site_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--bundle-dir", default="semantic", show_default=True,
+              help="Folder inside SITE_DIR that receives the bundle.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Embedding cache folder (default: .cache/mkdocs-semantic/<site> beside "
+                   "SITE_DIR).")
+@click.option("--no-cache", is_flag=True, help="Embed everything; keep no cache.")
+@click.option("--dtype", type=click.Choice(("i8", "f16", "f32")), default="i8",
+              show_default=True, help="How vectors are stored.")
+@click.option("--dry-run", is_flag=True, help="Print what would change; write nothing.")
+def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: bool, dtype: str,
+          dry_run: bool) -> None:
+    """Index a built static HTML site from any generator into SITE_DIR/semantic."""
+    from ..indexing.indexer import Indexer, IndexOptions
+    from ..indexing.static_site import chunk_site, plan_site
+    from ..model.spec import default_model_spec, verify_default_model
+
+    problem = bundle_dir_problem(bundle_dir)
+    if problem:
+        raise BadRequest(f"--bundle-dir {bundle_dir!r} must be {problem}")
+    out = site_dir / bundle_dir
+    spec = default_model_spec()
+    verify_default_model(spec)
+    cache_path = None
+    if not no_cache:
+        folder = cache_dir or site_dir.resolve().parent / ".cache" / "mkdocs-semantic" / \
+            site_dir.resolve().name
+        cache_path = folder / "embeddings.npz"
+    indexer = Indexer(spec, IndexOptions(dtype=dtype), cache_path=cache_path)
+    indexer.embed_early = not dry_run
+    pages, chunks = chunk_site(site_dir, indexer, bundle_dir=out)
+    if not chunks:
+        raise BundleError(f"no HTML page with text under {site_dir}: point at a built site")
+    if dry_run:
+        _print_plan(plan_site(chunks, indexer, bundle_dir=out), out)
+        return
+    stats = indexer.write(out, chunks, pages=pages)
+    say(f"semantic: {stats.summary()} -> {out}")
+
+
+def _print_plan(plan, out: Path) -> None:
+    against = "the existing bundle" if plan.existing_bundle else "no existing bundle"
+    unchanged = plan.pages - len(plan.pages_new) - len(plan.pages_changed)
+    say(f"dry run: nothing written; compared with {against} in {out}")
+    if plan.note:
+        say(f"note: {plan.note}")
+    say(f"pages   {plan.pages:>6} now: {len(plan.pages_new)} new, "
+               f"{len(plan.pages_changed)} changed, {len(plan.pages_removed)} removed, "
+               f"{unchanged} unchanged")
+    say(f"chunks  {plan.chunks:>6} now: {plan.chunks_new} new, "
+               f"{plan.chunks_removed} removed; {plan.from_cache} reused from the cache, "
+               f"{plan.to_embed} to embed")
+    for label, urls in (("new", plan.pages_new), ("changed", plan.pages_changed),
+                        ("removed", plan.pages_removed)):
+        for url in urls:
+            say(f"  {label:<8} /{url}")
+
+
+# query ---------------------------------------------------------------------------------
+
+
+@cli.command()
+@source_argument
+@click.argument("text", nargs=-1, required=True)
+@click.option("-k", "--top-k", type=int, default=None,
+              help="How many sections to return (default: the site's top_k).")
+@click.option("--mode", help=MODE_HELP)
+@click.option("-f", "--filter", "filters", multiple=True, metavar="KEY=VALUE",
+              help="Keep results whose page has this value, e.g. section=Learn (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@cache_option
+@all_option
+def query(source: str, text: tuple[str, ...], top_k: int | None, mode: str | None,
+          filters: tuple[str, ...], as_json: bool, cache_dir: Path | None,
+          fetch_all: bool) -> None:
+    """Print the sections of SOURCE that best answer TEXT."""
+    request = Query(text=" ".join(text), top_k=top_k, mode=mode, filters=parse_filters(filters))
+    located, service = load_source(source, cache_dir, fetch_all=fetch_all)
+    answer = service.answer(request)
+    if as_json:
+        click.echo(dump_json(answer))
+        return
+    if not answer["results"]:
+        click.echo("no results")
+    click.echo(format_results(answer["results"], base_url=located.base_url))
+
+
+def format_results(results: list[dict], *, base_url: str | None = None,
+                   width: int | None = None) -> str:
+    """Aligned, readable lines: rank and score, heading path, link, excerpt."""
+    width = width or shutil.get_terminal_size((100, 20)).columns
+    rank_width = len(str(len(results)))
+    indent = " " * (rank_width + 10)
+    lines = []
+    for rank, r in enumerate(results, 1):
+        heading = printable(" > ".join([r["title"], *r["path"]]))
+        link = printable(base_url + r["href"] if base_url else "/" + r["href"])
+        lines.append(f"{rank:>{rank_width}}  {r['score']:6.4f}  "
+                     + click.style(heading, bold=True))
+        lines.append(indent + link)
+        excerpt = printable(r["excerpt"])
+        room = max(20, width - len(indent))
+        if len(excerpt) > room:
+            excerpt = excerpt[: room - 1].rstrip() + "…"
+        lines.append(indent + excerpt)
+    return "\n".join(lines)
+
+
+# stats ---------------------------------------------------------------------------------
+
+
+@cli.command()
+@source_argument
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@cache_option
+def stats(source: str, as_json: bool, cache_dir: Path | None) -> None:
+    """Describe the bundle of SOURCE: model, counts per section and facet, file sizes
+    (the bundle's, and the browser client's beside it). A URL's bundle comes down whole:
+    the counts read every page."""
+    bundle = read_bundle(open_source(source, cache_dir=cache_dir, everything=True).bundle_dir)
+    facts = bundle_facts(bundle)
+    if as_json:
+        click.echo(dump_json(facts))
+        return
+    say(render_facts(facts))
+
+
+def bundle_facts(bundle) -> dict:
+    """Everything `stats` shows, as plain data."""
+    m = bundle.manifest
+    sections: dict[str, dict[str, int]] = {}
+    facets: dict[str, dict[str, dict[str, int]]] = {}
+    seen_pages: set[str] = set()
+    for chunk in bundle.chunks:
+        first = chunk.url not in seen_pages
+        seen_pages.add(chunk.url)
+        row = sections.setdefault(chunk.section, {"pages": 0, "chunks": 0})
+        row["pages"] += first
+        row["chunks"] += 1
+        for facet, values in (getattr(chunk, "facets", None) or {}).items():
+            for value in values:
+                cell = facets.setdefault(facet, {}).setdefault(value, {"pages": 0, "chunks": 0})
+                cell["pages"] += first
+                cell["chunks"] += 1
+    catalog = bundle.catalog
+    model = catalog["model"]
+    client = installed_client(bundle.root)
+    return {
+        "bundle": str(bundle.root),
+        "format": m.format,
+        "generator": m.generator,
+        "model": {"id": model["id"], "dim": model["dim"], "max_tokens": model["max_tokens"]},
+        "query_encoder": m.query_encoder,
+        "dtype": bundle.vectors.dtype,
+        "pages": m.counts["pages"],
+        "chunks": m.counts["chunks"],
+        "kinds": dict(Counter(c.kind for c in bundle.chunks)),
+        "sections": sections,
+        "facets": facets,
+        "files": {group: {"files": len(files), "bytes": sum(f.bytes for f in files)}
+                  for group, files in _payload_groups(bundle).items()},
+        "total_bytes": sum(f.bytes for f in bundle.files),
+        # None for a downloaded bundle: readers outside the browser fetch no client
+        "client": None if client is None else {"files": client.files, "bytes": client.bytes},
+    }
+
+
+def _payload_groups(bundle) -> dict[str, list]:
+    """Payloads by folder (`catalog` for the catalog itself)."""
+    groups: dict[str, list] = {}
+    for payload in bundle.files:
+        folder = payload.name.split("/")[0] if "/" in payload.name else "catalog"
+        groups.setdefault(folder, []).append(payload)
+    return groups
+
+
+def render_facts(facts: dict) -> str:
+    model = facts["model"]
+    lines = [
+        f"bundle     {facts['bundle']}",
+        f"format     {facts['format']}",
+        f"generator  {facts['generator']}",
+        f"model      {model['id']} ({model['dim']} dims, {model['max_tokens']} tokens)",
+        f"encoder    {facts['query_encoder']} (query), vectors {facts['dtype']}",
+        f"pages      {facts['pages']}",
+        f"chunks     {facts['chunks']} ("
+        + ", ".join(f"{n} {kind}" for kind, n in sorted(facts["kinds"].items())) + ")",
+        "",
+    ]
+    lines += _count_table("section", {k or "(top level)": v
+                                      for k, v in facts["sections"].items()})
+    for facet, values in facts["facets"].items():
+        lines += ["", *_count_table(facet, values)]
+    lines += ["", f"{'payload':<10} {'files':>6} {'bytes':>12}"]
+    for group, f in facts["files"].items():
+        lines.append(f"{group:<10} {f['files']:>6} {f['bytes']:>12,}")
+    total_files = sum(f["files"] for f in facts["files"].values())
+    lines.append(f"{'bundle':<10} {total_files:>6} {facts['total_bytes']:>12,}")
+    client = facts["client"]
+    if client is None:
+        lines.append(f"{'client':<10} {'-':>6} {'-':>12}  (not in a downloaded bundle)")
+    else:
+        lines.append(f"{'client':<10} {client['files']:>6} {client['bytes']:>12,}  "
+                     "(the browser client, in the built site)")
+    return "\n".join(lines)
+
+
+def _count_table(label: str, rows: dict[str, dict[str, int]]) -> list[str]:
+    width = max([len(k) for k in rows] + [len(label)])
+    out = [f"{label:<{width}}  {'pages':>6}  {'chunks':>6}"]
+    out += [f"{k:<{width}}  {v['pages']:>6}  {v['chunks']:>6}" for k, v in rows.items()]
+    return out
+
+
+# eval ----------------------------------------------------------------------------------
+
+
+@cli.command(name="eval")
+@source_argument
+@click.argument("queries", type=click.Path(exists=True, path_type=Path))
+@click.option("--mode", "modes", multiple=True,
+              help="Mode to evaluate (repeatable; default: every mode available).")
+@click.option("--k", "k", type=click.IntRange(1, 100), default=10, show_default=True,
+              help="Cutoff of Recall@k.")
+@click.option("--misses", is_flag=True, help="List the queries with no expected page in the "
+              "top k.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@cache_option
+@all_option
+def eval_(source: str, queries: Path, modes: tuple[str, ...], k: int, misses: bool,
+          as_json: bool, cache_dir: Path | None, fetch_all: bool) -> None:
+    """MRR@10, nDCG@10 and Recall@k of SOURCE on QUERIES (a BEIR folder or a TSV file).
+
+    TSV: one `query<TAB>url url ...` a line. BEIR: a doc id is a page URL without
+    its leading and trailing slashes (the home page is `index`).
+    """
+    from ..constants import MAX_TOP_K
+    from .evaluate import evaluate, read_queries, unknown_pages
+
+    judged = read_queries(queries)
+    _, service = load_source(source, cache_dir, fetch_all=fetch_all)
+    for mode in modes:
+        service.check(Query(text="mode check", mode=mode))
+    unknown = unknown_pages(judged, service.searcher.bundle.page_urls())
+    reports = []
+    for mode in modes or service.modes:
+        def search(text: str, depth: int, mode: str = mode) -> list[str]:
+            request = Query(text=text, top_k=min(depth, MAX_TOP_K), mode=mode)
+            return [r.url for r in service.search(request)]
+
+        reports.append(evaluate(judged, search, mode=mode, k=k))
+    if as_json:
+        click.echo(dump_json({"queries": len(judged), "unknown_pages": unknown,
+                              "modes": [r.figures() for r in reports],
+                              "misses": {r.mode: [_miss(o) for o in r.misses]
+                                         for r in reports} if misses else None}))
+        return
+    say(f"{len(judged)} queries from {queries}")
+    if unknown:
+        say(f"warning: {len(unknown)} expected pages are not in the bundle: "
+                   + ", ".join(unknown[:5]) + (" …" if len(unknown) > 5 else ""), err=True)
+    say(f"{'mode':<8} {'MRR@10':>8} {'nDCG@10':>8} {f'Recall@{k}':>10}")
+    for r in reports:
+        say(f"{r.mode:<8} {r.mrr:>8.4f} {r.ndcg:>8.4f} {r.recall:>10.4f}")
+    if misses:
+        for r in reports:
+            say(f"\nmisses ({r.mode}): {len(r.misses)} of {r.queries}")
+            for o in r.misses:
+                miss = _miss(o)
+                say(f"  {miss['query']}\n    expected {' '.join(miss['expected'])}\n"
+                           f"    got      {' '.join(miss['got']) or '-'}")
+
+
+def _miss(outcome) -> dict:
+    return {"id": outcome.query.id, "query": outcome.query.text,
+            "expected": sorted(outcome.query.relevant), "got": outcome.ranked[:3]}
+
+
+# serve and mcp -------------------------------------------------------------------------
+
+
+@cli.command()
+@source_argument
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--cors-origin", "cors", multiple=True, metavar="ORIGIN",
+              help="Allow browsers on this origin to call the API (repeatable; '*' for any).")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Worker processes, each with its own read-only copy.")
+@click.option("--threads", type=click.IntRange(0, 64), default=0, show_default=True,
+              help="onnxruntime threads per worker (0: onnxruntime decides).")
+@click.option("--max-connections", type=click.IntRange(1, 1_000_000), default=1000,
+              show_default=True, help="Open connections per worker; past it, the one idle "
+              "longest is closed.")
+@click.option("--header-timeout", type=click.FloatRange(0.1, 3600), default=10.0,
+              show_default=True, metavar="SECONDS",
+              help="Close a connection that has not sent a whole request head by then.")
+@click.option("--keep-alive-timeout", type=click.FloatRange(0.1, 3600), default=5.0,
+              show_default=True, metavar="SECONDS",
+              help="Close an idle keep-alive connection after this long.")
+@click.option("--max-queued-searches", type=click.IntRange(0, 100_000), default=64,
+              show_default=True, help="Searches that may wait per worker; more are answered "
+              "503 with Retry-After at once.")
+@click.option("--fetch-timeout", type=click.FloatRange(0.1, 86400),
+              metavar="SECONDS", help="How long downloading a URL SOURCE's bundle may take "
+              "in all (default: $MKDOCS_SEMANTIC_FETCH_TIMEOUT, else 120).")
+@cache_option
+@all_option
+def serve(source: str, host: str, port: int, cors: tuple[str, ...], workers: int,
+          threads: int, max_connections: int, header_timeout: float,
+          keep_alive_timeout: float, max_queued_searches: int,
+          fetch_timeout: float | None, cache_dir: Path | None, fetch_all: bool) -> None:
+    """Serve an HTTP JSON API (GET /search?q=&k=&mode=&filter=, GET /health) and, when
+    SOURCE is a site directory, the site itself at /."""
+    from .service import AppConfig, require
+    from .service import serve as run
+
+    require("serve", "starlette", "uvicorn")
+    from .limits import ConnectionLimits
+
+    located = open_source(source, cache_dir=cache_dir, fetch_timeout=fetch_timeout,
+                          everything=fetch_all)
+    config = AppConfig(bundle_dir=located.bundle_dir, site_dir=located.site_dir,
+                       cors_origins=cors, threads=threads,
+                       max_queued_searches=max_queued_searches)
+    # a broken bundle fails here, not in a worker
+    read_bundle(located.bundle_dir, fetch=located.fetch)
+    click.echo(f"serving {located.bundle_dir} on http://{host}:{port}/ "
+               "(GET /search?q=..., GET /health)", err=True)
+    limits = ConnectionLimits(max_connections=max_connections, header_timeout=header_timeout,
+                              keep_alive_timeout=keep_alive_timeout)
+    run(config, host=host, port=port, workers=workers, limits=limits)
+
+
+@cli.command()
+@source_argument
+@click.option("--base-url", help="The deployed site's URL, for absolute links in results "
+              "(default: SOURCE when it is a URL).")
+@cache_option
+@all_option
+def mcp(source: str, base_url: str | None, cache_dir: Path | None, fetch_all: bool) -> None:
+    """Run a Model Context Protocol server over stdio (tools: search_docs, read_page)."""
+    from .mcp_server import Docs, run
+    from .service import require
+
+    require("mcp", "mcp")
+    located, service = load_source(source, cache_dir, fetch_all=fetch_all)
+    service.warm_up()
+    base = base_url or located.base_url
+    run(Docs(service=service, base_url=base if not base or base.endswith("/") else base + "/"))

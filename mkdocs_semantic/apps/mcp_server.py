@@ -1,0 +1,125 @@
+"""An MCP server over stdio: AI assistants search the docs and read pages by URL.
+
+Tools: `search_docs(query, top_k, filters)` and `read_page(url)`. Nothing but
+protocol messages goes to stdout; logging goes to stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import urllib.parse
+from dataclasses import dataclass
+from typing import Any
+
+from ..chunk import Chunk, context_line
+from ..constants import MAX_TOP_K
+from .service import BadRequest, Query, QueryService, require
+
+log = logging.getLogger("mkdocs_semantic")
+SERVER_NAME = "mkdocs-semantic"
+INSTRUCTIONS = (
+    "Searches this documentation site by meaning. Call search_docs with a question or "
+    "a few words; cite results by their url. Call read_page with a result's url to read "
+    "the whole page, section by section."
+)
+
+SEARCH_DOCS = (
+    "Search the documentation by meaning; returns ranked sections.\n\n"
+    "Each result has url (cite it), title, heading_path, score and the section's text. "
+    f"top_k is 1-{MAX_TOP_K}; leave it out for the site's own number of results. filters "
+    'narrows by page facets, for example {"section": ["Learn"]}.'
+)
+"""The search tool's description, which the assistant reads."""
+
+
+@dataclass
+class Docs:
+    """The tools' logic, independent of the MCP SDK (so it is easy to test and reuse)."""
+
+    service: QueryService
+    base_url: str | None = None
+
+    def link(self, href: str) -> str:
+        return urllib.parse.urljoin(self.base_url, href) if self.base_url else href
+
+    def search_docs(self, query: str, top_k: int | None = None,
+                    filters: dict[str, list[str]] | None = None) -> dict[str, Any]:
+        """Ranked sections; `top_k` None returns the site's configured top_k."""
+        results = self.service.search(Query(text=query, top_k=top_k, filters=filters or None))
+        chunks = self.service.searcher.bundle.chunks
+        return {"results": [
+            {"url": self.link(r.href), "title": r.title, "heading_path": list(r.path),
+             "score": round(r.score, 4), "text": chunks[r.chunk_id].text}
+            for r in results
+        ]}
+
+    def read_page(self, url: str) -> dict[str, Any]:
+        key = self._page_url(url)
+        chunks = self.service.searcher.bundle.chunks_of_page(key)
+        if not chunks:
+            raise BadRequest(f"no page with url {url!r} in this site: use a url that "
+                             "search_docs returned")
+        return {"url": self.link(key), "title": chunks[0].title,
+                "sections": page_sections(chunks, self.link)}
+
+    def _page_url(self, url: str) -> str:
+        url = url.strip().split("#", 1)[0]
+        if self.base_url and url.startswith(self.base_url):
+            url = url[len(self.base_url):]
+        elif urllib.parse.urlsplit(url).scheme:
+            url = urllib.parse.urlsplit(url).path
+        return url.lstrip("/").removeprefix("./")
+
+
+def page_sections(chunks: list[Chunk], link) -> list[dict[str, Any]]:
+    """A page's sections in order, the parts of split sections joined again.
+
+    The page-level chunk repeats the lead paragraphs, so it is left out unless
+    it is all the page has.
+    """
+    sections: list[dict[str, Any]] = []
+    parts = [c for c in chunks if c.kind != "page"] or chunks
+    for chunk in parts:
+        if sections and sections[-1]["anchor"] == chunk.anchor \
+                and sections[-1]["heading_path"] == chunk.path:
+            sections[-1]["text"] += "\n" + chunk.text
+            continue
+        sections.append({"heading": context_line(chunk.title, chunk.path),
+                         "heading_path": list(chunk.path), "anchor": chunk.anchor,
+                         "url": link(chunk.href), "text": chunk.text})
+    return sections
+
+
+def build_server(docs: Docs):
+    """The MCP server object with both tools registered."""
+    require("mcp", "mcp")
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+
+    @server.tool(description=SEARCH_DOCS)
+    def search_docs(query: str, top_k: int | None = None,
+                    filters: dict[str, list[str]] | None = None) -> dict[str, Any]:
+        try:
+            return docs.search_docs(query, top_k, filters)
+        except BadRequest as exc:  # the caller's mistake: tell the model what to fix
+            raise ToolError(str(exc)) from None
+
+    @server.tool()
+    def read_page(url: str) -> dict[str, Any]:
+        """Read one documentation page, section by section, by the url search_docs gave."""
+        try:
+            return docs.read_page(url)
+        except BadRequest as exc:
+            raise ToolError(str(exc)) from None
+
+    return server
+
+
+def run(docs: Docs) -> None:
+    """Serve over stdio until the client closes the connection."""
+    server = build_server(docs)
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    server.run("stdio")

@@ -1,0 +1,61 @@
+"""The search bundle (format 5): its format (`format`), writer (`writer`) and reader
+(`reader`), side by side, and the payloads they share.
+
+Layout of `<site>/<bundle_dir>/`:
+
+- `manifest.json`, small and never cached long: `format`, `generator`, `catalog` (name,
+  bytes, sha256), `counts` (pages, chunks), `search` (defaults every reader applies:
+  mode, top_k, min_score, filters) and `query_encoder` (`static` or
+  `transformer`: how readers embed a query by default).
+- `catalog.<h>.json`: what a reader needs to plan its downloads. Its size does not grow
+  with the site's: every list that would is a payload, or a shard list (bundle/shard_lists.py:
+  in the catalog while short, else in directories of 256 entries).
+  - `model`: the document model (id, sha256, dim, pooling, normalize, max_tokens, prefixes);
+  - `pages`: `count`, `boosts` (page -> search.boost, where not 1) and `table`, the page
+    table payload (bundle/page_table.py: chunks per page, which chunks continue a section);
+  - `facets`: the payload that maps filter key -> value -> pages (and the partitions
+    holding their chunks), read by filtered queries only;
+  - `fragments`, `text`: shard lists of pages (first page);
+  - `lexical`: `version`, `scale`, `count`, `stopwords`, `head` (postings a term keeps
+    for unfiltered queries) and a shard list of terms (first term);
+  - `vectors`: vector sets, each `{model, dtype, scale, dim, metric, sum, layout, ...}`
+    (bundle/vectors/store.py): `exact` with `parts` (first page), or `partitioned` with
+    `partitions`, `probe_rows`, `candidates`, `index` and `centroids`;
+  - `encoders`: `static` (`vectors`: the set it queries, `tokenizer`, `max_tokens`,
+    `dtype`, `scale`, `dim`, a shard list of token ids) and, when the site ships its
+    model, `transformer` (`vectors`, `model`, `tokenizer`).
+- payloads, named by content hash (see bundle/names.py), in folders:
+  - `pages/pages.<h>.bin`: the page table; `facets/facets.<h>.json`: the facets;
+  - `index/<kind>.<h>.json`: a shard list's directory, `[[first key, name, bytes], ...]`;
+  - `fragments/frag.<h>.json`: per page `[url, title, section, [[anchor, path, excerpt,
+    kind], ...]]`, kind `p` (page lead) or `s` (section); the excerpt is the text results
+    may show (about 480 characters, see `chunking.excerpt_parts`): a string, or where it
+    holds code a list alternating prose and code, prose first (`["Run", "make all", "."]`);
+  - `text/text.<h>.json`: per page `[[text, anchors, anchor, path], ...]` (Python
+    readers only; the chunk's own anchor and heading path, where fragments hold the
+    deep link and the path results show);
+  - `vectors/...`: see bundle/vectors/store.py;
+  - `lexical/lex.<h>.json` and `lexical/tail.<h>.json`: see `LexicalIndex.to_shards`;
+  - `table/tab.<h>.bin`: u32 n, n u32 token ids ascending, n x dim int8 rows;
+  - `model/model.<h>.onnx`, `model/tokenizer.<h>.json`.
+
+Chunk ids are positions in page order: chunk `starts[page] + local`. Everything a page
+owns is addressed by page and position, so an edit to one page leaves the payloads of
+the others unchanged unless they share a shard.
+"""
+
+from .format import BundleError, FileEntry, Manifest
+from .reader import Bundle, find_bundle_dir, read_bundle, read_catalog, read_manifest
+from .writer import write_bundle
+
+__all__ = [
+    "Bundle",
+    "BundleError",
+    "FileEntry",
+    "Manifest",
+    "find_bundle_dir",
+    "read_bundle",
+    "read_catalog",
+    "read_manifest",
+    "write_bundle",
+]

@@ -1,0 +1,370 @@
+"""Bundle format 5: its constants, and the checks every Python reader runs on the JSON
+it did not write (the manifest and the catalog), so that nothing downstream meets a
+wrong type, a path out of the bundle or an absurd number. The layout is in bundle/__init__.py.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..constants import (
+    DEFAULT_TOP_K,
+    FORMAT_VERSION,
+    LEXICAL_VERSION,
+    MAX_DIM,
+    MAX_MODEL_TOKENS,
+    MAX_TOP_K,
+    QUERY_ENCODERS,
+    SCALAR_BYTES,
+    SEARCH_MODES,
+    __version__,
+)
+from .names import CATALOG_NAME, HASH_CHARS, PayloadError, check_name
+from .page_table import page_table_size
+
+MANIFEST = "manifest.json"
+METRIC = "ip"
+VECTOR_LAYOUTS = ("auto", "exact", "partitioned")
+"""The writer's choices; a catalog names `exact` or `partitioned` (vectors/partitions.py)."""
+DEFAULT_SEARCH = {"mode": "hybrid", "top_k": DEFAULT_TOP_K, "min_score": None}
+KIND_CODES = {"page": "p", "section": "s"}
+KIND_NAMES = {v: k for k, v in KIND_CODES.items()}
+STATIC_MAX_TOKENS = 128
+"""Tokens of a query the static encoder reads; a query is rarely a tenth of that."""
+
+# Shard sizes: small enough that a query fetches little, large enough to keep the file
+# count sane (measured in bench/: bytes per query against files per build). A query
+# touches about one table shard per token, one lexical shard per term and one fragments
+# shard per page shown, whatever their size, so these are small: on fastapi-docs 8
+# rows a table shard (not 32) and about a page of fragments (not four) took a typed
+# query's first result from 1.9 to 1.47 MB sent (bench/browser.py).
+VECTOR_PART_BYTES = 128 << 10
+FRAGMENT_SHARD_BYTES = 4 << 10
+TEXT_SHARD_BYTES = 256 << 10
+LEXICAL_SHARD_BYTES = 4 << 10
+TABLE_SHARD_ROWS = 8
+
+
+class BundleError(ValueError):
+    """A bundle cannot be read; the message names the file and what to do."""
+
+
+class Checker:
+    """Type and range checks of untrusted JSON; every failure names the file and field."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, problem: str) -> None:
+        raise BundleError(f"{self.source}: {problem}: rebuild the site")
+
+    def _get(self, data: object, key: str, where: str) -> object:
+        if not isinstance(data, dict) or key not in data:
+            self.fail(f"{where + '.' if where else ''}{key} is missing")
+        return data[key]
+
+    def dict(self, data: object, key: str, where: str = "") -> dict:
+        value = self._get(data, key, where)
+        if not isinstance(value, dict):
+            self.fail(f"{where + '.' if where else ''}{key} must be an object")
+        return value
+
+    def list(self, data: object, key: str, where: str = "") -> list:
+        value = self._get(data, key, where)
+        if not isinstance(value, list):
+            self.fail(f"{where + '.' if where else ''}{key} must be a list")
+        return value
+
+    def str(self, data: object, key: str, where: str = "") -> str:
+        value = self._get(data, key, where)
+        if not isinstance(value, str):
+            self.fail(f"{where + '.' if where else ''}{key} must be a string")
+        return value
+
+    def int(self, data: object, key: str, where: str = "", lo: int = 0,
+            hi: int = 2**53) -> int:
+        value = self._get(data, key, where)
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            self.fail(f"{where + '.' if where else ''}{key} is {value!r}, not a whole number "
+                      f"from {lo} to {hi}")
+        return value
+
+    def number(self, data: object, key: str, where: str = "", lo: float = -math.inf,
+               hi: float = math.inf, *, positive: bool = False) -> float:
+        value = self._get(data, key, where)
+        ok = (not isinstance(value, bool) and isinstance(value, (int, float))
+              and math.isfinite(value) and lo <= value <= hi and (value > 0 or not positive))
+        if not ok:
+            wanted = "a positive number" if positive else f"a number from {lo} to {hi}"
+            self.fail(f"{where + '.' if where else ''}{key} is {value!r}, not {wanted}")
+        return float(value)
+
+    def hex(self, data: object, key: str, where: str, length: int) -> str:
+        value = self.str(data, key, where)
+        if not re.fullmatch(f"[0-9a-f]{{{length}}}", value):
+            self.fail(f"{where}.{key} is not {length} hex digits")
+        return value
+
+    def payloads(self, data: object, key: str, where: str, first: type) -> list[tuple]:
+        """A shard list `[[first key, name, bytes], ...]`, first keys ascending."""
+        return self.entries(self.list(data, key, where), f"{where + '.' if where else ''}{key}",
+                            first)
+
+    def shard_list(self, data: object, key: str, where: str, first: type) -> list[tuple]:
+        """A catalog shard list (bundle/shard_lists.py): the entries themselves, or `{"dirs":
+        [...]}`, its directories' entries; returns the rows the catalog holds."""
+        value = self._get(data, key, where)
+        if isinstance(value, dict):
+            if set(value) != {"dirs"}:
+                self.fail(f"{where + '.' if where else ''}{key} must be a list or {{dirs}}")
+            return self.payloads(value, "dirs", f"{where + '.' if where else ''}{key}", first)
+        return self.payloads(data, key, where, first)
+
+    def entries(self, rows: object, where: str, first: type) -> list[tuple]:
+        """`rows` as a shard list `[[first key, name, bytes], ...]`, keys ascending."""
+        if not isinstance(rows, list):
+            self.fail(f"{where} must be a list")
+        out: list[tuple] = []
+        for row in rows:
+            ok = (isinstance(row, list) and len(row) == 3 and isinstance(row[0], first)
+                  and not isinstance(row[0], bool) and isinstance(row[2], int)
+                  and not isinstance(row[2], bool) and row[2] >= 0)
+            if not ok:
+                self.fail(f"{where} has a malformed entry {str(row)[:80]}")
+            try:
+                check_name(row[1])
+            except PayloadError as exc:
+                self.fail(f"{where}: {exc}")
+            if out and not out[-1][0] < row[0]:
+                self.fail(f"{where} is not in ascending order")
+            out.append(tuple(row))
+        return out
+
+
+def partition_index_bytes(partitions: int, dim: int) -> int:
+    """The partition index's size (bundle/vectors/store.py): u32 count and dim, then per
+    partition its chunk, distinct row and block counts (u32 each), its bits file's hash
+    and its centroid's sign bits."""
+    return 8 + partitions * (12 + HASH_CHARS // 2 + (dim + 7) // 8)
+
+
+def _check_partitioned(check: Checker, vectors: dict, where: str, *, dim: int,
+                       chunks: int) -> None:
+    """A partitioned vector set (bundle/vectors/store.py): int8, `partitions` (how many, at least
+    one when there are chunks), `probe_rows` and `candidates` (at least one each), and the
+    `index` and `centroids` payloads, their sizes those of that many partitions."""
+    if vectors["dtype"] != "i8":
+        check.fail(f"{where}.dtype must be i8 in the partitioned layout")
+    count = check.int(vectors, "partitions", where, 1 if chunks else 0, max(chunks, 0))
+    check.int(vectors, "probe_rows", where, 1)
+    check.int(vectors, "candidates", where, 1, MAX_TOP_K)
+    for key, size in (("index", partition_index_bytes(count, dim)), ("centroids", count * dim)):
+        entry = check.list(vectors, key, where)
+        if not (len(entry) == 2 and isinstance(entry[1], int) and not isinstance(entry[1], bool)
+                and entry[1] == size):
+            check.fail(f"{where}.{key} must be [name, {size}] for {count} partitions of "
+                       f"{dim} dims")
+        _check_payload_name(check, entry[0], f"{where}.{key}")
+
+
+def _check_column_sums(check: Checker, vectors: dict, where: str, *, dim: int,
+                       chunks: int) -> None:
+    """`sum`: one number per dimension, each dimension's sum over the stored rows (whole
+    numbers within chunks * 127 for int8)."""
+    sums = check.list(vectors, "sum", where)
+    whole = vectors.get("dtype") == "i8"
+    limit = 128 * chunks
+    ok = len(sums) == dim and all(
+        not isinstance(x, bool) and (isinstance(x, int) and abs(x) <= limit if whole
+                                     else isinstance(x, (int, float)) and math.isfinite(x))
+        for x in sums)
+    if not ok:
+        kind = f"whole numbers within {limit}" if whole else "finite numbers"
+        check.fail(f"{where}.sum must list {dim} {kind}, one per dimension")
+
+
+def _check_payload_name(check: Checker, name: object, where: str) -> None:
+    try:
+        check_name(name)
+    except PayloadError as exc:
+        check.fail(f"{where}: {exc}")
+
+
+def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> dict:
+    """The catalog's structure and ranges, checked once so that readers can trust it."""
+    check = Checker(str(source))
+    pages, chunks = manifest.counts["pages"], manifest.counts["chunks"]
+    model = check.dict(catalog, "model")
+    check.str(model, "id", "model")
+    check.hex(model, "sha256", "model", 64)
+    check.int(model, "dim", "model", 1, MAX_DIM)
+    check.int(model, "max_tokens", "model", 16, MAX_MODEL_TOKENS)
+    if check.str(model, "pooling", "model") not in ("mean", "cls"):
+        check.fail("model.pooling must be mean or cls")
+    if not isinstance(model.get("normalize"), bool):
+        check.fail("model.normalize must be true or false")
+    check.str(model, "query_prefix", "model")
+    check.str(model, "document_prefix", "model")
+    page_info = check.dict(catalog, "pages")
+    if check.int(page_info, "count", "pages") != pages:
+        check.fail("pages.count is not the manifest's page count")
+    for key, boost in check.dict(page_info, "boosts", "pages").items():
+        if not (key.isdigit() and int(key) < pages) or isinstance(boost, bool) or \
+                not isinstance(boost, (int, float)) or not (math.isfinite(boost) and boost > 0):
+            check.fail(f"pages.boosts has a bad entry {key!r}: {boost!r}")
+    _check_file(check, page_info, "table", "pages", page_table_size(pages, chunks))
+    _check_file(check, catalog, "facets", "")
+    for key in ("fragments", "text"):
+        shards = check.shard_list(catalog, key, "", int)
+        if pages and (not shards or shards[0][0] != 0 or shards[-1][0] >= pages):
+            check.fail(f"{key} does not cover every page")
+    lexical = check.dict(catalog, "lexical")
+    if check.int(lexical, "version", "lexical") != LEXICAL_VERSION:
+        check.fail(f"lexical.version is not {LEXICAL_VERSION}")
+    check.number(lexical, "scale", "lexical", positive=True)
+    if check.int(lexical, "count", "lexical") != chunks:
+        check.fail("lexical.count is not the chunk count")
+    check.int(lexical, "head", "lexical", 1)
+    check.shard_list(lexical, "shards", "lexical", str)
+    sets = check.list(catalog, "vectors")
+    if not sets:
+        check.fail("vectors lists no vector set")
+    for i, vectors in enumerate(sets):
+        where = f"vectors[{i}]"
+        if check.str(vectors, "dtype", where) not in SCALAR_BYTES:
+            check.fail(f"{where}.dtype must be one of {', '.join(SCALAR_BYTES)}")
+        check.number(vectors, "scale", where, positive=True)
+        dim = check.int(vectors, "dim", where, 1, MAX_DIM)
+        _check_column_sums(check, vectors, where, dim=dim, chunks=chunks)
+        if check.str(vectors, "metric", where) != METRIC:
+            check.fail(f"{where}.metric is not {METRIC}, the only one this version reads")
+        layout = check.str(vectors, "layout", where)
+        if layout == "exact":
+            parts = check.payloads(vectors, "parts", where, int)
+            if pages and (not parts or parts[0][0] != 0 or parts[-1][0] >= pages):
+                check.fail(f"{where}.parts does not cover every page")
+        elif layout == "partitioned":
+            _check_partitioned(check, vectors, where, dim=dim, chunks=chunks)
+        else:
+            check.fail(f"{where}.layout {layout!r} is not exact or partitioned, the layouts "
+                       "this version reads")
+    encoders = check.dict(catalog, "encoders")
+    if manifest.query_encoder not in encoders:
+        check.fail(f"the manifest's query_encoder {manifest.query_encoder!r} is not in the "
+                   "catalog")
+    for kind, encoder in encoders.items():
+        where = f"encoders.{kind}"
+        if kind not in QUERY_ENCODERS:
+            check.fail(f"{where} is an encoder this version does not know")
+        check.int(encoder, "vectors", where, 0, len(sets) - 1)
+        names = ("tokenizer", "model") if kind == "transformer" else ("tokenizer",)
+        for key in names:
+            entry = check.list(encoder, key, where)
+            if len(entry) != 2 or not isinstance(entry[1], int):
+                check.fail(f"{where}.{key} must be [name, bytes]")
+            try:
+                check_name(entry[0])
+            except PayloadError as exc:
+                check.fail(f"{where}.{key}: {exc}")
+        if kind == "static":
+            check.int(encoder, "max_tokens", where, 1, MAX_MODEL_TOKENS)
+            if check.str(encoder, "dtype", where) != "i8":
+                check.fail(f"{where}.dtype must be i8")
+            check.number(encoder, "scale", where, positive=True)
+            if check.int(encoder, "dim", where, 1, MAX_DIM) != sets[encoder["vectors"]]["dim"]:
+                check.fail(f"{where}.dim differs from its vector set's")
+            check.shard_list(encoder, "shards", where, int)
+    return catalog
+
+
+def check_directory(entries: object, source: str) -> list[tuple]:
+    """A shard list's directory payload: `[[first key, name, bytes], ...]` ascending."""
+    if not isinstance(entries, list) or not entries:
+        raise BundleError(f"{source} is not a shard list directory: rebuild the site")
+    first = int if isinstance(entries[0], list) and entries[0] and \
+        isinstance(entries[0][0], int) else str
+    return Checker(source).entries(entries, "the directory", first)
+
+
+def _check_file(check: Checker, data: dict, key: str, where: str,
+                size: int | None = None) -> None:
+    """`[name, bytes]` of one payload (of `size` bytes when given)."""
+    entry = check.list(data, key, where)
+    at = f"{where + '.' if where else ''}{key}"
+    if not (len(entry) == 2 and isinstance(entry[1], int) and not isinstance(entry[1], bool)
+            and entry[1] >= 0 and (size is None or entry[1] == size)):
+        check.fail(f"{at} must be [name, bytes]" + (f" of {size} bytes" if size is not None
+                                                     else ""))
+    _check_payload_name(check, entry[0], at)
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """One file of the bundle as the manifest lists it: its name, its size in bytes
+    and the SHA-256 of its content (hex), which readers check before using it."""
+
+    name: str
+    bytes: int
+    sha256: str
+
+
+@dataclass
+class Manifest:
+    format: int
+    generator: str
+    catalog: FileEntry
+    counts: dict
+    search: dict = field(default_factory=lambda: dict(DEFAULT_SEARCH))
+    """Defaults every reader applies: mode, top_k, min_score, and the filter keys."""
+    query_encoder: str = "static"
+
+    def to_json(self) -> dict:
+        return {"format": self.format, "generator": self.generator,
+                "catalog": self.catalog.__dict__, "counts": self.counts,
+                "search": self.search, "query_encoder": self.query_encoder}
+
+    @classmethod
+    def from_json(cls, data: object, source: Path | str) -> Manifest:
+        fmt = data.get("format") if isinstance(data, dict) else None
+        if fmt != FORMAT_VERSION:
+            raise BundleError(
+                f"{source} is bundle format {fmt!r}; this mkdocs-semantic-search "
+                f"({__version__}) reads format {FORMAT_VERSION}: rebuild the site with this "
+                "version, or install the version that wrote it"
+            )
+        check = Checker(str(source))
+        catalog = check.dict(data, "catalog")
+        name = check.str(catalog, "name", "catalog")
+        if not CATALOG_NAME.match(name):
+            check.fail(f"catalog.name {name!r} is not a catalog file name")
+        counts = check.dict(data, "counts")
+        search = check.dict(data, "search")
+        mode = check.str(search, "mode", "search")
+        if mode not in SEARCH_MODES:
+            check.fail(f"search.mode {mode!r} is not one of {', '.join(SEARCH_MODES)}")
+        min_score = search.get("min_score")
+        if min_score is not None:
+            check.number(search, "min_score", "search", -1.0, 1.0)
+        filters = check.list(search, "filters", "search")
+        if not all(isinstance(f, str) for f in filters):
+            check.fail("search.filters must be a list of strings")
+        encoder = check.str(data, "query_encoder")
+        if encoder not in QUERY_ENCODERS:
+            check.fail(f"query_encoder {encoder!r} is not one of {', '.join(QUERY_ENCODERS)}")
+        return cls(
+            format=fmt,
+            generator=check.str(data, "generator"),
+            catalog=FileEntry(name=name, bytes=check.int(catalog, "bytes", "catalog", 0),
+                              sha256=check.hex(catalog, "sha256", "catalog", 64)),
+            counts={"pages": check.int(counts, "pages", "counts", 0),
+                    "chunks": check.int(counts, "chunks", "counts", 0)},
+            search={"mode": mode, "top_k": check.int(search, "top_k", "search", 1, MAX_TOP_K),
+                    "min_score": None if min_score is None else float(min_score),
+                    "filters": list(filters)},
+            query_encoder=encoder,
+        )
+
+

@@ -1,0 +1,357 @@
+"""Keyword search: a code-aware analyzer and a compact BM25 index written into the bundle.
+
+BM25 (Lucene variant, k1=1.2, b=0.75) is computed at build time by bm25s over
+field-weighted token lists (a term in a heading counts three times, in the page
+title twice); words are stemmed with Snowball's Porter stemmer. The bundle stores,
+per term, its postings with the BM25 score quantized to 1-255 under one scale; a
+query's score is the integer sum of its terms' stored scores, so every reader
+(Python, JavaScript) ranks identically.
+
+A term found in more than `HEAD_POSTINGS` chunks keeps only its `HEAD_POSTINGS`
+highest-scoring postings (ties to the lower chunk number) in its shard, the head; the
+rest, its tail, sits in a file of its own that a reader loads only for a filtered query.
+So the bytes a query reads do not grow with the site: the postings left out are those
+where a common word weighs least (static index pruning). An unfiltered query scores
+with the heads, a filtered one with every posting, so a filter never misses a match.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import pairwise
+
+import numpy as np
+
+from ..constants import LEXICAL_VERSION
+from .names import group_by_size, json_bytes
+from .shard_lists import ShardReader
+
+SHARD_VERSION = LEXICAL_VERSION
+"""Version of the sharded form (bundle format 3): postings addressed as (page, local),
+long posting lists cut into a head and a tail."""
+HEAD_POSTINGS = 4096
+"""Postings of a term an unfiltered query reads: about 15 kB gzip however common the term.
+On 2,112 manual pages (25,440 chunks) heads of 4,096 ranked as every posting did, heads
+of 2,048 and 1,024 cost 0.01 and 0.04 hybrid MRR@10 (a one-off measurement with
+bench/fusion.py's manpages set)."""
+K1 = 1.2
+B = 0.75
+FIELD_WEIGHTS = {"title": 2, "heading": 3, "body": 1}
+MAX_QUANTUM = 255
+
+# A token starts and ends with a letter, digit or underscore and may hold . : - inside:
+# `response_model_exclude_unset`, `fastapi.responses.JSONResponse`, `log-level`.
+# (JavaScript: /[\p{L}\p{N}_](?:[\p{L}\p{N}_.:-]*[\p{L}\p{N}_])?/gu)
+TOKEN = re.compile(r"\w(?:[\w.:\-]*\w)?")
+SEPARATORS = re.compile(r"[._:\-]+")
+# CamelCase parts: HTTPException -> HTTP, Exception; getJSONData -> get, JSON, Data.
+CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+ASCII_ALNUM = re.compile(r"^[A-Za-z0-9]+$")
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each
+    few for from further had has have having he her here hers herself him himself his how
+    i if in into is it its itself just me more most my myself no nor not of off on once
+    only or other our ours ourselves out over own same she should so some such than that
+    the their theirs them themselves then there these they this those through to too under
+    until up very was we were what when where which while who whom why will with would you
+    your yours yourself yourselves""".split()
+)
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import snowballstemmer
+
+    # The original Porter algorithm: its Snowball form is frozen, so the JavaScript
+    # port of the same generated code stems every word identically (checked on the
+    # 9,473 words of the FastAPI docs); the newer English stemmer's ports disagree.
+    return snowballstemmer.stemmer("porter")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    return _stemmer().stemWord(word)
+
+
+def split_parts(token: str) -> list[str]:
+    """Parts of an identifier: at . _ : - and at CamelCase boundaries (ASCII only)."""
+    parts: list[str] = []
+    for piece in SEPARATORS.split(token):
+        if not piece:
+            continue
+        if ASCII_ALNUM.match(piece):
+            parts.extend(CAMEL.findall(piece) or [piece])
+        else:
+            parts.append(piece)
+    return parts
+
+
+def analyze(text: str) -> list[str]:
+    """Text -> index terms. A compound identifier yields itself whole (lowercased, not
+    stemmed) and its stemmed parts; a plain word yields its stem unless a stop word."""
+    terms: list[str] = []
+    for match in TOKEN.finditer(text):
+        raw = match.group()
+        parts = split_parts(raw)
+        if len(parts) > 1:
+            terms.append(raw.lower())
+            words: Sequence[str] = [p.lower() for p in parts]
+        else:
+            words = [raw.lower()]
+        terms.extend(t for t in (stem(w) for w in words if w not in STOPWORDS) if t)
+    return terms
+
+
+@dataclass(frozen=True)
+class LexicalFields:
+    """The text of one chunk, by field."""
+
+    title: str
+    heading: str
+    body: str
+
+    def weighted_terms(self) -> list[str]:
+        terms: list[str] = []
+        for name, text in (("title", self.title), ("heading", self.heading),
+                           ("body", self.body)):
+            terms.extend(analyze(text) * FIELD_WEIGHTS[name])
+        return terms
+
+
+def head_of(docs: np.ndarray, quanta: np.ndarray, size: int = HEAD_POSTINGS) -> np.ndarray:
+    """The positions of a posting list's head: its `size` highest scores, ties to the
+    lower chunk number, in chunk order."""
+    if len(docs) <= size:
+        return np.arange(len(docs))
+    return np.sort(np.lexsort((docs, -quanta))[:size])
+
+
+@dataclass
+class LexicalIndex:
+    """Term -> (chunk ids ascending, quantized BM25 scores), every posting; `heads`: for
+    the terms that have a tail, the postings of their head."""
+
+    count: int
+    scale: float
+    postings: dict[str, tuple[np.ndarray, np.ndarray]]
+    heads: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    head: int = 0
+    """Postings a term keeps in its head (HEAD_POSTINGS unless given)."""
+    source: _ShardSource | None = field(default=None, repr=False, compare=False)
+    """Read from shards: where the rest of them (lazily) and the tails come from."""
+
+    def __post_init__(self) -> None:
+        self.head = self.head or HEAD_POSTINGS
+        if not self.heads:
+            for term, (docs, quanta) in self.postings.items():
+                if len(docs) > self.head:
+                    at = head_of(docs, quanta, self.head)
+                    self.heads[term] = (docs[at], quanta[at])
+
+    @classmethod
+    def build(cls, documents: Sequence[LexicalFields]) -> LexicalIndex:
+        import bm25s
+
+        corpus = [doc.weighted_terms() for doc in documents]
+        if not any(corpus):
+            return cls(count=len(corpus), scale=1.0, postings={})
+        retriever = bm25s.BM25(k1=K1, b=B, method="lucene")
+        retriever.index(corpus, show_progress=False)
+        data = np.asarray(retriever.scores["data"], dtype=np.float64)
+        indices = np.asarray(retriever.scores["indices"], dtype=np.int64)
+        indptr = np.asarray(retriever.scores["indptr"], dtype=np.int64)
+        peak = float(data.max()) if data.size else 0.0
+        scale = MAX_QUANTUM / peak if peak > 0 else 1.0
+        postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for term, column in retriever.vocab_dict.items():
+            if not term or column + 1 >= len(indptr):
+                continue  # bm25s's placeholder for empty documents
+            start, end = indptr[column], indptr[column + 1]
+            order = np.argsort(indices[start:end], kind="stable")
+            docs = indices[start:end][order]
+            quanta = np.clip(np.rint(data[start:end][order] * scale), 1, MAX_QUANTUM)
+            postings[term] = (docs.astype(np.int32), quanta.astype(np.int32))
+        return cls(count=len(corpus), scale=scale, postings=postings)
+
+    def scores(self, query: str, *, full: bool = False) -> np.ndarray:
+        """Quantized BM25 of every chunk for `query` (integers, as float64), from the
+        terms' heads; `full`: from every posting (a filtered query)."""
+        total = np.zeros(self.count, dtype=np.int64)
+        terms = list(dict.fromkeys(analyze(query)))
+        if self.source is not None:
+            self.source.need(self, terms, full=full)
+        for term in terms:
+            hit = self.postings.get(term) if full else self.heads.get(term,
+                                                                      self.postings.get(term))
+            if hit is not None:
+                total[hit[0]] += hit[1]
+        return total.astype(np.float64)
+
+    def possible(self, query: str) -> float:
+        """The best score a chunk could get for `query`: the sum, over the query's
+        distinct terms in the index, of each term's highest stored score (search/ranking.py
+        scales keyword scores by it)."""
+        best = 0
+        terms = list(dict.fromkeys(analyze(query)))
+        if self.source is not None:
+            self.source.need(self, terms, full=False)  # a head holds its term's best score
+        for term in terms:
+            hit = self.postings.get(term)
+            if hit is not None and len(hit[1]):
+                best += int(hit[1].max())
+        return float(best)
+
+    def to_shards(self, starts: np.ndarray, *, target_bytes: int,
+                  put_tail: Callable[[bytes], list]) -> list[tuple[str, dict]]:
+        """The index cut by term into shards of about `target_bytes` of JSON.
+
+        Returns (first term, shard) pairs, terms ascending. A shard is `{"terms": [...],
+        "postings": [[page delta, local, quantum, ...], ...], "tails": [[i, name, bytes],
+        ...]}`: each posting names its chunk by page number and position on the page
+        (`starts[page] + local`), so a page edit that keeps other pages' chunk counts
+        leaves their postings unchanged; a term with a tail lists its head, and `tails`
+        names the file that `put_tail(data)` wrote for its term number `i` (a flat list
+        of the rest, in the same form).
+        """
+        terms = sorted(self.postings)
+        flat: list[list[int]] = []
+        tails: list[list | None] = []
+        sizes: list[int] = []
+        for term in terms:
+            docs, quanta = self.postings[term]
+            kept = self.heads.get(term)
+            if kept is None:
+                flat.append(_flat(docs, quanta, starts))
+                tails.append(None)
+            else:
+                rest = np.ones(len(docs), dtype=bool)
+                rest[np.searchsorted(docs, kept[0])] = False
+                flat.append(_flat(*kept, starts))
+                tails.append(put_tail(json_bytes(_flat(docs[rest], quanta[rest], starts))))
+            sizes.append(len(term) + 8 + 4 * len(flat[-1]))
+        cuts = [*group_by_size(sizes, target_bytes), len(terms)] if terms else [0]
+        return [(terms[a], {"terms": terms[a:b], "postings": flat[a:b],
+                            "tails": [[i - a, *tails[i]] for i in range(a, b)
+                                      if tails[i] is not None]})
+                for a, b in pairwise(cuts)]
+
+    @classmethod
+    def from_shards(cls, shards: Sequence[dict], *, starts: np.ndarray, count: int,
+                    scale: float, head: int,
+                    read_tail: Callable[[str, int], object]) -> LexicalIndex:
+        """The inverse of `to_shards` over all shards (heads of `head` postings), reading
+        each tail with `read_tail(name, bytes)` (raises ValueError when malformed)."""
+        index = cls(count=count, scale=scale, postings={}, head=head)
+        source = _ShardSource(starts=starts, read_tail=read_tail)
+        for shard in shards:
+            source.add(index, shard, tails=True)
+        return index
+
+    @classmethod
+    def lazy(cls, shards: ShardReader, *, starts: np.ndarray, count: int, scale: float,
+             head: int, read_tail: Callable[[str, int], object],
+             failed: Callable[[ValueError], Exception]) -> LexicalIndex:
+        """The index of `to_shards`' shards, each read (through `shards`) when a query
+        first has one of its terms, and each tail when a filtered query first needs it;
+        a malformed one raises `failed(the ValueError)` then."""
+        return cls(count=count, scale=scale, postings={}, head=head,
+                   source=_ShardSource(starts=starts, read_tail=read_tail, shards=shards,
+                                       failed=failed))
+
+
+class _ShardSource:
+    """Fills a LexicalIndex from its shards: all at once (`from_shards`), or the shards of
+    a query's terms when it first asks (`lazy`)."""
+
+    def __init__(self, *, starts: np.ndarray, read_tail: Callable[[str, int], object],
+                 shards: ShardReader | None = None,
+                 failed: Callable[[ValueError], Exception] | None = None) -> None:
+        self.starts = starts
+        self.read_tail = read_tail
+        self.shards = shards
+        self.failed = failed
+        self.added: set[int] = set()
+        self.tails: dict[str, tuple[str, int]] = {}
+        """Lazily read: the tails not read yet, by term."""
+        self.lock = threading.Lock()
+
+    def need(self, index: LexicalIndex, terms: list[str], *, full: bool) -> None:
+        """The shards holding `terms` (and with `full` their tails) added to `index`."""
+        if self.shards is None:
+            return
+        self.shards.prefetch(terms)  # outside the lock: the shards come down together
+        with self.lock:
+            try:
+                for term in terms:
+                    number = self.shards.position(term)
+                    if number >= 0 and number not in self.added:
+                        self.add(index, self.shards.shard(number), tails=False)
+                        self.added.add(number)
+                    if full and term in self.tails:
+                        self.merge_tail(index, term, *self.tails[term])
+                        del self.tails[term]
+            except (ValueError, KeyError, TypeError, IndexError) as exc:
+                problem = exc if isinstance(exc, ValueError) else ValueError(str(exc))
+                raise (self.failed(problem) if self.failed else problem) from exc
+
+    def add(self, index: LexicalIndex, shard: object, *, tails: bool) -> None:
+        """One shard's terms into `index`, with their tails read now (`tails`) or noted."""
+        if not isinstance(shard, dict):
+            raise ValueError("a keyword index shard is not an object")
+        terms = shard["terms"]
+        for term, flat in zip(terms, shard["postings"], strict=True):
+            if not isinstance(term, str):
+                raise ValueError(f"term {term!r} is not a string")
+            index.postings[term] = _unflat(term, flat, self.starts, index.count)
+        for entry in shard["tails"]:
+            if not (isinstance(entry, list) and len(entry) == 3
+                    and isinstance(entry[0], int) and 0 <= entry[0] < len(terms)):
+                raise ValueError(f"a tail entry {str(entry)[:60]} names no term")
+            term = terms[entry[0]]
+            if len(index.postings[term][0]) != index.head:
+                raise ValueError(f"{term!r} has a tail but not a full head")
+            index.heads[term] = index.postings[term]
+            if tails:
+                self.merge_tail(index, term, entry[1], entry[2])
+            else:
+                self.tails[term] = (entry[1], entry[2])
+        for term in terms:
+            if term not in index.heads and len(index.postings[term][0]) > index.head:
+                raise ValueError(f"{term!r} lists more than {index.head} postings and no tail")
+
+    def merge_tail(self, index: LexicalIndex, term: str, name: str, size: int) -> None:
+        head_postings = index.heads[term]
+        tail = _unflat(term, self.read_tail(name, size), self.starts, index.count)
+        docs = np.concatenate([head_postings[0], tail[0]])
+        order = np.argsort(docs, kind="stable")
+        if np.any(np.diff(docs[order]) == 0):
+            raise ValueError(f"the head and tail of {term!r} share a chunk")
+        index.postings[term] = (docs[order], np.concatenate([head_postings[1], tail[1]])[order])
+
+
+def _flat(docs: np.ndarray, quanta: np.ndarray, starts: np.ndarray) -> list[int]:
+    pages = np.searchsorted(starts, docs, side="right") - 1
+    local = docs - starts[pages]
+    return np.stack([np.diff(pages, prepend=0), local, quanta], axis=1).ravel().tolist()
+
+
+def _unflat(term: str, flat: object, starts: np.ndarray,
+            count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Postings from their flat form; ValueError when they name no real chunk."""
+    if not isinstance(flat, list):
+        raise ValueError(f"the postings of {term!r} are not a list")
+    rows = np.asarray(flat, dtype=np.int64).reshape(-1, 3)
+    pages = np.cumsum(rows[:, 0])
+    if len(rows) and (pages.min() < 0 or pages.max() >= len(starts) - 1):
+        raise ValueError(f"postings of {term!r} name a page that does not exist")
+    docs = starts[pages] + rows[:, 1]
+    if len(rows) and (docs.min() < 0 or docs.max() >= count
+                      or np.any(docs >= starts[pages + 1])):
+        raise ValueError(f"postings of {term!r} name a chunk that does not exist")
+    return docs.astype(np.int32), rows[:, 2].astype(np.int32)

@@ -1,0 +1,88 @@
+"""Content-addressed payload files: named by their hash, verified by every reader.
+
+A payload's name is `<folder>/<stem>.<h>.<ext>`, `<h>` being the first `HASH_CHARS` hex
+digits of the sha256 of its bytes. A name therefore never points at other bytes: files
+may be cached forever, and a reader checks what it got against the name it asked for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..constants import HASH_CHARS
+from ..files import atomic_write
+
+CATALOG_NAME = re.compile(r"^catalog\.[0-9a-f]{16}\.json$")
+NAME = re.compile(r"^(?:[a-z]+/)?[a-z]+\.([0-9a-f]{16})\.[a-z0-9]+$")
+"""Every payload name a bundle may list: no `..`, no absolute path, no other folders."""
+
+
+class PayloadError(ValueError):
+    """A payload is missing, malformed or not the bytes its name promises."""
+
+
+@dataclass(frozen=True)
+class Payload:
+    """One written payload: its name (relative to the bundle folder) and size."""
+
+    name: str
+    bytes: int
+
+    def to_json(self) -> list:
+        return [self.name, self.bytes]
+
+
+def payload_name(folder: str, stem: str, ext: str, data: bytes) -> str:
+    digest = hashlib.sha256(data).hexdigest()[:HASH_CHARS]
+    return f"{folder}/{stem}.{digest}.{ext}" if folder else f"{stem}.{digest}.{ext}"
+
+
+def write_payload(out: Path, *, folder: str, stem: str, ext: str, data: bytes) -> Payload:
+    """Write `data` under its hashed name (unchanged when already there)."""
+    name = payload_name(folder, stem, ext, data)
+    target = out / name
+    if not (target.is_file() and target.stat().st_size == len(data)):
+        atomic_write(target, data, shared=True)
+    return Payload(name=name, bytes=len(data))
+
+
+def check_name(name: object) -> str:
+    """`name` if it is a payload name a bundle may list; PayloadError otherwise."""
+    if not isinstance(name, str) or NAME.match(name) is None:
+        raise PayloadError(f"{name!r} is not a payload name of this format")
+    return name
+
+
+def verify(name: str, data: bytes, *, size: int | None = None) -> bytes:
+    """`data` if it is what `name` promises (and `size` bytes long); PayloadError otherwise."""
+    match = NAME.match(name)
+    if match is None:
+        raise PayloadError(f"{name!r} is not a payload name of this format")
+    if size is not None and len(data) != size:
+        raise PayloadError(f"{name} is {len(data)} bytes, the catalog says {size} "
+                           "(truncated or changed)")
+    if not hashlib.sha256(data).hexdigest().startswith(match.group(1)):
+        raise PayloadError(f"{name} does not match its hash (changed or corrupt)")
+    return data
+
+
+def json_bytes(data: object) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def group_by_size(sizes: Sequence[int], target: int) -> list[int]:
+    """Cut a sequence of item sizes into runs of about `target`; returns each run's first
+    item. An item bigger than `target` gets a run of its own. Always starts with 0."""
+    starts = [0]
+    total = 0
+    for i, size in enumerate(sizes):
+        if total and total + size > target:
+            starts.append(i)
+            total = 0
+        total += size
+    return starts

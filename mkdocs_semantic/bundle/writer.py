@@ -1,0 +1,273 @@
+"""Writing a bundle: chunks, vectors, keyword postings and the query table into
+content-hashed payloads, a catalog and a manifest (`write_bundle`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from ..chunk import Chunk
+from ..constants import FORMAT_VERSION, QUERY_ENCODERS, SCALAR_BYTES, __version__
+from ..files import atomic_write, sha256_file
+from ..model.spec import ModelSpec
+from .folder import OLD_PAYLOAD, PAYLOAD_FOLDERS, claim_bundle_dir
+from .format import (
+    DEFAULT_SEARCH,
+    FRAGMENT_SHARD_BYTES,
+    KIND_CODES,
+    LEXICAL_SHARD_BYTES,
+    MANIFEST,
+    METRIC,
+    STATIC_MAX_TOKENS,
+    TABLE_SHARD_ROWS,
+    TEXT_SHARD_BYTES,
+    VECTOR_LAYOUTS,
+    BundleError,
+    FileEntry,
+    Manifest,
+)
+from .lexical import SHARD_VERSION, STOPWORDS, LexicalFields, LexicalIndex
+from .names import CATALOG_NAME, HASH_CHARS, Payload, group_by_size, json_bytes, write_payload
+from .page_table import MAX_PAGE_CHUNKS, PageTable, continuations, page_table_bytes
+from .quantize import Quantized
+from .shard_lists import write_shard_list
+from .table import TokenTable
+from .vectors.store import column_sums, write_vectors
+
+
+def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: ModelSpec,
+                 lexical: LexicalIndex | None = None, search: dict | None = None,
+                 table: TokenTable | None = None, query_encoder: str = "static",
+                 model_sha256: str | None = None, vector_layout: str = "auto",
+                 previous_centroids: np.ndarray | None = None) -> Manifest:
+    """Write the bundle into `out`, replacing an older one; returns its manifest.
+
+    `chunks` must be grouped by page. `table` is the static query encoder's (required
+    when `query_encoder` is `static`); the model files are shipped only for
+    `query_encoder: transformer`. `vector_layout`: `exact`, `partitioned` (int8 only)
+    or `auto` (partitioned from PARTITIONED_MIN_BYTES of int8 vectors up; see
+    bundle/vectors/partitions.py). `previous_centroids`: the partition centroids of the build before
+    (`layout_basis`), so that unchanged chunks keep their partitions. Raises BundleError,
+    writing nothing, if `out` holds files this package did not write.
+    """
+    claim_bundle_dir(out)
+    if len(chunks) != len(stored.vectors):
+        raise ValueError(f"{len(chunks)} chunks but {len(stored.vectors)} vectors")
+    if query_encoder not in QUERY_ENCODERS:
+        raise ValueError(f"unknown query encoder {query_encoder!r}")
+    if query_encoder == "static" and table is None:
+        raise ValueError("the static query encoder needs its token table")
+    if vector_layout not in VECTOR_LAYOUTS:
+        raise ValueError(f"unknown vector layout {vector_layout!r}: use one of "
+                         f"{', '.join(VECTOR_LAYOUTS)}")
+    if vector_layout == "partitioned" and stored.dtype != "i8":
+        raise ValueError(f"the partitioned vector layout stores int8 vectors, not "
+                         f"{stored.dtype}: use dtype i8 or vector_layout exact")
+    pages = _pages_of(chunks)
+    starts = np.array([p[0] for p in pages] + [len(chunks)], dtype=np.int64)
+    if lexical is None:
+        lexical = LexicalIndex.build([lexical_fields(c) for c in chunks])
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Payload] = []
+
+    def put(folder: str, stem: str, ext: str, data: bytes) -> list:
+        payload = write_payload(out, folder=folder, stem=stem, ext=ext, data=data)
+        written.append(payload)
+        return payload.to_json()
+
+    for _, page in pages:
+        if len(page) > MAX_PAGE_CHUNKS:
+            raise BundleError(f"{page[0].url} has {len(page)} chunks, more than the "
+                              f"{MAX_PAGE_CHUNKS} a bundle holds for one page: split the "
+                              "page, or leave it out of the index (exclude)")
+    table_bytes = page_table_bytes(PageTable(
+        counts=np.diff(starts), continues=continuations([[c.anchor for c in page]
+                                                         for _, page in pages])))
+    fragments = [[c[0].url, c[0].title, c[0].section,
+                  [[x.link_anchor or x.anchor, x.path if x.link_path is None else x.link_path,
+                    _stored_excerpt(x),
+                    KIND_CODES[x.kind]] for x in c]]
+                 for _, c in pages]
+    # The chunk's own anchor and heading path, where fragments hold what results show:
+    # Python readers rebuild the chunk as it was embedded (its embed_text, its cache key).
+    texts = [[[x.text, x.anchors, x.anchor, x.path] for x in c] for _, c in pages]
+    dim = int(stored.vectors.shape[1]) if len(stored.vectors) else (spec.dim or 0)
+    row_bytes = dim * SCALAR_BYTES[stored.dtype]
+    model = spec.manifest_entry()
+    model["sha256"] = model_sha256 or spec.sha256
+    model["dim"] = dim
+    vector_fields, partition_of_chunk = write_vectors(
+        put, stored, starts, row_bytes=row_bytes, layout=vector_layout,
+        previous=previous_centroids)
+    lexical_shards = [
+        [first, *put("lexical", "lex", "json", json_bytes(shard))]
+        for first, shard in lexical.to_shards(
+            starts, target_bytes=LEXICAL_SHARD_BYTES,
+            put_tail=lambda data: put("lexical", "tail", "json", data))]
+    catalog: dict = {
+        "model": model,
+        "pages": {
+            "count": len(pages),
+            "boosts": {str(i): c[0].boost for i, (_, c) in enumerate(pages)
+                       if c[0].boost != 1},
+            "table": put("pages", "pages", "bin", table_bytes),
+        },
+        "facets": put("facets", "facets", "json",
+                      json_bytes(_facets(pages, starts, partition_of_chunk))),
+        "fragments": write_shard_list(_page_shards(put, "fragments", "frag", "json", fragments,
+                                                   FRAGMENT_SHARD_BYTES), "frag", put),
+        "text": write_shard_list(_page_shards(put, "text", "text", "json", texts,
+                                              TEXT_SHARD_BYTES), "text", put),
+        "lexical": {
+            "version": SHARD_VERSION, "scale": lexical.scale, "count": lexical.count,
+            "stopwords": sorted(STOPWORDS), "head": lexical.head,
+            "shards": write_shard_list(lexical_shards, "lex", put),
+        },
+        "vectors": [{
+            "model": model["id"], "dtype": stored.dtype, "scale": stored.scale, "dim": dim,
+            "metric": METRIC, "sum": column_sums(stored.vectors, dim), **vector_fields,
+        }],
+        "encoders": {},
+    }
+    tokenizer = None
+    if table is not None or query_encoder == "transformer":
+        tokenizer = _copy_payload(out, written, "model", "tokenizer", spec.tokenizer_path)
+    if table is not None:
+        catalog["encoders"]["static"] = {
+            "vectors": 0, "tokenizer": tokenizer, "max_tokens": STATIC_MAX_TOKENS,
+            "dtype": "i8", "scale": table.scale, "dim": int(table.rows.shape[1]),
+            "shards": write_shard_list(_table_shards(put, table), "tab", put),
+        }
+    if query_encoder == "transformer":
+        catalog["encoders"]["transformer"] = {
+            "vectors": 0, "tokenizer": tokenizer,
+            "model": _copy_payload(out, written, "model", "model", spec.model_path,
+                                   digest=model["sha256"]),
+        }
+    data = json_bytes(catalog)
+    digest = hashlib.sha256(data).hexdigest()
+    catalog_name = f"catalog.{digest[:HASH_CHARS]}.json"
+    atomic_write(out / catalog_name, data, shared=True)
+    manifest = Manifest(
+        format=FORMAT_VERSION,
+        generator=f"mkdocs-semantic-search {__version__}",
+        catalog=FileEntry(name=catalog_name, bytes=len(data), sha256=digest),
+        counts={"pages": len(pages), "chunks": len(chunks)},
+        search={**DEFAULT_SEARCH, **(search or {}), "filters": filter_keys(chunks)},
+        query_encoder=query_encoder,
+    )
+    atomic_write(out / MANIFEST, json.dumps(manifest.to_json(), indent=1).encode("utf-8"),
+                 shared=True)
+    _remove_stale(out, keep={catalog_name, *(p.name for p in written)})
+    return manifest
+
+
+def _stored_excerpt(chunk: Chunk) -> str | list[str]:
+    """A chunk's excerpt parts; one string when it holds no code (as format 2 first had)."""
+    parts = chunk.excerpt_parts
+    return parts if len(parts) > 1 else (parts[0] if parts else "")
+
+
+def _pages_of(chunks: list[Chunk]) -> list[tuple[int, list[Chunk]]]:
+    """(first chunk id, chunks) of each page; the chunks of a page must be adjacent."""
+    pages: list[tuple[int, list[Chunk]]] = []
+    seen: set[str] = set()
+    for i, chunk in enumerate(chunks):
+        if pages and pages[-1][1][0].url == chunk.url:
+            pages[-1][1].append(chunk)
+            continue
+        if chunk.url in seen:
+            raise ValueError(f"the chunks of {chunk.url!r} are not adjacent: group by page")
+        seen.add(chunk.url)
+        pages.append((i, [chunk]))
+    return pages
+
+
+def _facets(pages: list[tuple[int, list[Chunk]]], starts: np.ndarray,
+            partition_of_chunk: np.ndarray | None) -> dict:
+    """The facets payload: filter key -> value -> the pages that have it (`pages`) and,
+    in the partitioned layout, the partitions that hold their chunks (`partitions`)."""
+    facets: dict[str, dict[str, list[int]]] = {"section": {}}
+    for number, (_, page) in enumerate(pages):
+        lead = page[0]
+        facets["section"].setdefault(lead.section, []).append(number)
+        for key, values in lead.facets.items():
+            for value in dict.fromkeys(values):
+                facets.setdefault(key, {}).setdefault(value, []).append(number)
+    out: dict = {"pages": facets}
+    if partition_of_chunk is not None:
+        out["partitions"] = {
+            key: {value: np.unique(np.concatenate([
+                partition_of_chunk[starts[p]:starts[p + 1]] for p in numbers])).tolist()
+                  for value, numbers in values.items()}
+            for key, values in facets.items()}
+    return out
+
+
+def _page_shards(put, folder: str, stem: str, ext: str, rows: list, target: int) -> list:
+    encoded = [json_bytes(row) for row in rows]
+    cuts = group_by_size([len(e) for e in encoded], target) if rows else []
+    return [[a, *put(folder, stem, ext, b"[" + b",".join(encoded[a:b]) + b"]")]
+            for a, b in zip(cuts, [*cuts[1:], len(rows)])]
+
+
+def _table_shards(put, table: TokenTable) -> list:
+    ids = np.asarray(table.token_ids, dtype="<u4")
+    rows = np.asarray(table.rows, dtype=np.int8)
+    shards = []
+    for a in range(0, len(ids), TABLE_SHARD_ROWS):
+        part = ids[a:a + TABLE_SHARD_ROWS]
+        data = (np.array([len(part)], dtype="<u4").tobytes() + part.tobytes()
+                + rows[a:a + TABLE_SHARD_ROWS].tobytes())
+        shards.append([int(part[0]), *put("table", "tab", "bin", data)])
+    return shards
+
+
+def _copy_payload(out: Path, written: list[Payload], folder: str, stem: str, source: Path,
+                  digest: str | None = None) -> list:
+    """Copy a large file under its hashed name without reading it twice."""
+    if digest is None:
+        digest = sha256_file(source)
+    ext = source.suffix.lstrip(".")
+    name = f"{folder}/{stem}.{digest[:HASH_CHARS]}.{ext}"
+    target = out / name
+    size = source.stat().st_size
+    if not (target.is_file() and target.stat().st_size == size):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}-copy")
+        shutil.copyfile(source, tmp)
+        tmp.replace(target)
+    written.append(Payload(name=name, bytes=size))
+    return [name, size]
+
+
+def _remove_stale(out: Path, keep: set[str]) -> None:
+    """Delete this package's payloads (and older formats' files) that `keep` does not list."""
+    for entry in out.iterdir():
+        if entry.is_file() and (CATALOG_NAME.match(entry.name)
+                                or OLD_PAYLOAD.match(entry.name)) and entry.name not in keep:
+            entry.unlink()
+        elif entry.is_dir() and entry.name in PAYLOAD_FOLDERS:
+            for item in entry.iterdir():
+                if f"{entry.name}/{item.name}" not in keep:
+                    item.unlink()
+            if not any(entry.iterdir()):
+                entry.rmdir()
+
+
+def lexical_fields(chunk: Chunk) -> LexicalFields:
+    return LexicalFields(title=chunk.title, heading=" ".join(chunk.path), body=chunk.text)
+
+
+def filter_keys(chunks: list[Chunk]) -> list[str]:
+    """The keys a reader may filter on: `section`, then every facet some page has."""
+    keys = dict.fromkeys(["section"])
+    for chunk in chunks:
+        keys.update(dict.fromkeys(chunk.facets))
+    return list(keys)
+
+

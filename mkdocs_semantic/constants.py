@@ -1,0 +1,44 @@
+"""The package's version, and the constants both readers (Python and the browser
+client) need, read from `constants.json`, which the client's build imports too."""
+
+from __future__ import annotations
+
+import json
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+try:
+    __version__ = version("mkdocs-semantic-search")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0"
+
+_SHARED = json.loads((Path(__file__).parent / "constants.json").read_text(encoding="utf-8"))
+
+FORMAT_VERSION: int = _SHARED["FORMAT_VERSION"]
+"""The bundle format this package writes and reads."""
+LEXICAL_VERSION: int = _SHARED["LEXICAL_VERSION"]
+"""The keyword index's shard format (bundle/lexical.py)."""
+HASH_CHARS: int = _SHARED["HASH_CHARS"]
+"""Hex characters of sha256 in a payload's name."""
+MAX_MANIFEST_BYTES: int = _SHARED["MAX_MANIFEST_BYTES"]
+"""A real manifest is under 1 kB; anything past this is not one."""
+MAX_DIM: int = _SHARED["MAX_DIM"]
+MAX_MODEL_TOKENS: int = _SHARED["MAX_MODEL_TOKENS"]
+"""The longest input any model may be configured for (the probe runs one input this long)."""
+DEFAULT_TOP_K: int = _SHARED["DEFAULT_TOP_K"]
+MAX_TOP_K: int = _SHARED["MAX_TOP_K"]
+"""The most results a search may return: the `top_k` option's limit, and every reader's
+(the browser client, the searcher, the CLI, the service and the MCP server)."""
+SCALAR_BYTES: dict[str, int] = _SHARED["SCALAR_BYTES"]
+QUERY_ENCODERS: tuple[str, ...] = tuple(_SHARED["QUERY_ENCODERS"])
+SEARCH_MODES: tuple[str, ...] = tuple(_SHARED["SEARCH_MODES"])
+PAGE_DEPTH: int = _SHARED["PAGE_DEPTH"]
+VECTOR_CHUNKS: int = _SHARED["VECTOR_CHUNKS"]
+"""The vector signal's first chunks that take part in the fusion (search/ranking.py)."""
+PER_PAGE: int = _SHARED["PER_PAGE"]
+TYPICAL_QUANTILE: float = _SHARED["TYPICAL_QUANTILE"]
+SIZE_MARGIN: int = _SHARED["SIZE_MARGIN"]
+EXCERPT_CHARS: int = _SHARED["EXCERPT_CHARS"]
+"""Characters a result shows of its excerpt text."""
+CODE_LINES: int = _SHARED["CODE_LINES"]
+"""Lines of code an excerpt window shows at most."""

@@ -1,0 +1,205 @@
+"""The static query encoder's table, fitted at build time on the site's own text.
+
+The recipe (measured in bench/static_encoder.py against the alternatives, on three
+sets): training texts are the chunks, whose model vectors the build already has, plus
+up to `max_short` page/heading lines and up to `max_short` sentences of the site,
+embedded once and cached like the chunks; the prior of every token is the model's
+vector of that token alone; IDF weights; ridge strength `lam`. The fitted table is cached by a
+hash of everything it depends on, so a rebuild with no change refits nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from ...bundle.table import TokenTable
+from ...chunk import Chunk, context_line
+from ...files import atomic_write
+from ...logs import build_log as log
+from .ridge import StaticTable, TokenStats, TokenWeights, design_matrix, fit_table, prior_table
+
+TABLE_CACHE_VERSION = 2
+SOLVE_LOG_TOKENS = 2000
+"""A solve over this many tokens takes long enough to say so in the log first."""
+SOLVE_BLAS_THREADS = 1
+"""BLAS threads of the solve. Its LAPACK calls are on 256 x 256 blocks, where
+OpenBLAS's threads cost far more than they share: on a 2-core machine, fastapi-docs'
+solve took 1.9-2.1 s on one thread against 3.1-6.1 s on two (load average 2), the
+same int8 table (the float32 rows within 2e-9)."""
+# After . ! ? : ; and a space, or after a CJK full stop (no space follows one).
+SENTENCE_END = re.compile(r"(?<=[.!?:;])\s+|(?<=[\u3002\uff01\uff1f])\s*")
+SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[PAD]", "[UNK]")
+
+
+@dataclass(frozen=True)
+class TableRecipe:
+    """How the table is fitted (the defaults are the measured choice)."""
+
+    texts: tuple[str, ...] = ("chunks", "headings", "sentences")
+    lam: float = 0.01
+    weighting: str = "idf"
+    max_short: int = 1000
+    """Cap on the texts of each short kind (an even spread over the site). 4000 ranked
+    worse on FastAPI's and MkDocs' docs and costs four times the embeddings."""
+
+
+def headings_of(chunks: Sequence[Chunk]) -> list[str]:
+    """Each chunk's page title and heading path as one line ("Page > Section")."""
+    return sorted({line for c in chunks if (line := context_line(c.title, c.path))})
+
+
+def sentences_of(chunks: Sequence[Chunk]) -> list[str]:
+    """Distinct sentences of 4 to 40 words."""
+    out = set()
+    for chunk in chunks:
+        for line in chunk.text.split("\n"):
+            for sentence in SENTENCE_END.split(line):
+                if 4 <= len(sentence.split()) <= 40:
+                    out.add(sentence.strip())
+    return sorted(out)
+
+
+def spread_sample(items: list[str], n: int) -> list[str]:
+    """Up to n items spread evenly over the list (deterministic)."""
+    if len(items) <= n:
+        return list(items)
+    at = np.unique(np.linspace(0, len(items) - 1, n).round().astype(int))
+    return [items[i] for i in at]
+
+
+class TableFitter:
+    """Fits the table for one build, asking the model only for what no cache holds.
+
+    `embed_texts(texts)` returns the model's document vectors of `texts` (cached by the
+    caller), `embed_tokens(ids)` the model's vector of each token id alone.
+    `before_solve()`, if given, is called once everything is embedded and before the
+    solve (the caller may free the model there).
+    """
+
+    def __init__(self, *, tokenizer, embed_texts: Callable[[list[str]], np.ndarray],
+                 embed_tokens: Callable[[list[int]], np.ndarray], cache_path: Path | None,
+                 document_prefix: str = "", recipe: TableRecipe | None = None,
+                 before_solve: Callable[[], None] | None = None) -> None:
+        self.tokenizer = tokenizer
+        self.before_solve = before_solve
+        self.embed_texts = embed_texts
+        self.embed_tokens = embed_tokens
+        self.cache_path = cache_path
+        self.prefix = document_prefix
+        self.recipe = recipe or TableRecipe()
+        self.special = [i for t in SPECIAL_TOKENS if (i := tokenizer.token_to_id(t)) is not None]
+        self.refitted = False
+        """Whether the last `fit` solved anew (False: the cached table matched)."""
+        self.kept = False
+        """Whether the last `fit` kept the table before it (`keep_last`), unchecked."""
+        self.last: TokenTable | None = None
+
+    def short_texts(self, chunks: Sequence[Chunk]) -> dict[str, list[str]]:
+        kinds = {"headings": headings_of, "sentences": sentences_of}
+        return {kind: spread_sample(kinds[kind](chunks), self.recipe.max_short)
+                for kind in self.recipe.texts if kind != "chunks"}
+
+    def fit(self, chunks: Sequence[Chunk], vectors: np.ndarray, *,
+            fingerprint: str, keep_last: bool = False) -> TokenTable:
+        """The int8 table for these chunks and their vectors.
+
+        `keep_last`: return the table this fitter made or loaded before, if any, without
+        checking it against the chunks (for previews, where a refit per edit costs more
+        than a slightly stale table).
+        """
+        self.kept = keep_last and self.last is not None
+        if self.kept:
+            self.refitted = False
+            return self.last
+        self.last = self._fit(chunks, vectors, fingerprint=fingerprint)
+        return self.last
+
+    def _fit(self, chunks: Sequence[Chunk], vectors: np.ndarray, *,
+             fingerprint: str) -> TokenTable:
+        short = self.short_texts(chunks)
+        key = self._key(chunks, short, fingerprint)
+        cached = self._load(key)
+        if cached is not None:
+            # Keep the short texts' and tokens' vectors alive in the embedding cache.
+            self.embed_texts([t for texts in short.values() for t in texts])
+            self.embed_tokens(cached.token_ids.tolist())
+            self.refitted = False
+            return cached
+        sequences = [e.ids for e in self.tokenizer.encode_batch(
+            [self.prefix + c.embed_text for c in chunks])]
+        targets = [np.asarray(vectors, dtype=np.float32)]
+        for texts in short.values():
+            sequences += [e.ids for e in self.tokenizer.encode_batch(
+                [self.prefix + t for t in texts])]
+            targets.append(self.embed_texts(texts) if texts
+                           else np.zeros((0, targets[0].shape[1]), np.float32))
+        stats = TokenStats.of(sequences, self.special)
+        weights = TokenWeights(stats.token_ids, stats.weights(self.recipe.weighting))
+        prior = prior_table(stats.token_ids, self.embed_tokens(stats.token_ids.tolist())
+                            if len(stats.token_ids) else np.zeros((0, targets[0].shape[1])))
+        design = design_matrix(sequences, special_ids=self.special, weights=weights)
+        if self.before_solve is not None:
+            self.before_solve()
+        if len(stats.token_ids) >= SOLVE_LOG_TOKENS:
+            log.info("query table: solving for %s tokens", f"{len(stats.token_ids):,}")
+        with threadpool_limits(limits=SOLVE_BLAS_THREADS, user_api="blas"):
+            fitted = fit_table(design, np.concatenate(targets), lam=self.recipe.lam,
+                               prior=prior, weights=weights)
+        table = _as_token_table(fitted.quantize())
+        self._save(key, table)
+        self.refitted = True
+        return table
+
+    def _key(self, chunks: Sequence[Chunk], short: dict[str, list[str]],
+             fingerprint: str) -> str:
+        digest = hashlib.sha256()
+        digest.update(f"{TABLE_CACHE_VERSION}|{fingerprint}|{asdict(self.recipe)}".encode())
+        for chunk in chunks:
+            digest.update(b"\0c" + chunk.embed_text.encode())
+        for kind, texts in short.items():
+            for text in texts:
+                digest.update(f"\0{kind}".encode() + text.encode())
+        return digest.hexdigest()
+
+    def _load(self, key: str) -> TokenTable | None:
+        if self.cache_path is None or not self.cache_path.is_file():
+            return None
+        try:
+            with np.load(self.cache_path, allow_pickle=False) as data:
+                if str(data["key"]) != key:
+                    return None
+                table = TokenTable(token_ids=data["token_ids"].astype(np.uint32),
+                                   rows=data["rows"].astype(np.int8),
+                                   scale=float(data["scale"]))
+        except Exception as exc:  # a broken cache costs a refit, never a build
+            log.warning("ignoring unreadable query table cache %s (%s); fitting "
+                        "anew", self.cache_path, exc)
+            return None
+        ok = (table.rows.ndim == 2 and len(table.rows) == len(table.token_ids)
+              and np.isfinite(table.scale) and table.scale > 0)
+        return table if ok else None
+
+    def _save(self, key: str, table: TokenTable) -> None:
+        if self.cache_path is None:
+            return
+        buffer = io.BytesIO()
+        np.savez(buffer, key=np.array(key), token_ids=table.token_ids, rows=table.rows,
+                 scale=np.array(table.scale))
+        try:
+            atomic_write(self.cache_path, buffer.getvalue())
+        except OSError as exc:
+            log.warning("could not save the query table cache (%s)", exc)
+
+
+def _as_token_table(table: StaticTable) -> TokenTable:
+    return TokenTable(token_ids=table.token_ids.astype(np.uint32),
+                      rows=np.ascontiguousarray(table.rows, dtype=np.int8),
+                      scale=float(table.scale))

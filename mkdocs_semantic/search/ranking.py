@@ -1,0 +1,163 @@
+"""Page-aware fusion of rankings: the ranking spec every reader implements.
+
+A reader wants the right page first, then the right section on it. So:
+
+1. Each signal (vector, lexical) orders the chunks that pass the filters: score
+   descending, ties by chunk number. Lexical takes only positive scores, vector its
+   first `VECTOR_CHUNKS` chunks (what a page beyond them would add is too little to
+   move the top results: measured on every relevance set, bench/results/fusion.md; it
+   is also what the partitioned layout scores exactly).
+2. A signal's page list follows from its chunk order: pages in the order of their
+   best chunk, the first `PAGE_DEPTH` pages, each with its best chunk's score.
+3. Each signal's page scores are scaled to 0-1 for this query: (score - floor) /
+   (ceiling - floor), clipped to 0-1. Keywords: floor 0, ceiling the query's best
+   possible score (the sum of each query term's highest stored score), so a page's
+   keyword score is the share of the query's keyword evidence it carries: 1 for a page
+   that matches every query term as well as any page does, little for one that shares
+   only common words. Vector: floor the query's mean score over every chunk (what an
+   unrelated chunk scores, exact in every layout: see `VectorSet.mean_score`), ceiling
+   the score of its first page, so the best vector page counts 1 and a page no closer
+   than an average chunk counts 0. When the ceiling is not above the floor every listed
+   page counts 1. Keyword scores are absolute because a query's keywords have a best
+   possible score; cosines have none, so the vector signal is relative to its best
+   page. This is what keeps a weak keyword signal (a paraphrase whose words match many
+   pages a little) from outvoting a clear vector winner, while a query whose rare terms
+   a page matches in full still counts fully (measured on six sets with both query
+   encoders: bench/results/fusion.md).
+4. Page relevance = min(1, mean over signals of the page's scaled score x prior x
+   boost). The mean is over the signals that ranked anything (a page a signal does not
+   list counts 0 there), so it is the share of the best possible: 1 for the best vector
+   page when it also matches every query term in full. `boost` is the page's
+   `search.boost` meta (1 by default): it multiplies what the page already scores, so a
+   boosted page rises where it matches and does not surface where it does not. `prior`
+   is min(1, sqrt(SIZE_MARGIN * typical / chunks on page)), `typical` being the 90th
+   percentile of chunks per page (sorted sizes, element floor(0.9 * (n - 1))). Pages
+   made of very many short entries (release notes, changelogs) match most queries a
+   little; the prior keeps them from outranking focused pages, and only pages several
+   times larger than nearly all others are damped. Pages are ordered by the unclipped
+   product, so boosted pages that both reach 1 keep their order.
+5. A section's relevance (which orders sections within a page) is the mean over
+   the same signals of its own chunk's scaled score.
+6. `min_score` (when set) drops the pages whose relevance is below it.
+7. Output: pages by relevance descending (ties by page number), each with up to
+   `PER_PAGE` of its sections by section relevance descending (ties by chunk
+   number), until `top_k` sections. Of the pieces of one long section only the
+   best is listed: `sections` gives each chunk its section's number (the number
+   of the section's first piece).
+
+Relevance is relative to the query: it says how close a page comes to the best
+vector match this query found and how much of its keywords the page holds, not
+whether anything relevant exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..constants import PAGE_DEPTH, PER_PAGE, SIZE_MARGIN, TYPICAL_QUANTILE
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One section in the fused order, with its page's and its own relevance (0-1)."""
+
+    chunk: int
+    page_score: float
+    section_score: float
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One signal's chunk scores and its order of the eligible chunks (`chunk_order`).
+
+    A page's score in this signal is (its best chunk's score - `floor`) / (`ceiling` -
+    `floor`), clipped to 0-1; `ceiling` None: the score of the signal's first page.
+    """
+
+    scores: np.ndarray
+    order: np.ndarray
+    floor: float
+    ceiling: float | None = None
+
+
+def size_priors(page_of_chunk: np.ndarray, pages: int) -> np.ndarray:
+    """Per-page size prior (1 for all but outsized pages)."""
+    if len(page_of_chunk) == 0:
+        return np.ones(pages)
+    sizes = np.bincount(page_of_chunk, minlength=pages)
+    present = np.sort(sizes[sizes > 0])
+    typical = float(max(1, present[int(TYPICAL_QUANTILE * (len(present) - 1))]))
+    # sqrt, not ** 0.5: IEEE sqrt is exact in every language, pow need not be.
+    return np.minimum(1.0, np.sqrt(SIZE_MARGIN * typical / np.maximum(sizes, 1)))
+
+
+def _unit(values: np.ndarray) -> np.ndarray:
+    """Clipped to 0-1 (max, then min: the order ranking.js uses)."""
+    return np.minimum(1.0, np.maximum(0.0, values))
+
+
+def chunk_order(scores: np.ndarray, eligible: np.ndarray) -> np.ndarray:
+    """Eligible chunk numbers, score descending, ties by number."""
+    candidates = np.flatnonzero(eligible)
+    return candidates[np.lexsort((candidates, -scores[candidates]))]
+
+
+def fuse(signals: Sequence[Signal], *, page_of_chunk: np.ndarray, sections: np.ndarray,
+         priors: np.ndarray, boosts: np.ndarray, top_k: int,
+         min_score: float | None = None) -> list[Ranked]:
+    """Fuse the signals into the page-aware result list (steps 2-7 above).
+
+    Vectorized, but every score is the same arithmetic, in the same order, as
+    ranking.js: per signal min(1, max(0, (score - floor) / (ceiling - floor))); sums
+    signal by signal from 0.0; then / signals * prior * boost.
+    """
+    pages = len(priors)
+    taking_part = [s for s in signals if len(s.order)]
+    page_sum = np.zeros(pages)
+    section_sum = np.zeros(len(page_of_chunk))
+    page_seen = np.zeros(pages, dtype=bool)
+    chunk_seen = np.zeros(len(page_of_chunk), dtype=bool)
+    for signal in taking_part:
+        order = signal.order
+        # Pages in the order of their best chunk: first occurrence in the chunk order.
+        in_order, first = np.unique(page_of_chunk[order], return_index=True)
+        by_rank = np.argsort(first, kind="stable")[:PAGE_DEPTH]
+        listed_pages = in_order[by_rank]
+        best = signal.scores[order[first[by_rank]]]
+        floor = signal.floor
+        ceiling = best[0] if signal.ceiling is None else signal.ceiling
+        span = ceiling - floor
+        if span > 0:
+            page_sum[listed_pages] += _unit((best - floor) / span)
+            section_sum[order] += _unit((signal.scores[order] - floor) / span)
+        else:
+            page_sum[listed_pages] += 1.0
+            section_sum[order] += 1.0
+        page_seen[listed_pages] = True
+        chunk_seen[order] = True
+    count = len(taking_part)
+    candidates = np.flatnonzero(page_seen)
+    key = page_sum[candidates] / count * priors[candidates] * boosts[candidates]
+    relevance = np.minimum(1.0, key)
+    results: list[Ranked] = []
+    for at in np.lexsort((candidates, -key)).tolist():
+        if min_score is not None and relevance[at] < min_score:
+            break  # relevance only falls from here
+        page = int(candidates[at])
+        chunks = np.flatnonzero((page_of_chunk == page) & chunk_seen)
+        section = section_sum[chunks] / count
+        listed: set[int] = set()
+        for i in np.lexsort((chunks, -section)).tolist():
+            chunk = int(chunks[i])
+            if sections[chunk] in listed:
+                continue
+            listed.add(int(sections[chunk]))
+            results.append(Ranked(chunk, float(relevance[at]), float(section[i])))
+            if len(results) == top_k:
+                return results
+            if len(listed) == PER_PAGE:
+                break
+    return results
