@@ -11,8 +11,8 @@ import { fileURLToPath } from "node:url";
 import {
   BundleError, checkManifest, compareKeys, halfToFloat, parsePageTable, parsePartitionBits, parseTableShard, parseVectorPart,
   payloadUrl, shardOf,
-} from "../src/bundle.js";
-import { Engine } from "../src/engine.js";
+} from "../src/bundle/bundle.js";
+import { Engine } from "../src/engine/engine.js";
 import { serve } from "./serve.js";
 
 const BUNDLE = fileURLToPath(new URL("../../tests/fixtures/parity/bundle/", import.meta.url));

@@ -21,9 +21,9 @@ import {
   parsePartitionIndex,
   parseTableShard,
   parseVectorPart,
-} from "./bundle.js";
-import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "./fetch.js";
-import { excerptParts, excerptText } from "./excerpt.js";
+} from "../bundle/bundle.js";
+import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "../bundle/fetch.js";
+import { excerptParts, excerptText } from "../text/excerpt.js";
 import { LexicalIndex } from "./lexical.js";
 import { VECTOR_CHUNKS, chunkOrder, fuse, sizePriors } from "./ranking.js";
 import {
@@ -38,7 +38,7 @@ import {
   topK as bestOf,
   unitLength,
 } from "./scan.js";
-import { ShardList } from "./shard-list.js";
+import { ShardList } from "../bundle/shard-list.js";
 import { StaticEncoder } from "./static-encoder.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
 
