@@ -2,17 +2,13 @@
 // manifest and the catalog, payload names and URLs, hashes, and the binary payloads.
 // Pure functions over parsed JSON and ArrayBuffers, so they run in workers and in node tests.
 
-export const FORMAT_VERSION = 5;
-export const SCALAR_BYTES = { i8: 1, f16: 2, f32: 4 };
-export const QUERY_ENCODERS = ["static", "transformer"];
-/** Ranking modes (mkdocs_semantic/bundle_format.py SEARCH_MODES). */
-export const SEARCH_MODES = ["hybrid", "vector", "lexical"];
-const LEXICAL_VERSION = 3;
-/** The most results a search may ask for (mkdocs_semantic/bundle_format.py MAX_TOP_K). */
-export const MAX_TOP_K = 1000;
-const MAX_DIM = 8192;
-const MAX_MODEL_TOKENS = 8192;
-const HASH_CHARS = 16;
+import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
+
+// The format's constants, written once for Python and this client in constants.json.
+// SEARCH_MODES: the ranking modes; MAX_TOP_K: the most results a search may ask for.
+export const { FORMAT_VERSION, SCALAR_BYTES, QUERY_ENCODERS, SEARCH_MODES, MAX_TOP_K } = constants;
+const { LEXICAL_VERSION, MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS } = constants;
+
 // mkdocs_semantic/payloads.py NAME: no "..", no absolute path, no other folders.
 const PAYLOAD_NAME = /^(?:[a-z]+\/)?[a-z]+\.([0-9a-f]{16})\.[a-z0-9]+$/;
 const CATALOG_NAME = /^catalog\.[0-9a-f]{16}\.json$/;

@@ -1,11 +1,11 @@
 // Page-aware fusion of rankings: the spec (and its reasons) is mkdocs_semantic/ranking.py.
 
-export const PAGE_DEPTH = 100;
-/** The vector signal's first chunks that take part in the fusion (ranking.py). */
-export const VECTOR_CHUNKS = 100;
-export const PER_PAGE = 3;
-const TYPICAL_QUANTILE = 0.9;
-const SIZE_MARGIN = 4;
+import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
+
+// Written once for ranking.py and this file in constants.json. VECTOR_CHUNKS: the vector
+// signal's first chunks that take part in the fusion.
+export const { PAGE_DEPTH, VECTOR_CHUNKS, PER_PAGE } = constants;
+const { TYPICAL_QUANTILE, SIZE_MARGIN } = constants;
 
 /** Per-page size prior: 1 except for pages several times larger than nearly all others. */
 export function sizePriors(pageOfChunk, pages) {
