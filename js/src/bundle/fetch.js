@@ -2,7 +2,8 @@
 // the payload store: every bundle file fetched once, verified, parsed and kept by name.
 
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
-import { BundleError, payloadUrl, verifyPayload } from "./bundle.js";
+import { payloadUrl, verifyPayload } from "./bundle.js";
+import { BundleError } from "./error.js";
 
 export class LoadError extends Error {
   constructor(message) {

@@ -2,7 +2,8 @@
 // directories of entries that are loaded when a key falls into them, so that the
 // catalog stays small however many shards a large site has.
 
-import { BundleError, checkDirectory, shardOf } from "./bundle.js";
+import { checkDirectory, shardOf } from "./bundle.js";
+import { BundleError } from "./error.js";
 
 export class ShardList {
   /**

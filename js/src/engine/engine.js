@@ -10,18 +10,10 @@
 // and onnxruntime-web (imported on first use).
 
 import {
-  BundleError,
-  MAX_TOP_K,
-  SEARCH_MODES,
-  checkCatalog,
-  checkManifest,
-  exactParts,
-  parsePageTable,
-  parsePartitionBits,
-  parsePartitionIndex,
-  parseTableShard,
-  parseVectorPart,
-} from "../bundle/bundle.js";
+  parsePageTable, parsePartitionBits, parsePartitionIndex, parseTableShard, parseVectorPart,
+} from "../bundle/binary.js";
+import { MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, exactParts } from "../bundle/bundle.js";
+import { BundleError } from "../bundle/error.js";
 import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "../bundle/fetch.js";
 import { excerptParts, excerptText } from "../text/excerpt.js";
 import { LexicalIndex } from "./lexical.js";

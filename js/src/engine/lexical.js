@@ -3,7 +3,7 @@
 // sums of the postings' stored BM25 quanta, so both sides rank identically.
 
 import snowball from "snowball-stemmers";
-import { BundleError } from "../bundle/bundle.js";
+import { BundleError } from "../bundle/error.js";
 
 const TOKEN = /[\p{L}\p{N}_](?:[\p{L}\p{N}_.:-]*[\p{L}\p{N}_])?/gu;
 const SEPARATORS = /[._:-]+/;
