@@ -64,10 +64,10 @@ const esm = await esbuild.build({
   plugins: [porterOnly(sampleWords())],
   metafile: true,
   entryPoints: {
-    semantic: "src/semantic.js",
-    auto: "src/auto.js",
-    worker: "src/worker.js",
-    "material-search": "src/material-search.js",
+    semantic: "src/api/semantic.js",
+    auto: "src/api/auto.js",
+    worker: "src/api/worker.js",
+    "material-search": "src/material/material-search.js",
   },
   outdir: out,
   format: "esm",
@@ -77,7 +77,7 @@ const esm = await esbuild.build({
 const iife = await esbuild.build({
   ...common,
   metafile: true,
-  entryPoints: { "material-worker": "src/material-worker.js" },
+  entryPoints: { "material-worker": "src/material/material-worker.js" },
   outdir: out,
   format: "iife",
   // Loaded at run time with import(), beside the worker.
@@ -85,7 +85,7 @@ const iife = await esbuild.build({
 });
 checkStaticPath(esm.metafile);
 for (const name of RUNTIME) copyFileSync(join(ort, name), join(out, name));
-copyFileSync(join(here, "src", "semantic.css"), join(out, "semantic.css"));
+copyFileSync(join(here, "src", "ui", "semantic.css"), join(out, "semantic.css"));
 writeMetafile([esm.metafile, iife.metafile]);
 writeLicenses([esm.metafile, iife.metafile]);
 

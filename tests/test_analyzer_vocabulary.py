@@ -1,4 +1,4 @@
-"""The browser's keyword analyzer (js/src/lexical.js, run by node) against the Python one
+"""The browser's keyword analyzer (js/src/engine/lexical.js, run by node) against the Python one
 on the whole FastAPI vocabulary: every distinct word and every distinct line of the
 fastapi-docs corpus' Markdown, code blocks included. The fixture's odd texts
 (tests/fixtures/parity/analyzer.json) are checked on both sides without the corpus."""
@@ -19,7 +19,7 @@ from .conftest import REPO, SHARED, SHARED_ENV
 CORPUS = SHARED / "corpora" / "fastapi-docs"
 JS = REPO / "js"
 NODE_ANALYZE = (
-    "import { analyze } from './src/lexical.js';"
+    "import { analyze } from './src/engine/lexical.js';"
     "import fs from 'node:fs';"
     "const { texts, stopwords } = JSON.parse(fs.readFileSync(0, 'utf8'));"
     "const stop = new Set(stopwords);"

@@ -1,5 +1,5 @@
 """The excerpt window results show (search/excerpts.py); the browser's twin is
-js/src/excerpt.js, and tests/fixtures/parity/excerpts.json holds cases both must agree on."""
+js/src/text/excerpt.js, and tests/fixtures/parity/excerpts.json holds cases both must agree on."""
 
 from __future__ import annotations
 

@@ -8,11 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import {
-  BundleError, checkManifest, compareKeys, halfToFloat, parsePageTable, parsePartitionBits, parseTableShard, parseVectorPart,
-  payloadUrl, shardOf,
-} from "../src/bundle.js";
-import { Engine } from "../src/engine.js";
+import { halfToFloat, parsePageTable, parsePartitionBits, parseTableShard, parseVectorPart } from "../src/bundle/binary.js";
+import { checkManifest, compareKeys, payloadUrl, shardOf } from "../src/bundle/bundle.js";
+import { BundleError } from "../src/bundle/error.js";
+import { Engine } from "../src/engine/engine.js";
 import { serve } from "./serve.js";
 
 const BUNDLE = fileURLToPath(new URL("../../tests/fixtures/parity/bundle/", import.meta.url));

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { excerptParts, excerptText, excerptWindow, windowStart } from "../src/excerpt.js";
-import { queryTerms } from "../src/highlight.js";
-import { toItems } from "../src/material-items.js";
+import { excerptParts, excerptText, excerptWindow, windowStart } from "../src/text/excerpt.js";
+import { queryTerms } from "../src/text/highlight.js";
+import { toItems } from "../src/material/material-items.js";
 
 const FILLER = "Caches keep copies of responses for later requests. ";
 const PASSAGE = "A service worker answers requests offline when the network is gone. ";

@@ -8,11 +8,11 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { Engine } from "../src/engine.js";
-import { excerptParts, excerptWindow } from "../src/excerpt.js";
-import { queryTerms } from "../src/highlight.js";
-import { analyze } from "../src/lexical.js";
-import { queryCodes } from "../src/scan.js";
+import { Engine } from "../src/engine/engine.js";
+import { excerptParts, excerptWindow } from "../src/text/excerpt.js";
+import { queryTerms } from "../src/text/highlight.js";
+import { analyze } from "../src/engine/lexical.js";
+import { queryCodes } from "../src/engine/scan.js";
 import { serve } from "./serve.js";
 
 const PARITY = fileURLToPath(new URL("../../tests/fixtures/parity/", import.meta.url));

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { Engine } from "../src/engine.js";
+import { Engine } from "../src/engine/engine.js";
 import { serve } from "./serve.js";
 
 const BUNDLE = fileURLToPath(new URL("../../tests/fixtures/parity/bundle/", import.meta.url));

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { makeFilter } from "../src/engine.js";
+import { makeFilter } from "../src/engine/engine.js";
 import {
   blocksHolding, candidateIds, codesNorm, meanScore, probedPartitions, queryCodes, scoreAll, scorePartitions, signScores, signTables, topK,
   unitLength,
-} from "../src/scan.js";
+} from "../src/engine/scan.js";
 
 /** Sign bits of int8 rows, least significant bit first (partitions.sign_bits). */
 function signBits(rows, dim) {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { groupByPage } from "../src/group.js";
-import { queryTerms, splitMatches } from "../src/highlight.js";
-import { toItems } from "../src/material-items.js";
-import { truncate } from "../src/tokenize.js";
+import { groupByPage } from "../src/engine/group.js";
+import { queryTerms, splitMatches } from "../src/text/highlight.js";
+import { toItems } from "../src/material/material-items.js";
+import { truncate } from "../src/engine/tokenize.js";
 
 test("truncation keeps [CLS] and [SEP] around the first content tokens", () => {
   const full = { ids: [101, 1, 2, 3, 4, 102], typeIds: [0, 0, 0, 0, 0, 0] };

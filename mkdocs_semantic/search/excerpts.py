@@ -1,5 +1,5 @@
 """The excerpt a result shows: a window of the chunk's excerpt text centred on the
-query's words, as the browser client shows it (js/src/excerpt.js, js/src/highlight.js).
+query's words, as the browser client shows it (js/src/text/excerpt.js, js/src/text/highlight.js).
 
 Every reader (CLI, service, MCP, the browser) shows the same window for the same
 chunk and query; tests/fixtures/parity holds the cases both languages must agree on.

@@ -250,7 +250,7 @@ class Searcher:
 
 def listed_for(listed: dict, key: str, values: Sequence[str]) -> set[int]:
     """The numbers (pages or partitions) a facets map `{key: {value: [numbers]}}` lists
-    for any of `values` (js/src/engine.js listedFor)."""
+    for any of `values` (js/src/engine/engine.js listedFor)."""
     return {n for value in values for n in listed.get(key, {}).get(value, [])}
 
 

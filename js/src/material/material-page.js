@@ -13,14 +13,10 @@
 // - download progress and errors go to Material's result summary line while the text
 //   they belong to begins the text in the box.
 
-export const CHANNEL = "mkdocs-semantic-search";
+import { CHANNEL, sameQuery } from "./channel.js";
+
 const SEARCHING = "Searching… the best result opens when it is ready";
 const QUERY_INPUT = "input[data-md-component=search-query]";
-
-/** Whether two texts ask the same: Material trims what it sends. */
-export function sameQuery(a, b) {
-  return a.trim() === b.trim();
-}
 
 /** The result links a list shows, per result: no query string (Material adds ?h=). */
 function shownGroups(list) {

@@ -10,7 +10,7 @@
 // only the newest text's answers are posted, each announced on the channel first
 // (query, ranking, each group's locations), so the page can tell which text a list is for.
 
-import { CHANNEL, sameQuery } from "./material-page.js";
+import { CHANNEL, sameQuery } from "./channel.js";
 
 const SETUP = 0;
 const READY = 1;

@@ -1,9 +1,9 @@
-// Keyword search over the bundle's lexical index: the spec is mkdocs_semantic/lexical.py.
+// Keyword search over the bundle's lexical index: the spec is mkdocs_semantic/bundle/lexical.py.
 // The analyzer must turn text into exactly the terms Python makes; scores are integer
 // sums of the postings' stored BM25 quanta, so both sides rank identically.
 
 import snowball from "snowball-stemmers";
-import { BundleError } from "./bundle.js";
+import { BundleError } from "../bundle/error.js";
 
 const TOKEN = /[\p{L}\p{N}_](?:[\p{L}\p{N}_.:-]*[\p{L}\p{N}_])?/gu;
 const SEPARATORS = /[._:-]+/;
@@ -62,7 +62,7 @@ export function analyze(text, stopwords) {
  * shard's or a tail's parsed JSON. A shard is `{terms, postings, tails}`, each posting
  * list flat as [page delta, local, quantum, ...]; a term found in many chunks lists its
  * head there, and `tails` ([term number, name, bytes]) the file of the rest, which only
- * a filtered query reads (mkdocs_semantic/lexical.py).
+ * a filtered query reads (mkdocs_semantic/bundle/lexical.py).
  */
 export class LexicalIndex {
   constructor({ scale, count, stopwords }, { shards, starts, load }) {

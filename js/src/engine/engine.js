@@ -1,5 +1,5 @@
 // The search engine that runs inside a worker: reads a format-5 bundle and answers
-// queries as mkdocs_semantic/search.py does, loading only what each query needs.
+// queries as mkdocs_semantic/search/searcher.py does, loading only what each query needs.
 // Keyword results need the manifest, the catalog, the page table, the lexical shards of
 // the query's terms and the fragments of the results shown (shard lists of a large site
 // add a directory file per lookup). The static query encoder adds the tokenizer, the
@@ -10,20 +10,12 @@
 // and onnxruntime-web (imported on first use).
 
 import {
-  BundleError,
-  MAX_TOP_K,
-  SEARCH_MODES,
-  checkCatalog,
-  checkManifest,
-  exactParts,
-  parsePageTable,
-  parsePartitionBits,
-  parsePartitionIndex,
-  parseTableShard,
-  parseVectorPart,
-} from "./bundle.js";
-import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "./fetch.js";
-import { excerptParts, excerptText } from "./excerpt.js";
+  parsePageTable, parsePartitionBits, parsePartitionIndex, parseTableShard, parseVectorPart,
+} from "../bundle/binary.js";
+import { MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, exactParts } from "../bundle/bundle.js";
+import { BundleError } from "../bundle/error.js";
+import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "../bundle/fetch.js";
+import { excerptParts, excerptText } from "../text/excerpt.js";
 import { LexicalIndex } from "./lexical.js";
 import { VECTOR_CHUNKS, chunkOrder, fuse, sizePriors } from "./ranking.js";
 import {
@@ -38,7 +30,7 @@ import {
   topK as bestOf,
   unitLength,
 } from "./scan.js";
-import { ShardList } from "./shard-list.js";
+import { ShardList } from "../bundle/shard-list.js";
 import { StaticEncoder } from "./static-encoder.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
 

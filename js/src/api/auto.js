@@ -2,12 +2,12 @@
 // wires semantic search into the theme's search box, or into a dialog of its own.
 // Cheap to load: the search data is fetched on the first focus of the box.
 
-import { attachMaterialHighlight } from "./material-highlight.js";
-import { attachMaterialStatus } from "./material-page.js";
+import { attachMaterialHighlight } from "../material/material-highlight.js";
+import { attachMaterialStatus } from "../material/material-page.js";
 import { init, pageOptions } from "./semantic.js";
-import { attachDialog } from "./ui-dialog.js";
-import { attachMkdocs } from "./ui-mkdocs.js";
-import { attachSidebar, sidebarInput } from "./ui-sidebar.js";
+import { attachDialog } from "../ui/ui-dialog.js";
+import { attachMkdocs } from "../ui/ui-mkdocs.js";
+import { attachSidebar, sidebarInput } from "../ui/ui-sidebar.js";
 
 function addStylesheet() {
   const link = document.createElement("link");

@@ -1,6 +1,6 @@
 // Main-thread side of the client: owns the worker, numbers requests, resolves URLs.
 
-import { href } from "./group.js";
+import { href } from "../engine/group.js";
 
 export class SemanticSearch {
   /**

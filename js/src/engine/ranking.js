@@ -1,11 +1,11 @@
-// Page-aware fusion of rankings: the spec (and its reasons) is mkdocs_semantic/ranking.py.
+// Page-aware fusion of rankings: the spec (and its reasons) is mkdocs_semantic/search/ranking.py.
 
-export const PAGE_DEPTH = 100;
-/** The vector signal's first chunks that take part in the fusion (ranking.py). */
-export const VECTOR_CHUNKS = 100;
-export const PER_PAGE = 3;
-const TYPICAL_QUANTILE = 0.9;
-const SIZE_MARGIN = 4;
+import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
+
+// Written once for search/ranking.py and this file in constants.json. VECTOR_CHUNKS: the vector
+// signal's first chunks that take part in the fusion.
+export const { PAGE_DEPTH, VECTOR_CHUNKS, PER_PAGE } = constants;
+const { TYPICAL_QUANTILE, SIZE_MARGIN } = constants;
 
 /** Per-page size prior: 1 except for pages several times larger than nearly all others. */
 export function sizePriors(pageOfChunk, pages) {
@@ -32,7 +32,7 @@ export function chunkOrder(scores, eligible) {
  * `sections[chunk]` is the chunk's section number (its first piece's chunk number): of
  * the pieces of one long section only the best is listed. `minScore` (or null) drops
  * pages below that relevance. Every score is the same arithmetic, in the same order,
- * as ranking.py's: min(1, max(0, (score - floor) / (ceiling - floor))), sums signal by
+ * as search/ranking.py's: min(1, max(0, (score - floor) / (ceiling - floor))), sums signal by
  * signal from 0, then / signals * prior * boost. Section scores are ordered only on
  * the pages listed.
  */
@@ -95,7 +95,7 @@ export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, min
   return results;
 }
 
-/** Clipped to 0-1 (max, then min: ranking.py's _unit). */
+/** Clipped to 0-1 (max, then min: search/ranking.py's _unit). */
 const unit = (x) => Math.min(1, Math.max(0, x));
 
 /** First chunk of each page (and the chunk count last); chunks are in page order. */

@@ -1,28 +1,20 @@
-// Reading a search bundle written by mkdocs_semantic/bundle.py (format 5): checks of the
-// manifest and the catalog, payload names and URLs, hashes, and the binary payloads.
-// Pure functions over parsed JSON and ArrayBuffers, so they run in workers and in node tests.
+// Reading a search bundle written by mkdocs_semantic/bundle/writer.py (format 5): checks of the
+// manifest, the catalog and shard list directories, payload names and URLs, and hashes.
+// The binary payloads are binary.js's. Pure functions over parsed JSON and ArrayBuffers,
+// so they run in workers and in node tests.
 
-export const FORMAT_VERSION = 5;
-export const SCALAR_BYTES = { i8: 1, f16: 2, f32: 4 };
-export const QUERY_ENCODERS = ["static", "transformer"];
-/** Ranking modes (mkdocs_semantic/bundle_format.py SEARCH_MODES). */
-export const SEARCH_MODES = ["hybrid", "vector", "lexical"];
-const LEXICAL_VERSION = 3;
-/** The most results a search may ask for (mkdocs_semantic/bundle_format.py MAX_TOP_K). */
-export const MAX_TOP_K = 1000;
-const MAX_DIM = 8192;
-const MAX_MODEL_TOKENS = 8192;
-const HASH_CHARS = 16;
-// mkdocs_semantic/payloads.py NAME: no "..", no absolute path, no other folders.
+import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
+import { hex, pageTableBytes, partitionIndexBytes } from "./binary.js";
+import { BundleError } from "./error.js";
+
+// The format's constants, written once for Python and this client in constants.json.
+// SEARCH_MODES: the ranking modes; MAX_TOP_K: the most results a search may ask for.
+export const { FORMAT_VERSION, SCALAR_BYTES, QUERY_ENCODERS, SEARCH_MODES, MAX_TOP_K } = constants;
+const { LEXICAL_VERSION, MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS } = constants;
+
+// mkdocs_semantic/bundle/names.py NAME: no "..", no absolute path, no other folders.
 const PAYLOAD_NAME = /^(?:[a-z]+\/)?[a-z]+\.([0-9a-f]{16})\.[a-z0-9]+$/;
 const CATALOG_NAME = /^catalog\.[0-9a-f]{16}\.json$/;
-
-export class BundleError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "BundleError";
-  }
-}
 
 /** Type and range checks of untrusted JSON; every failure names the file and the field. */
 class Checker {
@@ -101,7 +93,7 @@ class Checker {
   }
 
   /**
-   * A catalog shard list (mkdocs_semantic/shard_lists.py): its entries, or `{dirs}`,
+   * A catalog shard list (mkdocs_semantic/bundle/shard_lists.py): its entries, or `{dirs}`,
    * the directories that hold them. Returns `{entries}` or `{dirs}`, each a list of
    * `{first, name, bytes}`.
    */
@@ -350,40 +342,6 @@ export function checkDirectory(data, source) {
   return check.entries(data, "the directory", typeof data[0][0] === "number" ? "int" : "string");
 }
 
-/** The page table's size: a u32 page count and chunk count, a u16 a page, a bit a chunk. */
-function pageTableBytes(pages, chunks) {
-  return 8 + 2 * pages + Math.ceil(chunks / 8);
-}
-
-/**
- * The page table (mkdocs_semantic/page_table.py): u32 pages, u32 chunks, pages x u16
- * chunk counts, then one bit per chunk (least significant first), set where the chunk
- * continues the section of the chunk before. Returns `{starts, pageOfChunk, sections}`.
- */
-export function parsePageTable(buffer, { pages, chunks, name }) {
-  const fail = (what) => { throw new BundleError(`${name} ${what}: rebuild the site`); };
-  if (buffer.byteLength !== pageTableBytes(pages, chunks)) fail(`is not a page table of ${pages} pages and ${chunks} chunks`);
-  const view = new DataView(buffer);
-  if (view.getUint32(0, true) !== pages || view.getUint32(4, true) !== chunks) fail(`does not hold ${pages} pages and ${chunks} chunks`);
-  const starts = new Int32Array(pages + 1);
-  for (let page = 0; page < pages; page++) {
-    const count = view.getUint16(8 + 2 * page, true);
-    if (count < 1) fail("has a page without chunks");
-    starts[page + 1] = starts[page] + count;
-  }
-  if (starts[pages] !== chunks) fail("has chunk counts that do not add up");
-  const pageOfChunk = new Int32Array(chunks);
-  for (let page = 0; page < pages; page++) pageOfChunk.fill(page, starts[page], starts[page + 1]);
-  const bits = new Uint8Array(buffer, 8 + 2 * pages);
-  const sections = new Int32Array(chunks);
-  for (let chunk = 0; chunk < chunks; chunk++) {
-    const continues = (bits[chunk >> 3] >> (chunk & 7)) & 1;
-    if (continues && (chunk === 0 || starts[pageOfChunk[chunk]] === chunk)) fail("has a page whose first chunk continues the page before");
-    sections[chunk] = continues ? sections[chunk - 1] : chunk;
-  }
-  return { starts, pageOfChunk, sections };
-}
-
 /**
  * `sum`: each dimension's sum over the stored rows (bundle_format._check_column_sums):
  * whole numbers within chunks * 128 for int8, finite numbers otherwise.
@@ -400,7 +358,7 @@ function checkColumnSums(check, set, where, { dtype, dim, chunks }) {
 }
 
 /**
- * A partitioned vector set (mkdocs_semantic/bundle_format.py _check_partitioned): int8,
+ * A partitioned vector set (mkdocs_semantic/bundle/format.py _check_partitioned): int8,
  * `partitions` (how many), `probe_rows` and `candidates`, and the `index` and
  * `centroids` payloads, their sizes those of that many partitions.
  */
@@ -435,8 +393,7 @@ export function payloadUrl(name, manifestUrl) {
 
 /** Lowercase hex of the SHA-256 of `buffer` (SubtleCrypto, in browsers and node). */
 export async function sha256Hex(buffer) {
-  const digest = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", buffer));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  return hex(new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", buffer)));
 }
 
 /**
@@ -453,156 +410,4 @@ export async function verifyPayload(buffer, { name, bytes, sha256 }) {
     throw new BundleError(`${name} does not match its hash (changed or corrupt): rebuild the site`);
   }
   return buffer;
-}
-
-/** A token table shard: u32 n, n u32 token ids ascending, n x dim int8 rows. */
-export function parseTableShard(buffer, dim, name) {
-  const count = buffer.byteLength >= 4 ? new DataView(buffer).getUint32(0, true) : -1;
-  if (count < 0 || buffer.byteLength !== 4 + count * (4 + dim)) {
-    throw new BundleError(`${name} is not a token table shard of ${dim} dims: rebuild the site`);
-  }
-  const view = new DataView(buffer);
-  const ids = new Uint32Array(count);
-  for (let i = 0; i < count; i++) {
-    ids[i] = view.getUint32(4 + 4 * i, true);
-    if (i && ids[i] <= ids[i - 1]) throw new BundleError(`${name} is not in token order: rebuild the site`);
-  }
-  return { ids, rows: new Int8Array(buffer, 4 + 4 * count, count * dim) };
-}
-
-const HASH_BYTES = HASH_CHARS / 2;
-
-/** The partition index's size: u32 count and dim, then per partition its chunk, distinct
- * row and block counts (u32 each), its bits file's hash and its centroid's sign bits. */
-function partitionIndexBytes(partitions, dim) {
-  return 8 + partitions * (12 + HASH_BYTES + Math.ceil(dim / 8));
-}
-/** Whether a bits file lists each chunk's row: when chunks share rows, or when blocks
- * reorder the rows (else chunk i has row i). */
-const hasRowMap = (chunks, rows, blocks) => rows < chunks || blocks > 1;
-/** A bits file's size: `chunks` chunks sharing `rows` distinct rows in `blocks` rows files. */
-function bitsFileBytes(chunks, rows, blocks, dim) {
-  const mapping = hasRowMap(chunks, rows, blocks) ? 4 * chunks : 0;
-  return 12 + blocks * (4 + HASH_BYTES) + 8 * chunks + mapping + rows * Math.ceil(dim / 8);
-}
-const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-
-/**
- * The partition index (mkdocs_semantic/vector_store.py): u32 k, u32 dim, k x u32 chunks,
- * k x u32 distinct rows, k x u32 blocks, k x 8 bytes (the hash in each partition's bits
- * file name), k x ceil(dim / 8) bytes of centroid sign bits. Returns `{sizes, distinct,
- * blocks, bitsFiles: [{name, bytes}], centroidBits}` (sizes: chunks per partition).
- */
-export function parsePartitionIndex(buffer, { partitions, dim, name }) {
-  const width = Math.ceil(dim / 8);
-  const view = new DataView(buffer);
-  if (buffer.byteLength !== partitionIndexBytes(partitions, dim) || view.getUint32(0, true) !== partitions ||
-      view.getUint32(4, true) !== dim) {
-    throw new BundleError(`${name} is not the index of ${partitions} partitions of ${dim} dims: rebuild the site`);
-  }
-  const sizes = new Uint32Array(partitions);
-  const distinct = new Uint32Array(partitions);
-  const blocks = new Uint32Array(partitions);
-  const bitsFiles = [];
-  const hashes = new Uint8Array(buffer, 8 + 12 * partitions, partitions * HASH_BYTES);
-  for (let p = 0; p < partitions; p++) {
-    sizes[p] = view.getUint32(8 + 4 * p, true);
-    distinct[p] = view.getUint32(8 + 4 * (partitions + p), true);
-    blocks[p] = view.getUint32(8 + 4 * (2 * partitions + p), true);
-    if (sizes[p] < 1 || distinct[p] < 1 || distinct[p] > sizes[p] || blocks[p] < 1 || blocks[p] > distinct[p]) {
-      throw new BundleError(`${name} lists an empty partition, one with more rows than chunks or more blocks than rows: rebuild the site`);
-    }
-    bitsFiles.push({
-      name: `vectors/bin.${hex(hashes.subarray(p * HASH_BYTES, (p + 1) * HASH_BYTES))}.bin`,
-      bytes: bitsFileBytes(sizes[p], distinct[p], blocks[p], dim),
-    });
-  }
-  const centroidBits = new Uint8Array(buffer, 8 + partitions * (12 + HASH_BYTES), partitions * width);
-  return { sizes, distinct, blocks, bitsFiles, centroidBits };
-}
-
-/**
- * A partition's bits file: u32 n (chunks), u32 d (distinct rows), u32 b (blocks), b x u32
- * rows in each block, b x 8 bytes (the hash in each block's rows file name), n u32 page
- * numbers, n u32 positions on the page (the chunks ascending), when d < n or b > 1 n u32
- * row numbers (block 0's rows first, each block's in the order of their first chunk), d x
- * ceil(dim / 8) bytes of the rows' sign bits. Returns `{ids, rowOf, firsts, bits, blocks:
- * [{name, bytes, start, rows}]}`: ids the chunk numbers, rowOf each chunk's row (null:
- * chunk i has row i), firsts each row's first chunk, blocks the rows files (block j holds
- * the `rows` rows from `start` on).
- */
-export function parsePartitionBits(buffer, { dim, chunks, rows, blocks: blockCount, starts, name }) {
-  const width = Math.ceil(dim / 8);
-  const view = new DataView(buffer);
-  const fail = () => {
-    throw new BundleError(`${name} is not a partition of ${chunks} distinct chunks ascending sharing ${rows} rows in ${blockCount} blocks: rebuild the site`);
-  };
-  if (buffer.byteLength !== bitsFileBytes(chunks, rows, blockCount, dim) || view.getUint32(0, true) !== chunks ||
-      view.getUint32(4, true) !== rows || view.getUint32(8, true) !== blockCount) fail();
-  const blocks = [];
-  let start = 0;
-  for (let j = 0; j < blockCount; j++) {
-    const count = view.getUint32(12 + 4 * j, true);
-    if (count < 1) fail();
-    const at = 12 + 4 * blockCount + j * HASH_BYTES;
-    blocks.push({ name: `vectors/row.${hex(new Uint8Array(buffer, at, HASH_BYTES))}.i8`, bytes: count * dim, start, rows: count });
-    start += count;
-  }
-  if (start !== rows) fail();
-  const ids = new Uint32Array(chunks);
-  const pages = starts.length - 1;
-  const at = 12 + blockCount * (4 + HASH_BYTES);
-  for (let i = 0; i < chunks; i++) {
-    const page = view.getUint32(at + 4 * i, true);
-    const id = page < pages ? starts[page] + view.getUint32(at + 4 * (chunks + i), true) : -1;
-    if (id < 0 || id >= starts[page + 1] || (i && id <= ids[i - 1])) fail();
-    ids[i] = id;
-  }
-  let rowOf = null;
-  let firsts = ids;
-  if (hasRowMap(chunks, rows, blockCount)) {
-    rowOf = new Uint32Array(chunks);
-    firsts = new Int32Array(rows).fill(-1);
-    for (let i = 0; i < chunks; i++) {
-      const row = view.getUint32(at + 8 * chunks + 4 * i, true);
-      if (row >= rows) fail();
-      if (firsts[row] < 0) firsts[row] = ids[i]; // ids ascend: the first is the lowest
-      rowOf[i] = row;
-    }
-    // every row used; within a block, rows in the order of their first chunk
-    for (const { start: from, rows: count } of blocks) {
-      for (let r = from; r < from + count; r++) {
-        if (firsts[r] < 0 || (r > from && firsts[r] <= firsts[r - 1])) fail();
-      }
-    }
-  }
-  return {
-    ids,
-    rowOf,
-    firsts,
-    bits: new Uint8Array(buffer, buffer.byteLength - rows * width, rows * width),
-    blocks,
-  };
-}
-
-/** A vector part: raw little-endian rows; int8 stays int8, f16/f32 become Float32Array. */
-export function parseVectorPart(buffer, { dtype, dim, rows }) {
-  const size = rows * dim;
-  if (dtype === "i8") return new Int8Array(buffer, 0, size);
-  const view = new DataView(buffer);
-  const data = new Float32Array(size);
-  for (let i = 0; i < size; i++) {
-    data[i] = dtype === "f32" ? view.getFloat32(4 * i, true) : halfToFloat(view.getUint16(2 * i, true));
-  }
-  return data;
-}
-
-/** IEEE 754 half precision bits -> number. */
-export function halfToFloat(bits) {
-  const sign = bits & 0x8000 ? -1 : 1;
-  const exponent = (bits >> 10) & 0x1f;
-  const fraction = bits & 0x3ff;
-  if (exponent === 0) return sign * 2 ** -14 * (fraction / 1024);
-  if (exponent === 0x1f) return fraction ? NaN : sign * Infinity;
-  return sign * 2 ** (exponent - 15) * (1 + fraction / 1024);
 }

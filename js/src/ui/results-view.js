@@ -5,9 +5,9 @@
 // links), grouped by page under the page's title. Each page comes first, then its best
 // sections; a section's heading is its path under the page, never the page title again.
 
-import { hitWindow } from "./excerpt.js";
-import { groupByPage } from "./group.js";
-import { queryTerms, splitMatches } from "./highlight.js";
+import { hitWindow } from "../text/excerpt.js";
+import { groupByPage } from "../engine/group.js";
+import { queryTerms, splitMatches } from "../text/highlight.js";
 
 function el(tag, className, text) {
   const node = document.createElement(tag);

@@ -4,7 +4,7 @@
 // so this marks them instead, as Material would: <mark data-md-highlight>, in the
 // visible text of the content, on every page instant navigation shows.
 
-import { queryTerms, splitMatches } from "./highlight.js";
+import { queryTerms, splitMatches } from "../text/highlight.js";
 
 /** Marks the words of `query` in the visible text under `root`; returns how many. */
 export function markWords(root, query) {

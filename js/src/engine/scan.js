@@ -1,5 +1,5 @@
-// Scans of the stored vectors: the spec is mkdocs_semantic/vector_store.py,
-// mkdocs_semantic/query_encoder.py and mkdocs_semantic/partitions.py. int8: the query
+// Scans of the stored vectors: the spec is mkdocs_semantic/bundle/vectors/store.py,
+// mkdocs_semantic/search/query_encoder.py and mkdocs_semantic/bundle/vectors/partitions.py. int8: the query
 // becomes int8 codes, each score is an exact integer dot product divided once by
 // (scale * |codes|); f16/f32: dot / scale. The exact layout scores every row; the
 // partitioned one its candidates, found by sign scores (NaN for the others).
@@ -16,7 +16,7 @@ export function queryCodes(vector) {
   return Int8Array.from(vector, (x) => Math.floor(x * factor + 0.5));
 }
 
-/** `vector` scaled to length 1 (Float64Array); a zero vector stays zero (search.py's embed). */
+/** `vector` scaled to length 1 (Float64Array); a zero vector stays zero (search/searcher.py's embed). */
 export function unitLength(vector) {
   let sum = 0;
   for (const x of vector) sum += x * x;

@@ -1,6 +1,6 @@
 // Results in rank order -> pages in the order of their best section; and a result's link.
 
-/** A section's link: its page's URL and its anchor, if any (search.py `href`). */
+/** A section's link: its page's URL and its anchor, if any (chunk.py `href`). */
 export const href = (url, anchor) => (anchor ? `${url}#${anchor}` : url);
 
 export function groupByPage(results, pageOf = (result) => result.url) {

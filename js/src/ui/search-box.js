@@ -6,7 +6,7 @@
 // pointer or keyboard selection is in the list. Esc belongs to the container (the
 // theme's modal, the native <dialog>, the sidebar's panel).
 
-import { describeProgress } from "./progress.js";
+import { describeProgress } from "../text/progress.js";
 import { renderNote, renderResults, renderStatus } from "./results-view.js";
 
 const KEYWORD_NOTE = "Keyword matches; results by meaning follow";

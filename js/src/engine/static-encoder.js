@@ -1,4 +1,4 @@
-// The static query encoder (mkdocs_semantic/query_encoder.py): the query's tokens each
+// The static query encoder (mkdocs_semantic/search/query_encoder.py): the query's tokens each
 // add their row of the bundle's token table; no model runs. Only the table shards the
 // query's token ids fall into are downloaded.
 

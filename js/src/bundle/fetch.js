@@ -1,7 +1,9 @@
 // Fetching with byte counts (so the UI can say how much of the model has arrived), and
 // the payload store: every bundle file fetched once, verified, parsed and kept by name.
 
-import { BundleError, payloadUrl, verifyPayload } from "./bundle.js";
+import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
+import { payloadUrl, verifyPayload } from "./bundle.js";
+import { BundleError } from "./error.js";
 
 export class LoadError extends Error {
   constructor(message) {
@@ -23,7 +25,7 @@ async function request(url, init) {
   return response;
 }
 
-const MAX_MANIFEST_BYTES = 1 << 20; // as bundle_format.py: no manifest is larger
+const { MAX_MANIFEST_BYTES } = constants; // no manifest is larger
 
 /** The manifest is never cached long: a cache-buster makes every visit see the latest build. */
 export async function fetchManifest(url) {

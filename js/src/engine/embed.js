@@ -1,5 +1,5 @@
 // Token ids -> a sentence vector with onnxruntime-web: single-threaded WebAssembly,
-// the wasm execution provider only. Same maths as mkdocs_semantic/embedding.py:
+// the wasm execution provider only. Same maths as mkdocs_semantic/model/onnx.py:
 // first output, mean pooling over the attention mask (or the CLS token), L2 norm.
 
 import * as ort from "onnxruntime-web/wasm";

@@ -5,12 +5,13 @@
 // The bundle stores an excerpt as a list alternating prose and code, prose first
 // ("prose", "code", "prose", ...); bundles written before code was kept store one string.
 
+import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
 import { splitMatches, stem } from "./highlight.js";
 
-/** Characters a result shows of its excerpt text (chunking.py EXCERPT_CHARS). */
-export const EXCERPT_CHARS = 240;
-/** Lines of code a window shows at most (code keeps its line breaks). */
-export const CODE_LINES = 3;
+// Written once for the Python side and this file in constants.json. EXCERPT_CHARS:
+// characters a result shows of its excerpt text; CODE_LINES: lines of code a window
+// shows at most (code keeps its line breaks).
+export const { EXCERPT_CHARS, CODE_LINES } = constants;
 const ELLIPSIS = "…";
 // Where a sentence may start: after . ! ? : (and any closing quote or bracket) and a space,
 // after a line break, or after a CJK full stop.

@@ -4,8 +4,8 @@
 // A search with `partial: true` may first answer {id, type: "partial", value, ranking}
 // (keyword results while the query encoder loads); {type: "abort", id} stops a request.
 
-import { Engine } from "./engine.js";
-import { runtimeFiles } from "./runtime.js";
+import { Engine } from "../engine/engine.js";
+import { runtimeFiles } from "../engine/runtime.js";
 
 let engine = null;
 const running = new Map(); // request id -> AbortController

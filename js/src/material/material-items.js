@@ -1,8 +1,8 @@
 // Our ranked sections -> the result groups Material's search list renders.
 
-import { hitWindow } from "./excerpt.js";
-import { groupByPage, href } from "./group.js";
-import { matchedTerms, queryTerms, splitMatches } from "./highlight.js";
+import { hitWindow } from "../text/excerpt.js";
+import { groupByPage, href } from "../engine/group.js";
+import { matchedTerms, queryTerms, splitMatches } from "../text/highlight.js";
 
 /**
  * Our ranked sections -> Material's groups: the page first, then its sections.

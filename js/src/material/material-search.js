@@ -2,10 +2,10 @@
 // stays small, because Material starts it on every page load): the engine, and
 // the conversion of our results to Material's result groups.
 
-import { Engine } from "./engine.js";
+import { Engine } from "../engine/engine.js";
 import { toItems } from "./material-items.js";
-import { describeProgress } from "./progress.js";
-import { runtimeFiles } from "./runtime.js";
+import { describeProgress } from "../text/progress.js";
+import { runtimeFiles } from "../engine/runtime.js";
 
 /**
  * Returns `search(query, show, signal)`: the engine's progressive search, calling

@@ -1,8 +1,9 @@
-// A catalog shard list (mkdocs_semantic/shard_lists.py): its entries in the catalog, or
+// A catalog shard list (mkdocs_semantic/bundle/shard_lists.py): its entries in the catalog, or
 // directories of entries that are loaded when a key falls into them, so that the
 // catalog stays small however many shards a large site has.
 
-import { BundleError, checkDirectory, shardOf } from "./bundle.js";
+import { checkDirectory, shardOf } from "./bundle.js";
+import { BundleError } from "./error.js";
 
 export class ShardList {
   /**
