@@ -198,7 +198,7 @@ The server closes the sockets that waited longest for a request once it holds
 `--max-connections` (1,000) of them, and any that has not sent a whole request head
 within `--header-timeout` (10 s); repeated log lines are rate-limited. Before these
 limits, about 2,000 idle sockets used up a server's 2,048 files and it stopped
-accepting connections at all (see `tests/test_service.py`).
+accepting connections at all (see `tests/apps/test_service.py`).
 
 When the server cannot raise its open-file limit far enough (the second scenario:
 hard limit 1,024), it lowers its connection cap and its listen backlog to fit

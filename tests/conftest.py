@@ -97,6 +97,6 @@ SITE_TOP_K = 2
 @pytest.fixture(scope="session")
 def top_k_site(tmp_path_factory) -> Path:
     """The CLI tests' four-page sample site built with `top_k: SITE_TOP_K`."""
-    from .test_cli import build_sample_site
+    from .apps.test_cli import build_sample_site
 
     return build_sample_site(tmp_path_factory.mktemp("top_k"), top_k=SITE_TOP_K)

@@ -4,7 +4,7 @@
 The build runs with the semantic plugin switched off: embedding these docs with the
 real model took 55 s and 1.2 GB on the 2-core test machine (51 s of it in the
 plugin), and the point here is MkDocs' link and anchor check. Real builds with the
-plugin are covered by test_plugin.py and test_real_site.py.
+plugin are covered by tests/plugin/.
 """
 
 from __future__ import annotations

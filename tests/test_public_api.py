@@ -9,7 +9,7 @@ from importlib.resources import files
 
 import mkdocs_semantic
 
-from .test_browser_packaging import copy_project, pip_wheel
+from .client.test_browser_packaging import copy_project, pip_wheel
 
 # What a user of the Python API reaches for, by kind (the package docstring lists them).
 SEARCHING = {"Searcher", "Result", "open_source", "Source", "read_bundle", "Bundle"}

@@ -1,7 +1,7 @@
 // What the result list looks like to readers and to assistive technology, on a built
 // site in headless Chromium: the combobox's ARIA state after arrow keys, the result
 // links and excerpts, axe-core's violations in the search UI, and screenshots.
-// Prints JSON for tests/test_browser_display.py and bench/screens.py.
+// Prints JSON for tests/client/test_browser_display.py and bench/screens.py.
 //
 //   node tools/display.mjs look|screens PLAN.json
 //

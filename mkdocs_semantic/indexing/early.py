@@ -5,7 +5,7 @@ sits idle until the chunk embedding starts. `EarlyEmbedding` takes each page's n
 chunk texts as they are cut and embeds full batches of them in the background; what it
 has not reached when the build's embedding step starts is embedded there as before.
 A text's vector does not depend on the batch it runs in (the model is given each
-text's own attention mask; tests/test_embedding.py checks this), so the vectors are
+text's own attention mask; tests/model/test_onnx.py checks this), so the vectors are
 the same either way.
 """
 

@@ -21,8 +21,8 @@ import pytest
 
 from mkdocs_semantic.apps.limits import RateLimitFilter
 
-from .conftest import SITE_TOP_K
-from .processes import Running, running, with_open_file_limit
+from ..conftest import SITE_TOP_K
+from ..processes import Running, running, with_open_file_limit
 from .test_cli import build_sample_site, free_port
 
 

@@ -26,7 +26,7 @@ from mkdocs_semantic.apps.service import open_service
 from mkdocs_semantic.model.spec import ModelError
 from mkdocs_semantic.search.searcher import Searcher
 
-from .conftest import Project
+from ..conftest import Project
 
 LONG_QUERY = " ".join("a b c".split() * 200)  # 600 tokens, under 2,000 characters
 MESSAGE = "model.max_tokens is 1024, but the model"

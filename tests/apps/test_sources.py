@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from mkdocs_semantic.apps.cli import cli
 from mkdocs_semantic.bundle.reader import ON_DEMAND, read_bundle
 
-from .bundle_edits import publish_catalog
-from .conftest import Project
+from ..bundle_edits import publish_catalog
+from ..conftest import Project
 from .test_cli import JUDGED, NAV, build_sample_site, write_tsv
 
 

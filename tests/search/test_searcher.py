@@ -6,7 +6,7 @@ import pytest
 
 from mkdocs_semantic.search.searcher import Searcher
 
-from .conftest import Project
+from ..conftest import Project
 
 PAGES = {
     "index.md": "# Home\n\nDocumentation of a small web framework for building APIs.\n",

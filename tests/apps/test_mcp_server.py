@@ -13,7 +13,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from .conftest import SITE_TOP_K
+from ..conftest import SITE_TOP_K
 from .test_cli import build_sample_site
 
 

@@ -20,8 +20,8 @@ from mkdocs_semantic.bundle.writer import write_bundle
 from mkdocs_semantic.model.spec import default_model_spec
 from mkdocs_semantic.search.searcher import Searcher
 
-from .bundle_edits import publish_catalog
-from .test_bundle import DELETE, catalog_of, sample_chunks, sample_table, set_field
+from ..bundle_edits import publish_catalog
+from .test_reader_writer import DELETE, catalog_of, sample_chunks, sample_table, set_field
 
 CHUNKS = 48
 
@@ -354,7 +354,7 @@ def test_a_one_page_edit_rewrites_only_the_partitions_that_hold_its_chunks(
     from mkdocs_semantic.chunk import PageFacts
     from mkdocs_semantic.indexing.indexer import Indexer, IndexOptions
 
-    from .test_indexer import HashingEmbedder, hashing_spec
+    from ..indexing.test_indexer import HashingEmbedder, hashing_spec
 
     spec = hashing_spec()
     out = tmp_path / "site" / "semantic"
@@ -428,7 +428,7 @@ def test_the_layout_of_another_model_is_not_reused(tmp_path):
     from mkdocs_semantic.indexing import layout_basis
     from mkdocs_semantic.indexing.indexer import Indexer, IndexOptions
 
-    from .test_indexer import HashingEmbedder, hashing_spec
+    from ..indexing.test_indexer import HashingEmbedder, hashing_spec
 
     out, cache = tmp_path / "site" / "semantic", tmp_path / "cache" / "embeddings.npz"
 

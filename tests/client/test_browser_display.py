@@ -21,7 +21,7 @@ from mkdocs.config.defaults import MkDocsConfig
 
 from mkdocs_semantic.search.searcher import Searcher
 
-from .conftest import REPO
+from ..conftest import REPO
 
 JS = REPO / "js"
 TOOL = JS / "tools" / "display.mjs"

@@ -17,7 +17,7 @@ import pytest
 from mkdocs_semantic.plugin.theme import ClientAssets, add_to_head, page_tags
 from mkdocs_semantic.search.searcher import Searcher
 
-from .conftest import REPO
+from ..conftest import REPO
 from .test_browser import drive
 
 PARITY = REPO / "tests" / "fixtures" / "parity"

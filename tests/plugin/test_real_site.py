@@ -18,7 +18,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs_semantic.bundle.reader import read_bundle
 from mkdocs_semantic.search.searcher import Searcher
 
-from .conftest import REPO, SHARED, SHARED_ENV
+from ..conftest import REPO, SHARED, SHARED_ENV
 
 CORPUS = SHARED / "corpora" / "fastapi-docs"
 

@@ -17,7 +17,7 @@ import pytest
 
 from mkdocs_semantic.plugin.theme import ASSETS, ClientAssets, ClientError
 
-from .conftest import REPO
+from ..conftest import REPO
 
 PROJECT_FILES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "NOTICE")
 

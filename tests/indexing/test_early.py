@@ -10,7 +10,8 @@ from mkdocs_semantic.bundle.reader import read_bundle
 from mkdocs_semantic.chunk import PageFacts
 from mkdocs_semantic.indexing.early import AHEAD, EarlyEmbedding
 from mkdocs_semantic.indexing.indexer import Indexer, IndexOptions
-from tests.test_indexer import HashingEmbedder, hashing_spec
+
+from .test_indexer import HashingEmbedder, hashing_spec
 
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
 

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from mkdocs_semantic.apps.cli import cli, format_results
 from mkdocs_semantic.bundle.reader import read_bundle
 
-from .conftest import SITE_TOP_K, Project
+from ..conftest import SITE_TOP_K, Project
 
 PAGES = {
     "index.md": """

@@ -28,8 +28,8 @@ from mkdocs.config.defaults import MkDocsConfig
 
 from mkdocs_semantic.search.searcher import Searcher
 
-from .conftest import REPO
-from .processes import running
+from ..conftest import REPO
+from ..processes import running
 
 JS = REPO / "js"
 DRIVER = JS / "tools" / "drive.mjs"

@@ -15,7 +15,7 @@ from mkdocs_semantic.bundle.folder import bundle_dir_problem, claim_bundle_dir, 
 from mkdocs_semantic.bundle.format import BundleError
 from mkdocs_semantic.bundle.reader import read_bundle
 
-from .test_bundle import write_sample
+from .test_reader_writer import write_sample
 
 PAGE = """
 # Client setup

@@ -23,9 +23,9 @@ from mkdocs_semantic.constants import FORMAT_VERSION
 from mkdocs_semantic.model.spec import default_model_spec
 from mkdocs_semantic.search.searcher import Searcher
 
-from .bundle_edits import publish_catalog
+from ..bundle_edits import publish_catalog
 
-FIXTURES = Path(__file__).parent / "fixtures" / "bundles"
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "bundles"
 
 
 def sample_chunks(n: int = 6) -> list[Chunk]:
