@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,14 +69,15 @@ def load(path: Path | None) -> LayoutBasis | None:
     if path is None or not path.is_file():
         return None
     try:
-        with np.load(path, allow_pickle=False) as data:
+        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as data:
             centroids = data["centroids"] if bool(data["partitioned"]) else None
             return LayoutBasis(model=str(data["model"]), dim=int(data["dim"]),
                                scale=float(data["scale"]),
                                centroids=None if centroids is None
                                else centroids.astype(np.int8))
-    except (OSError, ValueError, KeyError) as exc:
-        log.debug("ignoring %s (%s)", path, exc)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        log.warning("ignoring unreadable vector layout cache %s (%s): the layout is "
+                    "worked out again", path, exc or type(exc).__name__)
         return None
 
 

@@ -195,6 +195,19 @@ def test_corrupt_cache_warns_and_the_build_succeeds(site, caplog):
     assert site.build().last_build.embedded == 0
 
 
+@pytest.mark.parametrize("damage", ["half", "empty"])
+@pytest.mark.parametrize("name", ["layout.npz", "query_table.npz", "embeddings.npz",
+                                  "chunks.json"])
+def test_every_damaged_cache_file_costs_a_rebuild_never_the_build(site, name, damage):
+    site.build()
+    cache = site.root / ".cache" / "plugin" / "semantic" / name
+    data = cache.read_bytes()
+    cache.write_bytes(data[: len(data) // 2] if damage == "half" else b"")
+    site.build()
+    assert read_bundle(site.site).manifest.counts["pages"] == 3
+    assert site.build().last_build.embedded == 0  # and the cache works again
+
+
 def test_disabled_plugin_writes_nothing(site):
     site.plugin_options = {"enabled": False}
     site.build()

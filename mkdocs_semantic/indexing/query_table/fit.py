@@ -173,7 +173,8 @@ class TableFitter:
         if self.cache_path is None or not self.cache_path.is_file():
             return None
         try:
-            with np.load(self.cache_path, allow_pickle=False) as data:
+            # our own handle: np.load leaves its file open when the file is no archive
+            with open(self.cache_path, "rb") as fh, np.load(fh, allow_pickle=False) as data:
                 if str(data["key"]) != key:
                     return None
                 table = TokenTable(token_ids=data["token_ids"].astype(np.uint32),
