@@ -45,7 +45,7 @@ from ..bundle.reader import (
     PayloadFetch,
     find_bundle_dir,
     parse_json,
-    read_payload,
+    read_or_fetch_again,
     walk_levels,
 )
 from ..constants import MAX_MANIFEST_BYTES, __version__
@@ -194,8 +194,14 @@ def fetch_bundle(url: str, *, cache_dir: Path | None = None,
 
             # a level is fetched (its files at the same time) before the walk reads what
             # they name; names were checked: no "..", no other folders
+            def fetch_again(name: str, size: int) -> None:
+                _fetch(manifest_url, target, name, size=size, sha256=_hash_in_name(name),
+                       opener=opener, deadline=deadline)
+
             for level in walk_levels(
-                    catalog, lambda name, size: read_payload(target, name, size), expand=here):
+                    catalog, lambda name, size: read_or_fetch_again(target, name, size,
+                                                                    fetch_again),
+                    expand=here):
                 payloads += level
                 in_parallel(
                     lambda payload=payload: _fetch(
@@ -203,9 +209,9 @@ def fetch_bundle(url: str, *, cache_dir: Path | None = None,
                         sha256=_hash_in_name(payload.name), opener=opener, deadline=deadline)
                     for payload in level
                     if everything or not payload.name.startswith(ON_DEMAND))
-            atomic_write(target / SOURCE_FILE, json.dumps({
+            _write_if_changed(target / SOURCE_FILE, json.dumps({
                 "url": url, "manifest": manifest_url, "base_url": base_url}).encode())
-            atomic_write(target / MANIFEST, raw)
+            _write_if_changed(target / MANIFEST, raw)
     keep = {p.name for p in payloads} | {manifest.catalog.name, MANIFEST, SOURCE_FILE}
     for old in sorted(target.rglob("*"), reverse=True):
         name = old.relative_to(target).as_posix()
@@ -360,10 +366,33 @@ class _Watching(urllib.request.AbstractHTTPHandler):
         return super().do_open(Watched, req, **kwargs)
 
 
+class _SameHost(urllib.request.HTTPRedirectHandler):
+    """Follows redirects within the site's host only: a bundle is read from where its
+    site is, never from wherever a server points."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        new = urllib.parse.urljoin(req.full_url, newurl)
+        if urllib.parse.urlsplit(new).hostname != urllib.parse.urlsplit(req.full_url).hostname:
+            fp.close()  # the redirect's own response: nothing more is read from it
+            raise RemoteError(f"{req.full_url} redirects to another host ({new}): give that "
+                              "URL instead if you trust it")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
 def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
     http = type("HTTP", (_Watching, urllib.request.HTTPHandler), {"deadline": deadline})
     https = type("HTTPS", (_Watching, urllib.request.HTTPSHandler), {"deadline": deadline})
-    return urllib.request.build_opener(http, https)
+    return urllib.request.build_opener(http, https, _SameHost)
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    """Write `data` unless `path` holds it already (a cache that is read-only then works)."""
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    atomic_write(path, data)
 
 
 def _read_base(target: Path) -> str:
@@ -415,6 +444,8 @@ def _open(url: str, opener: urllib.request.OpenerDirector, deadline: _Deadline, 
     try:
         return opener.open(urllib.request.Request(url, headers=headers),
                            timeout=deadline.socket_timeout())
+    except RemoteError:
+        raise
     except urllib.error.HTTPError as exc:
         if exc.code in (404, 410):
             raise _NotFound(f"{url} answered HTTP {exc.code}") from exc

@@ -17,8 +17,8 @@ from pathlib import Path
 from ..constants import HASH_CHARS
 from ..files import atomic_write
 
-CATALOG_NAME = re.compile(r"^catalog\.[0-9a-f]{16}\.json$")
-NAME = re.compile(r"^(?:[a-z]+/)?[a-z]+\.([0-9a-f]{16})\.[a-z0-9]+$")
+CATALOG_NAME = re.compile(r"^catalog\.[0-9a-f]{16}\.json\Z")
+NAME = re.compile(r"^(?:[a-z]+/)?[a-z]+\.([0-9a-f]{16})\.[a-z0-9]+\Z")
 """Every payload name a bundle may list: no `..`, no absolute path, no other folders."""
 
 

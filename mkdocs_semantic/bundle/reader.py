@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Protocol
 
 import numpy as np
@@ -182,11 +184,7 @@ def read_manifest(root: Path) -> Manifest:
 def read_payload(root: Path, name: str, size: int, sha256: str | None = None) -> bytes:
     """A payload's bytes, checked against its listed size and its hash."""
     path = root / name
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise BundleError(f"{path} is missing or unreadable ({exc}): rebuild the site") \
-            from exc
+    data = read_listed(root, path, size)
     if sha256 is not None:
         if len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
             raise BundleError(f"{path} does not match manifest.json (truncated or changed): "
@@ -196,6 +194,44 @@ def read_payload(root: Path, name: str, size: int, sha256: str | None = None) ->
         return verify(name, data, size=size)
     except PayloadError as exc:
         raise BundleError(f"{root}: {exc}: rebuild the site") from exc
+
+
+def read_or_fetch_again(root: Path, name: str, size: int, fetch: PayloadFetch) -> bytes:
+    """A payload of a downloaded bundle; a damaged copy is fetched again, once."""
+    try:
+        return read_payload(root, name, size)
+    except BundleError as exc:
+        if not (root / name).is_file() and not (root / name).is_symlink():
+            raise
+        log.warning("%s in the download cache was damaged: fetched it again (%s)",
+                    name, exc)
+        (root / name).unlink()
+        fetch(name, size)
+        return read_payload(root, name, size)
+
+
+def read_listed(root: Path, path: Path, size: int) -> bytes:
+    """The bytes of `path`, a file of the bundle in `root` the catalog lists at `size`
+    bytes: refused before reading when it is no regular file inside the bundle folder
+    (a link out of it, a device, a pipe) or not of that size."""
+    try:
+        real = path.resolve(strict=True)
+        if not real.is_relative_to(root.resolve()):
+            raise BundleError(f"{path} leads out of the bundle folder {root}: rebuild the site")
+        stat = real.stat()
+        if not S_ISREG(stat.st_mode):
+            raise BundleError(f"{path} is not a regular file: rebuild the site")
+        if stat.st_size != size:
+            raise BundleError(f"{path} is {stat.st_size} bytes, the catalog lists {size} "
+                              "(truncated or changed): rebuild the site")
+        with real.open("rb") as fh:
+            data = fh.read(size + 1)
+    except OSError as exc:
+        raise BundleError(f"{path} is missing or unreadable ({exc.strerror or exc}): "
+                          "rebuild the site") from exc
+    if len(data) != size:
+        raise BundleError(f"{path} changed while it was read: rebuild the site")
+    return data
 
 
 def shard_list(value: object) -> ShardList:
@@ -318,6 +354,8 @@ def read_catalog(root: Path, manifest: Manifest) -> dict:
     return check_catalog(catalog, manifest, root / entry.name)
 
 
+log = logging.getLogger("mkdocs_semantic")
+
 PayloadFetch = Callable[[str, int], None]
 """Brings one payload (name, bytes) into a bundle folder that lacks it."""
 
@@ -353,7 +391,8 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
             return read_once[name]
         if fetch is not None and not (root / name).is_file():
             fetch(name, size)
-        data = read_payload(root, name, size)
+        data = read_payload(root, name, size) if fetch is None else \
+            read_or_fetch_again(root, name, size, fetch)
         if not loaded and name.startswith(CONTAINERS):
             read_once[name] = data
         return data
@@ -371,6 +410,8 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
         table_name, table_size = catalog["pages"]["table"]
         pages = parse_page_table(read(table_name, table_size), pages=counts["pages"],
                                  chunks=counts["chunks"])
+    except BundleError:
+        raise
     except ValueError as exc:
         raise BundleError(f"{root / table_name} {exc}: rebuild the site") from exc
     starts = pages.starts

@@ -11,6 +11,7 @@ import functools
 import hashlib
 import json
 import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -154,6 +155,39 @@ def test_offline_uses_the_cached_copy_with_a_warning(deployed, tmp_path):
     assert result.exit_code == 0
     assert "WARNING: cannot reach" in result.stderr and "downloaded before" in result.stderr
     assert "/learn/cookies/" in result.stdout
+
+
+def test_a_redirect_to_another_host_is_refused(deployed, tmp_path):
+    """The server points at localhost, the site is at 127.0.0.1: another host name."""
+    elsewhere = deployed.url.replace("127.0.0.1", "localhost") + "docs/semantic/manifest.json"
+
+    def redirect(handler: Recorder) -> None:
+        handler.send_response(302)
+        handler.send_header("Location", elsewhere)
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    deployed.overrides["/docs/semantic/manifest.json"] = redirect
+    result = run("query", deployed.url + "docs/", "cookies", "--cache-dir",
+                 str(tmp_path / "cache"))
+    assert result.exit_code == 1
+    assert f"redirects to another host ({elsewhere})" in result.stderr
+    assert "/docs/semantic/manifest.json" in deployed.requested  # asked where it was told
+    assert not any(p.startswith("/docs/semantic/catalog.") for p in deployed.requested)
+
+
+def test_a_populated_cache_that_cannot_be_written_is_used(deployed, tmp_path):
+    cache, url = tmp_path / "cache", deployed.url + "docs/"
+    assert run("query", url, "cookies", "--all", "--cache-dir", str(cache)).exit_code == 0
+    frozen = subprocess.run(["chattr", "-R", "+i", str(cache)], capture_output=True, text=True)
+    if frozen.returncode != 0:
+        pytest.skip(f"chattr +i is not allowed here ({frozen.stderr.strip()})")
+    try:
+        result = run("query", url, "cookies", "--json", "--cache-dir", str(cache))
+    finally:
+        subprocess.run(["chattr", "-R", "-i", str(cache)], check=True)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["results"]
 
 
 def test_tampered_download_is_refused_and_not_cached(deployed, tmp_path):
@@ -355,6 +389,27 @@ def test_a_shard_that_is_not_what_its_name_says_is_refused_when_read(deployed, t
     assert result.exit_code == 1 and "does not match its catalog" in result.stderr
     folder = next((tmp_path / "cache").iterdir())
     assert not (folder / "fragments").exists() or not any((folder / "fragments").iterdir())
+
+
+@pytest.mark.parametrize("folder", ["fragments", "lexical", "table"])
+def test_a_damaged_file_in_the_cache_is_fetched_again_once_and_said(deployed, tmp_path,
+                                                                     folder):
+    cache, url = tmp_path / "cache", deployed.url + "docs/"
+    first = run("query", url, "cookies", "--json", "--cache-dir", str(cache))
+    assert first.exit_code == 0, first.output
+    damaged = sorted((next(cache.iterdir()) / folder).iterdir())[0]
+    good = damaged.read_bytes()
+    damaged.write_bytes(good[: len(good) // 2])
+    deployed.requested.clear()
+    mended = run("query", url, "cookies", "--json", "--cache-dir", str(cache))
+    assert mended.exit_code == 0, mended.output
+    assert json.loads(mended.stdout)["results"] == json.loads(first.stdout)["results"]
+    assert f"{damaged.name} in the download cache was damaged: fetched it again" \
+        in mended.stderr
+    assert damaged.read_bytes() == good
+    again = run("query", url, "cookies", "--json", "--cache-dir", str(cache))
+    assert again.exit_code == 0 and "fetched it again" not in again.stderr
+    assert deployed.downloads().count(damaged.name) == 1
 
 
 def test_a_failed_refresh_leaves_the_earlier_copy_as_it_was(deployed, tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 from mkdocs_semantic.bundle.format import BundleError
+from mkdocs_semantic.bundle.names import PayloadError, check_name
 from mkdocs_semantic.bundle.quantize import quantize
 from mkdocs_semantic.bundle.reader import find_bundle_dir, read_bundle
 from mkdocs_semantic.bundle.table import TokenTable
@@ -233,6 +235,68 @@ def test_changed_truncated_or_missing_payloads_are_named(tmp_path):
             read_bundle(tmp_path)
         path.write_bytes(original)
     read_bundle(tmp_path)
+
+
+def a_text_payload(root: Path) -> Path:
+    return next(root / p.name for p in read_bundle(root).files if p.name.startswith("text/"))
+
+
+@pytest.mark.parametrize("kind", ["huge sparse file", "link to /dev/zero", "fifo"])
+def test_a_payload_that_is_no_regular_file_of_its_size_is_refused_unread(tmp_path, kind):
+    write_sample(tmp_path)
+    path = a_text_payload(tmp_path)
+    path.unlink()
+    if kind == "huge sparse file":
+        with path.open("wb") as fh:
+            fh.truncate(8 << 30)  # 8 GB that read_bytes would try to hold in memory
+    elif kind == "link to /dev/zero":
+        path.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(path)  # reading it would wait for a writer for ever
+    with pytest.raises(BundleError) as error:
+        read_bundle(tmp_path)
+    message = str(error.value)
+    assert path.name in message and message.endswith(": rebuild the site")
+    assert message.count("rebuild the site") == 1
+
+
+def test_every_damaged_payload_says_rebuild_the_site_once(tmp_path):
+    write_sample(tmp_path)
+    for payload in read_bundle(tmp_path).files:
+        path = tmp_path / payload.name
+        original = path.read_bytes()
+        path.write_bytes(original[: len(original) // 2])
+        with pytest.raises(BundleError) as error:
+            read_bundle(tmp_path)
+        assert str(error.value).count("rebuild the site") == 1, str(error.value)
+        path.write_bytes(original)
+
+
+def test_a_link_out_of_the_bundle_is_refused_without_telling_what_it_leads_to(tmp_path):
+    write_sample(tmp_path / "bundle")
+    path = a_text_payload(tmp_path / "bundle")
+    foreign = tmp_path / "secret.txt"
+    foreign.write_bytes(b"x" * 12345)
+    path.unlink()
+    path.symlink_to(foreign)
+    with pytest.raises(BundleError, match=r"leads out of the bundle") as error:
+        read_bundle(tmp_path / "bundle")
+    assert "12345" not in str(error.value) and "secret" not in str(error.value)
+
+
+def test_a_link_inside_the_bundle_is_followed(tmp_path):
+    write_sample(tmp_path)
+    path = a_text_payload(tmp_path)
+    moved = tmp_path / "text" / "moved"
+    path.rename(moved)
+    path.symlink_to(moved.name)
+    assert read_bundle(tmp_path).manifest.counts["chunks"] == 6
+
+
+def test_a_payload_name_ends_at_its_extension():
+    assert check_name("text/text.0123456789abcdef.json") == "text/text.0123456789abcdef.json"
+    with pytest.raises(PayloadError):
+        check_name("text/text.0123456789abcdef.json\n")
 
 
 def test_a_manifest_from_before_the_scaled_fusion_still_reads(tmp_path):
