@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..chunk import Chunk, context_line
-from ..constants import MAX_TOP_K
+from ..constants import MAX_TOP_K, __version__
 from .service import BadRequest, Query, QueryService, require
 
 log = logging.getLogger("mkdocs_semantic")
@@ -75,11 +75,15 @@ class Docs:
 def page_sections(chunks: list[Chunk], link) -> list[dict[str, Any]]:
     """A page's sections in order, the parts of split sections joined again.
 
-    The page-level chunk repeats the lead paragraphs, so it is left out unless
-    it is all the page has.
+    The page-level chunk holds the page's lead paragraphs: it comes first when no
+    section starts with them (the opening before the first heading, which the chunker
+    keeps only there), and is left out when a section repeats them.
     """
     sections: list[dict[str, Any]] = []
-    parts = [c for c in chunks if c.kind != "page"] or chunks
+    parts = [c for c in chunks if c.kind != "page"]
+    page = next((c for c in chunks if c.kind == "page"), None)
+    if page is not None and (not parts or _only_in_page_chunk(page, parts)):
+        parts = [page, *parts]
     for chunk in parts:
         if sections and sections[-1]["anchor"] == chunk.anchor \
                 and sections[-1]["heading_path"] == chunk.path:
@@ -91,13 +95,22 @@ def page_sections(chunks: list[Chunk], link) -> list[dict[str, Any]]:
     return sections
 
 
+def _only_in_page_chunk(page: Chunk, sections: list[Chunk]) -> bool:
+    """Whether the page chunk's lead is text no section chunk starts with."""
+    lead = " ".join(page.text.split())[:120]
+    if not lead or lead == " ".join(page.title.split()):
+        return False
+    return not any(" ".join(c.text.split()).startswith(lead) for c in sections)
+
+
 def build_server(docs: Docs):
     """The MCP server object with both tools registered."""
     require("mcp", "mcp")
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
+                       log_level="WARNING")
 
     @server.tool(description=SEARCH_DOCS)
     def search_docs(query: str, top_k: int | None = None,
@@ -122,4 +135,38 @@ def run(docs: Docs) -> None:
     """Serve over stdio until the client closes the connection."""
     server = build_server(docs)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    server.run("stdio")
+    import anyio
+
+    anyio.run(serve_stdio, server)
+
+
+async def serve_stdio(server) -> None:
+    """Serve over stdio as the SDK's `run("stdio")` does, except that a line that is no
+    JSON-RPC message gets the protocol's error reply (parse error, or invalid request)
+    where the SDK would send none."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+    from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+
+    lowlevel = server._lowlevel_server  # what run("stdio") runs, on our streams
+    async with stdio_server() as (read_stream, write_stream):
+        inbox_writer, inbox = anyio.create_memory_object_stream[SessionMessage](0)
+
+        async def sort_lines() -> None:
+            async with inbox_writer:
+                async for item in read_stream:
+                    if not isinstance(item, Exception):
+                        await inbox_writer.send(item)
+                        continue
+                    errors = getattr(item, "errors", lambda: [])()
+                    unreadable = any(e.get("type") == "json_invalid" for e in errors)
+                    error = ErrorData(code=PARSE_ERROR if unreadable else INVALID_REQUEST,
+                                      message="Parse error" if unreadable
+                                      else "Invalid Request")
+                    await write_stream.send(SessionMessage(
+                        JSONRPCError(jsonrpc="2.0", id=None, error=error)))
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(sort_lines)
+            await lowlevel.run(inbox, write_stream, lowlevel.create_initialization_options())

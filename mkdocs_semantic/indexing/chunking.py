@@ -428,7 +428,9 @@ def _merge_tiny(sections: list[Section], sizes: list[int], min_tokens: int,
             if section.level > prev.level and prev_size + size <= max_tokens:
                 section.blocks = prev.blocks + section.blocks
                 section.anchors = prev.anchors + section.anchors
-                section.anchor = prev.anchor or section.anchor
+                # a heading with nothing of its own (an h1 right above an h2) lends the
+                # section its anchor only as another way in: results link to the text
+                section.anchor = (prev.anchor if prev.blocks else "") or section.anchor
                 size += prev_size
             else:
                 _append_or_merge_back(result, result_sizes, prev, prev_size, max_tokens)

@@ -11,6 +11,7 @@ Symbolic links that lead out of the site are skipped with a warning.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,10 @@ def iter_html(site: Path, *, skip: Path | None = None) -> Iterator[Path]:
     """HTML files under `site` in a stable order, leaving out `skip` (the bundle folder)
     and symbolic links that lead out of the site (with a warning naming each)."""
     root = site.resolve()
+    for folder in _linked_folders(site):
+        if not _inside(folder, root):
+            log.warning("skipped %s: it is a link to %s, outside the site %s",
+                        folder, _target(folder), site)
     for path in sorted(site.rglob("*.html")):
         if skip is not None and path.is_relative_to(skip):
             continue
@@ -53,6 +58,14 @@ def iter_html(site: Path, *, skip: Path | None = None) -> Iterator[Path]:
                         path, _target(path), site)
             continue
         yield path
+
+
+def _linked_folders(site: Path) -> list[Path]:
+    """The links to folders under `site` (rglob does not enter them)."""
+    found = []
+    for folder, dirs, _ in os.walk(site):
+        found += [Path(folder, name) for name in sorted(dirs) if Path(folder, name).is_symlink()]
+    return sorted(found)
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -90,6 +103,8 @@ def read_page(site: Path, path: Path) -> Page | None:
             return None
     content = main_content(soup)
     h1 = content.find("h1")
+    for mark in h1.select(".headerlink") if h1 is not None else []:
+        mark.decompose()  # the permalink sign (toc permalink: true) is no part of a title
     title_tag = soup.find("title")
     title = " ".join((h1 or title_tag).get_text().split()) if (h1 or title_tag) else ""
     url = page_url(site, path)

@@ -139,6 +139,44 @@ def test_stdout_carries_only_protocol_messages(site):
     assert replies[3]["result"]["isError"] is False
 
 
+def test_lines_that_are_no_request_get_the_protocols_error_and_the_server_goes_on(site):
+    """JSON-RPC 2.0: unreadable JSON gets a parse error (-32700), JSON that is no request
+    an invalid request (-32600), both with id null; serverInfo names the version."""
+    from mkdocs_semantic import __version__
+
+    proc = subprocess.Popen([sys.executable, "-m", "mkdocs_semantic", "mcp", str(site)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    watchdog = threading.Timer(120, proc.kill)  # a hung server fails the test, not the suite
+    watchdog.start()
+
+    def send(line: str) -> dict:
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+        return json.loads(proc.stdout.readline())
+
+    try:
+        hello = send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}))
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0",
+                                     "method": "notifications/initialized"}) + "\n")
+        unreadable = send("{this is not json")
+        wrong = send(json.dumps({"hello": "world"}))
+        after = send(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+    finally:
+        watchdog.cancel()
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        proc.stdout.close()
+    assert hello["result"]["serverInfo"]["version"] == __version__
+    assert unreadable == {"jsonrpc": "2.0", "id": None,
+                          "error": {"code": -32700, "message": "Parse error"}}
+    assert wrong == {"jsonrpc": "2.0", "id": None,
+                     "error": {"code": -32600, "message": "Invalid Request"}}
+    assert after["id"] == 2 and after["result"]["tools"]
+
+
 def test_search_docs_returns_the_sites_top_k_unless_asked_for_another(top_k_site):
     async def work(session):
         query = "where are cookies and uploads"
@@ -148,3 +186,29 @@ def test_search_docs_returns_the_sites_top_k_unless_asked_for_another(top_k_site
     default, more = with_session(top_k_site, work)
     assert len(payload(default)["results"]) == SITE_TOP_K
     assert len(payload(more)["results"]) == 3
+
+
+SENTENCE = "Caches keep copies of responses so that later requests are answered faster. "
+
+
+@pytest.mark.parametrize("intro_blocks", [0, 1, 2, 5])
+def test_reading_a_page_gives_its_opening_once(count_tokens, intro_blocks):
+    """The text before a page's first section reaches read_page once, however the chunker
+    stored it (inside the page chunk only, or as a section of its own as well)."""
+    from mkdocs_semantic.apps.mcp_server import page_sections
+    from mkdocs_semantic.chunk import PageFacts
+    from mkdocs_semantic.indexing.chunking import chunk_page
+
+    intro = "".join(f"<p>Opening paragraph {n}. {SENTENCE}</p>" for n in range(intro_blocks))
+    html = (f'<h1 id="freshness">Freshness</h1>{intro}'
+            f'<h2 id="fresh">Fresh and stale</h2><p>First section words. {SENTENCE * 2}</p>'
+            f'<h2 id="age">Current age</h2><p>Second section words. {SENTENCE * 2}</p>')
+    chunks = chunk_page(html, PageFacts(url="freshness/", title="Freshness"),
+                        count=count_tokens, max_tokens=256)
+    text = "\n".join(s["text"] for s in page_sections(chunks, lambda href: href))
+    for n in range(intro_blocks):
+        assert text.count(f"Opening paragraph {n}.") == 1
+    assert text.count("First section words.") == 1
+    assert text.count("Second section words.") == 1
+    if intro_blocks:
+        assert text.startswith("Opening paragraph 0.")

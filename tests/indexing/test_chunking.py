@@ -101,6 +101,24 @@ def test_tiny_sections_merge_with_a_neighbour_and_keep_their_anchors(count_token
     assert "See above." in chunks[0].text
 
 
+def test_a_section_right_under_the_page_title_links_to_itself(count_tokens):
+    """The h1 holds no text of its own: merged into the first h2, the chunk is that
+    section's and links there, not to the top of the page."""
+    html = f"""
+    <h1 id="install">Install</h1>
+    <h2 id="packages">Packages</h2><p>{LONG_SENTENCE * 2}</p>
+    <h2 id="source">From source</h2><p>{LONG_SENTENCE * 2}</p>
+    """
+    for title in ("Install", "Installing"):
+        page = PageFacts(url="install/", title=title)
+        chunks = sections(chunk_page(html, page, count=count_tokens, max_tokens=256,
+                                     min_tokens=24))
+        first = chunks[0]
+        assert first.path[-1] == "Packages"
+        assert first.href == "install/#packages"
+        assert "install" in first.anchors  # the h1's anchor still finds it
+
+
 def test_deeper_headings_stay_reachable_through_their_section(count_tokens):
     html = (f"<h2 id='top'>Top</h2><p>{LONG_SENTENCE}</p>"
             f"<h4 id='deep'>Deep detail</h4><p>{LONG_SENTENCE}</p>")

@@ -182,6 +182,30 @@ def test_index_skips_links_that_lead_out_of_the_site(tmp_path):
            "outside the site" in result.stderr
 
 
+def test_index_names_a_folder_link_that_leads_out_of_the_site(tmp_path):
+    site = one_page_site(tmp_path)
+    outside = tmp_path / "private"
+    outside.mkdir()
+    (outside / "secret.html").write_text(page("Secret", "<h1>Secret</h1><p>The database "
+                                              "password is hunter2, keep it safe.</p>"))
+    (site / "docs").symlink_to(outside, target_is_directory=True)
+    result = CliRunner().invoke(cli, ["index", str(site)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert {c.url for c in read_bundle(site).chunks} == {""}
+    assert f"skipped {site / 'docs'}: it is a link to {outside}, outside the site" \
+        in result.stderr
+
+
+def test_a_title_read_from_the_h1_leaves_out_the_permalink_mark(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "validation.html").write_text(page("Validation", (
+        '<h1 id="validation">Validation<a class="headerlink" href="#validation" '
+        'title="Permanent link">&para;</a></h1><p>Revalidating a stored response.</p>')))
+    found = read_page(site, site / "validation.html")
+    assert found is not None and found.facts.title == "Validation"
+
+
 def test_index_shows_the_caches_warnings(tmp_path):
     """The indexer and its caches log where `mkdocs build` shows them; the CLI shows them too."""
     site = one_page_site(tmp_path)
