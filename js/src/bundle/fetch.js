@@ -31,18 +31,32 @@ const { MAX_MANIFEST_BYTES } = constants; // no manifest is larger
 export async function fetchManifest(url) {
   const busted = new URL(url);
   busted.searchParams.set("v", Date.now().toString(36));
-  const buffer = await fetchBytes(busted.href, undefined, { cache: "no-store" });
-  if (buffer.byteLength > MAX_MANIFEST_BYTES) {
-    throw new BundleError(`${url} is larger than 1 MB, which no manifest is: rebuild the site`);
-  }
+  const buffer = await fetchBytes(busted.href, undefined, { cache: "no-store" }, {
+    limit: MAX_MANIFEST_BYTES,
+    tooLarge: `${url} is larger than 1 MB, which no manifest is: rebuild the site`,
+  });
   return parseJson(buffer, url);
 }
 
-/** Downloads `url` as an ArrayBuffer, calling `onBytes(n)` as chunks arrive. */
-export async function fetchBytes(url, onBytes = () => {}, init = undefined) {
+/**
+ * Downloads `url` as an ArrayBuffer, calling `onBytes(n)` as chunks arrive. With a
+ * `limit`, a response that declares or sends more bytes is dropped as soon as that shows
+ * (BundleError `tooLarge`), however much more the server would send.
+ */
+export async function fetchBytes(url, onBytes = () => {}, init = undefined, cap = undefined) {
   const response = await request(url, init);
+  const limit = cap?.limit ?? Infinity;
+  const overflow = () => new BundleError(cap.tooLarge ?? `${url} is larger than the ${limit} ` +
+    "bytes its catalog lists: rebuild the site");
+  const declared = Number(response.headers.get("content-length"));
+  const encoded = (response.headers.get("content-encoding") ?? "identity") !== "identity";
+  if (!encoded && declared > limit) {
+    await response.body?.cancel();
+    throw overflow();
+  }
   if (!response.body) {
     const buffer = await response.arrayBuffer();
+    if (buffer.byteLength > limit) throw overflow();
     onBytes(buffer.byteLength);
     return buffer;
   }
@@ -52,8 +66,12 @@ export async function fetchBytes(url, onBytes = () => {}, init = undefined) {
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    parts.push(value);
     size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw overflow();
+    }
+    parts.push(value);
     onBytes(value.byteLength);
   }
   const bytes = new Uint8Array(size);
@@ -91,7 +109,7 @@ export class PayloadStore {
     if (!load) {
       load = (async () => {
         const url = payloadUrl(name, this.manifestUrl);
-        const buffer = await fetchBytes(url, onBytes);
+        const buffer = await fetchBytes(url, onBytes, undefined, { limit: bytes });
         return parse(await verifyPayload(buffer, { name, bytes, sha256 }));
       })();
       this.loads.set(name, load);
