@@ -10,6 +10,7 @@ plugin are covered by tests/plugin/.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +67,17 @@ def test_project_docs_build_with_strict_link_checks(tmp_path):
              for p in (tmp_path / "site").rglob("index.html")}
     pages = sorted((REPO / "docs").glob("*.md"))
     assert len(built) >= len(pages) > 5
+
+
+def test_the_docs_quote_the_limits_and_the_format_the_code_has():
+    """A limit or a format version quoted in the docs is the one the code holds."""
+    from mkdocs_semantic.constants import FORMAT_VERSION, MAX_TOP_K
+
+    docs = {p.name: p.read_text(encoding="utf-8") for p in (REPO / "docs").glob("*.md")}
+    ranges = [(name, int(top.replace(",", ""))) for name, text in docs.items()
+              for top in re.findall(r"(?:`k`|top_k|top-k|results)[^\n]*?\b1 ?(?:to|-) ?([\d,]+)",
+                                    text)]
+    assert ranges and all(top == MAX_TOP_K for _, top in ranges), ranges
+    formats = [(name, int(v)) for name, text in docs.items()
+               for v in re.findall(r'"format": (\d+)', text)]
+    assert formats and all(v == FORMAT_VERSION for _, v in formats), formats
