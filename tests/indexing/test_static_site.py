@@ -166,12 +166,18 @@ def one_page_site(root: Path) -> Path:
     return site
 
 
-def test_index_skips_links_that_lead_out_of_the_site(tmp_path):
-    site = one_page_site(tmp_path)
-    outside = tmp_path / "private"
+def private_folder(root: Path) -> Path:
+    """A folder beside the site holding a page nobody should index."""
+    outside = root / "private"
     outside.mkdir()
     (outside / "secret.html").write_text(page("Secret", "<h1>Secret</h1><p>The database "
                                               "password is hunter2, keep it safe.</p>"))
+    return outside
+
+
+def test_index_skips_links_that_lead_out_of_the_site(tmp_path):
+    site = one_page_site(tmp_path)
+    outside = private_folder(tmp_path)
     (site / "leak.html").symlink_to(outside / "secret.html")
     (site / "alias.html").symlink_to(site / "index.html")  # inside the site: fine
     result = CliRunner().invoke(cli, ["index", str(site)], catch_exceptions=False)
@@ -184,10 +190,7 @@ def test_index_skips_links_that_lead_out_of_the_site(tmp_path):
 
 def test_index_names_a_folder_link_that_leads_out_of_the_site(tmp_path):
     site = one_page_site(tmp_path)
-    outside = tmp_path / "private"
-    outside.mkdir()
-    (outside / "secret.html").write_text(page("Secret", "<h1>Secret</h1><p>The database "
-                                              "password is hunter2, keep it safe.</p>"))
+    outside = private_folder(tmp_path)
     (site / "docs").symlink_to(outside, target_is_directory=True)
     result = CliRunner().invoke(cli, ["index", str(site)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
