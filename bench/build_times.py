@@ -38,7 +38,8 @@ SUMMARY = re.compile(
     r"(?P<reused>\d+) reused; bundle (?P<bundle>[\d.]+ [KMG]?B)"
     r"(?: \+ model (?P<model>[\d.]+ [KMG]?B))?(?: \+ client (?P<client>[\d.]+ [KMG]?B))?"
     r"(?:; query table (?P<table>fitted|reused) \((?P<table_embedded>\d+) embedded, "
-    r"(?P<table_seconds>[\d.]+) s\))?; (?P<plugin_seconds>[\d.]+) s"
+    r"(?P<table_seconds>[\d.]+) s\)(?:, (?P<agreement>\d+)% of top-10 chunks as the "
+    r"model's \(cosine (?P<cosine>[\d.]+)\))?)?; (?P<plugin_seconds>[\d.]+) s"
 )
 INTEGERS = ("pages", "chunks", "embedded", "reused", "table_embedded")
 FLOATS = ("table_seconds", "plugin_seconds")

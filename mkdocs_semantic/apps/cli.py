@@ -24,6 +24,7 @@ from ..bundle.folder import bundle_dir_problem, installed_client
 from ..bundle.format import BundleError
 from ..bundle.reader import read_bundle
 from ..constants import SEARCH_MODES, __version__
+from ..indexing.query_table.fidelity import Fidelity
 from ..logs import LOGGERS
 from ..model.spec import ModelError
 from .evaluate import QueryFileError
@@ -296,6 +297,8 @@ def bundle_facts(bundle) -> dict:
         "generator": m.generator,
         "model": {"id": model["id"], "dim": model["dim"], "max_tokens": model["max_tokens"]},
         "query_encoder": m.query_encoder,
+        # how the build measured the static encoder against the model (None: not measured)
+        "fidelity": catalog["encoders"].get("static", {}).get("fidelity"),
         "dtype": bundle.vectors.dtype,
         "pages": m.counts["pages"],
         "chunks": m.counts["chunks"],
@@ -327,6 +330,8 @@ def render_facts(facts: dict) -> str:
         f"generator  {facts['generator']}",
         f"model      {model['id']} ({model['dim']} dims, {model['max_tokens']} tokens)",
         f"encoder    {facts['query_encoder']} (query), vectors {facts['dtype']}",
+        *([f"fidelity   {fidelity.line()}"]
+          if (fidelity := Fidelity.from_json(facts["fidelity"])) is not None else []),
         f"pages      {facts['pages']}",
         f"chunks     {facts['chunks']} ("
         + ", ".join(f"{n} {kind}" for kind, n in sorted(facts["kinds"].items())) + ")",

@@ -54,6 +54,15 @@ class ShardedTokenTable:
         return np.concatenate(found) if found else np.zeros((0, self.dim), dtype=np.int8)
 
 
+def summed_rows(table: TokenTable | ShardedTokenTable, ids: Sequence[int]) -> np.ndarray | None:
+    """The static query vector of token `ids`: the integer sum of the rows of those the
+    table has (so every reader computes the same one); None when it has none."""
+    rows = table.rows_for(ids)
+    if not len(rows):
+        return None
+    return np.asarray(rows, dtype=np.int64).sum(axis=0)
+
+
 def _rows_for(token_ids: np.ndarray, rows: np.ndarray, ids: Sequence[int]) -> np.ndarray:
     if not len(token_ids):
         return rows[:0]

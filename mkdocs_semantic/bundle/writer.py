@@ -43,7 +43,8 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
                  lexical: LexicalIndex | None = None, search: dict | None = None,
                  table: TokenTable | None = None, query_encoder: str = "static",
                  model_sha256: str | None = None, vector_layout: str = "auto",
-                 previous_centroids: np.ndarray | None = None) -> Manifest:
+                 previous_centroids: np.ndarray | None = None,
+                 fidelity: dict | None = None) -> Manifest:
     """Write the bundle into `out`, replacing an older one; returns its manifest.
 
     `chunks` must be grouped by page. `table` is the static query encoder's (required
@@ -142,6 +143,8 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
             "dtype": "i8", "scale": table.scale, "dim": int(table.rows.shape[1]),
             "shards": write_shard_list(_table_shards(put, table), "tab", put),
         }
+        if fidelity is not None:  # how the build measured it against the model
+            catalog["encoders"]["static"]["fidelity"] = fidelity
     if query_encoder == "transformer":
         catalog["encoders"]["transformer"] = {
             "vectors": 0, "tokenizer": tokenizer,

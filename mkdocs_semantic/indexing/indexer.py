@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..bundle.folder import claim_bundle_dir
-from ..bundle.format import Manifest
+from ..bundle.format import STATIC_MAX_TOKENS, Manifest
 from ..bundle.quantize import quantize
 from ..bundle.table import TokenTable
 from ..bundle.writer import write_bundle
@@ -37,7 +37,8 @@ from .chunking import CHUNKING_VERSION, chunk_page
 from .early import EarlyEmbedding
 from .memory import return_freed_memory
 from .progress import Progress
-from .query_table.fit import TableFitter
+from .query_table.fidelity import TOP, Fidelity, held_out_phrases, measure
+from .query_table.fit import TableFitter, sentences_of
 
 PROGRESS_MIN_TEXTS = 64
 """Fewer texts than this embed without a progress line."""
@@ -77,6 +78,8 @@ class TableStats:
     """The whole step: picking the texts, checking the cache, embedding, solving."""
     kept: bool = False
     """True when a preview kept the table of the build before, unchecked (`preview`)."""
+    fidelity: Fidelity | None = None
+    """The table against the model on held-out phrases (None in a preview)."""
 
 
 @dataclass
@@ -106,6 +109,10 @@ class BuildStats:
             else:
                 table = (f"; query table {'fitted' if self.table.refitted else 'reused'} "
                          f"({self.table.embedded} embedded, {self.table.seconds:.1f} s)")
+                if self.table.fidelity is not None:
+                    fidelity = self.table.fidelity
+                    table += (f", {fidelity.agreement:.0%} of top-{TOP} chunks as the model's"
+                              f" (cosine {fidelity.cosine:.2f})")
         return (
             f"{self.pages} pages, {self.chunks} chunks, {self.embedded} embedded, "
             f"{self.reused} reused; bundle {human_bytes(self.bundle_bytes)}"
@@ -387,12 +394,33 @@ class Indexer:
         self.fit_embedded = 0
         table = self.fitter.fit(chunks, vectors, fingerprint=self.cache.fingerprint,
                                 keep_last=self.preview)
+        fidelity = None if self.fitter.kept else self.fidelity(table, chunks, vectors)
         try:
             self.cache.save()
         except OSError as exc:
             log.warning("could not save the embedding cache (%s)", exc)
         return table, TableStats(refitted=self.fitter.refitted, embedded=self.fit_embedded,
-                                 seconds=time.perf_counter() - started, kept=self.fitter.kept)
+                                 seconds=time.perf_counter() - started, kept=self.fitter.kept,
+                                 fidelity=fidelity)
+
+    def fidelity(self, table: TokenTable, chunks: list[Chunk],
+                 vectors: np.ndarray) -> Fidelity | None:
+        """The table against the model on phrases of the site held out of the fit; warns
+        when they agree too little for the static encoder to stand in for the model."""
+        phrases = held_out_phrases(sentences_of(chunks))
+        if not phrases:
+            return None
+        tokenizer = self.fitter.tokenizer
+        ids = [e.ids[:STATIC_MAX_TOKENS] for e in tokenizer.encode_batch(
+            [self.spec.document_prefix + p for p in phrases])]
+        found = measure(table, ids, self.text_vectors(phrases), vectors)
+        if found is not None and found.low:
+            log.warning("the static query encoder finds %s of the model's top-%s chunks for "
+                        "phrases of this site: readers' queries by meaning may miss what the "
+                        "model would find; set query_encoder: transformer to embed queries "
+                        "with the model (a larger download on a reader's first query)",
+                        f"{found.agreement:.0%}", TOP)
+        return found
 
     @property
     def layout_basis_path(self) -> Path | None:
@@ -438,6 +466,8 @@ class Indexer:
         manifest = write_bundle(out, chunks=chunks, stored=stored,
                                 spec=self.spec, search=dict(self.options.search),
                                 table=table, query_encoder=self.options.query_encoder,
+                                fidelity=table_stats.fidelity.to_json()
+                                if table_stats and table_stats.fidelity else None,
                                 model_sha256=self.spec.sha256,
                                 vector_layout=self.options.vector_layout,
                                 previous_centroids=basis.centroids if basis else None)

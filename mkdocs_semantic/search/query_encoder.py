@@ -21,6 +21,8 @@ from typing import Protocol
 
 import numpy as np
 
+from ..bundle.table import summed_rows
+
 
 class TableRows(Protocol):
     """A token table as the encoder reads it (bundle.TokenTable, or one read by shard)."""
@@ -57,10 +59,7 @@ class StaticQueryEncoder:
 
     def encode(self, query: str) -> np.ndarray | None:
         """The query's integer vector, or None when no token of it has a row."""
-        rows = self.table.rows_for(self.token_ids(query))
-        if not len(rows):
-            return None
-        return np.asarray(rows, dtype=np.int64).sum(axis=0)
+        return summed_rows(self.table, self.token_ids(query))
 
 
 
