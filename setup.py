@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from setuptools import setup
@@ -17,6 +18,11 @@ HERE = Path(__file__).resolve().parent
 JS = HERE / "js"
 ASSETS = HERE / "mkdocs_semantic" / "assets"
 COPIED_INTO_CLIENT = ("LICENSE", "NOTICE")
+BUILD_NOTICE = ("mkdocs-semantic-search: building the browser client with npm (npm ci, npm run "
+                "build in js/): about 2 minutes, once (this source tree has no built client yet)")
+TERMINAL = "/dev/tty"
+"""Where pip's user sees a line: pip keeps a build backend's stdout and stderr to itself
+unless it runs with -v (or the build fails), but not the terminal it runs in."""
 
 
 def client_is_built() -> bool:
@@ -45,8 +51,22 @@ def build_client() -> None:
             "mkdocs-semantic-search: building the browser client needs Node.js 20+ and npm on "
             "PATH (it runs `npm ci` and `npm run build` in js/); install them, then run pip again"
         )
+    tell(BUILD_NOTICE)
     for args in (["ci", "--no-audit", "--no-fund"], ["run", "build"]):
         subprocess.run([npm, *args], cwd=JS, check=True)
+
+
+def tell(line: str) -> None:
+    """`line` on stderr (what `pip install -v` shows), and on the terminal when stderr is
+    not it, as under pip; without a terminal (CI, Windows), stderr only."""
+    print(line, file=sys.stderr, flush=True)
+    if sys.stderr.isatty():
+        return
+    try:
+        with open(TERMINAL, "w", encoding="utf-8") as terminal:
+            terminal.write(f"\n{line}\n")
+    except OSError:
+        pass
 
 
 class BuildPyWithClient(build_py):
@@ -61,4 +81,5 @@ class SdistWithClient(sdist):
         super().run()
 
 
-setup(cmdclass={"build_py": BuildPyWithClient, "sdist": SdistWithClient})
+if __name__ == "__main__":  # as setuptools runs it; a test imports it
+    setup(cmdclass={"build_py": BuildPyWithClient, "sdist": SdistWithClient})
