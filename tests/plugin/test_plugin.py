@@ -14,6 +14,8 @@ from mkdocs_semantic.bundle.reader import read_bundle
 from mkdocs_semantic.indexing.indexer import human_bytes
 from mkdocs_semantic.search.searcher import Searcher
 
+from ..conftest import REPO
+
 LIFESPAN = """
 # Lifespan events
 
@@ -125,6 +127,40 @@ def test_build_log_gives_the_client_bytes_beside_the_bundle(site, caplog):
     site.plugin_options["query_encoder"] = "transformer"
     transformer = site.build().last_build
     assert transformer.client_bytes > static.client_bytes + 10_000_000
+
+
+# Besides its summary, the kinds of line a build may log at INFO; docs/how-it-works.md
+# shows one of each under "The build log line".
+OTHER_LOG_LINES = {
+    "progress": r"(reading pages|embedding chunks|embedding query-table texts) [\d,]+/[\d,]+ "
+                r"\(\d+%\), \d+/s(, about .+ left)?",
+    "done": r"(reading pages|embedding chunks|embedding query-table texts) [\d,]+/[\d,]+ "
+            r"done in .+",
+    "early": r"embedded [\d,]+ chunks while the pages were read; [\d,]+ to go",
+    "solve": r"query table: solving for [\d,]+ tokens",
+}
+
+
+def documented_log_lines() -> list[str]:
+    doc = (REPO / "docs" / "how-it-works.md").read_text(encoding="utf-8")
+    section = doc.split("\n## The build log line\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^INFO +-  semantic: (.*)$", section, re.M)
+
+
+def test_a_build_logs_its_summary_last_and_only_lines_the_docs_show(site, caplog):
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.semantic"):
+        plugin = site.build()
+    lines = [r.getMessage().removeprefix("semantic: ") for r in caplog.records
+             if r.name == "mkdocs.plugins.semantic" and r.levelno == logging.INFO]
+    assert lines[-1] == plugin.last_build.summary()
+    documented = documented_log_lines()
+    for line in lines[:-1]:
+        kind = next((kind for kind, form in OTHER_LOG_LINES.items()
+                     if re.fullmatch(form, line)), None)
+        assert kind, f"the build logs {line!r} at INFO: log it at DEBUG, or add its kind here"
+        assert any(re.fullmatch(OTHER_LOG_LINES[kind], shown) for shown in documented), (
+            f"the build logs {line!r}, and docs/how-it-works.md (The build log line) shows "
+            "no line of that kind")
 
 
 def test_corrupt_chunk_cache_warns_and_the_build_succeeds(site, caplog):

@@ -1,0 +1,181 @@
+"""What the README and the docs tell a new user holds: a figure they quote from
+`bench/results/` is the one recorded there, the install lines work for a package that
+has no release yet, and the demo's port is the one `scripts/demo` reads."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from mkdocs_semantic.indexing.indexer import human_bytes
+from mkdocs_semantic.plugin import theme
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "bench" / "results"
+DOCS = ["README.md", *sorted(f"docs/{p.name}" for p in (REPO / "docs").glob("*.md"))]
+
+RELEASED = False
+"""Whether a release of mkdocs-semantic-search is on a package index. Until then the
+docs install it from a clone or from the repository's URL; at the first release, set
+this and give the plain `pip install mkdocs-semantic-search` again."""
+PACKAGE = "mkdocs-semantic-search"
+
+
+def results(name: str) -> dict:
+    return json.loads((RESULTS / name).read_text(encoding="utf-8"))
+
+
+BUILDS = results("build_times.json")["runs"]
+CI_CACHE = results("ci_cache.json")
+COMPARE = results("compare.json")["scales"]
+
+
+def text(name: str) -> str:
+    return (REPO / name).read_text(encoding="utf-8")
+
+
+def quotes(name: str, pattern: str) -> list[str]:
+    found = re.findall(pattern, " ".join(text(name).split()))  # wherever lines break
+    assert found, (f"{name} no longer quotes the figure this test looks for ({pattern!r}): "
+                   "quote it from bench/results/ again, or change the pattern here")
+    return found
+
+
+def same(quote: str, value: float) -> bool:
+    """`quote` is `value` rounded to the digits the quote shows."""
+    quote = quote.replace(",", "")
+    digits = len(quote.split(".")[1]) if "." in quote else 0
+    return float(quote) == round(value, digits)
+
+
+def added(builds: dict, build: str) -> float:
+    """How many times a plain build's time the build `build` added to it."""
+    plain = builds["plain"]["seconds"]
+    return (builds[build]["seconds"] - plain) / plain
+
+
+NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
+# (file, what precedes and follows the figure, the recorded value, where it is recorded)
+FIGURES = [
+    ("README.md", rf"first build of fastapi-docs[^|]*\| {NUMBER} s against",
+     BUILDS["first_static"]["seconds"], "build_times.json: first_static"),
+    ("docs/how-it-works.md", rf"\(2,355 chunks\) took {NUMBER} s",
+     BUILDS["first_static"]["seconds"], "build_times.json: first_static"),
+    ("docs/getting-started.md", rf"empty cache \({NUMBER} s in all\)",
+     BUILDS["first_static"]["seconds"], "build_times.json: first_static"),
+    ("docs/getting-started.md", rf"nothing changed \({NUMBER} s in all",
+     BUILDS["no_change"]["seconds"], "build_times.json: no_change"),
+    ("README.md", rf"rebuild with nothing changed, ratio to plain `mkdocs build` \| {NUMBER}x",
+     BUILDS["no_change"]["ratio_to_plain"], "build_times.json: no_change"),
+    ("docs/github-pages.md", rf"\| plain `mkdocs build`, no plugin \| {NUMBER} s \|",
+     BUILDS["plain"]["seconds"], "build_times.json: plain"),
+    ("docs/github-pages.md", rf"\| first, empty cache \| {NUMBER} s \|",
+     BUILDS["first_static"]["seconds"], "build_times.json: first_static"),
+    ("docs/github-pages.md", rf"first, empty cache \|[^|]*\|[^|]*\| fitted: [\d,]+ texts and "
+     rf"tokens embedded, {NUMBER} s",
+     BUILDS["first_static"]["table_seconds"], "build_times.json: first_static"),
+    ("docs/github-pages.md", rf"\| next, nothing changed \| \*\*{NUMBER} s\*\*",
+     BUILDS["no_change"]["seconds"], "build_times.json: no_change"),
+    ("docs/github-pages.md", rf"\| next, one page edited \| {NUMBER} s \|",
+     BUILDS["one_page_edit"]["seconds"], "build_times.json: one_page_edit"),
+    ("docs/github-pages.md", rf"\| next, one page edited \|[^|]*\|[^|]*\| fitted: {NUMBER} "
+     "texts", BUILDS["one_page_edit"]["table_embedded"], "build_times.json: one_page_edit"),
+    ("docs/github-pages.md", rf"the browser client about {NUMBER} kB",
+     float(BUILDS["first_static"]["client"].split()[0]), "build_times.json: first_static"),
+    ("docs/github-pages.md", rf"\*\*{NUMBER} MB\*\* as a gzip tar",
+     CI_CACHE["cache"]["tar_gz_bytes"] / 1e6, "ci_cache.json: cache"),
+    ("README.md", rf"the cache {NUMBER} MB as a gzip tar",
+     CI_CACHE["cache"]["tar_gz_bytes"] / 1e6, "ci_cache.json: cache"),
+    ("README.md", rf"table is fitted again added {NUMBER} times a plain build's time at 1x",
+     added(COMPARE["1"]["builds"], "semantic_first"), "compare.json: scales.1"),
+    ("README.md", rf"\({NUMBER} times at 64x",
+     added(COMPARE["64"]["builds"], "semantic"), "compare.json: scales.64"),
+]
+
+
+@pytest.mark.parametrize("name, pattern, value, source", FIGURES,
+                         ids=[f"{f[0]}: {f[3]}" for f in FIGURES])
+def test_a_quoted_figure_is_the_one_its_bench_recorded(name, pattern, value, source):
+    for quote in quotes(name, pattern):
+        if "about" in pattern:  # a rounded figure: "about 210 kB" for 211.5 kB
+            assert abs(float(quote) - value) <= 0.05 * value, (
+                f"{name} says about {quote} where bench/results/{source} has {value}")
+        else:
+            assert same(quote, value), (
+                f"{name} quotes {quote} where bench/results/{source} has {value}: "
+                "quote the recorded figure")
+
+
+def test_the_rebuild_with_nothing_changed_is_given_one_way():
+    """However a doc words it, a build with nothing to embed takes the ratio that
+    build_times measured, not the figure of an older run or another kind of build."""
+    ratio = BUILDS["no_change"]["ratio_to_plain"]
+    pattern = r"nothing (?:changed|to embed)(?:[^.|]|\.\d)*?(\d+(?:\.\d+)?)(?:x\b|\s+times)"
+    found = {name: re.findall(pattern, text(name)) for name in DOCS}
+    assert any(found.values())
+    for name, ratios in found.items():
+        for quote in ratios:
+            assert same(quote, ratio), (
+                f"{name} gives a rebuild with nothing changed as {quote} times a plain build; "
+                f"bench/results/build_times.json has {ratio}")
+
+
+def test_the_sample_build_log_lines_are_ones_a_bench_recorded():
+    recorded = {run["log"] for run in BUILDS.values() if "log" in run}
+    for name in DOCS:
+        for line in re.findall(r"^INFO +-  (semantic: 129 pages, .*; bundle .*)$", text(name),
+                               re.M):
+            assert line in recorded, (
+                f"{name} shows the build log line {line!r}, which no run of "
+                "bench/results/build_times.json logged: copy one of its `log` lines")
+
+
+def test_the_quoted_client_size_is_the_client_a_static_build_copies():
+    try:
+        client = theme.ClientAssets.load()
+    except theme.ClientError as exc:
+        pytest.fail(f"build the client first: {exc}")
+    size = sum((client.root / name).stat().st_size for name in client.files
+               if not name.startswith(theme.RUNTIME_PREFIX))
+    (quote,) = set(quotes("docs/github-pages.md", r"the browser client about (\d+) kB"))
+    assert abs(int(quote) * 1000 - size) <= 0.1 * size, (
+        f"docs/github-pages.md says the client is about {quote} kB; it is "
+        f"{human_bytes(size)} now: measure it again with bench/build_times.py")
+
+
+def install_lines(name: str) -> list[str]:
+    return [line.strip() for line in text(name).splitlines()
+            if re.search(rf"pip install.*{PACKAGE}|^\s*{PACKAGE}\s*(?:[=<>~!]=|@|\[|$)", line)]
+
+
+@pytest.mark.skipif(RELEASED, reason="the package is on an index")
+def test_no_doc_installs_the_package_from_an_index_before_its_first_release():
+    """`pip install mkdocs-semantic-search` fails until a release is published. An extra
+    (`mkdocs-semantic-search[serve]`) is fine: pip adds it to the installed package."""
+    for name in DOCS:
+        for line in install_lines(name):
+            for match in re.finditer(rf"{PACKAGE}(?P<after>\S*)(?P<at>\s*@)?", line):
+                after, at = match["after"], match["at"]
+                if match.start() and line[match.start() - 1] in "/.-":
+                    continue  # a path or URL that ends with the name
+                assert at or after.startswith("["), (
+                    f"{name}: {line!r} installs {PACKAGE} from a package index, where it is "
+                    "not published: install it from a clone or the repository's URL")
+
+
+@pytest.mark.skipif(RELEASED, reason="the package is on an index")
+@pytest.mark.parametrize("name", ["README.md", "docs/index.md", "docs/getting-started.md",
+                                  "docs/github-pages.md"])
+def test_the_install_from_the_repository_says_what_it_needs(name):
+    doc = text(name)
+    assert re.search(rf"{PACKAGE} @ git\+", doc), f"{name}: no install from the repository"
+    assert "Node.js 20" in doc, f"{name}: the client's build needs Node.js 20+, say so"
+
+
+def test_the_readme_gives_the_port_scripts_demo_reads():
+    (default,) = re.findall(r"\$\{PORT:-(\d+)\}", text("scripts/demo"))
+    quick_start = text("README.md").split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert "PORT=" in quick_start and f"127.0.0.1:{default}" in quick_start
