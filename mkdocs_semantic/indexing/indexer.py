@@ -351,10 +351,10 @@ class Indexer:
         return np.stack([self.cache.get(key) for key in keys]) if keys else \
             np.zeros((0, self.embedder.dim), dtype=np.float32)
 
-    def text_vectors(self, texts: list[str]) -> np.ndarray:
+    def text_vectors(self, texts: list[str], *, report: bool = True) -> np.ndarray:
         keys = [cache_key(self.cache.fingerprint, t) for t in texts]
         return self.cached_vectors(keys, texts, lambda missing: self._embed_texts(
-            missing, label="embedding query-table texts"))
+            missing, label="embedding query-table texts", report=report))
 
     def token_vectors(self, ids: list[int]) -> np.ndarray:
         """The model's vector of each token id alone (the query table's prior)."""
@@ -413,7 +413,7 @@ class Indexer:
         tokenizer = self.fitter.tokenizer
         ids = [e.ids[:STATIC_MAX_TOKENS] for e in tokenizer.encode_batch(
             [self.spec.document_prefix + p for p in phrases])]
-        found = measure(table, ids, self.text_vectors(phrases), vectors)
+        found = measure(table, ids, self.text_vectors(phrases, report=False), vectors)
         if found is not None and found.low:
             log.warning("the static query encoder finds %s of the model's top-%s chunks for "
                         "phrases of this site: readers' queries by meaning may miss what the "
