@@ -392,9 +392,15 @@ class Indexer:
             return None, None
         started = time.perf_counter()
         self.fit_embedded = 0
+        # the phrases' model vectors first: the fit may free the model before its solve;
+        # none when a preview keeps the table it had (nothing new is measured then)
+        kept = self.fitter.keeps_last(self.preview)
+        phrases = [] if kept else held_out_phrases(sentences_of(chunks))
+        phrase_vectors = self.text_vectors(phrases, report=False)
         table = self.fitter.fit(chunks, vectors, fingerprint=self.cache.fingerprint,
                                 keep_last=self.preview)
-        fidelity = None if self.fitter.kept else self.fidelity(table, chunks, vectors)
+        fidelity = None if self.fitter.kept or not phrases else \
+            self.fidelity(table, phrases, phrase_vectors, vectors)
         try:
             self.cache.save()
         except OSError as exc:
@@ -403,17 +409,14 @@ class Indexer:
                                  seconds=time.perf_counter() - started, kept=self.fitter.kept,
                                  fidelity=fidelity)
 
-    def fidelity(self, table: TokenTable, chunks: list[Chunk],
+    def fidelity(self, table: TokenTable, phrases: list[str], phrase_vectors: np.ndarray,
                  vectors: np.ndarray) -> Fidelity | None:
-        """The table against the model on phrases of the site held out of the fit; warns
-        when they agree too little for the static encoder to stand in for the model."""
-        phrases = held_out_phrases(sentences_of(chunks))
-        if not phrases:
-            return None
-        tokenizer = self.fitter.tokenizer
-        ids = [e.ids[:STATIC_MAX_TOKENS] for e in tokenizer.encode_batch(
+        """The table against the model (`phrase_vectors`) on phrases of the site held out
+        of the fit; warns when they agree too little for the static encoder to stand in
+        for the model."""
+        ids = [e.ids[:STATIC_MAX_TOKENS] for e in self.fitter.tokenizer.encode_batch(
             [self.spec.document_prefix + p for p in phrases])]
-        found = measure(table, ids, self.text_vectors(phrases, report=False), vectors)
+        found = measure(table, ids, phrase_vectors, vectors)
         if found is not None and found.low:
             log.warning("the static query encoder finds %s of the model's top-%s chunks for "
                         "phrases of this site: readers' queries by meaning may miss what the "

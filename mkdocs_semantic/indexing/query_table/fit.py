@@ -107,6 +107,10 @@ class TableFitter:
         return {kind: spread_sample(kinds[kind](chunks), self.recipe.max_short)
                 for kind in self.recipe.texts if kind != "chunks"}
 
+    def keeps_last(self, keep_last: bool) -> bool:
+        """Whether `fit(..., keep_last=keep_last)` returns the last table unchecked."""
+        return keep_last and self.last is not None
+
     def fit(self, chunks: Sequence[Chunk], vectors: np.ndarray, *,
             fingerprint: str, keep_last: bool = False) -> TokenTable:
         """The int8 table for these chunks and their vectors.
@@ -115,7 +119,7 @@ class TableFitter:
         checking it against the chunks (for previews, where a refit per edit costs more
         than a slightly stale table).
         """
-        self.kept = keep_last and self.last is not None
+        self.kept = self.keeps_last(keep_last)
         if self.kept:
             self.refitted = False
             return self.last
