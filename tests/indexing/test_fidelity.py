@@ -12,7 +12,7 @@ from mkdocs_semantic.bundle.table import TokenTable
 from mkdocs_semantic.indexing.query_table import fidelity
 from mkdocs_semantic.indexing.query_table.fidelity import Fidelity, held_out_phrases, measure
 
-from ..plugin.test_plugin import COOKIES, DEPLOY, LIFESPAN
+from ..plugin.test_plugin import three_pages
 
 SENTENCES = ["Declare a cookie parameter with the same structure as a query parameter.",
              "Run code once when the application starts, before it takes any request.",
@@ -58,10 +58,7 @@ def test_the_json_form_reads_back_and_a_malformed_one_reads_as_none():
 
 @pytest.fixture
 def site(project):
-    project.write("index.md", LIFESPAN)
-    project.write("cookies.md", COOKIES)
-    project.write("deploy.md", DEPLOY)
-    return project
+    return three_pages(project)
 
 
 def test_every_build_measures_the_table_says_so_and_stats_shows_it(site, caplog):

@@ -60,12 +60,17 @@ Build an image with your dependencies and run one process per container.
 """
 
 
-@pytest.fixture
-def site(project):
+def three_pages(project):
+    """The project with the three pages most plugin tests build."""
     project.write("index.md", LIFESPAN)
     project.write("cookies.md", COOKIES)
     project.write("deploy.md", DEPLOY)
     return project
+
+
+@pytest.fixture
+def site(project):
+    return three_pages(project)
 
 
 def test_build_writes_a_bundle_that_answers_paraphrases(site):
