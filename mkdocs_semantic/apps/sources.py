@@ -192,23 +192,21 @@ def fetch_bundle(url: str, *, cache_dir: Path | None = None,
                 return (everything or not payload.name.startswith(ON_DEMAND)
                         or (target / payload.name).is_file())
 
-            # a level is fetched (its files at the same time) before the walk reads what
-            # they name; names were checked: no "..", no other folders
-            def fetch_again(name: str, size: int) -> None:
+            def fetch(name: str, size: int) -> None:
+                """One payload into the cache, unless a copy with its hash is there."""
                 _fetch(manifest_url, target, name, size=size, sha256=_hash_in_name(name),
                        opener=opener, deadline=deadline)
 
+            # a level is fetched (its files at the same time) before the walk reads what
+            # they name (a damaged cached copy is fetched again); names were checked: no
+            # "..", no other folders
             for level in walk_levels(
-                    catalog, lambda name, size: read_or_fetch_again(target, name, size,
-                                                                    fetch_again),
+                    catalog, lambda name, size: read_or_fetch_again(target, name, size, fetch),
                     expand=here):
                 payloads += level
-                in_parallel(
-                    lambda payload=payload: _fetch(
-                        manifest_url, target, payload.name, size=payload.bytes,
-                        sha256=_hash_in_name(payload.name), opener=opener, deadline=deadline)
-                    for payload in level
-                    if everything or not payload.name.startswith(ON_DEMAND))
+                in_parallel(lambda payload=payload: fetch(payload.name, payload.bytes)
+                            for payload in level
+                            if everything or not payload.name.startswith(ON_DEMAND))
             _write_if_changed(target / SOURCE_FILE, json.dumps({
                 "url": url, "manifest": manifest_url, "base_url": base_url}).encode())
             _write_if_changed(target / MANIFEST, raw)
