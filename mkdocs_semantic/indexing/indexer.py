@@ -37,8 +37,9 @@ from .chunking import CHUNKING_VERSION, chunk_page
 from .early import EarlyEmbedding
 from .memory import return_freed_memory
 from .progress import Progress
-from .query_table.fidelity import TOP, Fidelity, held_out_phrases, measure
-from .query_table.fit import TableFitter, sentences_of
+from .query_table.fidelity import TOP, Fidelity, measure
+from .query_table.fit import TableFitter
+from .query_table.texts import held_out_phrases, sentences_of
 
 PROGRESS_MIN_TEXTS = 64
 """Fewer texts than this embed without a progress line."""

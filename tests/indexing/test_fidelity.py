@@ -10,24 +10,9 @@ import pytest
 from mkdocs_semantic.bundle.reader import read_bundle
 from mkdocs_semantic.bundle.table import TokenTable
 from mkdocs_semantic.indexing.query_table import fidelity
-from mkdocs_semantic.indexing.query_table.fidelity import Fidelity, held_out_phrases, measure
+from mkdocs_semantic.indexing.query_table.fidelity import Fidelity, measure
 
 from ..plugin.test_plugin import three_pages
-
-SENTENCES = ["Declare a cookie parameter with the same structure as a query parameter.",
-             "Run code once when the application starts, before it takes any request.",
-             "Short one."]
-
-
-def test_phrases_are_spans_shorter_than_their_sentence_and_seeded():
-    phrases = held_out_phrases(SENTENCES, count=20)
-    assert phrases == held_out_phrases(SENTENCES, count=20)  # the same every build
-    assert 0 < len(phrases) <= 20 and len(set(phrases)) == len(phrases)
-    for phrase in phrases:
-        words = phrase.split()
-        assert 3 <= len(words) <= 8
-        assert any(phrase in s and phrase != s.rstrip(".") and phrase != s for s in SENTENCES)
-    assert held_out_phrases(["Too short"]) == []
 
 
 def table_of(rows: dict[int, list[int]]) -> TokenTable:

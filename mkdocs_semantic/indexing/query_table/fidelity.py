@@ -2,9 +2,10 @@
 
 The texts are short phrases of the site (spans of 3 to 8 words cut from its sentences at
 seeded places), shaped like queries and held out of the fit: the fit trains on whole
-chunks, headings and sentences, never on a part of one. For each phrase the static
-table's vector and the model's are compared directly (cosine) and by what they find:
-how many of the ten chunks each ranks first the other ranks first too.
+chunks, headings and sentences, and a recipe with spans of sentences leaves these out.
+For each phrase the static table's vector and the model's are compared directly
+(cosine) and by what they find: how many of the ten chunks each ranks first the other
+ranks first too.
 """
 
 from __future__ import annotations
@@ -16,9 +17,6 @@ import numpy as np
 
 from ...bundle.table import TokenTable, summed_rows
 
-PHRASES = 200
-"""Held-out phrases a build measures (each embedded once, then cached with the chunks)."""
-SPAN_WORDS = (3, 8)
 TOP = 10
 LOW_AGREEMENT = 0.25
 """Below this share of top-10 chunks in common, the build warns and names
@@ -56,24 +54,6 @@ class Fidelity:
                        agreement=float(data["agreement"]))
         except (TypeError, KeyError, ValueError):
             return None
-
-
-def held_out_phrases(sentences: Sequence[str], count: int = PHRASES,
-                     seed: int = 0) -> list[str]:
-    """Up to `count` distinct spans of 3 to 8 words, each shorter than its sentence."""
-    long_enough = [s.split() for s in sentences if len(s.split()) > SPAN_WORDS[0]]
-    if not long_enough:
-        return []
-    rng = np.random.default_rng(seed)
-    found: dict[str, None] = {}
-    for _ in range(count * 4):
-        words = long_enough[int(rng.integers(len(long_enough)))]
-        size = int(rng.integers(SPAN_WORDS[0], min(SPAN_WORDS[1], len(words) - 1) + 1))
-        start = int(rng.integers(len(words) - size + 1))
-        found[" ".join(words[start:start + size])] = None
-        if len(found) == count:
-            break
-    return list(found)
 
 
 def measure(table: TokenTable, phrase_ids: Sequence[Sequence[int]], model: np.ndarray,

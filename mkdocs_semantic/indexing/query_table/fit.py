@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -21,10 +20,11 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ...bundle.table import TokenTable
-from ...chunk import Chunk, context_line
+from ...chunk import Chunk
 from ...files import atomic_write
 from ...logs import build_log as log
 from .ridge import StaticTable, TokenStats, TokenWeights, design_matrix, fit_table, prior_table
+from .texts import headings_of, sentences_of, spread_sample, training_spans
 
 TABLE_CACHE_VERSION = 2
 SOLVE_LOG_TOKENS = 2000
@@ -34,8 +34,6 @@ SOLVE_BLAS_THREADS = 1
 OpenBLAS's threads cost far more than they share: on a 2-core machine, fastapi-docs'
 solve took 1.9-2.1 s on one thread against 3.1-6.1 s on two (load average 2), the
 same int8 table (the float32 rows within 2e-9)."""
-# After . ! ? : ; and a space, or after a CJK full stop (no space follows one).
-SENTENCE_END = re.compile(r"(?<=[.!?:;])\s+|(?<=[\u3002\uff01\uff1f])\s*")
 SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[PAD]", "[UNK]")
 
 
@@ -47,32 +45,9 @@ class TableRecipe:
     lam: float = 0.01
     weighting: str = "idf"
     max_short: int = 1000
-    """Cap on the texts of each short kind (an even spread over the site). 4000 ranked
-    worse on FastAPI's and MkDocs' docs and costs four times the embeddings."""
-
-
-def headings_of(chunks: Sequence[Chunk]) -> list[str]:
-    """Each chunk's page title and heading path as one line ("Page > Section")."""
-    return sorted({line for c in chunks if (line := context_line(c.title, c.path))})
-
-
-def sentences_of(chunks: Sequence[Chunk]) -> list[str]:
-    """Distinct sentences of 4 to 40 words."""
-    out = set()
-    for chunk in chunks:
-        for line in chunk.text.split("\n"):
-            for sentence in SENTENCE_END.split(line):
-                if 4 <= len(sentence.split()) <= 40:
-                    out.add(sentence.strip())
-    return sorted(out)
-
-
-def spread_sample(items: list[str], n: int) -> list[str]:
-    """Up to n items spread evenly over the list (deterministic)."""
-    if len(items) <= n:
-        return list(items)
-    at = np.unique(np.linspace(0, len(items) - 1, n).round().astype(int))
-    return [items[i] for i in at]
+    """Cap on the headings and on the sentences (an even spread over the site)."""
+    max_spans: int = 2000
+    """How many spans of sentences (query-shaped texts) when `texts` names them."""
 
 
 class TableFitter:
@@ -103,9 +78,13 @@ class TableFitter:
         self.last: TokenTable | None = None
 
     def short_texts(self, chunks: Sequence[Chunk]) -> dict[str, list[str]]:
-        kinds = {"headings": headings_of, "sentences": sentences_of}
-        return {kind: spread_sample(kinds[kind](chunks), self.recipe.max_short)
-                for kind in self.recipe.texts if kind != "chunks"}
+        recipe = self.recipe
+        kinds = {
+            "headings": lambda: spread_sample(headings_of(chunks), recipe.max_short),
+            "sentences": lambda: spread_sample(sentences_of(chunks), recipe.max_short),
+            "spans": lambda: training_spans(chunks, recipe.max_spans),
+        }
+        return {kind: kinds[kind]() for kind in recipe.texts if kind != "chunks"}
 
     def keeps_last(self, keep_last: bool) -> bool:
         """Whether `fit(..., keep_last=keep_last)` returns the last table unchecked."""
