@@ -6,12 +6,14 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE.parent / ".cache"
 MAX_WORDS = 3000
+PANDOC_WHEEL = "pypandoc_binary==1.17"
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -23,6 +25,26 @@ class Source:
     name: str
     version: str
     licence: str
+
+
+PANDOC_SOURCE = Source("PyPI", "pypandoc_binary (pandoc, the converter)",
+                       PANDOC_WHEEL.split("==")[1], "MIT (pandoc: GPL-2.0-or-later)")
+
+
+def pandoc_binary(downloads: Path) -> Path:
+    """pandoc from PyPI's pypandoc_binary wheel (a static binary), unpacked once."""
+    binary = downloads / "pandoc" / "pandoc"
+    if binary.exists():
+        return binary
+    wheels = downloads / "wheels"
+    run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+         "-d", str(wheels), PANDOC_WHEEL])
+    wheel = next(wheels.glob("pypandoc_binary-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        binary.write_bytes(archive.read("pypandoc/files/pandoc"))
+    binary.chmod(0o755)
+    return binary
 
 
 def run(cmd: list[str], cwd: Path | None = None) -> str:

@@ -25,16 +25,25 @@ import hashlib
 import re
 import subprocess
 import sys
-import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import CACHE, FENCE, Source, cap_words, log, run, sources_table, write_project
+from common import (
+    CACHE,
+    FENCE,
+    PANDOC_SOURCE,
+    Source,
+    cap_words,
+    log,
+    pandoc_binary,
+    run,
+    sources_table,
+    write_project,
+)
 
 NAME = "man-pages"
-PANDOC_WHEEL = "pypandoc_binary==1.17"
 # Commands: sections 1 and 8 of these, in this order (the first page of a name wins).
 COMMAND_PACKAGES = (
     "coreutils", "findutils", "grep", "sed", "gawk", "diffutils", "patch", "tar", "gzip",
@@ -95,22 +104,6 @@ def download_debs(packages: list[str], into: Path) -> dict[str, Path]:
             raise SystemExit(f"{package}: no .deb after apt-get download (apt-get update?)")
         debs[package] = found[-1]
     return debs
-
-
-def pandoc_binary(downloads: Path) -> Path:
-    """pandoc from PyPI's pypandoc_binary wheel (a static binary), unpacked once."""
-    binary = downloads / "pandoc" / "pandoc"
-    if binary.exists():
-        return binary
-    wheels = downloads / "wheels"
-    run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-         "-d", str(wheels), PANDOC_WHEEL])
-    wheel = next(wheels.glob("pypandoc_binary-*.whl"))
-    with zipfile.ZipFile(wheel) as archive:
-        binary.parent.mkdir(parents=True, exist_ok=True)
-        binary.write_bytes(archive.read("pypandoc/files/pandoc"))
-    binary.chmod(0o755)
-    return binary
 
 
 def deb_licence(root: Path, package: str) -> str:
@@ -263,8 +256,7 @@ def main() -> int:
                if s.name == RENDERER else s for s in unpack(debs, downloads / "unpacked")]
     mandoc = downloads / "unpacked" / RENDERER / "usr" / "bin" / "mandoc"
     pandoc = pandoc_binary(downloads)
-    sources.append(Source("PyPI", "pypandoc_binary (pandoc, the converter)",
-                          PANDOC_WHEEL.split("==")[1], "MIT (pandoc: GPL-2.0-or-later)"))
+    sources.append(PANDOC_SOURCE)
     pages = find_pages(downloads / "unpacked", wanted)
     log(f"{NAME}: converting {len(pages)} manual pages")
     converted = convert_all(pages, mandoc, pandoc)
