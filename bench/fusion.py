@@ -10,7 +10,7 @@ of static_encoder.py in the same run (BM25 + dense, section-level RRF, page-dedu
 its dense ranking embedding the query with the same encoder. MRR@10 on every set and
 subset; SciFact also nDCG@10.
 
-    python bench/fusion.py [--sets fastapi,mkdocs,scifact,manpages,npm,manshort]
+    python bench/fusion.py [--sets fastapi,mkdocs,scifact,manpages,npm,manshort,postgres,python]
 
 Writes bench/results/fusion.{json,md}.
 """

@@ -1,0 +1,269 @@
+"""Levers beyond the recipe's texts and lambda, each measured against the shipped recipe.
+
+Per set (built as bench/static_encoder.py builds it), the shipped recipe's training texts
+(chunks, 1000 headings, 1000 sentences; IDF; lam 0.01) and its fit, then one change at a
+time, every query through the product's `Searcher` in vector and hybrid mode:
+
+- general prior: a table fitted on the other sets given (`--general`, not this one) as
+  the prior row of each token, in place of the model's vector of the token alone;
+- pairs: rows for adjacent token pairs seen in at least 2 (or 5) training texts,
+  summed with the token rows at query time;
+- chunk-target spans: 4000 spans of 3 to 10 words of each chunk's sentences, trained
+  towards the chunk's own vector (or halfway between it and the span's own vector);
+- oracle: the judged queries themselves added as training texts (weight 5) towards the
+  model's query vectors. Not a recipe: the ceiling of a sum of token rows, showing
+  whether what is missing is capacity or training texts.
+
+    python bench/static_levers.py [--sets fastapi,npm,manshort]
+
+Writes bench/results/static_levers.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import static_encoder as se  # noqa: E402
+from results_file import write_results  # noqa: E402
+
+from mkdocs_semantic.bundle.vectors.codes import query_codes  # noqa: E402
+from mkdocs_semantic.indexing.query_table.fit import SPECIAL_TOKENS  # noqa: E402
+from mkdocs_semantic.indexing.query_table.ridge import (  # noqa: E402
+    StaticTable,
+    TokenStats,
+    TokenWeights,
+    design_matrix,
+    fit_table,
+    prior_table,
+)
+from mkdocs_semantic.indexing.query_table.texts import (  # noqa: E402
+    headings_of,
+    sentence_spans,
+    sentences_of,
+    spread_sample,
+)
+from mkdocs_semantic.model.onnx import OnnxEmbedder, load_tokenizer  # noqa: E402
+from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
+from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
+
+LAM = 0.01
+SHORT = 1000
+GENERAL_TEXTS_PER_SET = 4000
+SPANS = 4000
+QUERY_TOKENS = 64
+
+
+@dataclass
+class Training:
+    """A set's training texts as token ids (specials dropped) and their target vectors."""
+
+    sequences: list[list[int]]
+    targets: np.ndarray
+
+
+class Lab:
+    """Fits and scores tables for one set."""
+
+    def __init__(self, corpus: se.Corpus, embedder: OnnxEmbedder, tokenizer) -> None:
+        self.corpus = corpus
+        self.embedder = embedder
+        self.tokenizer = tokenizer
+        self.vocab = tokenizer.get_vocab_size()
+        self.special = {i for t in SPECIAL_TOKENS if (i := tokenizer.token_to_id(t)) is not None}
+        self.embeddings = se.FitEmbeddings(corpus, embedder, tokenizer)
+        self.prefix = embedder.spec.document_prefix
+        texts = [c.embed_text for c in corpus.chunks]
+        targets = [corpus.vectors]
+        for kind in (headings_of, sentences_of):
+            short = spread_sample(kind(corpus.chunks), SHORT)
+            texts += short
+            targets.append(self.embeddings.texts(short))
+        self.base = Training(self.ids(texts, prefix=True), np.concatenate(targets))
+        self.queries = self.ids([q.text for q in corpus.queries], prefix=False)
+
+    def ids(self, texts: list[str], *, prefix: bool) -> list[list[int]]:
+        lead = self.prefix if prefix else ""
+        encoded = self.tokenizer.encode_batch([lead + t for t in texts])
+        return [[i for i in e.ids if i not in self.special][:None if prefix else QUERY_TOKENS]
+                for e in encoded]
+
+    def fit(self, training: Training, *, sample_weight: np.ndarray | None = None,
+            prior_rows: Callable[[np.ndarray], np.ndarray] | None = None) -> StaticTable:
+        stats = TokenStats.of(training.sequences, [])
+        weights = TokenWeights(stats.token_ids, stats.weights("idf"))
+        tokens = stats.token_ids[stats.token_ids < self.vocab]
+        rows = (prior_rows or self.token_rows)(tokens)
+        design = design_matrix(training.sequences, special_ids=[], weights=weights)
+        with threadpool_limits(limits=1, user_api="blas"):
+            return fit_table(design, training.targets, lam=LAM, prior=prior_table(tokens, rows),
+                             weights=weights, sample_weight=sample_weight)
+
+    def token_rows(self, tokens: np.ndarray) -> np.ndarray:
+        return self.embeddings.tokens(tokens.tolist())
+
+    def score(self, table: StaticTable, queries: list[list[int]] | None = None) -> dict:
+        vectors = []
+        for ids in queries or self.queries:
+            rows = table.lookup(ids)
+            summed = table.rows[rows].sum(axis=0) if len(rows) else None
+            vectors.append(None if summed is None or not np.any(summed)
+                           else query_codes(summed / np.linalg.norm(summed)))
+        return se.evaluate(self.corpus, Searcher(self.corpus.bundle, encoder="static"), vectors)
+
+    # --- levers ------------------------------------------------------------------------
+
+    def general_rows(self, others: list[Lab]) -> Callable[[np.ndarray], np.ndarray]:
+        """Prior rows from a table fitted on the other sets' training texts (unweighted,
+        as the fit's prior is); tokens it lacks keep the model's vector alone."""
+        sequences, targets = [], []
+        for other in others:
+            pick = spread_sample(list(range(len(other.base.sequences))), GENERAL_TEXTS_PER_SET)
+            sequences += [other.base.sequences[i] for i in pick]
+            targets.append(other.base.targets[pick])
+        training = Training(sequences, np.concatenate(targets))
+        stats = TokenStats.of(sequences, [])
+        weights = TokenWeights(stats.token_ids, stats.weights("idf"))
+        table = self.fit(training)
+        general = StaticTable(table.token_ids,
+                              (table.rows / weights.of(table.token_ids)[:, None]).astype(
+                                  np.float32))
+
+        def rows(tokens: np.ndarray) -> np.ndarray:
+            out = self.token_rows(tokens)
+            known = np.isin(tokens, general.token_ids)
+            out[known] = general.rows[general.lookup(tokens[known])]
+            return out
+
+        return rows
+
+    def with_pairs(self, min_texts: int) -> dict:
+        def keys(ids: list[int]) -> list[int]:
+            return [a * self.vocab + b for a, b in itertools.pairwise(ids)]
+
+        seen: dict[int, int] = {}
+        for ids in self.base.sequences:
+            for key in set(keys(ids)):
+                seen[key] = seen.get(key, 0) + 1
+        pair_id = {k: self.vocab + n for n, k in
+                   enumerate(sorted(k for k, c in seen.items() if c >= min_texts))}
+
+        def extend(ids: list[int]) -> list[int]:
+            return ids + [pair_id[k] for k in keys(ids) if k in pair_id]
+
+        table = self.fit(Training([extend(s) for s in self.base.sequences], self.base.targets))
+        return self.score(table, [extend(q) for q in self.queries]) | {"pairs": len(pair_id)}
+
+    def chunk_spans(self, own_share: float) -> dict:
+        chunks = self.corpus.chunks
+        per_chunk = max(1, -(-SPANS // len(chunks)))
+        spans, owner = [], []
+        for i, chunk in enumerate(chunks):
+            found = sentence_spans(sentences_of([chunk]), per_chunk, words=(3, 10), seed=2 + i)
+            spans += found
+            owner += [i] * len(found)
+        pick = spread_sample(list(range(len(spans))), SPANS)
+        spans, owner = [spans[i] for i in pick], np.array(owner, dtype=np.int64)[pick]
+        targets = self.corpus.vectors[owner]
+        if own_share:
+            targets = (1 - own_share) * targets + own_share * self.embeddings.texts(spans)
+            targets /= np.linalg.norm(targets, axis=1, keepdims=True)
+        training = Training(self.base.sequences + self.ids(spans, prefix=True),
+                            np.concatenate([self.base.targets, targets]))
+        return self.score(self.fit(training))
+
+    def oracle(self) -> dict:
+        model = self.embedder.embed_queries([q.text for q in self.corpus.queries])
+        training = Training(self.base.sequences + self.queries,
+                            np.concatenate([self.base.targets, model]))
+        weight = np.concatenate([np.ones(len(self.base.targets)), np.full(len(model), 5.0)])
+        return self.score(self.fit(training, sample_weight=weight))
+
+
+def run_set(lab: Lab, others: list[Lab]) -> dict:
+    rows: dict[str, dict] = {}
+
+    def measure(name: str, make: Callable[[], dict]) -> None:
+        started = time.perf_counter()
+        rows[name] = make() | {"seconds": round(time.perf_counter() - started, 1)}
+        print(f"{lab.corpus.name}: {name}: {rows[name]['vector']['all']} / "
+              f"{rows[name]['hybrid']['all']}", file=sys.stderr)
+
+    measure("shipped recipe", lambda: lab.score(lab.fit(lab.base)))
+    if others:
+        measure(f"general prior ({', '.join(o.corpus.name for o in others)})",
+                lambda: lab.score(lab.fit(lab.base, prior_rows=lab.general_rows(others))))
+    measure("pairs in 2+ texts", lambda: lab.with_pairs(2))
+    measure("pairs in 5+ texts", lambda: lab.with_pairs(5))
+    measure("4000 chunk-target spans", lambda: lab.chunk_spans(0.0))
+    measure("4000 spans, target half chunk, half own", lambda: lab.chunk_spans(0.5))
+    measure("oracle: the judged queries as training texts", lab.oracle)
+    return rows
+
+
+def render(results: dict) -> str:
+    lines = ["# Levers of the static query table beyond its texts and lambda", "",
+             f"Reproduce: `python bench/static_levers.py --sets {','.join(results['sets'])}`. "
+             f"Measured {results['run']}. Each row changes one thing in the shipped recipe "
+             "(the bench's docstring says how); vector and hybrid through the product's "
+             "`Searcher`; MRR@10 by group. The oracle is a ceiling, not a recipe.", ""]
+    for name, s in results["sets"].items():
+        groups = s["groups"]
+        lines += [f"## {name} (transformer vector {s['transformer']['vector']['all']:.3f}, "
+                  f"hybrid {s['transformer']['hybrid']['all']:.3f})", "",
+                  "| lever | vector | " + " | ".join(f"vector {g}" for g in groups)
+                  + " | hybrid | " + " | ".join(f"hybrid {g}" for g in groups) + " |",
+                  "|---" * (3 + 2 * len(groups)) + "|"]
+        for lever, r in s["levers"].items():
+            extra = f" ({r['pairs']:,} pairs)" if "pairs" in r else ""
+            lines.append(
+                f"| {lever}{extra} | {r['vector']['all']:.3f} | "
+                + " | ".join(f"{r['vector'][g]:.3f}" for g in groups)
+                + f" | {r['hybrid']['all']:.3f} | "
+                + " | ".join(f"{r['hybrid'][g]:.3f}" for g in groups) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", default="fastapi,npm,manshort")
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    args = parser.parse_args()
+    wanted = args.sets.split(",")
+    unknown = [s for s in wanted if s not in se.SETS or s == "scifact"]
+    if unknown:
+        parser.error(f"unknown or unsupported set(s) {', '.join(unknown)}")
+    spec = default_model_spec()
+    embedder = OnnxEmbedder(spec)
+    tokenizer = load_tokenizer(spec.tokenizer_path, spec.max_tokens)
+    loaders = se.set_loaders(spec, embedder, se.SHARED / "bench" / "scifact")
+    labs = {name: Lab(loaders[name](), embedder, tokenizer) for name in wanted}
+    results = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
+    for name, lab in labs.items():
+        # the general prior of a set never sees it; man-short is man-pages cut short
+        others = [o for n, o in labs.items() if n != name
+                  and {n, name} != {"manpages", "manshort"}]
+        transformer = Searcher(lab.corpus.bundle, embedder, encoder="transformer")
+        results["sets"][name] = {
+            "groups": lab.corpus.groups,
+            "transformer": se.evaluate(lab.corpus, transformer,
+                                       [transformer.embed(q.text) for q in lab.corpus.queries]),
+            "levers": run_set(lab, others)}
+    write_results(args.out, "static_levers", results, render(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
