@@ -34,6 +34,7 @@ recorded results, each set stamped with the run that measured it.
 from __future__ import annotations
 
 import argparse
+import bisect
 import gzip
 import hashlib
 import json
@@ -47,14 +48,22 @@ from pathlib import Path
 
 import numpy as np
 
+from mkdocs_semantic.bundle.format import STATIC_MAX_TOKENS
 from mkdocs_semantic.bundle.lexical import analyze
 from mkdocs_semantic.bundle.reader import Bundle, read_bundle
+from mkdocs_semantic.bundle.shard_lists import write_shard_list
 from mkdocs_semantic.bundle.table import TokenTable
+from mkdocs_semantic.bundle.writer import table_shards
 from mkdocs_semantic.chunk import Chunk
 from mkdocs_semantic.indexing.cache import EmbeddingCache, cache_key
 from mkdocs_semantic.indexing.indexer import Indexer, IndexOptions, model_fingerprint
 from mkdocs_semantic.indexing.query_table.fit import TableFitter, TableRecipe
-from mkdocs_semantic.indexing.query_table.texts import spread_sample
+from mkdocs_semantic.indexing.query_table.texts import (
+    headings_of,
+    sentences_of,
+    spread_sample,
+    training_spans,
+)
 from mkdocs_semantic.model.onnx import OnnxEmbedder, load_tokenizer, single_token_vectors
 from mkdocs_semantic.model.spec import default_model_spec
 from mkdocs_semantic.search.searcher import Searcher
@@ -62,6 +71,7 @@ from mkdocs_semantic.search.searcher import Searcher
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
 SHARED = HERE.parent.parent / "shared"
+READER_QUESTIONS = HERE / "corpora" / "reader_questions.txt"
 K = 10
 TARGET_RATIO = 0.97
 PARAPHRASE_RATIO = 0.93
@@ -358,15 +368,52 @@ def product(corpus: Corpus, embedder: OnnxEmbedder) -> dict:
         "ratio": {mode: round(s_scores[mode]["all"] / t_scores[mode]["all"], 4)
                   for mode in ("vector", "hybrid")},
         "static_queries_without_vector": sum(v is None for v in s_vectors),
-        "table": table_size(table),
+        "table": table_size(table, corpus.queries),
     }
 
 
-def table_size(table: TokenTable) -> dict:
+def table_size(table: TokenTable, queries: list[Query] | None = None) -> dict:
+    """Rows and bytes of `table`; with `queries`, what a reader's first query fetches of
+    it (the writer's shards and shard-list directories that hold the query's tokens,
+    gzip bytes, mean and largest over the queries)."""
     ids = table.token_ids.astype("<u4").tobytes()
     rows = np.ascontiguousarray(table.rows).tobytes()
-    return {"rows": len(table.token_ids), "bytes": len(ids) + len(rows),
-            "gzip_bytes": len(gzip.compress(ids + rows, 6))}
+    out = {"rows": len(table.token_ids), "bytes": len(ids) + len(rows),
+           "gzip_bytes": len(gzip.compress(ids + rows, 6))}
+    if queries:
+        fetched = first_query_table_bytes(table, [q.text for q in queries])
+        out |= {"first_query_gzip_mean": round(float(np.mean(fetched))),
+                "first_query_gzip_max": int(max(fetched))}
+    return out
+
+
+def first_query_table_bytes(table: TokenTable, texts: list[str]) -> list[int]:
+    """Per query, the gzip bytes of the table files a reader fetches for it: the shards
+    holding its known tokens and the shard-list directories that name them."""
+    sizes: dict[str, int] = {}
+
+    def put(folder: str, stem: str, ext: str, data: bytes) -> list:
+        name = f"{folder}/{stem}.{hashlib.sha256(data).hexdigest()[:16]}.{ext}"
+        sizes[name] = len(gzip.compress(data, 6))
+        return [name, len(data)]
+
+    shards = table_shards(put, table)
+    listing = write_shard_list(shards, "tab", put)
+    firsts = [s[0] for s in shards]
+    dirs = listing["dirs"] if isinstance(listing, dict) else []
+    dir_firsts = [d[0] for d in dirs]
+    tokenizer = load_tokenizer(default_model_spec().tokenizer_path, STATIC_MAX_TOKENS)
+    known = set(table.token_ids.tolist())
+    out = []
+    for encoding in tokenizer.encode_batch(texts):
+        files = set()
+        for token in set(encoding.ids) & known:
+            shard = shards[bisect.bisect_right(firsts, token) - 1]
+            files.add(shard[1])
+            if dirs:
+                files.add(dirs[bisect.bisect_right(dir_firsts, shard[0]) - 1][1])
+        out.append(sum(sizes[f] for f in files))
+    return out
 
 
 # --- recipes -------------------------------------------------------------------------
@@ -383,25 +430,37 @@ def windows_of(chunks: list[Chunk]) -> list[str]:
     return sorted(out)
 
 
+def reader_questions() -> list[str]:
+    """bench/corpora/reader_questions.txt: 2,198 questions in readers' own words about
+    software of every kind, written for a recipe (none from a site, none near a query of
+    bench/relevance: tests/test_reader_questions.py)."""
+    lines = READER_QUESTIONS.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip()]
+
+
 class RecipeFitter(TableFitter):
-    """The plugin's fitter; short texts may also be word windows, and each kind may be
-    capped at a multiple of the chunk count (`per_chunk`)."""
+    """The plugin's fitter; short texts may also be word windows or the readers'
+    questions, and each kind of the site's may be capped at a multiple of the chunk
+    count (`per_chunk`)."""
 
     def __init__(self, *, per_chunk: float | None, **options) -> None:
         super().__init__(**options)
         self.per_chunk = per_chunk
 
     def short_texts(self, chunks):
-        if self.per_chunk is None and "windows" not in self.recipe.texts:
-            return super().short_texts(chunks)
-        from mkdocs_semantic.indexing.query_table.texts import headings_of, sentences_of
-
         kinds = {"headings": headings_of, "sentences": sentences_of, "windows": windows_of}
         cap = self.recipe.max_short
         if self.per_chunk is not None:
             cap = min(cap, round(self.per_chunk * len(chunks)))
-        return {kind: spread_sample(kinds[kind](chunks), cap)
-                for kind in self.recipe.texts if kind != "chunks"}
+        out = {}
+        for kind in self.recipe.texts:
+            if kind == "spans":
+                out[kind] = training_spans(chunks, self.recipe.max_spans)
+            elif kind == "questions":
+                out[kind] = reader_questions()
+            elif kind != "chunks":
+                out[kind] = spread_sample(kinds[kind](chunks), cap)
+        return out
 
 
 class FitEmbeddings:
@@ -474,16 +533,16 @@ class Recipe:
 
 
 def recipes() -> list[Recipe]:
-    """Fixed before measuring, never tuned on one set: the recipe the plugin shipped
-    until spans (1000 headings and 1000 sentences, lam 0.01), one-factor changes to it
+    """Fixed before measuring, never tuned on one set: the recipe the plugin ships
+    (1000 headings and 1000 sentences, lam 0.01), one-factor changes to it
     (lam 0.1; query-shaped spans of 3 to 10 words instead of sentences, 2000 or 4000),
-    and spans beside sentences. Which one the plugin ships shows as `same table as
-    bundle`."""
+    spans beside sentences, and readers' questions (reader_questions) beside them. Which
+    one the plugin ships shows as `same table as bundle`."""
     sentences = TableRecipe(texts=("chunks", "headings", "sentences"), lam=0.01,
                             weighting="idf", max_short=1000)
     spans = replace(sentences, texts=("chunks", "headings", "spans"), max_spans=2000)
     return [
-        Recipe("chunks+1000 headings+1000 sentences, lam 0.01 (shipped before spans)",
+        Recipe("chunks+1000 headings+1000 sentences, lam 0.01 (shipped)",
                sentences),
         Recipe("chunks+1000 headings+1000 sentences, lam 0.1", replace(sentences, lam=0.1)),
         Recipe("chunks+1000 headings+2000 spans, lam 0.01", spans),
@@ -493,13 +552,16 @@ def recipes() -> list[Recipe]:
                replace(spans, lam=0.1, max_spans=4000)),
         Recipe("chunks+1000 headings+1000 sentences+2000 spans, lam 0.1",
                replace(spans, texts=("chunks", "headings", "sentences", "spans"), lam=0.1)),
+        Recipe("chunks+1000 headings+1000 sentences+readers' questions, lam 0.01",
+               replace(sentences, texts=("chunks", "headings", "sentences", "questions"))),
     ]
 
 
-def run_recipes(corpus: Corpus, embedder: OnnxEmbedder, tokenizer) -> list[dict]:
+def run_recipes(corpus: Corpus, embedder: OnnxEmbedder, tokenizer, picked: list[Recipe],
+                run: str) -> list[dict]:
     embeddings = FitEmbeddings(corpus, embedder, tokenizer)
     rows = []
-    for recipe in recipes():
+    for recipe in picked:
         print(f"{corpus.name}: recipe {recipe.name}", file=sys.stderr)
         fitter = RecipeFitter(per_chunk=recipe.per_chunk, tokenizer=tokenizer,
                               embed_texts=embeddings.texts, embed_tokens=embeddings.tokens,
@@ -517,6 +579,7 @@ def run_recipes(corpus: Corpus, embedder: OnnxEmbedder, tokenizer) -> list[dict]
                 and np.array_equal(table.rows, bundle_table.rows))
         rows.append({
             "recipe": recipe.name,
+            "run": run,
             "table_recipe": asdict(recipe.table) | {"per_chunk": recipe.per_chunk},
             "scores": evaluate(corpus, searcher, vectors),
             "queries_without_vector": sum(v is None for v in vectors),
@@ -524,7 +587,7 @@ def run_recipes(corpus: Corpus, embedder: OnnxEmbedder, tokenizer) -> list[dict]
             "fit_seconds_without_embedding": round(seconds, 1),
             "embedded_now": embeddings.embedded - embedded,
             "same_table_as_bundle": bool(same),
-            "table": table_size(table),
+            "table": table_size(table, corpus.queries),
         })
         print(f"  {rows[-1]['scores']['vector']['all']} / {rows[-1]['scores']['hybrid']['all']}",
               file=sys.stderr)
@@ -532,6 +595,12 @@ def run_recipes(corpus: Corpus, embedder: OnnxEmbedder, tokenizer) -> list[dict]
 
 
 # --- report --------------------------------------------------------------------------
+
+def first_query(table: dict) -> str:
+    if "first_query_gzip_mean" not in table:
+        return "-"
+    return f"{table['first_query_gzip_mean']:,} / {table['first_query_gzip_max']:,}"
+
 
 def render(results: dict) -> str:
     lines = [
@@ -596,25 +665,26 @@ def render(results: dict) -> str:
             lines.append("")
         if s.get("recipes"):
             base = s["recipes_transformer_hybrid"]
-            same = ("the bundle's table" if s["recipes_run"] == s["run"] else
-                    "the table of the bundle built in that run")
-            lines += [f"Recipes, each fitted by TableFitter on this set's chunks and vectors, "
-                      f"measured {s['recipes_run']} (transformer hybrid then {base:.3f}; "
-                      f"`same table as bundle`: {same}):",
-                      "", "| recipe | vector | vector by group | hybrid | hybrid / transformer "
-                      "| short texts "
+            lines += ["Recipes, each fitted by TableFitter on this set's chunks and vectors "
+                      f"(transformer hybrid {base:.3f} in the last recipe run; `same table as "
+                      "bundle`: as the plugin's table in the row's run):",
+                      "", "| recipe | measured | vector | vector by group | hybrid "
+                      "| hybrid / transformer | short texts "
                       "| embedded now | fit s (no embedding) | rows | gzip bytes "
-                      "| same table as bundle |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+                      "| first query's table gzip, mean / max "
+                      "| same table as bundle |", "|---" * 13 + "|"]
             for r in s["recipes"]:
                 sc = r["scores"]
                 by_group = " / ".join(f"{sc['vector'][g]:.3f}" for g in s["groups"]) or "-"
                 lines.append(
-                    f"| {r['recipe']} | {sc['vector']['all']:.3f} "
+                    f"| {r['recipe']} | {r.get('run', s['recipes_run'])} "
+                    f"| {sc['vector']['all']:.3f} "
                     f"| {by_group} "
                     f"| {sc['hybrid']['all']:.3f} "
                     f"| {sc['hybrid']['all'] / base:.3f} | {r['short_texts']} "
                     f"| {r['embedded_now']} | {r['fit_seconds_without_embedding']} "
                     f"| {r['table']['rows']} | {r['table']['gzip_bytes']:,} "
+                    f"| {first_query(r['table'])} "
                     f"| {'yes' if r['same_table_as_bundle'] else 'no'} |")
             lines.append("")
     return "\n".join(lines) + "\n"
@@ -626,6 +696,9 @@ def main() -> int:
                         help=f"comma-separated, of {', '.join(SETS)}")
     parser.add_argument("--product", action="store_true",
                         help="only the product's two encoders and the floor, no recipes")
+    parser.add_argument("--recipes", default="",
+                        help="only the recipes whose name holds one of these comma-separated "
+                             "words; the set's other recorded recipe rows are kept")
     parser.add_argument("--scifact", type=Path, default=SHARED / "bench" / "scifact")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     parser.add_argument("--render-only", action="store_true",
@@ -643,6 +716,10 @@ def main() -> int:
     embedder = OnnxEmbedder(spec)
     tokenizer = load_tokenizer(spec.tokenizer_path, spec.max_tokens)
     loaders = set_loaders(spec, embedder, args.scifact)
+    words = [w for w in args.recipes.split(",") if w]
+    picked = [r for r in recipes() if not words or any(w in r.name for w in words)]
+    if not picked:
+        parser.error(f"no recipe name holds any of {args.recipes!r}")
     run = time.strftime("%Y-%m-%d %H:%M") + (" (--product)" if args.product else "")
     results = json.loads(json_path.read_text()) if json_path.exists() else {}
     if "sets" not in results or any("static" not in s for s in results["sets"].values()):
@@ -659,7 +736,13 @@ def main() -> int:
         print(f"  transformer {found['transformer']['hybrid']['all']} static "
               f"{found['static']['hybrid']['all']} ratio {found['ratio']}", file=sys.stderr)
         if not args.product:
-            entry["recipes"] = run_recipes(corpus, embedder, tokenizer)
+            old = results["sets"].get(name, {})
+            rows = {r["recipe"]: r | {"run": r.get("run", old.get("recipes_run", old.get("run")))}
+                    for r in (old.get("recipes", []) if args.recipes else [])}
+            rows |= {r["recipe"]: r for r in run_recipes(corpus, embedder, tokenizer, picked, run)}
+            order = [r.name for r in recipes()]
+            entry["recipes"] = sorted(rows.values(), key=lambda r: order.index(r["recipe"])
+                                      if r["recipe"] in order else len(order))
             entry["recipes_run"] = run
             entry["recipes_transformer_hybrid"] = found["transformer"]["hybrid"]["all"]
         elif name in results["sets"] and results["sets"][name].get("recipes"):

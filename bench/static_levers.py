@@ -4,8 +4,11 @@ Per set (built as bench/static_encoder.py builds it), the shipped recipe's train
 (chunks, 1000 headings, 1000 sentences; IDF; lam 0.01) and its fit, then one change at a
 time, every query through the product's `Searcher` in vector and hybrid mode:
 
-- general prior: a table fitted on the other sets given (`--general`, not this one) as
-  the prior row of each token, in place of the model's vector of the token alone;
+- general prior: a table fitted on the other sets measured in the run (never on this
+  one) as the prior row of each token, in place of the model's vector of the token alone;
+- broad prior: the same with a table fitted once on broad technical text that no set
+  uses (bench/corpora/broad_text.py: six manuals from Debian's doc packages), alone or
+  also giving rows to the tokens the site does not use (weighted as the site's rarest);
 - pairs: rows for adjacent token pairs seen in at least 2 (or 5) training texts,
   summed with the token rows at query time;
 - chunk-target spans: 4000 spans of 3 to 10 words of each chunk's sentences, trained
@@ -22,7 +25,10 @@ Writes bench/results/static_levers.{json,md}.
 from __future__ import annotations
 
 import argparse
+import gzip
 import itertools
+import json
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -39,6 +45,8 @@ import static_encoder as se  # noqa: E402
 from results_file import write_results  # noqa: E402
 
 from mkdocs_semantic.bundle.vectors.codes import query_codes  # noqa: E402
+from mkdocs_semantic.indexing.cache import EmbeddingCache, cache_key  # noqa: E402
+from mkdocs_semantic.indexing.indexer import model_fingerprint  # noqa: E402
 from mkdocs_semantic.indexing.query_table.fit import SPECIAL_TOKENS  # noqa: E402
 from mkdocs_semantic.indexing.query_table.ridge import (  # noqa: E402
     StaticTable,
@@ -61,6 +69,7 @@ from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 LAM = 0.01
 SHORT = 1000
 GENERAL_TEXTS_PER_SET = 4000
+BROAD_SENTENCES = 2000
 SPANS = 4000
 QUERY_TOKENS = 64
 
@@ -100,11 +109,20 @@ class Lab:
                 for e in encoded]
 
     def fit(self, training: Training, *, sample_weight: np.ndarray | None = None,
-            prior_rows: Callable[[np.ndarray], np.ndarray] | None = None) -> StaticTable:
+            prior_rows: Callable[[np.ndarray], np.ndarray] | None = None,
+            unused: StaticTable | None = None) -> StaticTable:
+        """The table of `training`; `unused`: rows (unweighted) for tokens the texts do
+        not hold, kept as they are and weighted as the texts' rarest token."""
         stats = TokenStats.of(training.sequences, [])
-        weights = TokenWeights(stats.token_ids, stats.weights("idf"))
+        idf = stats.weights("idf")
+        weights = TokenWeights(stats.token_ids, idf,
+                               default=float(idf.max()) if unused is not None else 1.0)
         tokens = stats.token_ids[stats.token_ids < self.vocab]
         rows = (prior_rows or self.token_rows)(tokens)
+        if unused is not None:
+            extra = ~np.isin(unused.token_ids, tokens)
+            tokens = np.concatenate([tokens, unused.token_ids[extra]])
+            rows = np.concatenate([rows, unused.rows[extra]])
         design = design_matrix(training.sequences, special_ids=[], weights=weights)
         with threadpool_limits(limits=1, user_api="blas"):
             return fit_table(design, training.targets, lam=LAM, prior=prior_table(tokens, rows),
@@ -124,21 +142,26 @@ class Lab:
 
     # --- levers ------------------------------------------------------------------------
 
-    def general_rows(self, others: list[Lab]) -> Callable[[np.ndarray], np.ndarray]:
-        """Prior rows from a table fitted on the other sets' training texts (unweighted,
-        as the fit's prior is); tokens it lacks keep the model's vector alone."""
+    def general_table(self, training: Training) -> StaticTable:
+        """A table fitted on other texts, unweighted (as the fit's prior is)."""
+        stats = TokenStats.of(training.sequences, [])
+        weights = TokenWeights(stats.token_ids, stats.weights("idf"))
+        table = self.fit(training)
+        return StaticTable(table.token_ids,
+                           (table.rows / weights.of(table.token_ids)[:, None]).astype(
+                               np.float32))
+
+    def others_table(self, others: list[Lab]) -> StaticTable:
+        """The general table of the other sets' training texts."""
         sequences, targets = [], []
         for other in others:
             pick = spread_sample(list(range(len(other.base.sequences))), GENERAL_TEXTS_PER_SET)
             sequences += [other.base.sequences[i] for i in pick]
             targets.append(other.base.targets[pick])
-        training = Training(sequences, np.concatenate(targets))
-        stats = TokenStats.of(sequences, [])
-        weights = TokenWeights(stats.token_ids, stats.weights("idf"))
-        table = self.fit(training)
-        general = StaticTable(table.token_ids,
-                              (table.rows / weights.of(table.token_ids)[:, None]).astype(
-                                  np.float32))
+        return self.general_table(Training(sequences, np.concatenate(targets)))
+
+    def prior_from(self, general: StaticTable) -> Callable[[np.ndarray], np.ndarray]:
+        """Prior rows from `general`; tokens it lacks keep the model's vector alone."""
 
         def rows(tokens: np.ndarray) -> np.ndarray:
             out = self.token_rows(tokens)
@@ -191,7 +214,40 @@ class Lab:
         return self.score(self.fit(training, sample_weight=weight))
 
 
-def run_set(lab: Lab, others: list[Lab]) -> dict:
+def broad_table(lab: Lab, embedder: OnnxEmbedder) -> tuple[StaticTable, dict]:
+    """The general table of the broad manuals (bench/corpora/broad_text.py, run when its
+    output is missing): up to BROAD_SENTENCES sentences and a quarter as many headings
+    of each, embedded once (cached in bench/.cache/broad-text/)."""
+    texts_path = se.CACHE / "broad-text" / "texts.json"
+    if not texts_path.exists():
+        subprocess.run([sys.executable, str(HERE / "corpora" / "broad_text.py")], check=True)
+    manuals = json.loads(texts_path.read_text(encoding="utf-8"))
+    texts = []
+    for manual in manuals.values():
+        texts += spread_sample(manual["sentences"], BROAD_SENTENCES)
+        texts += spread_sample(manual["headings"], BROAD_SENTENCES // 4)
+    cache = EmbeddingCache(se.CACHE / "broad-text" / "embeddings.npz",
+                           fingerprint=model_fingerprint(embedder.spec))
+    keys = [cache_key(cache.fingerprint, t) for t in texts]
+    missing = [t for t, k in zip(texts, keys) if k not in cache.vectors]
+    if missing:
+        print(f"broad text: embedding {len(missing)} texts", file=sys.stderr)
+        for text, vector in zip(missing, embedder.embed_documents(missing)):
+            cache.put(cache_key(cache.fingerprint, text), vector)
+        cache.save(prune=False)
+    started = time.perf_counter()
+    table = lab.general_table(Training(lab.ids(texts, prefix=True),
+                                       np.stack([cache.vectors[k] for k in keys])))
+    quantized = table.quantize()
+    raw = quantized.token_ids.astype(np.uint32).tobytes() + quantized.rows.tobytes()
+    return table, {"manuals": {n: {k: m[k] for k in ("package", "version", "pages")}
+                               for n, m in manuals.items()},
+                   "texts": len(texts), "tokens": len(table.token_ids),
+                   "int8_bytes": len(raw), "gzip_bytes": len(gzip.compress(raw, 6)),
+                   "fit_seconds": round(time.perf_counter() - started, 1)}
+
+
+def run_set(lab: Lab, others: list[Lab], broad: StaticTable | None) -> dict:
     rows: dict[str, dict] = {}
 
     def measure(name: str, make: Callable[[], dict]) -> None:
@@ -203,7 +259,14 @@ def run_set(lab: Lab, others: list[Lab]) -> dict:
     measure("shipped recipe", lambda: lab.score(lab.fit(lab.base)))
     if others:
         measure(f"general prior ({', '.join(o.corpus.name for o in others)})",
-                lambda: lab.score(lab.fit(lab.base, prior_rows=lab.general_rows(others))))
+                lambda: lab.score(lab.fit(lab.base,
+                                          prior_rows=lab.prior_from(lab.others_table(others)))))
+    if broad is not None:
+        measure("broad prior", lambda: lab.score(lab.fit(lab.base,
+                                                         prior_rows=lab.prior_from(broad))))
+        measure("broad prior, and rows for the tokens the site does not use",
+                lambda: lab.score(lab.fit(lab.base, prior_rows=lab.prior_from(broad),
+                                          unused=broad)))
     measure("pairs in 2+ texts", lambda: lab.with_pairs(2))
     measure("pairs in 5+ texts", lambda: lab.with_pairs(5))
     measure("4000 chunk-target spans", lambda: lab.chunk_spans(0.0))
@@ -218,6 +281,13 @@ def render(results: dict) -> str:
              f"Measured {results['run']}. Each row changes one thing in the shipped recipe "
              "(the bench's docstring says how); vector and hybrid through the product's "
              "`Searcher`; MRR@10 by group. The oracle is a ceiling, not a recipe.", ""]
+    if "broad" in results:
+        b = results["broad"]
+        lines += [f"Broad table: {b['texts']:,} texts of "
+                  + ", ".join(f"{m['package']} {m['version']} ({m['pages']} pages)"
+                              for m in b["manuals"].values())
+                  + f"; {b['tokens']:,} tokens, {b['int8_bytes']:,} bytes as int8 "
+                  f"({b['gzip_bytes']:,} gzip), fitted in {b['fit_seconds']} s.", ""]
     for name, s in results["sets"].items():
         groups = s["groups"]
         lines += [f"## {name} (transformer vector {s['transformer']['vector']['all']:.3f}, "
@@ -240,6 +310,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default="fastapi,npm,manshort")
     parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument("--no-broad", action="store_true",
+                        help="leave out the broad prior (needs Debian's doc packages)")
     args = parser.parse_args()
     wanted = args.sets.split(",")
     unknown = [s for s in wanted if s not in se.SETS or s == "scifact"]
@@ -250,7 +322,10 @@ def main() -> int:
     tokenizer = load_tokenizer(spec.tokenizer_path, spec.max_tokens)
     loaders = se.set_loaders(spec, embedder, se.SHARED / "bench" / "scifact")
     labs = {name: Lab(loaders[name](), embedder, tokenizer) for name in wanted}
-    results = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
+    results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
+    broad = None
+    if not args.no_broad:
+        broad, results["broad"] = broad_table(next(iter(labs.values())), embedder)
     for name, lab in labs.items():
         # the general prior of a set never sees it; man-short is man-pages cut short
         others = [o for n, o in labs.items() if n != name
@@ -260,7 +335,7 @@ def main() -> int:
             "groups": lab.corpus.groups,
             "transformer": se.evaluate(lab.corpus, transformer,
                                        [transformer.embed(q.text) for q in lab.corpus.queries]),
-            "levers": run_set(lab, others)}
+            "levers": run_set(lab, others, broad)}
     write_results(args.out, "static_levers", results, render(results))
     return 0
 

@@ -141,7 +141,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         catalog["encoders"]["static"] = {
             "vectors": 0, "tokenizer": tokenizer, "max_tokens": STATIC_MAX_TOKENS,
             "dtype": "i8", "scale": table.scale, "dim": int(table.rows.shape[1]),
-            "shards": write_shard_list(_table_shards(put, table), "tab", put),
+            "shards": write_shard_list(table_shards(put, table), "tab", put),
         }
         if fidelity is not None:  # how the build measured it against the model
             catalog["encoders"]["static"]["fidelity"] = fidelity
@@ -218,7 +218,7 @@ def _page_shards(put, folder: str, stem: str, ext: str, rows: list, target: int)
             for a, b in zip(cuts, [*cuts[1:], len(rows)])]
 
 
-def _table_shards(put, table: TokenTable) -> list:
+def table_shards(put, table: TokenTable) -> list:
     ids = np.asarray(table.token_ids, dtype="<u4")
     rows = np.asarray(table.rows, dtype=np.int8)
     shards = []
