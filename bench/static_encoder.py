@@ -609,7 +609,7 @@ def render(results: dict) -> str:
         "and the floor only). Per set, every number comes from one run (stamped below); "
         "both encoders query the same bundle, written by the plugin, through `Searcher` "
         "(int8 query codes, the bundle's own scoring and page-aware fusion).", "",
-        f"Targets (issue #27): static vector >= {TARGET_RATIO} x the transformer's on every "
+        f"Targets: static vector >= {TARGET_RATIO} x the transformer's on every "
         f"whole set and >= {PARAPHRASE_RATIO} x on every paraphrase subset; static hybrid "
         f">= {TARGET_RATIO} x the transformer's hybrid and >= the floor (BM25 + the model's "
         "own dense ranking, RRF) on every whole set. MRR@10 on the relevance sets, nDCG@10 "
@@ -685,7 +685,8 @@ def render(results: dict) -> str:
                     f"| {r['embedded_now']} | {r['fit_seconds_without_embedding']} "
                     f"| {r['table']['rows']} | {r['table']['gzip_bytes']:,} "
                     f"| {first_query(r['table'])} "
-                    f"| {'yes' if r['same_table_as_bundle'] else 'no'} |")
+                    f"| {'yes' if r['same_table_as_bundle'] else 'no'}"
+                    f"{' (' + r['note'] + ')' if r.get('note') else ''} |")
             lines.append("")
     return "\n".join(lines) + "\n"
 

@@ -179,3 +179,33 @@ def test_the_readme_gives_the_port_scripts_demo_reads():
     (default,) = re.findall(r"\$\{PORT:-(\d+)\}", text("scripts/demo"))
     quick_start = text("README.md").split("## Quick start", 1)[1].split("\n## ", 1)[0]
     assert "PORT=" in quick_start and f"127.0.0.1:{default}" in quick_start
+
+
+ENCODER_SETS = results("static_encoder.json")["sets"]
+SET_LABELS = {"FastAPI": "fastapi", "MkDocs docs": "mkdocs", "SciFact (nDCG@10)": "scifact",
+              "Debian manual pages": "manpages", "short command pages": "manshort",
+              "npm CLI manual": "npm", "PostgreSQL manual": "postgres",
+              "Python docs": "python"}
+
+
+def test_the_static_against_model_table_is_the_recorded_run():
+    """docs/search.md's table of the static encoder against the model, set by set, quotes
+    bench/results/static_encoder.json: vector, paraphrases' vector and hybrid, each
+    static / model, and the floor."""
+    section = text("docs/search.md").split("## How close the static encoder comes")[1]
+    section = section.split("\n## ")[0]
+    rows = dict(re.findall(r"^\| ([^|]+?) \| \d+ \| (.*) \|$", section, re.M))
+    assert set(rows) == set(SET_LABELS), sorted(rows)
+    for label, cells in rows.items():
+        s = ENCODER_SETS[SET_LABELS[label]]
+        static, model = s["static"], s["transformer"]
+        wanted = [(static["vector"]["all"], model["vector"]["all"])]
+        if "paraphrase" in s["groups"]:
+            wanted.append((static["vector"]["paraphrase"], model["vector"]["paraphrase"]))
+        wanted.append((static["hybrid"]["all"], model["hybrid"]["all"]))
+        quoted = re.findall(r"(\d\.\d{3}) / (\d\.\d{3})", cells)
+        assert len(quoted) == len(wanted), (label, cells)
+        for (a, b), (x, y) in zip(quoted, wanted):
+            assert same(a, x) and same(b, y), f"{label}: {a} / {b} where the run has {x} / {y}"
+        floor = cells.split("|")[-2].strip()
+        assert same(floor, s["floor"]["rrf"]["all"]), (label, floor)

@@ -17,6 +17,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from urllib.parse import unquote
 
 from bs4 import BeautifulSoup
 
@@ -50,7 +51,7 @@ def unpack(package: str, downloads: Path) -> tuple[Path, str]:
     root = downloads / package
     if not root.exists():
         run(["dpkg-deb", "-x", str(debs[-1]), str(root)])
-    return root, debs[-1].name.split("_")[1]
+    return root, unquote(debs[-1].name.split("_")[1])  # "3%3a3.2" is epoch 3: "3:3.2"
 
 
 def texts_of(page: Path) -> tuple[set[str], set[str]]:
