@@ -207,6 +207,17 @@ def generated_corpus(prefix: str, spec) -> Corpus:
                        queries=generated.queries, groups=generated.groups)
 
 
+def site_sets(parser: argparse.ArgumentParser, value: str) -> list[str]:
+    """The comma-separated site sets of `value` (every set but SciFact, whose queries are
+    not in bench/relevance), or the parser's error naming the unknown ones."""
+    wanted = value.split(",")
+    unknown = [s for s in wanted if s not in SETS or s == "scifact"]
+    if unknown:
+        parser.error(f"unknown or unsupported set(s) {', '.join(unknown)}: use "
+                     f"{', '.join(s for s in SETS if s != 'scifact')}")
+    return wanted
+
+
 def set_loaders(spec, embedder: OnnxEmbedder, scifact: Path) -> dict:
     """Set name -> a function that loads it (building what is missing)."""
     return {

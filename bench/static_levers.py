@@ -313,10 +313,7 @@ def main() -> int:
     parser.add_argument("--no-broad", action="store_true",
                         help="leave out the broad prior (needs Debian's doc packages)")
     args = parser.parse_args()
-    wanted = args.sets.split(",")
-    unknown = [s for s in wanted if s not in se.SETS or s == "scifact"]
-    if unknown:
-        parser.error(f"unknown or unsupported set(s) {', '.join(unknown)}")
+    wanted = se.site_sets(parser, args.sets)
     spec = default_model_spec()
     embedder = OnnxEmbedder(spec)
     tokenizer = load_tokenizer(spec.tokenizer_path, spec.max_tokens)

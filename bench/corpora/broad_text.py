@@ -17,12 +17,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from urllib.parse import unquote
 
 from bs4 import BeautifulSoup
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import CACHE, log, run
+from common import CACHE, debian_package, log
 
 from mkdocs_semantic.indexing.query_table.texts import SENTENCE_END
 
@@ -35,23 +34,6 @@ MANUALS = {
     "flask": ("python-flask-doc", "usr/share/doc/python-flask-doc", "*.html"),
     "r": ("r-doc-html", "usr/share/doc/r-doc-html", "*.html"),
 }
-
-
-def unpack(package: str, downloads: Path) -> tuple[Path, str]:
-    """The package unpacked under downloads/<package>/, and its version."""
-    downloads.mkdir(parents=True, exist_ok=True)
-    debs = sorted(downloads.glob(f"{package}_*.deb"))
-    if not debs:
-        log(f"{NAME}: apt-get download {package}")
-        run(["apt-get", "download", package], cwd=downloads)
-        debs = sorted(downloads.glob(f"{package}_*.deb"))
-        if not debs:
-            raise SystemExit(f"{NAME}: no .deb for {package} after apt-get download "
-                             "(apt-get update first?)")
-    root = downloads / package
-    if not root.exists():
-        run(["dpkg-deb", "-x", str(debs[-1]), str(root)])
-    return root, unquote(debs[-1].name.split("_")[1])  # "3%3a3.2" is epoch 3: "3:3.2"
 
 
 def texts_of(page: Path) -> tuple[set[str], set[str]]:
@@ -79,7 +61,7 @@ def main() -> int:
     downloads = CACHE / NAME / "downloads"
     manuals = {}
     for name, (package, folder, pattern) in MANUALS.items():
-        root, version = unpack(package, downloads)
+        root, version = debian_package(package, downloads, downloads, NAME)
         pages = sorted((root / folder).rglob(pattern))
         sentences: set[str] = set()
         headings: set[str] = set()

@@ -47,6 +47,33 @@ def pandoc_binary(downloads: Path) -> Path:
     return binary
 
 
+def debian_package(package: str, debs: Path, unpacked: Path, name: str) -> tuple[Path, str]:
+    """The Debian package `package` unpacked under `unpacked` (its .deb fetched into
+    `debs` with `apt-get download` unless already there), and its version. `name`
+    labels errors."""
+    into = debs
+    found = sorted(into.glob(f"{package}_*.deb"))
+    if not found:
+        into.mkdir(parents=True, exist_ok=True)
+        log(f"{name}: apt-get download {package}")
+        try:
+            run(["apt-get", "download", package], cwd=into)
+        except SystemExit as failed:
+            last = (str(failed).strip().splitlines() or ["no output"])[-1]
+            raise SystemExit(f"{name}: apt-get download {package} failed "
+                             f"(apt-get update first?): {last}") from None
+        found = sorted(into.glob(f"{package}_*.deb"))
+        if not found:
+            raise SystemExit(f"{name}: no {package}_*.deb after apt-get download")
+    deb = found[-1]
+    version = run(["dpkg-deb", "-f", str(deb), "Version"]).strip()
+    root = unpacked / f"{package}_{version}"
+    if not root.exists():
+        root.mkdir(parents=True)
+        run(["dpkg-deb", "-x", str(deb), str(root)])
+    return root, version
+
+
 def run(cmd: list[str], cwd: Path | None = None) -> str:
     """Run a command, fail loudly with its stderr."""
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)

@@ -46,9 +46,9 @@ from common import (
     PANDOC_SOURCE,
     Source,
     cap_words,
+    debian_package,
     log,
     pandoc_binary,
-    run,
     sources_table,
     write_project,
 )
@@ -67,33 +67,12 @@ CODE = "pgcode"  # a placeholder class: pandoc fences code only when it has a cl
 
 # --- downloads ------------------------------------------------------------------------
 
-def download(into: Path) -> Path:
-    """The package's .deb in `into`, fetched with `apt-get download` if not there yet."""
-    found = sorted(into.glob(f"{PACKAGE}_*.deb"))
-    if not found:
-        into.mkdir(parents=True, exist_ok=True)
-        log(f"{NAME}: apt-get download {PACKAGE}")
-        try:
-            run(["apt-get", "download", PACKAGE], cwd=into)
-        except SystemExit as failed:
-            last = (str(failed).strip().splitlines() or ["no output"])[-1]
-            raise SystemExit(f"{NAME}: apt-get download {PACKAGE} failed "
-                             f"(apt-get update first?): {last}") from None
-        found = sorted(into.glob(f"{PACKAGE}_*.deb"))
-        if not found:
-            raise SystemExit(f"{NAME}: no {PACKAGE}_*.deb after apt-get download")
-    return found[-1]
-
-
-def unpack(deb: Path, into: Path) -> tuple[Path, Source]:
-    """The unpacked HTML folder and the package's Source line."""
-    version = run(["dpkg-deb", "-f", str(deb), "Version"]).strip()
-    root = into / f"{PACKAGE}_{version}"
-    if not root.exists():
-        root.mkdir(parents=True)
-        run(["dpkg-deb", "-x", str(deb), str(root)])
+def unpack(downloads: Path) -> tuple[Path, Source]:
+    """The package's HTML folder, fetched and unpacked under `downloads`, and its
+    Source line."""
+    root, version = debian_package(PACKAGE, downloads / "debs", downloads / "unpacked", NAME)
     if not (root / HTML / "index.html").is_file():
-        raise SystemExit(f"{NAME}: no {HTML}/index.html in {deb.name}")
+        raise SystemExit(f"{NAME}: no {HTML}/index.html in {PACKAGE} {version}")
     return root / HTML, Source("Debian", PACKAGE, version, licence(root))
 
 
@@ -383,7 +362,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=CACHE / NAME / "source")
     args = parser.parse_args()
     downloads = CACHE / NAME / "downloads"
-    html, source = unpack(download(downloads / "debs"), downloads / "unpacked")
+    html, source = unpack(downloads)
     pandoc = pandoc_binary(downloads)
     parts = select_pages(html)
     by_part = {part: [s for _, stems in chapters for s in stems]

@@ -43,9 +43,9 @@ from common import (
     PANDOC_SOURCE,
     Source,
     cap_words,
+    debian_package,
     log,
     pandoc_binary,
-    run,
     sources_table,
     write_project,
 )
@@ -79,33 +79,12 @@ HEADING_TAG = re.compile(r"^h[1-6]$")
 
 # --- downloads ------------------------------------------------------------------------
 
-def download(into: Path) -> Path:
-    """The package's .deb in `into`, fetched with `apt-get download` if not there yet."""
-    found = sorted(into.glob(f"{PACKAGE}_*.deb"))
-    if not found:
-        into.mkdir(parents=True, exist_ok=True)
-        log(f"{NAME}: apt-get download {PACKAGE}")
-        try:
-            run(["apt-get", "download", PACKAGE], cwd=into)
-        except SystemExit as failed:
-            last = str(failed).strip().splitlines()[-1]
-            raise SystemExit(f"{NAME}: apt-get download {PACKAGE} failed "
-                             f"(apt-get update first?): {last}") from None
-        found = sorted(into.glob(f"{PACKAGE}_*.deb"))
-        if not found:
-            raise SystemExit(f"{NAME}: no {PACKAGE}_*.deb after apt-get download")
-    return found[-1]
-
-
-def unpack(deb: Path, into: Path) -> tuple[Path, Source]:
-    """The unpacked HTML folder and the package's Source line."""
-    version = run(["dpkg-deb", "-f", str(deb), "Version"]).strip()
-    root = into / f"{PACKAGE}_{version}"
-    if not root.exists():
-        root.mkdir(parents=True)
-        run(["dpkg-deb", "-x", str(deb), str(root)])
+def unpack(downloads: Path) -> tuple[Path, Source]:
+    """The package's HTML folder, fetched and unpacked under `downloads`, and its
+    Source line."""
+    root, version = debian_package(PACKAGE, downloads / "debs", downloads / "unpacked", NAME)
     if not (root / HTML / "index.html").is_file():
-        raise SystemExit(f"{NAME}: no {HTML}/index.html in {deb.name}")
+        raise SystemExit(f"{NAME}: no {HTML}/index.html in {PACKAGE} {version}")
     copyright_file = root / "usr/share/doc" / PACKAGE / "copyright"
     text = copyright_file.read_text(encoding="utf-8", errors="replace") \
         if copyright_file.is_file() else ""
@@ -347,7 +326,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=CACHE / NAME / "source")
     args = parser.parse_args()
     downloads = CACHE / NAME / "downloads"
-    html, source = unpack(download(downloads / "debs"), downloads / "unpacked")
+    html, source = unpack(downloads)
     pandoc = pandoc_binary(downloads)
     pages = select_pages(html)
     log(f"{NAME}: converting {len(pages)} pages")
