@@ -44,6 +44,7 @@ import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field, replace
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -58,12 +59,6 @@ from mkdocs_semantic.chunk import Chunk
 from mkdocs_semantic.indexing.cache import EmbeddingCache, cache_key
 from mkdocs_semantic.indexing.indexer import Indexer, IndexOptions, model_fingerprint
 from mkdocs_semantic.indexing.query_table.fit import TableFitter, TableRecipe
-from mkdocs_semantic.indexing.query_table.texts import (
-    headings_of,
-    sentences_of,
-    spread_sample,
-    training_spans,
-)
 from mkdocs_semantic.model.onnx import OnnxEmbedder, load_tokenizer, single_token_vectors
 from mkdocs_semantic.model.spec import default_model_spec
 from mkdocs_semantic.search.searcher import Searcher
@@ -78,7 +73,6 @@ PARAPHRASE_RATIO = 0.93
 FIDELITY = re.compile(r"(\d+)% of top-10 chunks as the model's \(cosine ([\d.]+)\)")
 RRF_K = 60
 FLOOR_DEPTH = 100
-WINDOW_WORDS = 8
 SETS = ("fastapi", "mkdocs", "scifact", "manpages", "npm", "manshort", "postgres", "python")
 GROUPS = ("paraphrase", "exact")
 
@@ -398,6 +392,12 @@ def table_size(table: TokenTable, queries: list[Query] | None = None) -> dict:
     return out
 
 
+@cache
+def static_tokenizer():
+    """The tokenizer as the static encoder reads a query (loaded once)."""
+    return load_tokenizer(default_model_spec().tokenizer_path, STATIC_MAX_TOKENS)
+
+
 def first_query_table_bytes(table: TokenTable, texts: list[str]) -> list[int]:
     """Per query, the gzip bytes of the table files a reader fetches for it: the shards
     holding its known tokens and the shard-list directories that name them."""
@@ -413,10 +413,9 @@ def first_query_table_bytes(table: TokenTable, texts: list[str]) -> list[int]:
     firsts = [s[0] for s in shards]
     dirs = listing["dirs"] if isinstance(listing, dict) else []
     dir_firsts = [d[0] for d in dirs]
-    tokenizer = load_tokenizer(default_model_spec().tokenizer_path, STATIC_MAX_TOKENS)
     known = set(table.token_ids.tolist())
     out = []
-    for encoding in tokenizer.encode_batch(texts):
+    for encoding in static_tokenizer().encode_batch(texts):
         files = set()
         for token in set(encoding.ids) & known:
             shard = shards[bisect.bisect_right(firsts, token) - 1]
@@ -429,18 +428,6 @@ def first_query_table_bytes(table: TokenTable, texts: list[str]) -> list[int]:
 
 # --- recipes -------------------------------------------------------------------------
 
-def windows_of(chunks: list[Chunk]) -> list[str]:
-    """Distinct runs of 8 words (3 at least) stepping through each chunk's text."""
-    out = set()
-    for chunk in chunks:
-        words = chunk.text.split()
-        for start in range(0, max(1, len(words) - 2), WINDOW_WORDS):
-            window = words[start : start + WINDOW_WORDS]
-            if len(window) >= 3:
-                out.add(" ".join(window))
-    return sorted(out)
-
-
 def reader_questions() -> list[str]:
     """bench/corpora/reader_questions.txt: 2,198 questions in readers' own words about
     software of every kind, written for a recipe (none from a site, none near a query of
@@ -450,28 +437,10 @@ def reader_questions() -> list[str]:
 
 
 class RecipeFitter(TableFitter):
-    """The plugin's fitter; short texts may also be word windows or the readers'
-    questions, and each kind of the site's may be capped at a multiple of the chunk
-    count (`per_chunk`)."""
+    """The plugin's fitter, which may also train on the readers' questions."""
 
-    def __init__(self, *, per_chunk: float | None, **options) -> None:
-        super().__init__(**options)
-        self.per_chunk = per_chunk
-
-    def short_texts(self, chunks):
-        kinds = {"headings": headings_of, "sentences": sentences_of, "windows": windows_of}
-        cap = self.recipe.max_short
-        if self.per_chunk is not None:
-            cap = min(cap, round(self.per_chunk * len(chunks)))
-        out = {}
-        for kind in self.recipe.texts:
-            if kind == "spans":
-                out[kind] = training_spans(chunks, self.recipe.max_spans)
-            elif kind == "questions":
-                out[kind] = reader_questions()
-            elif kind != "chunks":
-                out[kind] = spread_sample(kinds[kind](chunks), cap)
-        return out
+    def texts_of(self, kind: str, chunks) -> list[str]:
+        return reader_questions() if kind == "questions" else super().texts_of(kind, chunks)
 
 
 class FitEmbeddings:
@@ -540,7 +509,6 @@ class FitEmbeddings:
 class Recipe:
     name: str
     table: TableRecipe
-    per_chunk: float | None = None
 
 
 def recipes() -> list[Recipe]:
@@ -574,7 +542,7 @@ def run_recipes(corpus: Corpus, embedder: OnnxEmbedder, tokenizer, picked: list[
     rows = []
     for recipe in picked:
         print(f"{corpus.name}: recipe {recipe.name}", file=sys.stderr)
-        fitter = RecipeFitter(per_chunk=recipe.per_chunk, tokenizer=tokenizer,
+        fitter = RecipeFitter(tokenizer=tokenizer,
                               embed_texts=embeddings.texts, embed_tokens=embeddings.tokens,
                               cache_path=None, document_prefix=embedder.spec.document_prefix,
                               recipe=recipe.table)
@@ -591,7 +559,7 @@ def run_recipes(corpus: Corpus, embedder: OnnxEmbedder, tokenizer, picked: list[
         rows.append({
             "recipe": recipe.name,
             "run": run,
-            "table_recipe": asdict(recipe.table) | {"per_chunk": recipe.per_chunk},
+            "table_recipe": asdict(recipe.table),
             "scores": evaluate(corpus, searcher, vectors),
             "queries_without_vector": sum(v is None for v in vectors),
             "short_texts": {kind: len(texts) for kind, texts in short.items()},

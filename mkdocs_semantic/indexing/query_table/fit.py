@@ -78,13 +78,15 @@ class TableFitter:
         self.last: TokenTable | None = None
 
     def short_texts(self, chunks: Sequence[Chunk]) -> dict[str, list[str]]:
-        recipe = self.recipe
-        kinds = {
-            "headings": lambda: spread_sample(headings_of(chunks), recipe.max_short),
-            "sentences": lambda: spread_sample(sentences_of(chunks), recipe.max_short),
-            "spans": lambda: training_spans(chunks, recipe.max_spans),
-        }
-        return {kind: kinds[kind]() for kind in recipe.texts if kind != "chunks"}
+        return {kind: self.texts_of(kind, chunks) for kind in self.recipe.texts
+                if kind != "chunks"}
+
+    def texts_of(self, kind: str, chunks: Sequence[Chunk]) -> list[str]:
+        """The training texts of one kind of the recipe's besides the chunks."""
+        if kind == "spans":
+            return training_spans(chunks, self.recipe.max_spans)
+        kinds = {"headings": headings_of, "sentences": sentences_of}
+        return spread_sample(kinds[kind](chunks), self.recipe.max_short)
 
     def keeps_last(self, keep_last: bool) -> bool:
         """Whether `fit(..., keep_last=keep_last)` returns the last table unchecked."""
