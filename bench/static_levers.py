@@ -47,7 +47,11 @@ from results_file import write_results  # noqa: E402
 from mkdocs_semantic.bundle.vectors.codes import query_codes  # noqa: E402
 from mkdocs_semantic.indexing.cache import EmbeddingCache, cache_key  # noqa: E402
 from mkdocs_semantic.indexing.indexer import model_fingerprint  # noqa: E402
-from mkdocs_semantic.indexing.query_table.fit import SPECIAL_TOKENS  # noqa: E402
+from mkdocs_semantic.indexing.query_table.fit import (  # noqa: E402
+    SPECIAL_TOKENS,
+    TableFitter,
+    TableRecipe,
+)
 from mkdocs_semantic.indexing.query_table.ridge import (  # noqa: E402
     StaticTable,
     TokenStats,
@@ -57,7 +61,6 @@ from mkdocs_semantic.indexing.query_table.ridge import (  # noqa: E402
     prior_table,
 )
 from mkdocs_semantic.indexing.query_table.texts import (  # noqa: E402
-    headings_of,
     sentence_spans,
     sentences_of,
     spread_sample,
@@ -66,8 +69,7 @@ from mkdocs_semantic.model.onnx import OnnxEmbedder, load_tokenizer  # noqa: E40
 from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
-LAM = 0.01
-SHORT = 1000
+LAM = TableRecipe().lam
 GENERAL_TEXTS_PER_SET = 4000
 BROAD_SENTENCES = 2000
 SPANS = 4000
@@ -93,10 +95,12 @@ class Lab:
         self.special = {i for t in SPECIAL_TOKENS if (i := tokenizer.token_to_id(t)) is not None}
         self.embeddings = se.FitEmbeddings(corpus, embedder, tokenizer)
         self.prefix = embedder.spec.document_prefix
+        shipped = TableFitter(tokenizer=tokenizer, embed_texts=self.embeddings.texts,
+                              embed_tokens=self.embeddings.tokens, cache_path=None,
+                              document_prefix=self.prefix)
         texts = [c.embed_text for c in corpus.chunks]
         targets = [corpus.vectors]
-        for kind in (headings_of, sentences_of):
-            short = spread_sample(kind(corpus.chunks), SHORT)
+        for short in shipped.short_texts(corpus.chunks).values():
             texts += short
             targets.append(self.embeddings.texts(short))
         self.base = Training(self.ids(texts, prefix=True), np.concatenate(targets))
@@ -110,9 +114,10 @@ class Lab:
 
     def fit(self, training: Training, *, sample_weight: np.ndarray | None = None,
             prior_rows: Callable[[np.ndarray], np.ndarray] | None = None,
-            unused: StaticTable | None = None) -> StaticTable:
+            unused: StaticTable | None = None, weighted: bool = True) -> StaticTable:
         """The table of `training`; `unused`: rows (unweighted) for tokens the texts do
-        not hold, kept as they are and weighted as the texts' rarest token."""
+        not hold, kept as they are and weighted as the texts' rarest token. `weighted`:
+        each row carries its token's weight (False: unweighted, as a prior's rows are)."""
         stats = TokenStats.of(training.sequences, [])
         idf = stats.weights("idf")
         weights = TokenWeights(stats.token_ids, idf,
@@ -126,7 +131,8 @@ class Lab:
         design = design_matrix(training.sequences, special_ids=[], weights=weights)
         with threadpool_limits(limits=1, user_api="blas"):
             return fit_table(design, training.targets, lam=LAM, prior=prior_table(tokens, rows),
-                             weights=weights, sample_weight=sample_weight)
+                             weights=weights if weighted else None,
+                             sample_weight=sample_weight)
 
     def token_rows(self, tokens: np.ndarray) -> np.ndarray:
         return self.embeddings.tokens(tokens.tolist())
@@ -144,12 +150,7 @@ class Lab:
 
     def general_table(self, training: Training) -> StaticTable:
         """A table fitted on other texts, unweighted (as the fit's prior is)."""
-        stats = TokenStats.of(training.sequences, [])
-        weights = TokenWeights(stats.token_ids, stats.weights("idf"))
-        table = self.fit(training)
-        return StaticTable(table.token_ids,
-                           (table.rows / weights.of(table.token_ids)[:, None]).astype(
-                               np.float32))
+        return self.fit(training, weighted=False)
 
     def others_table(self, others: list[Lab]) -> StaticTable:
         """The general table of the other sets' training texts."""
