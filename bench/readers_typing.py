@@ -44,7 +44,7 @@ def copies(corpus: se.Corpus, name: str) -> dict[str, list[se.Query]]:
     out: dict[str, list[se.Query]] = {"clean": corpus.queries, "slipped": [],
                                        "complete": [], "half": []}
     for group in corpus.groups:
-        clean = se.read_tsv(HERE / "relevance" / f"{prefix}-{group}.tsv", group)
+        clean = [q for q in corpus.queries if q.group == group]
         slipped = se.read_tsv(HERE / "relevance" / f"{prefix}-{group}-slipped.tsv", group)
         out["slipped"] += slipped
         for half in se.read_tsv(HERE / "relevance" / f"{prefix}-{group}-half.tsv", group):
