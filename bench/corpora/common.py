@@ -47,6 +47,16 @@ def pandoc_binary(downloads: Path) -> Path:
     return binary
 
 
+def html_to_markdown(pandoc: Path, html: str, *, timeout: int = 300) -> tuple[str, str]:
+    """pandoc's GitHub Markdown of `html` (no raw HTML, lines unwrapped), and "" and the
+    last line pandoc said when it gave nothing."""
+    proc = subprocess.run([str(pandoc), "-f", "html", "-t", "gfm-raw_html", "--wrap=none"],
+                          input=html, capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0 or not proc.stdout.strip():
+        return "", (proc.stderr.strip().splitlines() or ["no output"])[-1]
+    return proc.stdout, ""
+
+
 def debian_package(package: str, debs: Path, unpacked: Path, name: str) -> tuple[Path, str]:
     """The Debian package `package` unpacked under `unpacked` (its .deb fetched into
     `debs` with `apt-get download` unless already there), and its version. `name`

@@ -36,6 +36,7 @@ from common import (
     PANDOC_SOURCE,
     Source,
     cap_words,
+    html_to_markdown,
     log,
     pandoc_binary,
     run,
@@ -185,12 +186,10 @@ def to_markdown(page: ManPage, mandoc: Path, pandoc: Path) -> str | None:
                           capture_output=True, text=True, errors="replace", timeout=120)
     if not html.stdout.strip():
         return None
-    proc = subprocess.run([str(pandoc), "-f", "html", "-t", "gfm-raw_html", "--wrap=none"],
-                          input=clean_html(html.stdout), capture_output=True, text=True,
-                          timeout=120)
-    if proc.returncode != 0 or not proc.stdout.strip():
+    markdown, _ = html_to_markdown(pandoc, clean_html(html.stdout), timeout=120)
+    if not markdown:
         return None
-    summary, body = split_name(demote(tidy(proc.stdout)))
+    summary, body = split_name(demote(tidy(markdown)))
     text = f"# {page.name}\n\n" + (f"{summary}\n\n" if summary else "") + body.strip() + "\n"
     return cap_words(text)[0]
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -47,6 +46,7 @@ from common import (
     Source,
     cap_words,
     debian_package,
+    html_to_markdown,
     log,
     pandoc_binary,
     sources_table,
@@ -330,12 +330,10 @@ def tidy(markdown: str) -> str:
 
 def to_markdown(stem: str, html: Path, pages: set[str], pandoc: Path) -> str:
     title, body = clean(main_content(html / f"{stem}.html"), stem, pages)
-    proc = subprocess.run([str(pandoc), "-f", "html", "-t", "gfm-raw_html", "--wrap=none"],
-                          input=body, capture_output=True, text=True, timeout=300)
-    if proc.returncode != 0 or not proc.stdout.strip():
-        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise SystemExit(f"{NAME}: pandoc failed on {stem}.html: {last}")
-    return cap_words(f"# {title}\n\n{tidy(proc.stdout).strip()}\n")[0]
+    markdown, error = html_to_markdown(pandoc, body)
+    if not markdown:
+        raise SystemExit(f"{NAME}: pandoc failed on {stem}.html: {error}")
+    return cap_words(f"# {title}\n\n{tidy(markdown).strip()}\n")[0]
 
 
 def convert_all(stems: list[str], html: Path, pandoc: Path) -> dict[str, str]:

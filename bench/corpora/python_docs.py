@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import posixpath
 import re
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -44,6 +43,7 @@ from common import (
     Source,
     cap_words,
     debian_package,
+    html_to_markdown,
     log,
     pandoc_binary,
     sources_table,
@@ -270,13 +270,10 @@ def title_of(body: Tag, page: str) -> str:
 def to_markdown(page: str, html: Path, pages: set[str], pandoc: Path) -> str:
     body = main_content(html / f"{page}.html")
     title = title_of(body, page)
-    proc = subprocess.run([str(pandoc), "-f", "html", "-t", "gfm-raw_html", "--wrap=none"],
-                          input=clean(body, page, pages), capture_output=True, text=True,
-                          timeout=300)
-    if proc.returncode != 0 or not proc.stdout.strip():
-        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise SystemExit(f"{NAME}: pandoc failed on {page}.html: {last}")
-    text = f"# {title}\n\n{tidy(proc.stdout).strip()}\n"
+    markdown, error = html_to_markdown(pandoc, clean(body, page, pages))
+    if not markdown:
+        raise SystemExit(f"{NAME}: pandoc failed on {page}.html: {error}")
+    text = f"# {title}\n\n{tidy(markdown).strip()}\n"
     return cap_words(text)[0]
 
 
