@@ -18,6 +18,15 @@ FORMAT_VERSION: int = _SHARED["FORMAT_VERSION"]
 """The bundle format this package writes and reads."""
 LEXICAL_VERSION: int = _SHARED["LEXICAL_VERSION"]
 """The keyword index's shard format (bundle/lexical.py)."""
+VOCABULARY_VERSION: int = _SHARED["VOCABULARY_VERSION"]
+"""The vocabulary's shard format (bundle/vocabulary.py)."""
+MIN_WORD: int = _SHARED["MIN_WORD"]
+MAX_WORD: int = _SHARED["MAX_WORD"]
+"""The letters of a vocabulary word: at least MIN_WORD, at most MAX_WORD."""
+MIN_CORRECTED: int = _SHARED["MIN_CORRECTED"]
+"""Shorter unknown words are searched as typed: too many site words lie one edit away."""
+LONG_WORD: int = _SHARED["LONG_WORD"]
+"""From this many letters a word may be two edits from its correction."""
 HASH_CHARS: int = _SHARED["HASH_CHARS"]
 """Hex characters of sha256 in a payload's name."""
 MAX_MANIFEST_BYTES: int = _SHARED["MAX_MANIFEST_BYTES"]

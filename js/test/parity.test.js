@@ -63,6 +63,15 @@ for (const [layout, { expected: want }] of Object.entries(LAYOUTS)) {
     assert.deepEqual(rows(await engines[layout].search(query, { mode, filters, topK: want.top_k })), results);
   });
 
+  for (const { query, typing, text, changes, results } of want.spelling) {
+    test(`${layout}: reading ${JSON.stringify(query)}${typing ? " while typing" : ""}`, async () => {
+      const answer = await engines[layout].answer(query, { typing, topK: want.top_k });
+      assert.equal(answer.reading.text, text);
+      assert.deepEqual(answer.reading.changes.map((c) => [c.typed, c.used, c.kind]), changes);
+      assert.deepEqual(rows(answer.results), results);
+    });
+  }
+
   for (const { name, query, options, results } of want.cases) {
     test(`${layout}: ranking case: ${name}`, async () => {
       assert.deepEqual(rows(await engines[layout].search(query, engineOptions(options))), results);

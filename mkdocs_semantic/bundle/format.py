@@ -20,6 +20,7 @@ from ..constants import (
     QUERY_ENCODERS,
     SCALAR_BYTES,
     SEARCH_MODES,
+    VOCABULARY_VERSION,
     __version__,
 )
 from .names import CATALOG_NAME, HASH_CHARS, PayloadError, check_name
@@ -229,6 +230,11 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
         check.fail("lexical.count is not the chunk count")
     check.int(lexical, "head", "lexical", 1)
     check.shard_list(lexical, "shards", "lexical", str)
+    if "vocabulary" in catalog:
+        vocabulary = check.dict(catalog, "vocabulary")
+        if check.int(vocabulary, "version", "vocabulary") != VOCABULARY_VERSION:
+            check.fail(f"vocabulary.version is not {VOCABULARY_VERSION}")
+        check.shard_list(vocabulary, "shards", "vocabulary", str)
     sets = check.list(catalog, "vectors")
     if not sets:
         check.fail("vectors lists no vector set")

@@ -193,6 +193,12 @@ class LexicalIndex:
                 total[hit[0]] += hit[1]
         return total.astype(np.float64)
 
+    def holds(self, terms: Sequence[str]) -> list[bool]:
+        """For each term, whether the index has it (reading the shards that would)."""
+        if self.source is not None:
+            self.source.need(self, list(dict.fromkeys(terms)), full=False)
+        return [term in self.postings for term in terms]
+
     def possible(self, query: str) -> float:
         """The best score a chunk could get for `query`: the sum, over the query's
         distinct terms in the index, of each term's highest stored score (search/ranking.py

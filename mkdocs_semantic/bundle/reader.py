@@ -32,6 +32,7 @@ from .vectors.store import (
     read_exact,
     read_partitioned,
 )
+from .vocabulary import Vocabulary, checked_shard
 
 
 @dataclass
@@ -54,6 +55,8 @@ class Bundle:
     table: TokenTable | ShardedTokenTable | None
     files: list[Payload]
     """Every payload of the bundle (the catalog itself included)."""
+    vocabulary: Vocabulary | None = None
+    """The site's words (a bundle written before it had them: None)."""
 
     def prefetch(self, chunk_ids: Sequence[int]) -> None:
         """Read the pages of these chunks now, together (a downloaded bundle fetches
@@ -243,12 +246,14 @@ def shard_list(value: object) -> ShardList:
 
 CONTAINERS = ("index/", "lexical/lex.", "vectors/ivf.", "vectors/bin.")
 """The payloads that name other payloads (see `walk_payloads`)."""
-ON_DEMAND = ("vectors/bin.", "vectors/row.", "lexical/", "fragments/", "text/", "table/")
+ON_DEMAND = ("vectors/bin.", "vectors/row.", "lexical/", "fragments/", "text/", "table/",
+             "vocabulary/")
 """The payloads a downloaded bundle fetches when a query first needs them: vector
-partitions, keyword shards and tails, result fragments, texts and token table shards
-(their directories come down with the catalog)."""
+partitions, keyword shards and tails, result fragments, texts, token table shards and
+vocabulary shards (their directories come down with the catalog)."""
 SHARD_LISTS = (("fragments",), ("text",), ("lexical", "shards"), ("encoders", "static",
-                                                                   "shards"))
+                                                                   "shards"),
+               ("vocabulary", "shards"))
 """Where the catalog holds shard lists (a path of keys)."""
 
 
@@ -400,6 +405,14 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
     def load_json(name: str, size: int) -> object:
         return parse_json(read(name, size), root / name)
 
+    def load_vocabulary_shard(name: str, size: int) -> object:
+        shard = load_json(name, size)
+        try:
+            checked_shard(shard)
+        except ValueError as exc:
+            raise BundleError(f"{root / name}: {exc}: rebuild the site") from exc
+        return shard
+
     def entries(value: object) -> list[tuple]:
         return resolve(shard_list(value), lambda name, size: check_directory(
             load_json(name, size), name))
@@ -425,6 +438,13 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
                            source=str(root))
         lex = catalog["lexical"]
         terms = ShardReader(entries(lex["shards"]), load_json)
+        vocabulary = None
+        if "vocabulary" in catalog:
+            words = ShardReader(entries(catalog["vocabulary"]["shards"]), load_vocabulary_shard)
+            vocabulary = Vocabulary(words)
+            if not lazy:
+                for number in range(len(words.entries)):
+                    words.shard(number)
         if lazy:
             chunks: Sequence[Chunk] = paged
             lexical = LexicalIndex.lazy(
@@ -477,7 +497,8 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
     loaded = True
     read_once.clear()
     return Bundle(root=root, manifest=manifest, catalog=catalog, pages=pages, facets=facets,
-                  chunks=chunks, vectors=vectors, lexical=lexical, table=table, files=files)
+                  chunks=chunks, vectors=vectors, lexical=lexical, table=table, files=files,
+                  vocabulary=vocabulary)
 
 
 def _check_pages_held(reader: ShardReader, pages: int, what: str) -> None:

@@ -11,7 +11,13 @@ from pathlib import Path
 import numpy as np
 
 from ..chunk import Chunk
-from ..constants import FORMAT_VERSION, QUERY_ENCODERS, SCALAR_BYTES, __version__
+from ..constants import (
+    FORMAT_VERSION,
+    QUERY_ENCODERS,
+    SCALAR_BYTES,
+    VOCABULARY_VERSION,
+    __version__,
+)
 from ..files import atomic_write, sha256_file
 from ..model.spec import ModelSpec
 from .folder import OLD_PAYLOAD, PAYLOAD_FOLDERS, claim_bundle_dir
@@ -37,6 +43,7 @@ from .quantize import Quantized
 from .shard_lists import write_shard_list
 from .table import TokenTable
 from .vectors.store import column_sums, write_vectors
+from .vocabulary import build_vocabulary, vocabulary_shards
 
 
 def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: ModelSpec,
@@ -127,6 +134,13 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
             "version": SHARD_VERSION, "scale": lexical.scale, "count": lexical.count,
             "stopwords": sorted(STOPWORDS), "head": lexical.head,
             "shards": write_shard_list(lexical_shards, "lex", put),
+        },
+        "vocabulary": {
+            "version": VOCABULARY_VERSION,
+            "shards": write_shard_list(
+                [[first, *put("vocabulary", "words", "json", json_bytes(shard))]
+                 for first, shard in vocabulary_shards(
+                     build_vocabulary(lexical_fields(c) for c in chunks))], "words", put),
         },
         "vectors": [{
             "model": model["id"], "dtype": stored.dtype, "scale": stored.scale, "dim": dim,

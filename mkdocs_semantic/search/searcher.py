@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..bundle.format import BundleError
+from ..bundle.lexical import stem
 from ..bundle.reader import Bundle, LocatedBundle, PayloadFetch, read_bundle
 from ..bundle.vectors.codes import query_codes
 from ..chunk import href
@@ -32,6 +33,7 @@ from ..model.spec import Embedder
 from .excerpts import excerpt_window, parts_of, query_terms, window_text
 from .query_encoder import StaticQueryEncoder
 from .ranking import Signal, chunk_order, fuse, size_priors
+from .spelling import Reading, read_query
 
 
 @dataclass
@@ -60,6 +62,14 @@ class Result:
     def href(self) -> str:
         """Link relative to the site root, with the section's anchor."""
         return href(self.url, self.anchor)
+
+
+@dataclass
+class Answer:
+    """The results of a query, and the query as searched."""
+
+    reading: Reading
+    results: list[Result]
 
 
 class Searcher:
@@ -143,16 +153,35 @@ class Searcher:
 
     def search(self, query: str, *, top_k: int | None = None, mode: str | None = None,
                filters: dict[str, list[str]] | None = None,
-               min_score: float | None = None) -> list[Result]:
-        """The best sections for `query`; unset options take the bundle's defaults."""
+               min_score: float | None = None, typing: bool = False,
+               as_typed: bool = False) -> list[Result]:
+        """The best sections for `query`; unset options take the bundle's defaults. See
+        `answer` for `typing` and `as_typed`."""
+        return self.answer(query, top_k=top_k, mode=mode, filters=filters,
+                           min_score=min_score, typing=typing, as_typed=as_typed).results
+
+    def answer(self, query: str, *, top_k: int | None = None, mode: str | None = None,
+               filters: dict[str, list[str]] | None = None,
+               min_score: float | None = None, typing: bool = False,
+               as_typed: bool = False) -> Answer:
+        """`search`, with the query as searched: its slipped words corrected and, when
+        the reader is still `typing`, its half-typed last word completed
+        (search/spelling.py); `as_typed`: exactly as typed."""
         if not query.strip():
             raise ValueError("the query is empty: type a few words")
         mode = mode or self.defaults["mode"]
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
-        vector = self.embed(query) if mode != "lexical" else None
-        return self.rank(query=query, vector=vector, mode=mode, top_k=top_k, filters=filters,
-                         min_score=min_score)
+        reading = Reading(query, query) if as_typed else self.read(query, typing=typing)
+        vector = self.embed(reading.text) if mode != "lexical" else None
+        return Answer(reading, self.rank(query=reading.text, vector=vector, mode=mode,
+                                         top_k=top_k, filters=filters, min_score=min_score))
+
+    def read(self, query: str, *, typing: bool = False) -> Reading:
+        """The query as it is searched (search/spelling.py)."""
+        lexical = self.bundle.lexical
+        return read_query(query, words=self.bundle.vocabulary, typing=typing,
+                          known=lambda words: lexical.holds([stem(w) for w in words]))
 
     def search_vector(self, vector: np.ndarray | None, *, top_k: int = 10) -> list[Result]:
         """Plain exact nearest chunks for an already embedded query (see `embed`): score

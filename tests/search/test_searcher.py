@@ -155,3 +155,26 @@ def test_the_excerpt_shows_the_query_words_of_a_long_section(searcher):
                if r.url == "guide/deploy/")
     assert hit.excerpt.startswith("…") and "graceful shutdown timeout" in hit.excerpt
     assert "graceful" not in searcher.bundle.chunks[hit.chunk_id].excerpt
+
+
+def test_slips_are_corrected_against_the_site_and_the_answer_says_so(searcher):
+    answer = searcher.answer("lifespna evnets", mode="lexical")
+    assert answer.reading.text == "lifespan events"
+    assert [(c.typed, c.used, c.kind) for c in answer.reading.changes] == [
+        ("lifespna", "lifespan", "corrected"), ("evnets", "events", "corrected")]
+    assert urls(answer.results)[0] == "guide/startup/"
+    assert searcher.search("lifespna evnets", mode="lexical", as_typed=True) == []
+
+
+def test_a_half_typed_last_word_is_completed_while_typing_only(searcher):
+    typing = searcher.answer("reverse prox", mode="lexical", typing=True)
+    assert typing.reading.text == "reverse proxy"
+    assert urls(typing.results)[0] == "guide/deploy/"
+    assert searcher.answer("reverse prox", mode="lexical").reading.text == "reverse prox"
+
+
+def test_queries_of_the_sites_words_are_searched_as_typed(searcher):
+    for query in ("Lifespan events", "cache_control_max_age", "reverse proxy"):
+        answer = searcher.answer(query, typing=True)
+        assert answer.reading.text == query and answer.reading.changes == ()
+        assert urls(answer.results) == urls(searcher.search(query, as_typed=True))

@@ -10,7 +10,7 @@ import { BundleError } from "./error.js";
 // The format's constants, written once for Python and this client in constants.json.
 // SEARCH_MODES: the ranking modes; MAX_TOP_K: the most results a search may ask for.
 export const { FORMAT_VERSION, SCALAR_BYTES, QUERY_ENCODERS, SEARCH_MODES, MAX_TOP_K } = constants;
-const { LEXICAL_VERSION, MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS } = constants;
+const { LEXICAL_VERSION, VOCABULARY_VERSION, MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS } = constants;
 
 // mkdocs_semantic/bundle/names.py NAME: no "..", no absolute path, no other folders.
 const PAYLOAD_NAME = /^(?:[a-z]+\/)?[a-z]+\.([0-9a-f]{16})\.[a-z0-9]+$/;
@@ -258,6 +258,13 @@ export function checkCatalog(data, manifest, source) {
   if (lexical.count !== chunks) check.fail("lexical.count is not the chunk count");
   if (!lexical.stopwords.every((w) => typeof w === "string")) check.fail("lexical.stopwords must be strings");
 
+  let vocabulary = null;
+  if (Object.hasOwn(data, "vocabulary")) {
+    const words = check.object(data, "vocabulary");
+    if (check.int(words, "version", "vocabulary") !== VOCABULARY_VERSION) check.fail(`vocabulary.version is not ${VOCABULARY_VERSION}`);
+    vocabulary = { shards: check.shardList(words, "shards", "vocabulary", "string") };
+  }
+
   const sets = check.list(data, "vectors");
   if (!sets.length) check.fail("vectors lists no vector set");
   const vectors = sets.map((set, i) => {
@@ -314,6 +321,7 @@ export function checkCatalog(data, manifest, source) {
     facets,
     fragments,
     lexical,
+    vocabulary,
     vectors,
     encoders: checked,
   };

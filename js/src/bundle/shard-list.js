@@ -29,6 +29,20 @@ export class ShardList {
     return at < 0 ? null : entries[at];
   }
 
+  /**
+   * The entries of the shards that may hold a key from `low` up to (not including)
+   * `high`: from the one holding `low` (or the first) to the one holding `high`.
+   */
+  async between(low, high) {
+    let entries = this.entries;
+    if (!entries) {
+      const first = Math.max(shardOf(this.dirs, low), 0);
+      const last = shardOf(this.dirs, high);
+      entries = (await Promise.all(this.dirs.slice(first, last + 1).map((dir) => this.#directory(dir)))).flat();
+    }
+    return entries.slice(Math.max(shardOf(entries, low), 0), shardOf(entries, high) + 1);
+  }
+
   /** Every entry, in order (loads every directory). */
   async all() {
     if (this.entries) return this.entries;

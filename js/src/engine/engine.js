@@ -16,7 +16,7 @@ import { MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, exactParts } from
 import { BundleError } from "../bundle/error.js";
 import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "../bundle/fetch.js";
 import { excerptParts, excerptText } from "../text/excerpt.js";
-import { LexicalIndex } from "./lexical.js";
+import { LexicalIndex, stem } from "./lexical.js";
 import { VECTOR_CHUNKS, chunkOrder, fuse, sizePriors } from "./ranking.js";
 import {
   blocksHolding,
@@ -31,7 +31,9 @@ import {
   unitLength,
 } from "./scan.js";
 import { ShardList } from "../bundle/shard-list.js";
+import { readQuery } from "./spelling.js";
 import { StaticEncoder } from "./static-encoder.js";
+import { Vocabulary } from "./vocabulary.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
 
 /**
@@ -83,6 +85,9 @@ export class Engine {
       fragments: this.#shardList(catalog.fragments),
       lexical: new LexicalIndex(catalog.lexical, {
         shards: this.#shardList(catalog.lexical.shards), starts, load: (file) => this.store.json(file),
+      }),
+      vocabulary: catalog.vocabulary && new Vocabulary({
+        shards: this.#shardList(catalog.vocabulary.shards), load: (file) => this.store.json(file),
       }),
     });
     return { pages, chunks };
@@ -273,7 +278,20 @@ export class Engine {
    * that decides what is shown before the final ranking. Once `signal` is aborted
    * nothing more is reported and the search rejects with its reason.
    */
-  async search(query, { onPartial, ...options } = {}) {
+  async search(query, options = {}) {
+    const { onPartial } = options;
+    return (await this.answer(query, {
+      ...options, onPartial: onPartial && ((answer, info) => onPartial(answer.results, info)),
+    })).results;
+  }
+
+  /**
+   * `search`, with the query as searched: `{reading: {typed, text, changes}, results}`
+   * (mkdocs_semantic/search/spelling.py): slipped words corrected and, while the reader is
+   * still `typing`, a half-typed last word completed; `asTyped`: searched exactly as
+   * typed. `onPartial(answer, {ranking})` gets the keyword answer as `search` does.
+   */
+  async answer(query, { onPartial, ...options } = {}) {
     const { signal } = options;
     const final = this.#rank(query, options);
     if (!onPartial || !query.trim()) return final;
@@ -282,11 +300,22 @@ export class Engine {
     if ((options.mode ?? this.defaults.mode) === "lexical" || this.encoderReady()) return final;
     const keyword = this.#rank(query, { ...options, mode: "lexical" });
     const first = await Promise.race([
-      keyword.then((results) => ({ results }), () => null), // the final search reports its errors
+      keyword.then((answer) => ({ answer }), () => null), // the final search reports its errors
       final.then(() => null, () => null),
     ]);
-    if (first && !signal?.aborted) onPartial(first.results, { ranking: "keyword" });
+    if (first && !signal?.aborted) onPartial(first.answer, { ranking: "keyword" });
     return final;
+  }
+
+  /** The query as it is searched (`answer`'s `reading`). */
+  async read(query, { typing = false } = {}) {
+    await this.open();
+    return readQuery(query, {
+      typing,
+      words: this.vocabulary,
+      stopwords: this.lexical.stopwords,
+      known: (words) => this.lexical.holds(words.map((word) => stem(word))),
+    });
   }
 
   /**
@@ -298,8 +327,8 @@ export class Engine {
    * AbortSignal; once aborted the search stops at its next step, rejecting with the
    * signal's reason (downloads it started go on, for the searches after it).
    */
-  async #rank(query, { topK, filters, mode, minScore, signal } = {}) {
-    if (!query.trim()) return [];
+  async #rank(query, { topK, filters, mode, minScore, signal, typing = false, asTyped = false } = {}) {
+    if (!query.trim()) return { reading: { typed: query, text: query, changes: [] }, results: [] };
     await abortable(this.open(), signal);
     mode ??= this.defaults.mode;
     if (!SEARCH_MODES.includes(mode)) {
@@ -317,10 +346,18 @@ export class Engine {
     }) ?? (() => true);
     const among = filtered && this.catalog.vectors[this.encoder.vectors].layout === "partitioned"
       ? filterPartitions(filters, facets.partitions ?? {}) : null;
-    const [vector, lexical] = await abortable(Promise.all([
-      mode === "lexical" ? null : this.#vectorScores(query, { among, signal }),
-      mode === "vector" ? null : this.lexical.scores(query, { full: filtered }),
-    ]), signal);
+    // The query as typed is scored while it is read: most queries are searched as typed,
+    // and the shards its reading needs are those its keyword scores read anyway.
+    const scored = (text) => Promise.all([
+      mode === "lexical" ? null : this.#vectorScores(text, { among, signal }),
+      mode === "vector" ? null : this.lexical.scores(text, { full: filtered }),
+    ]);
+    const asTypedScores = scored(query);
+    asTypedScores.catch(() => {}); // awaited below when the query is searched as typed
+    const reading = asTyped ? { typed: query, text: query, changes: [] }
+      : await abortable(this.read(query, { typing }), signal);
+    const [vector, lexical] = await abortable(
+      reading.text === query ? asTypedScores : scored(reading.text), signal);
     const vectorScores = vector?.scores ?? null;
     const lexicalScores = lexical?.scores ?? null;
     const signals = [];
@@ -342,13 +379,14 @@ export class Engine {
       boosts: this.catalog.boosts, topK, minScore,
     });
     const described = await abortable(this.describe(fused.map((r) => r.chunk)), signal);
-    return fused.map(({ chunk, pageScore, sectionScore }, i) => ({
+    const results = fused.map(({ chunk, pageScore, sectionScore }, i) => ({
       ...described[i],
       score: pageScore,
       sectionScore,
       vectorScore: vectorScores && !Number.isNaN(vectorScores[chunk]) ? vectorScores[chunk] : null,
       lexicalScore: lexicalScores ? lexicalScores[chunk] / this.lexical.scale : null,
     }));
+    return { reading, results };
   }
 
   /** The reference searcher's `search_vector`: plain exact top-k, ties by chunk number. */

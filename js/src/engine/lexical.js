@@ -5,7 +5,7 @@
 import snowball from "snowball-stemmers";
 import { BundleError } from "../bundle/error.js";
 
-const TOKEN = /[\p{L}\p{N}_](?:[\p{L}\p{N}_.:-]*[\p{L}\p{N}_])?/gu;
+export const TOKEN = /[\p{L}\p{N}_](?:[\p{L}\p{N}_.:-]*[\p{L}\p{N}_])?/gu;
 const SEPARATORS = /[._:-]+/;
 const CAMEL = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g;
 const ASCII_ALNUM = /^[A-Za-z0-9]+$/;
@@ -94,6 +94,14 @@ export class LexicalIndex {
       this.parsed.set(shard.name, postings);
     }
     return postings;
+  }
+
+  /** For each term, whether the index has it (reading the shards that would). */
+  async holds(terms) {
+    return Promise.all(terms.map(async (term) => {
+      const shard = await this.shards.find(term);
+      return Boolean(shard) && (await this.#postingsOf(shard)).has(term);
+    }));
   }
 
   /**

@@ -1,0 +1,106 @@
+// What a reader meant: slipped words corrected, a half-typed last word completed. The
+// spec, with its rules, is mkdocs_semantic/search/spelling.py; every choice here is the same.
+
+import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
+import { TOKEN } from "./lexical.js";
+import { vocabularyWord } from "./vocabulary.js";
+
+const { MIN_CORRECTED, LONG_WORD } = constants;
+
+export const maxEdits = (word) => (word.length < LONG_WORD ? 1 : 2);
+
+/** Optimal string alignment distance of `a` and `b`, or `limit + 1` when above it. */
+export function editDistance(a, b, limit) {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let before = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let least = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, before[j - 2] + 1);
+      }
+      current.push(value);
+      least = Math.min(least, value);
+    }
+    if (least > limit) return limit + 1;
+    before = previous;
+    previous = current;
+  }
+  return Math.min(previous[b.length], limit + 1);
+}
+
+/** Compares [number, number, string] keys as Python compares tuples. */
+function below(x, y) {
+  if (x[0] !== y[0]) return x[0] < y[0];
+  if (x[1] !== y[1]) return x[1] < y[1];
+  return x[2] < y[2];
+}
+
+/** The candidate `word` was most likely meant as (rule 2), or null. */
+export function correction(word, candidates) {
+  const limit = maxEdits(word);
+  let best = null;
+  for (const [candidate, count] of candidates) {
+    const distance = editDistance(word, candidate, limit);
+    const key = [distance, -count, candidate];
+    if (distance <= limit && (best === null || below(key, best))) best = key;
+  }
+  return best === null ? null : best[2];
+}
+
+/** The word a half-typed `prefix` most likely becomes (rule 1), or null. */
+export function completion(prefix, candidates) {
+  let best = null;
+  for (const [candidate, count] of candidates) {
+    if (candidate.length > prefix.length && candidate.startsWith(prefix)) {
+      const key = [-count, candidate.length, candidate];
+      if (best === null || below(key, best)) best = key;
+    }
+  }
+  return best === null ? null : best[2];
+}
+
+/** Where a word's corrections start: its first letter, its second then first. */
+export const correctionPrefixes = (word) => [word[0], word[1] + word[0]];
+
+/**
+ * The query as searched: `{typed, text, changes: [{typed, used, kind}]}`, its unknown
+ * words completed or corrected. `known(words)` resolves, for each word, whether the
+ * site's keyword index has its term; `words`: the site's Vocabulary (null: none).
+ */
+export async function readQuery(query, { known, words, stopwords, typing = false }) {
+  const plain = { typed: query, text: query, changes: [] };
+  if (!words) return plain;
+  const found = [];
+  for (const match of query.matchAll(TOKEN)) {
+    const word = vocabularyWord(match[0], stopwords);
+    if (word !== null) found.push({ match, word });
+  }
+  if (!found.length) return plain;
+  const held = await known(found.map(({ word }) => word));
+  const unknown = found.filter((_, i) => !held[i]);
+  const changes = await Promise.all(unknown.map(async ({ match, word }) => {
+    const end = match.index + match[0].length;
+    let used = null;
+    let kind = "";
+    if (typing && end === query.length) {
+      used = completion(word, await words.starting([word]));
+      kind = "completed";
+    }
+    if (used === null && word.length >= MIN_CORRECTED) {
+      used = correction(word, await words.starting(correctionPrefixes(word)));
+      kind = "corrected";
+    }
+    return used === null ? null : { start: match.index, end, change: { typed: match[0], used, kind } };
+  }));
+  let text = query;
+  const made = changes.filter((c) => c !== null);
+  for (const { start, end, change } of [...made].reverse()) {
+    text = text.slice(0, start) + change.used + text.slice(end);
+  }
+  return { typed: query, text, changes: made.map((c) => c.change) };
+}

@@ -1,0 +1,76 @@
+// The site's words with how many chunks use each (mkdocs_semantic/bundle/vocabulary.py),
+// read by shard: a prefix's words come from the few shards its range falls in.
+
+import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
+import { BundleError } from "../bundle/error.js";
+
+const { MIN_WORD, MAX_WORD } = constants;
+const LETTERS = /^\p{L}+$/u;
+const TOP_KEY = "\uffff";
+
+/** The vocabulary form of a token (lowercased), or null when it is not a word. */
+export function vocabularyWord(token, stopwords) {
+  const word = token.toLowerCase();
+  // letters only, none outside the Basic Multilingual Plane (no surrogate pairs)
+  if (!LETTERS.test(word) || /[\ud800-\udfff]/.test(word)) return null;
+  if (word.length < MIN_WORD || word.length > MAX_WORD || stopwords.has(word)) return null;
+  return word;
+}
+
+export class Vocabulary {
+  /** `shards`: a ShardList of the vocabulary's shards; `load(file)`: a shard's parsed JSON. */
+  constructor({ shards, load }) {
+    Object.assign(this, { shards, load });
+    this.parsed = new Map(); // shard name -> promise of {words, counts}
+  }
+
+  /** [word, count] of every word w with low <= w < high, ascending. */
+  async between(low, high) {
+    const entries = await this.shards.between(low, high);
+    const shards = await Promise.all(entries.map((entry) => this.#shard(entry)));
+    const out = [];
+    for (const { words, counts } of shards) {
+      for (let i = lowerBound(words, low), end = lowerBound(words, high); i < end; i++) {
+        out.push([words[i], counts[i]]);
+      }
+    }
+    return out;
+  }
+
+  /** [word, count] of the words that start with one of `prefixes`. */
+  async starting(prefixes) {
+    const unique = [...new Set(prefixes)];
+    return (await Promise.all(unique.map((p) => this.between(p, p + TOP_KEY)))).flat();
+  }
+
+  #shard(entry) {
+    let shard = this.parsed.get(entry.name);
+    if (!shard) {
+      shard = this.load(entry).then((data) => checkShard(data, entry.name));
+      shard.catch(() => this.parsed.delete(entry.name));
+      this.parsed.set(entry.name, shard);
+    }
+    return shard;
+  }
+}
+
+function checkShard(data, name) {
+  const { words, counts } = data ?? {};
+  const ok = Array.isArray(words) && Array.isArray(counts) && words.length === counts.length &&
+    words.every((w, i) => typeof w === "string" && (i === 0 || words[i - 1] < w)) &&
+    counts.every((c) => Number.isSafeInteger(c) && c > 0);
+  if (!ok) throw new BundleError(`${name} is not a vocabulary shard of words in order with their counts: rebuild the site`);
+  return { words, counts };
+}
+
+/** The first position in sorted `words` whose word is not below `key`. */
+function lowerBound(words, key) {
+  let lo = 0;
+  let hi = words.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (words[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,139 @@
+"""What a reader meant: slipped words corrected, a half-typed last word completed.
+
+The spec every reader implements (js/src/engine/spelling.js). A query word is looked at
+only when it is a vocabulary word (bundle/vocabulary.py: letters, 3 to 32 of them, not
+a stop word) that the site does not use: its keyword term is not in the index. Words the
+site uses are never changed, so a query whose words are all the site's is searched
+exactly as typed.
+
+1. Completion: while the reader types (`typing`, and nothing after the last word), an
+   unknown last word is a prefix: it becomes the site's word that starts with it and
+   is held by the most chunks (then the shorter, then the first in order).
+2. Correction: an unknown word of `MIN_CORRECTED` letters or more becomes the site's
+   word within `max_edits` of it (optimal string alignment distance: an insertion,
+   deletion, substitution or swap of two neighbouring letters each count one), the
+   nearest, then the one held by the most chunks, then the first in order. Candidates
+   start with the word's first letter, or with its second then first (a swap of the
+   first two), so a reader fetches only those vocabulary shards.
+
+Both signals then search the changed text: its keyword terms and the tokens the static
+encoder sums.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..bundle.lexical import TOKEN
+from ..bundle.vocabulary import vocabulary_word
+from ..constants import LONG_WORD, MIN_CORRECTED
+
+
+class WordSource(Protocol):
+    """A site's vocabulary as the reader reads it (bundle.vocabulary.Vocabulary)."""
+
+    def starting(self, prefixes: Sequence[str]) -> list[tuple[str, int]]:
+        """(word, chunk count) of the words starting with one of `prefixes`."""
+        ...
+
+
+@dataclass(frozen=True)
+class Change:
+    """One word the search used instead of what was typed."""
+
+    typed: str
+    used: str
+    kind: str
+    """`corrected` or `completed`."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The query as typed and as searched."""
+
+    typed: str
+    text: str
+    changes: tuple[Change, ...] = ()
+
+
+def max_edits(word: str) -> int:
+    return 1 if len(word) < LONG_WORD else 2
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Optimal string alignment distance of `a` and `b`, or `limit + 1` when above it."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    before: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                value = min(value, before[j - 2] + 1)
+            current[j] = value
+        if min(current) > limit:
+            return limit + 1
+        before, previous = previous, current
+    return min(previous[len(b)], limit + 1)
+
+
+def correction(word: str, candidates: Sequence[tuple[str, int]]) -> str | None:
+    """The candidate `word` was most likely meant as (rule 2), or None."""
+    limit = max_edits(word)
+    best: tuple[int, int, str] | None = None
+    for candidate, count in candidates:
+        distance = edit_distance(word, candidate, limit)
+        if distance <= limit and (best is None or (distance, -count, candidate) < best):
+            best = (distance, -count, candidate)
+    return None if best is None else best[2]
+
+
+def completion(prefix: str, candidates: Sequence[tuple[str, int]]) -> str | None:
+    """The word a half-typed `prefix` most likely becomes (rule 1), or None."""
+    best: tuple[int, int, str] | None = None
+    for candidate, count in candidates:
+        if len(candidate) > len(prefix) and candidate.startswith(prefix):
+            key = (-count, len(candidate), candidate)
+            if best is None or key < best:
+                best = key
+    return None if best is None else best[2]
+
+
+def correction_prefixes(word: str) -> list[str]:
+    """Where a word's corrections start: its first letter, its second then first."""
+    return [word[0], word[1] + word[0]]
+
+
+def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
+               words: WordSource | None, typing: bool = False) -> Reading:
+    """The query as searched: its unknown words completed or corrected (see above).
+    `known(words)`: for each word, whether the site's keyword index has its term."""
+    if words is None:
+        return Reading(query, query)
+    found = []
+    for match in TOKEN.finditer(query):
+        word = vocabulary_word(match.group())
+        if word is not None:
+            found.append((match, word))
+    if not found:
+        return Reading(query, query)
+    unknown = [(m, w) for (m, w), held in zip(found, known([w for _, w in found])) if not held]
+    changes: list[tuple[int, int, Change]] = []
+    for match, word in unknown:
+        used, kind = None, ""
+        if typing and match.end() == len(query):
+            used, kind = completion(word, words.starting([word])), "completed"
+        if used is None and len(word) >= MIN_CORRECTED:
+            used, kind = correction(word, words.starting(correction_prefixes(word))), \
+                "corrected"
+        if used is not None:
+            changes.append((match.start(), match.end(), Change(match.group(), used, kind)))
+    text = query
+    for start, end, change in reversed(changes):
+        text = text[:start] + change.used + text[end:]
+    return Reading(query, text, tuple(c for _, _, c in changes))

@@ -1,0 +1,59 @@
+"""The site's words, sharded by range, read back by prefix."""
+
+from __future__ import annotations
+
+import pytest
+
+from mkdocs_semantic.bundle.lexical import LexicalFields
+from mkdocs_semantic.bundle.shard_lists import ShardReader
+from mkdocs_semantic.bundle.vocabulary import (
+    Vocabulary,
+    build_vocabulary,
+    checked_shard,
+    vocabulary_shards,
+    vocabulary_word,
+)
+
+
+def test_words_are_lowercased_letters_counted_once_per_chunk():
+    words = build_vocabulary([
+        LexicalFields("Lifespan Events", "Startup", "Run code on startup, startup again."),
+        LexicalFields("Caching", "", "Caché naïve x2 e.g. response_model to of"),
+    ])
+    assert words == {"caching": 1, "caché": 1, "code": 1, "events": 1,
+                     "lifespan": 1, "naïve": 1, "run": 1, "startup": 1}
+    assert vocabulary_word("A" * 33) is None and vocabulary_word("\U0001d400\U0001d401") is None
+
+
+def test_shards_cover_the_words_in_order_and_prefixes_read_only_their_shards():
+    counts = {f"{a}{b}word": i + 1 for i, (a, b) in enumerate(
+        (a, b) for a in "abcdefgh" for b in "abcdefgh")}
+    shards = vocabulary_shards(counts, target_bytes=60)
+    assert len(shards) > 8
+    flat = [w for _, s in shards for w in s["words"]]
+    assert flat == sorted(counts) and [f for f, _ in shards] == [s["words"][0] for _, s in shards]
+    read: list[str] = []
+    entries = [(first, f"vocabulary/words.{i:016x}.json", 0)
+               for i, (first, _) in enumerate(shards)]
+    by_name = {name: shard for (_, name, _), (_, shard) in zip(entries, shards)}
+
+    def load(name, size):
+        read.append(name)
+        return by_name[name]
+
+    vocabulary = Vocabulary(ShardReader(entries, load))
+    assert [w for w, _ in vocabulary.starting(["cd"])] == ["cdword"]
+    assert vocabulary.starting(["c"]) == [(w, counts[w]) for w in sorted(counts)
+                                          if w.startswith("c")]
+    assert vocabulary.starting(["zz"]) == [] and vocabulary.starting(["0"]) == []
+    assert len(set(read)) < len(shards)
+
+
+@pytest.mark.parametrize("shard", [
+    [], {"words": ["a"]}, {"words": ["a", "b"], "counts": [1]},
+    {"words": ["b", "a"], "counts": [1, 1]}, {"words": ["a"], "counts": [0]},
+    {"words": [1], "counts": [1]}, {"words": ["a"], "counts": [True]},
+])
+def test_a_malformed_shard_is_refused(shard):
+    with pytest.raises(ValueError, match="vocabulary shard"):
+        checked_shard(shard)

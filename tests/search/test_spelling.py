@@ -1,0 +1,119 @@
+"""Reading a query: slipped words corrected, a half-typed last word completed."""
+
+from __future__ import annotations
+
+import pytest
+
+from mkdocs_semantic.search.spelling import (
+    Change,
+    completion,
+    correction,
+    edit_distance,
+    read_query,
+)
+
+
+class Words:
+    """A vocabulary in memory, with the calls it got."""
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        self.counts = counts
+        self.asked: list[list[str]] = []
+
+    def starting(self, prefixes):
+        self.asked.append(list(prefixes))
+        return [(w, c) for w, c in sorted(self.counts.items())
+                if any(w.startswith(p) for p in dict.fromkeys(prefixes))]
+
+
+SITE = Words({"lifespan": 4, "events": 9, "startup": 3, "dependencies": 12, "dependency": 5,
+              "depends": 7, "configure": 2, "configuration": 8, "deploy": 6, "deploying": 1,
+              "emulate": 1, "simulate": 1})
+KNOWN = set(SITE.counts)
+
+
+def known(words):
+    return [w in KNOWN for w in words]
+
+
+@pytest.mark.parametrize(("a", "b", "distance"), [
+    ("lifespan", "lifespan", 0), ("lifespna", "lifespan", 1), ("lifspan", "lifespan", 1),
+    ("liffespan", "lifespan", 1), ("lifwspan", "lifespan", 1), ("ilfespan", "lifespan", 1),
+    ("configuraiton", "configuration", 1), ("cnofiguraton", "configuration", 2),
+    ("abc", "xyz", 3), ("ca", "abc", 3),
+])
+def test_edit_distance_counts_a_swap_of_neighbours_as_one(a, b, distance):
+    assert edit_distance(a, b, 3) == distance
+    assert edit_distance(b, a, 3) == distance
+
+
+def test_edit_distance_stops_at_its_limit():
+    assert edit_distance("lifespan", "dependencies", 2) == 3
+    assert edit_distance("abcdef", "badcfe", 2) == 3
+
+
+def test_correction_prefers_the_nearest_then_the_most_used_word():
+    assert correction("depnds", list(SITE.counts.items())) == "depends"
+    # one edit from both "deploy" (6) and "deploys" (absent): the word the site has
+    assert correction("deplpy", list(SITE.counts.items())) == "deploy"
+    ties = [("abcde", 1), ("abcdf", 3), ("abcdg", 3)]
+    assert correction("abcdx", ties) == "abcdf"
+    assert correction("zzzzz", ties) is None
+
+
+def test_long_words_may_be_two_edits_away_short_ones_one():
+    words = list(SITE.counts.items())
+    assert correction("cnofiguraton", words) == "configuration"
+    assert correction("lfiesapn", words) == "lifespan"  # eight letters: two swaps
+    assert correction("dpeloyy", words) is None  # seven letters, two edits
+
+
+def test_completion_takes_the_most_used_word_then_the_shorter():
+    words = list(SITE.counts.items())
+    assert completion("depen", words) == "dependencies"
+    assert completion("deplo", words) == "deploy"
+    assert completion("xyz", words) is None
+    assert completion("deploy", [("deploy", 6)]) is None
+
+
+def test_words_the_site_uses_are_never_changed():
+    reading = read_query("deploy the Lifespan events", known=known, words=SITE, typing=True)
+    assert reading.text == "deploy the Lifespan events"
+    assert reading.changes == ()
+
+
+def test_slipped_words_are_corrected_where_they_stand():
+    reading = read_query("Lifespna evnets on startup", known=known, words=SITE)
+    assert reading.text == "lifespan events on startup"
+    assert reading.changes == (Change("Lifespna", "lifespan", "corrected"),
+                               Change("evnets", "events", "corrected"))
+
+
+def test_the_last_word_is_completed_only_while_typing():
+    assert read_query("run code on start", known=known, words=SITE, typing=True).text == \
+        "run code on startup"
+    assert read_query("run code on start", known=known, words=SITE).text == "run code on start"
+    # a space after it: the reader finished the word
+    assert read_query("lifesp ", known=known, words=SITE, typing=True).text == "lifesp "
+    reading = read_query("lifesp", known=known, words=SITE, typing=True)
+    assert reading.changes == (Change("lifesp", "lifespan", "completed"),)
+
+
+def test_a_half_word_without_completion_is_corrected_if_long_enough():
+    reading = read_query("configurs", known=known, words=SITE, typing=True)
+    assert reading.text == "configure"
+
+
+def test_short_code_and_stop_words_are_left_alone():
+    reading = read_query("the Depnds() dpl x_depnds 4depnds", known=known, words=SITE)
+    assert reading.text == "the depends() dpl x_depnds 4depnds"
+
+
+def test_only_the_shards_a_word_can_be_corrected_into_are_asked_for():
+    words = Words(SITE.counts)
+    read_query("ilfespan", known=known, words=words)
+    assert words.asked == [["i", "li"]]
+
+
+def test_without_a_vocabulary_the_query_is_searched_as_typed():
+    assert read_query("lifespna", known=known, words=None).text == "lifespna"
