@@ -213,19 +213,24 @@ def _print_plan(plan, out: Path) -> None:
 @click.option("--mode", help=MODE_HELP)
 @click.option("-f", "--filter", "filters", multiple=True, metavar="KEY=VALUE",
               help="Keep results whose page has this value, e.g. section=Learn (repeatable).")
+@click.option("--as-typed", is_flag=True,
+              help="Search the words exactly as typed: no correction of slips.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @cache_option
 @all_option
 def query(source: str, text: tuple[str, ...], top_k: int | None, mode: str | None,
-          filters: tuple[str, ...], as_json: bool, cache_dir: Path | None,
+          filters: tuple[str, ...], as_typed: bool, as_json: bool, cache_dir: Path | None,
           fetch_all: bool) -> None:
     """Print the sections of SOURCE that best answer TEXT."""
-    request = Query(text=" ".join(text), top_k=top_k, mode=mode, filters=parse_filters(filters))
+    request = Query(text=" ".join(text), top_k=top_k, mode=mode, filters=parse_filters(filters),
+                    as_typed=as_typed)
     located, service = load_source(source, cache_dir, fetch_all=fetch_all)
     answer = service.answer(request)
     if as_json:
         click.echo(dump_json(answer))
         return
+    if "searched" in answer:
+        click.echo(f"results for: {printable(answer['searched'])} (search as typed: --as-typed)")
     if not answer["results"]:
         click.echo("no results")
     click.echo(format_results(answer["results"], base_url=located.base_url))

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..chunk import Chunk, context_line
 from ..constants import MAX_TOP_K, __version__
-from .service import BadRequest, Query, QueryService, require
+from .service import BadRequest, Query, QueryService, reading_dict, require
 
 log = logging.getLogger("mkdocs_semantic")
 SERVER_NAME = "mkdocs-semantic"
@@ -28,7 +28,9 @@ SEARCH_DOCS = (
     "Search the documentation by meaning; returns ranked sections.\n\n"
     "Each result has url (cite it), title, heading_path, score and the section's text. "
     f"top_k is 1-{MAX_TOP_K}; leave it out for the site's own number of results. filters "
-    'narrows by page facets, for example {"section": ["Learn"]}.'
+    'narrows by page facets, for example {"section": ["Learn"]}. Words the site does not '
+    "use that are one or two typing slips from one it does are corrected: then searched "
+    "gives the query as searched, and corrections each word changed."
 )
 """The search tool's description, which the assistant reads."""
 
@@ -46,12 +48,13 @@ class Docs:
     def search_docs(self, query: str, top_k: int | None = None,
                     filters: dict[str, list[str]] | None = None) -> dict[str, Any]:
         """Ranked sections; `top_k` None returns the site's configured top_k."""
-        results = self.service.search(Query(text=query, top_k=top_k, filters=filters or None))
+        answer = self.service.search_read(Query(text=query, top_k=top_k,
+                                                filters=filters or None))
         chunks = self.service.searcher.bundle.chunks
-        return {"results": [
+        return {**reading_dict(answer.reading), "results": [
             {"url": self.link(r.href), "title": r.title, "heading_path": list(r.path),
              "score": round(r.score, 4), "text": chunks[r.chunk_id].text}
-            for r in results
+            for r in answer.results
         ]}
 
     def read_page(self, url: str) -> dict[str, Any]:

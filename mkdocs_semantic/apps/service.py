@@ -23,7 +23,8 @@ from ..bundle.format import BundleError
 from ..constants import MAX_TOP_K, SEARCH_MODES
 from ..logs import LOGGERS
 from ..model.spec import ModelError
-from ..search.searcher import Result, Searcher
+from ..search.searcher import Answer, Result, Searcher
+from ..search.spelling import Reading
 
 if TYPE_CHECKING:
     from .limits import ConnectionLimits
@@ -74,6 +75,8 @@ class Query:
     """None: the bundle's `top_k` (the site's configured number)."""
     mode: str | None = None
     filters: dict[str, list[str]] | None = None
+    as_typed: bool = False
+    """Search the words exactly as typed (no correction of slips)."""
 
 
 def parse_filters(items: Iterable[str]) -> dict[str, list[str]] | None:
@@ -102,6 +105,15 @@ def parse_top_k(value: str | int | None) -> int | None:
 def result_dict(result: Result) -> dict[str, Any]:
     """A result as JSON-ready data: every field, plus `href` (url#anchor)."""
     return {**asdict(result), "href": result.href}
+
+
+def reading_dict(reading: Reading) -> dict[str, Any]:
+    """`searched` (the query as searched) and its `corrections`, when not as typed."""
+    if not reading.changes:
+        return {}
+    return {"searched": reading.text,
+            "corrections": [{"typed": c.typed, "used": c.used, "kind": c.kind}
+                            for c in reading.changes]}
 
 
 class QueryService:
@@ -134,10 +146,14 @@ class QueryService:
         return query
 
     def search(self, query: Query) -> list[Result]:
+        return self.search_read(query).results
+
+    def search_read(self, query: Query) -> Answer:
+        """The results, and the query as searched (slips corrected unless `as_typed`)."""
         self.check(query)
         try:
-            return self.searcher.search(query.text, top_k=query.top_k, mode=query.mode,
-                                        filters=query.filters)
+            return self.searcher.answer(query.text, top_k=query.top_k, mode=query.mode,
+                                        filters=query.filters, as_typed=query.as_typed)
         except (BundleError, ModelError):
             raise  # a broken bundle or model is not the caller's fault
         except ValueError as exc:  # the searcher's own word on a bad query
@@ -146,11 +162,12 @@ class QueryService:
     def answer(self, query: Query) -> dict[str, Any]:
         """The JSON body of a search response."""
         started = time.perf_counter()
-        results = self.search(query)
+        answer = self.search_read(query)
         return {
             "query": query.text,
+            **reading_dict(answer.reading),
             "mode": query.mode or self.default_mode,
-            "results": [result_dict(r) for r in results],
+            "results": [result_dict(r) for r in answer.results],
             "took_ms": round((time.perf_counter() - started) * 1000, 2),
         }
 
@@ -214,7 +231,8 @@ def create_app(config: AppConfig, service: QueryService | None = None):
         try:
             query = Query(text=params.get("q", ""), top_k=parse_top_k(params.get("k")),
                           mode=params.get("mode") or None,
-                          filters=parse_filters(params.getlist("filter")))
+                          filters=parse_filters(params.getlist("filter")),
+                          as_typed=params.get("as_typed", "") in ("1", "true"))
             service.check(query)  # cheap: bad requests never wait for the searcher
             if not limiter:
                 limiter.append(anyio.CapacityLimiter(SEARCHES_PER_WORKER))

@@ -410,3 +410,11 @@ def test_query_returns_the_sites_top_k_unless_asked_for_another_number(top_k_sit
 
     assert len(results()) == SITE_TOP_K
     assert len(results("-k", "3")) == 3
+
+
+def test_query_names_what_it_searched_for_and_as_typed_searches_the_slip(site):
+    result = run("query", str(site), "cookeis", "--mode", "lexical")
+    assert result.output.startswith("results for: cookies (search as typed: --as-typed)\n")
+    assert "learn/cookies/" in result.output
+    typed = run("query", str(site), "cookeis", "--mode", "lexical", "--as-typed")
+    assert typed.output.strip() == "no results"

@@ -212,3 +212,17 @@ def test_reading_a_page_gives_its_opening_once(count_tokens, intro_blocks):
     assert text.count("Second section words.") == 1
     if intro_blocks:
         assert text.startswith("Opening paragraph 0.")
+
+
+def test_search_docs_says_what_it_searched_for_when_it_corrected_a_slip(site):
+    from mkdocs_semantic.apps.mcp_server import Docs
+    from mkdocs_semantic.apps.service import QueryService
+    from mkdocs_semantic.search.searcher import Searcher
+
+    docs = Docs(QueryService(Searcher.open(site)))
+    found = docs.search_docs("cookeis the browser sends")
+    assert found["searched"] == "cookies the browser sends"
+    assert found["corrections"] == [{"typed": "cookeis", "used": "cookies",
+                                     "kind": "corrected"}]
+    assert found["results"][0]["url"].startswith("learn/cookies/")
+    assert "searched" not in docs.search_docs("cookies the browser sends")

@@ -348,3 +348,15 @@ def test_search_returns_the_sites_top_k_unless_k_asks_for_another(top_k_site):
         _, _, more = get(search_url(base, q="where are cookies and uploads", k=3))
     assert len(default["results"]) == SITE_TOP_K
     assert len(more["results"]) == 3
+
+
+def test_a_slipped_query_says_what_was_searched_and_as_typed_searches_the_slip(service):
+    status, _, body = get(search_url(service, q="cookeis", mode="lexical"))
+    assert status == 200 and body["query"] == "cookeis" and body["searched"] == "cookies"
+    assert body["corrections"] == [{"typed": "cookeis", "used": "cookies",
+                                    "kind": "corrected"}]
+    assert body["results"][0]["url"] == "learn/cookies/"
+    status, _, body = get(search_url(service, q="cookeis", mode="lexical", as_typed=1))
+    assert status == 200 and "searched" not in body and body["results"] == []
+    status, _, body = get(search_url(service, q="cookies", mode="lexical"))
+    assert "searched" not in body and "corrections" not in body
