@@ -1,7 +1,7 @@
 // Drives a built site in headless Chromium and prints what it saw as JSON, for the
 // pytest browser tests and bench/browser.py (which make the assertions and tables).
 //
-//   node tools/drive.mjs search|parity|bench|keywordFirst|typing PLAN.json
+//   node tools/drive.mjs search|parity|bench|keywordFirst|typing|correction PLAN.json
 //
 // PLAN: {site, prefix, start, theme, ...}; see each scenario below.
 
@@ -414,6 +414,7 @@ const BOXES = {
   readthedocs: { box: ".semantic-sidebar-output", links: "a.semantic-hit" },
   material: { box: ".md-search-result", links: ".md-search-result__list a.md-search-result__link",
               list: ".md-search-result__list" },
+  button: { box: ".semantic-dialog .semantic-output", links: "a.semantic-hit" },
 };
 
 /**
@@ -478,7 +479,39 @@ async function typing(plan) {
   });
 }
 
-const SCENARIOS = { search, parity, bench, keywordFirst, typing };
+// plan: {theme, start, query, typeDelayMs, throttle}: a fresh profile on a throttled
+// network; the (slipped) query typed key by key; waits for the hybrid results of the
+// whole query, records the correction line above them and the links, then clicks the
+// line's way back ("Search instead for ...") and records the hybrid results of the
+// words as typed.
+async function correction(plan) {
+  const theme = THEMES[plan.theme];
+  const where = BOXES[plan.theme] ?? BOXES.mkdocs;
+  return withSite(plan, async ({ page, server, context }) => {
+    await throttle(context, page, plan.throttle);
+    await page.goto(server.url + (plan.start ?? ""));
+    await theme.open(page);
+    await page.keyboard.type(plan.query, { delay: plan.typeDelayMs });
+    const answered = (corrected) => page.waitForFunction(({ box, links, query, corrected }) => {
+      const shown = [...document.querySelectorAll(box)].find((b) => b.dataset.ranking === "hybrid" &&
+        b.dataset.query?.trim() === query.trim() && b.querySelector(links));
+      const line = document.querySelector(".semantic-correction");
+      return shown && (corrected ? line !== null : line === null);
+    }, { ...where, query: plan.query, corrected }, { timeout: 3 * TIMEOUT, polling: 100 });
+    const read = () => page.evaluate(({ box, links }) => ({
+      line: document.querySelector(".semantic-correction")?.textContent ?? null,
+      links: [...document.querySelectorAll(`${box} ${links}`)].map((a) => a.href),
+    }), where);
+    await answered(true);
+    const corrected = await read();
+    await page.click(".semantic-as-typed");
+    await answered(false);
+    const asTyped = await read();
+    return { corrected, asTyped, input: await page.inputValue(theme.input) };
+  });
+}
+
+const SCENARIOS = { search, parity, bench, keywordFirst, typing, correction };
 const [scenario, planFile] = process.argv.slice(2);
 if (!SCENARIOS[scenario] || !planFile) {
   console.error(`usage: node tools/drive.mjs ${Object.keys(SCENARIOS).join("|")} PLAN.json`);

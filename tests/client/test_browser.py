@@ -534,3 +534,31 @@ def test_typing_on_a_slow_network_reads_the_partitioned_layout(sites, tmp_path, 
     path = lambda href: href.split(PREFIX, 1)[1].split("?")[0]  # noqa: E731
     assert path(last["links"][0]) == best.href
     assert set(report["pageErrors"]) <= CDN_ERRORS
+
+
+SLIPPED_QUERY = "how can my web app keep wroking offlien"
+
+
+@pytest.mark.parametrize("site, theme", [("mkdocs", "mkdocs"), ("readthedocs", "readthedocs"),
+                                         ("material", "material"), ("plain", "button")])
+def test_a_slipped_query_is_corrected_in_every_theme_with_a_way_back(sites, tmp_path, site,
+                                                                     theme):
+    """Real keystrokes (120 ms a key, 20 Mbit/s, fresh profile) of a query with two slips:
+    the results are those of the corrected query, under a line that says what was
+    searched; its button searches the words as typed, as the Python searcher does."""
+    report = drive("correction", {"site": str(sites[site]), "prefix": PREFIX, "theme": theme,
+                                  "start": "", "query": SLIPPED_QUERY, "typeDelayMs": 120,
+                                  "throttle": THROTTLE}, tmp_path)
+    searcher = Searcher.open(sites[site])
+    answer = searcher.answer(SLIPPED_QUERY, typing=True)
+    assert answer.reading.text == "how can my web app keep working offline"
+    line = report["corrected"]["line"]
+    assert line == f"Results for {answer.reading.text}. Search instead for {SLIPPED_QUERY}"
+    # the first page shown (Material lists a page's own link first)
+    page = lambda href: href.split(PREFIX, 1)[-1].split("?")[0].split("#")[0]  # noqa: E731
+    assert page(report["corrected"]["links"][0]) == page(answer.results[0].href)
+    typed = searcher.search(SLIPPED_QUERY, as_typed=True)
+    assert page(report["asTyped"]["links"][0]) == page(typed[0].href) != page(
+        answer.results[0].href)
+    assert report["input"] == SLIPPED_QUERY
+    assert set(report["pageErrors"]) <= CDN_ERRORS

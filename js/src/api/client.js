@@ -118,13 +118,27 @@ export class SemanticSearch {
    * (say, on the reader's next key) rejects with its reason, stops the search in the
    * worker, and drops its answers; downloads it started go on for later searches.
    */
-  async search(query, { topK, filters, mode, minScore, onPartial, signal } = {}) {
-    const hits = await this.#call(
-      "search",
-      { query, options: { topK, filters, mode, minScore }, partial: Boolean(onPartial) },
-      { signal, onPartial: onPartial && ((value, info) => onPartial(value.map((hit) => this.#result(hit)), info)) },
-    );
-    return hits.map((hit) => this.#result(hit));
+  async search(query, { onPartial, ...options } = {}) {
+    const { results } = await this.answer(query, {
+      ...options, onPartial: onPartial && ((answer, info) => onPartial(answer.results, info)),
+    });
+    return results;
+  }
+
+  /**
+   * `search`, with the query as searched: `{reading: {typed, text, changes}, results}`.
+   * A word the site does not use is corrected to the nearest site word it is a slip of
+   * (`changes` [{typed, used, kind: "corrected"}]); with `typing` (the reader is still
+   * typing the last word) an unknown last word is completed (kind "completed");
+   * `asTyped`: searched exactly as typed. `onPartial(answer, info)` as in `search`.
+   */
+  async answer(query, { topK, filters, mode, minScore, typing, asTyped, onPartial, signal } = {}) {
+    const toAnswer = ({ reading, results }) => ({ reading, results: results.map((hit) => this.#result(hit)) });
+    return toAnswer(await this.#call(
+      "answer",
+      { query, options: { topK, filters, mode, minScore, typing, asTyped }, partial: Boolean(onPartial) },
+      { signal, onPartial: onPartial && ((value, info) => onPartial(toAnswer(value), info)) },
+    ));
   }
 
   /** Plain exact nearest sections by vector (the reference searcher's search_vector). */

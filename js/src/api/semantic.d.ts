@@ -36,6 +36,33 @@ export interface SearchOptions {
   signal?: AbortSignal;
 }
 
+export interface AnswerOptions extends Omit<SearchOptions, "onPartial"> {
+  /** The reader is still typing the last word: an unknown last word is completed. */
+  typing?: boolean;
+  /** Search the words exactly as typed: no correction, no completion. */
+  asTyped?: boolean;
+  onPartial?: (answer: Answer, info: { ranking: "keyword" }) => void;
+}
+
+/** One word searched otherwise than typed. */
+export interface Change {
+  typed: string;
+  used: string;
+  kind: "corrected" | "completed";
+}
+
+/** The query as typed and as searched. */
+export interface Reading {
+  typed: string;
+  text: string;
+  changes: Change[];
+}
+
+export interface Answer {
+  reading: Reading;
+  results: SearchResult[];
+}
+
 /** One section (or a page's lead) of the site. */
 export interface Hit {
   /** The chunk's number in the bundle. */
@@ -87,6 +114,8 @@ export class SemanticSearch {
   /** Downloads what search needs; resolves when it is ready. */
   preload(): Promise<Counts>;
   search(query: string, options?: SearchOptions): Promise<SearchResult[]>;
+  /** `search`, with the query as searched: slipped words corrected against the site's words. */
+  answer(query: string, options?: AnswerOptions): Promise<Answer>;
   /** Plain exact nearest sections by vector; `score` is the vector score. Default topK: 10. */
   searchVector(query: string, options?: { topK?: number }): Promise<Hit[]>;
   embed(query: string): Promise<QueryVector>;
@@ -102,6 +131,7 @@ export function pageOptions(doc?: Document): { manifest?: string; siteRoot?: str
 export function init(options?: ClientOptions): SemanticSearch;
 export function preload(): Promise<Counts>;
 export function search(query: string, options?: SearchOptions): Promise<SearchResult[]>;
+export function answer(query: string, options?: AnswerOptions): Promise<Answer>;
 export function searchVector(query: string, options?: { topK?: number }): Promise<Hit[]>;
 export function embed(query: string): Promise<QueryVector>;
 export function destroy(): void;

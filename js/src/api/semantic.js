@@ -36,6 +36,7 @@ function client() {
 
 export const preload = () => client().preload();
 export const search = (query, options) => client().search(query, options);
+export const answer = (query, options) => client().answer(query, options);
 export const searchVector = (query, options) => client().searchVector(query, options);
 export const embed = (query) => client().embed(query);
 

@@ -1,7 +1,7 @@
 // The module worker behind semantic.js: query encoding and scanning off the main thread.
-// Requests: {id, type: "init" | "load" | "search" | "searchVector" | "embed", ...}; answers
+// Requests: {id, type: "init" | "load" | "answer" | "searchVector" | "embed", ...}; answers
 // {id, type: "done", value} or {id, type: "error", message}; plus {type: "progress"}.
-// A search with `partial: true` may first answer {id, type: "partial", value, ranking}
+// An answer with `partial: true` may first answer {id, type: "partial", value, ranking}
 // (keyword results while the query encoder loads); {type: "abort", id} stops a request.
 
 import { Engine } from "../engine/engine.js";
@@ -21,7 +21,7 @@ const handlers = {
     return true;
   },
   load: () => engine.load(),
-  search: ({ id, query, options, partial }, signal) => engine.search(query, {
+  answer: ({ id, query, options, partial }, signal) => engine.answer(query, {
     ...options,
     signal,
     onPartial: partial

@@ -39,6 +39,43 @@ function answers(note, shown) {
   })));
 }
 
+/**
+ * The line above the list of a corrected query (as our own search boxes show it):
+ * "Results for <searched>", and a button that asks the worker for the words as typed.
+ */
+function correction(list, note) {
+  const old = list.parentElement?.querySelector(":scope > .semantic-correction");
+  if (!note?.searched) {
+    old?.remove();
+    return;
+  }
+  if (old?.dataset.query === note.query && old.dataset.searched === note.searched) return;
+  const line = document.createElement("div");
+  line.className = "semantic-correction md-search-result__meta";
+  line.setAttribute("role", "status");
+  Object.assign(line.dataset, { query: note.query, searched: note.searched });
+  const strong = document.createElement("strong");
+  strong.textContent = note.searched;
+  const back = document.createElement("button");
+  back.type = "button";
+  back.className = "semantic-as-typed";
+  // Material's pages do not load semantic.css: the way back looks like a link here too.
+  back.style.cssText = "font:inherit;color:inherit;background:none;border:0;padding:0;" +
+    "text-decoration:underline;cursor:pointer";
+  const typed = document.createElement("em");
+  typed.textContent = note.query;
+  back.append("Search instead for ", typed);
+  back.addEventListener("click", () => {
+    const channel = new BroadcastChannel(CHANNEL);
+    channel.postMessage({ type: "typed", text: note.query, asTyped: true });
+    channel.close();
+    document.querySelector(QUERY_INPUT)?.focus();
+  });
+  line.append("Results for ", strong, ". ", back);
+  if (old) old.replaceWith(line);
+  else list.before(line);
+}
+
 export function attachMaterialStatus() {
   // Material's search overlay is a role=dialog without a name (axe: aria-dialog-name).
   const overlay = document.querySelector('.md-search[role="dialog"]');
@@ -77,6 +114,7 @@ export function attachMaterialStatus() {
     if (box.dataset.query !== note.query || box.dataset.ranking !== note.ranking) {
       Object.assign(box.dataset, { ranking: note.ranking, query: note.query });
     }
+    correction(list, current ? note : null);
     if (current && note.ranking === "hybrid" && openWhenReady !== null && sameQuery(openWhenReady, field.value)) {
       openWhenReady = null;
       bestLink(list)?.click();

@@ -8,10 +8,12 @@ import { describeProgress } from "../text/progress.js";
 import { runtimeFiles } from "../engine/runtime.js";
 
 /**
- * Returns `search(query, show, signal)`: the engine's progressive search, calling
- * `show(items, "keyword")` with keyword results while the query encoder loads, then
- * `show(items, "hybrid")`; `onProgress(text)`. Aborting `signal` stops the search
- * (the typing has moved on): nothing more is shown and it rejects with its reason.
+ * Returns `search(query, show, signal, {asTyped})`: the engine's progressive search as
+ * you type (slips corrected, a half-typed last word completed; `asTyped`: neither),
+ * calling `show(items, "keyword", reading)` with keyword results while the query
+ * encoder loads, then `show(items, "hybrid", reading)`; `onProgress(text)`. Aborting
+ * `signal` stops the search (the typing has moved on): nothing more is shown and it
+ * rejects with its reason.
  */
 export function createSearch({ manifestUrl, workerUrl, onProgress }) {
   const engine = new Engine({
@@ -19,11 +21,13 @@ export function createSearch({ manifestUrl, workerUrl, onProgress }) {
     runtime: runtimeFiles(workerUrl),
     onProgress: (progress) => onProgress(describeProgress(progress).text),
   });
-  return async (query, show, signal) => {
-    const results = await engine.search(query, {
+  return async (query, show, signal, { asTyped = false } = {}) => {
+    const { reading, results } = await engine.answer(query, {
       signal,
-      onPartial: (keyword) => show(toItems(keyword, query), "keyword"),
+      typing: true,
+      asTyped,
+      onPartial: (keyword) => show(toItems(keyword.results, keyword.reading.text), "keyword", keyword.reading),
     });
-    show(toItems(results, query), "hybrid");
+    show(toItems(results, reading.text), "hybrid", reading);
   };
 }

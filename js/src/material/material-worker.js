@@ -38,14 +38,19 @@ self.onmessage = ({ data }) => {
   else if (data.type === QUERY) start(data.data);
 };
 channel.onmessage = ({ data }) => {
-  if (data.type === "typed") start(data.text);
+  if (data.type === "typed") start(data.text, { asTyped: Boolean(data.asTyped) });
 };
 
-/** Starts answering `query` unless it is the text being answered already. */
-function start(query) {
-  if (current && sameQuery(current.query, query)) return; // the same text, typed and then sent
+/**
+ * Starts answering `query` unless it is the text being answered already; `asTyped`:
+ * the reader asked for its words as typed ("search instead for"), kept for that text.
+ */
+function start(query, { asTyped = false } = {}) {
+  const same = current && sameQuery(current.query, query);
+  if (same && (current.asTyped || !asTyped)) return; // the same text, typed and then sent
   current?.controller.abort();
-  const mine = { query: query.trim(), controller: new AbortController() };
+  const mine = { query: query.trim(), asTyped: asTyped || Boolean(same && current.asTyped),
+    controller: new AbortController() };
   current = mine;
   answer(mine).catch((error) => {
     if (current === mine) announce("error", `Semantic search is unavailable: ${error.message}`);
@@ -53,10 +58,12 @@ function start(query) {
 }
 
 async function answer(mine) {
-  const show = (items, ranking) => {
+  const show = (items, ranking, reading = null) => {
     if (current !== mine) return; // a newer text supersedes this one
     const locations = items.map((group) => group.map((document) => document.location));
-    channel.postMessage({ type: "results", ranking, query: mine.query, locations });
+    // what the page says above the list: the query as searched, when a slip was corrected
+    const searched = reading?.changes.some((change) => change.kind === "corrected") ? reading.text : null;
+    channel.postMessage({ type: "results", ranking, query: mine.query, locations, searched });
     self.postMessage({ type: RESULT, data: { items } });
   };
   if (!mine.query) return show([], "hybrid");
@@ -68,5 +75,5 @@ async function answer(mine) {
       onProgress: (text) => announce("progress", text),
     });
   }
-  return search(mine.query, show, mine.controller.signal);
+  return search(mine.query, show, mine.controller.signal, { asTyped: mine.asTyped });
 }

@@ -119,6 +119,23 @@ export function renderStatus(container, text, options) {
   container.replaceChildren(statusLine(text, options));
 }
 
+/**
+ * The line above the results of a corrected query: "Results for <the query as
+ * searched>" and a button to search the words as typed. Replaces an older one.
+ */
+export function renderCorrection(container, reading) {
+  const line = el("div", "semantic-correction");
+  line.setAttribute("role", "status");
+  line.append("Results for ", el("strong", "", reading.text), ". ");
+  const back = el("button", "semantic-as-typed");
+  back.type = "button";
+  back.append("Search instead for ", el("em", "", reading.typed));
+  line.append(back);
+  const old = container.querySelector(":scope > .semantic-correction");
+  if (old) old.replaceWith(line);
+  else container.prepend(line);
+}
+
 /** A message above the results, replaced in place so the list below does not move. */
 export function renderNote(container, text, options) {
   const line = statusLine(text, options);

@@ -7,7 +7,7 @@
 // theme's modal, the native <dialog>, the sidebar's panel).
 
 import { describeProgress } from "../text/progress.js";
-import { renderNote, renderResults, renderStatus } from "./results-view.js";
+import { renderCorrection, renderNote, renderResults, renderStatus } from "./results-view.js";
 
 const KEYWORD_NOTE = "Keyword matches; results by meaning follow";
 const OPENING_NOTE = "Searching… the best result opens when it is ready";
@@ -30,6 +30,7 @@ export class SearchBox {
     this.enterPending = false;
     this.hovering = false;
     this.deferred = null; // hybrid results held back while the reader points at the list
+    this.asTyped = null; // the text the reader asked to search as typed ("search instead for")
     this.listeners = [
       [output, "pointerenter", () => { this.hovering = true; }],
       [output, "pointerleave", () => {
@@ -42,6 +43,11 @@ export class SearchBox {
       [output, "click", (event) => {
         const link = event.target.closest?.("a.semantic-hit");
         if (link) this.onPick(link);
+        if (event.target.closest?.("button.semantic-as-typed")) {
+          this.asTyped = this.input.value;
+          this.input.focus();
+          this.#search(this.input.value);
+        }
       }],
     ];
     for (const [target, type, fn] of this.listeners) target.addEventListener(type, fn);
@@ -109,19 +115,23 @@ export class SearchBox {
     const search = { query, controller: new AbortController() };
     this.latest = search;
     const isLatest = () => this.latest === search;
-    this.client.search(query, {
+    if (this.asTyped !== query) this.asTyped = null;
+    // As you type: a half-typed last word is completed, slips are corrected.
+    this.client.answer(query, {
+      typing: true,
+      asTyped: this.asTyped === query,
       signal: search.controller.signal,
-      onPartial: (results) => {
-        if (isLatest()) this.#show(query, results, { final: false });
+      onPartial: (answer) => {
+        if (isLatest()) this.#show(query, answer, { final: false });
       },
-    }).then((results) => {
+    }).then((answer) => {
       search.done = true;
       if (!isLatest()) return;
       if (!this.enterPending && this.shown === query && !this.shownFinal && this.#readerIsInList()) {
-        this.deferred = { query, results };
+        this.deferred = { query, answer };
         return;
       }
-      this.#show(query, results, { final: true });
+      this.#show(query, answer, { final: true });
     }, (error) => {
       search.done = true;
       if (isLatest()) this.#fail(error);
@@ -136,15 +146,19 @@ export class SearchBox {
     const deferred = this.deferred;
     if (!deferred || this.#readerIsInList()) return;
     this.deferred = null;
-    if (deferred.query === this.input.value) this.#show(deferred.query, deferred.results, { final: true });
+    if (deferred.query === this.input.value) this.#show(deferred.query, deferred.answer, { final: true });
   }
 
-  #show(query, results, { final }) {
+  #show(query, { reading, results }, { final }) {
     this.shown = query;
     this.shownFinal = final;
     this.active = -1;
-    this.links = renderResults(this.output, results, query, { listId: this.listId });
+    this.links = renderResults(this.output, results, reading.text, { listId: this.listId });
     if (!results.length && final) renderStatus(this.output, "No results");
+    // Words corrected (not those completed while typing): say so, with the way back.
+    if (reading.changes.some((change) => change.kind === "corrected")) {
+      renderCorrection(this.output, reading);
+    }
     if (!final && results.length) renderNote(this.output, this.enterPending ? OPENING_NOTE : KEYWORD_NOTE);
     this.output.dataset.ranking = final ? "hybrid" : "keyword";
     this.output.dataset.query = query;
