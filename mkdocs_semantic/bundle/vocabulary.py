@@ -1,10 +1,10 @@
 """The site's words with how many chunks use each: what readers' slips are corrected to.
 
 A vocabulary word is a lowercased token of a chunk's title, headings or body (the
-keyword analyzer's tokens) made of letters only, at least `MIN_WORD` and at most
-`MAX_WORD` of them, none outside the Basic Multilingual Plane (so that Python's and
-JavaScript's string orders agree), and not a stop word. Each word counts the chunks
-holding it.
+keyword analyzer's tokens) made of letters only and not a CamelCase identifier, at
+least `MIN_WORD` and at most `MAX_WORD` of them, none outside the Basic Multilingual
+Plane (so that Python's and JavaScript's string orders agree), and not a stop word.
+Each word counts the chunks holding it.
 
 The bundle stores the words sorted, cut into shards of about `VOCABULARY_SHARD_BYTES`
 of JSON: `{"words": [...], "counts": [...]}`, named in a shard list by first word. A
@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
 from ..constants import MAX_WORD, MIN_WORD
-from .lexical import STOPWORDS, TOKEN, LexicalFields
+from .lexical import STOPWORDS, TOKEN, LexicalFields, split_parts
 from .names import group_by_size
 from .shard_lists import ShardReader
 
@@ -29,10 +29,12 @@ TOP_KEY = "\uffff"
 
 
 def vocabulary_word(token: str) -> str | None:
-    """The vocabulary form of a token (lowercased), or None when it is not a word."""
+    """The vocabulary form of a token (lowercased), or None when it is not a word: a
+    CamelCase identifier (`HTTPException`) is a name, searched by its parts and whole."""
     word = token.lower()
     if not (MIN_WORD <= len(word) <= MAX_WORD and word.isalpha()
-            and max(map(ord, word)) < 0x10000 and word not in STOPWORDS):
+            and max(map(ord, word)) < 0x10000 and word not in STOPWORDS
+            and len(split_parts(token)) == 1):
         return None
     return word
 

@@ -89,6 +89,7 @@ class Searcher:
                               "encoder='transformer'")
         self._embedder = embedder
         self._static: StaticQueryEncoder | None = None
+        self._model_words: frozenset[str] | None = None
         pages = len(bundle.pages.counts)
         self._page_of_chunk = bundle.pages.page_of_chunk
         self._boosts = np.ones(pages)
@@ -181,7 +182,18 @@ class Searcher:
         """The query as it is searched (search/spelling.py)."""
         lexical = self.bundle.lexical
         return read_query(query, words=self.bundle.vocabulary, typing=typing,
-                          known=lambda words: lexical.holds([stem(w) for w in words]))
+                          known=lambda words: lexical.holds([stem(w) for w in words]),
+                          model_word=lambda word: word in self.model_words)
+
+    @property
+    def model_words(self) -> frozenset[str]:
+        """The tokens of the model's tokenizer (its `model.vocab`), read once: the query
+        encoder's copy in the bundle (or the site's encoder's, the same file)."""
+        if self._model_words is None:
+            encoders = self.bundle.catalog["encoders"]
+            encoder = encoders.get(self.encoder) or encoders[self.bundle.manifest.query_encoder]
+            self._model_words = tokenizer_words(self.bundle.root / encoder["tokenizer"][0])
+        return self._model_words
 
     def search_vector(self, vector: np.ndarray | None, *, top_k: int = 10) -> list[Result]:
         """Plain exact nearest chunks for an already embedded query (see `embed`): score
@@ -275,6 +287,21 @@ class Searcher:
             float(lexical_scores[chunk_id]) / self.bundle.lexical.scale,
             section_score=section_score,
         )
+
+
+def tokenizer_words(path: Path) -> frozenset[str]:
+    """The tokens a tokenizer.json's model holds: its `vocab` (a WordPiece or BPE map,
+    or a Unigram list of [token, score]); none when it has no vocabulary."""
+    import json
+
+    try:
+        vocab = json.loads(path.read_text(encoding="utf-8"))["model"]["vocab"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise BundleError(f"{path} is not a tokenizer with a vocabulary ({exc}): rebuild "
+                          "the site") from exc
+    if isinstance(vocab, dict):
+        return frozenset(vocab)
+    return frozenset(entry[0] for entry in vocab if isinstance(entry, list) and entry)
 
 
 def listed_for(listed: dict, key: str, values: Sequence[str]) -> set[int]:

@@ -9,8 +9,10 @@ exactly as typed.
 1. Completion: while the reader types (`typing`, and nothing after the last word), an
    unknown last word is a prefix: it becomes the site's word that starts with it and
    is held by the most chunks (then the shorter, then the first in order).
-2. Correction: an unknown word of `MIN_CORRECTED` letters or more becomes the site's
-   word within `max_edits` of it (optimal string alignment distance: an insertion,
+2. Correction: an unknown word of `MIN_CORRECTED` letters or more, unless the model's
+   tokenizer holds it whole (a real word the site happens not to use keeps its meaning
+   for the vector signal: "teams", "chart"), becomes the site's word within
+   `max_edits` of it (optimal string alignment distance: an insertion,
    deletion, substitution or swap of two neighbouring letters each count one), the
    nearest, then the one held by the most chunks, then the first in order. Candidates
    start with the word's first letter, or with its second then first (a swap of the
@@ -110,9 +112,11 @@ def correction_prefixes(word: str) -> list[str]:
 
 
 def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
-               words: WordSource | None, typing: bool = False) -> Reading:
+               words: WordSource | None, typing: bool = False,
+               model_word: Callable[[str], bool] = lambda word: False) -> Reading:
     """The query as searched: its unknown words completed or corrected (see above).
-    `known(words)`: for each word, whether the site's keyword index has its term."""
+    `known(words)`: for each word, whether the site's keyword index has its term;
+    `model_word(word)`: whether the model's tokenizer holds the word whole."""
     if words is None:
         return Reading(query, query)
     found = []
@@ -128,7 +132,7 @@ def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
         used, kind = None, ""
         if typing and match.end() == len(query):
             used, kind = completion(word, words.starting([word])), "completed"
-        if used is None and len(word) >= MIN_CORRECTED:
+        if used is None and len(word) >= MIN_CORRECTED and not model_word(word):
             used, kind = correction(word, words.starting(correction_prefixes(word))), \
                 "corrected"
         if used is not None:

@@ -18,7 +18,7 @@ from mkdocs_semantic.bundle.vocabulary import (
 def test_words_are_lowercased_letters_counted_once_per_chunk():
     words = build_vocabulary([
         LexicalFields("Lifespan Events", "Startup", "Run code on startup, startup again."),
-        LexicalFields("Caching", "", "Caché naïve x2 e.g. response_model to of"),
+        LexicalFields("Caching", "", "Caché naïve x2 e.g. response_model to of HTTPException"),
     ])
     assert words == {"caching": 1, "caché": 1, "code": 1, "events": 1,
                      "lifespan": 1, "naïve": 1, "run": 1, "startup": 1}

@@ -107,6 +107,8 @@ def test_a_half_word_without_completion_is_corrected_if_long_enough():
 def test_short_code_and_stop_words_are_left_alone():
     reading = read_query("the Depnds() dpl x_depnds 4depnds", known=known, words=SITE)
     assert reading.text == "the depends() dpl x_depnds 4depnds"
+    # a CamelCase name is searched whole and by its parts, never lowercased into a word
+    assert read_query("DependsOn", known=known, words=SITE).text == "DependsOn"
 
 
 def test_only_the_shards_a_word_can_be_corrected_into_are_asked_for():
@@ -117,3 +119,12 @@ def test_only_the_shards_a_word_can_be_corrected_into_are_asked_for():
 
 def test_without_a_vocabulary_the_query_is_searched_as_typed():
     assert read_query("lifespna", known=known, words=None).text == "lifespna"
+
+
+def test_a_real_word_the_model_knows_is_not_corrected_into_a_site_word():
+    model = {"teams", "chart"}
+    reading = read_query("two teams and a chart", known=known, words=Words(
+        {"terms": 3, "char": 9}), model_word=lambda word: word in model)
+    assert reading.text == "two teams and a chart"
+    assert read_query("two temrs", known=known, words=Words({"terms": 3}),
+                      model_word=lambda word: word in model).text == "two terms"

@@ -315,6 +315,21 @@ export class Engine {
       words: this.vocabulary,
       stopwords: this.lexical.stopwords,
       known: (words) => this.lexical.holds(words.map((word) => stem(word))),
+      modelWord: async (word) => (await this.#modelWords()).has(word),
+    });
+  }
+
+  /**
+   * The tokens of the query encoder's tokenizer (its `model.vocab`): read only when a
+   * query has a word the site does not use (the static encoder reads the same file).
+   */
+  #modelWords() {
+    return this.#once("modelWords", async () => {
+      const json = await this.store.json(this.catalog.encoders[this.encoder.kind].tokenizer);
+      const vocab = json?.model?.vocab;
+      if (Array.isArray(vocab)) return new Set(vocab.filter(Array.isArray).map((entry) => entry[0]));
+      if (vocab && typeof vocab === "object") return new Set(Object.keys(vocab));
+      throw new BundleError(`${this.catalog.encoders[this.encoder.kind].tokenizer.name} is not a tokenizer with a vocabulary: rebuild the site`);
     });
   }
 

@@ -70,9 +70,10 @@ export const correctionPrefixes = (word) => [word[0], word[1] + word[0]];
 /**
  * The query as searched: `{typed, text, changes: [{typed, used, kind}]}`, its unknown
  * words completed or corrected. `known(words)` resolves, for each word, whether the
- * site's keyword index has its term; `words`: the site's Vocabulary (null: none).
+ * site's keyword index has its term; `words`: the site's Vocabulary (null: none);
+ * `modelWord(word)` resolves whether the model's tokenizer holds the word whole.
  */
-export async function readQuery(query, { known, words, stopwords, typing = false }) {
+export async function readQuery(query, { known, words, stopwords, typing = false, modelWord = async () => false }) {
   const plain = { typed: query, text: query, changes: [] };
   if (!words) return plain;
   const found = [];
@@ -91,7 +92,7 @@ export async function readQuery(query, { known, words, stopwords, typing = false
       used = completion(word, await words.starting([word]));
       kind = "completed";
     }
-    if (used === null && word.length >= MIN_CORRECTED) {
+    if (used === null && word.length >= MIN_CORRECTED && !(await modelWord(word))) {
       used = correction(word, await words.starting(correctionPrefixes(word)));
       kind = "corrected";
     }

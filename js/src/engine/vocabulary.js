@@ -3,16 +3,20 @@
 
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
 import { BundleError } from "../bundle/error.js";
+import { splitParts } from "./lexical.js";
 
 const { MIN_WORD, MAX_WORD } = constants;
 const LETTERS = /^\p{L}+$/u;
 const TOP_KEY = "\uffff";
 
-/** The vocabulary form of a token (lowercased), or null when it is not a word. */
+/**
+ * The vocabulary form of a token (lowercased), or null when it is not a word: a
+ * CamelCase identifier (`HTTPException`) is a name, searched by its parts and whole.
+ */
 export function vocabularyWord(token, stopwords) {
   const word = token.toLowerCase();
   // letters only, none outside the Basic Multilingual Plane (no surrogate pairs)
-  if (!LETTERS.test(word) || /[\ud800-\udfff]/.test(word)) return null;
+  if (!LETTERS.test(word) || /[\ud800-\udfff]/.test(word) || splitParts(token).length !== 1) return null;
   if (word.length < MIN_WORD || word.length > MAX_WORD || stopwords.has(word)) return null;
   return word;
 }
