@@ -23,6 +23,8 @@ VOCABULARY_VERSION: int = _SHARED["VOCABULARY_VERSION"]
 MIN_WORD: int = _SHARED["MIN_WORD"]
 MAX_WORD: int = _SHARED["MAX_WORD"]
 """The letters of a vocabulary word: at least MIN_WORD, at most MAX_WORD."""
+MAX_IDENTIFIER: int = _SHARED["MAX_IDENTIFIER"]
+"""The longest code name the vocabulary holds."""
 MIN_CORRECTED: int = _SHARED["MIN_CORRECTED"]
 """Shorter unknown words are searched as typed: too many site words lie one edit away."""
 LONG_WORD: int = _SHARED["LONG_WORD"]

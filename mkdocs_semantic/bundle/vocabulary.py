@@ -6,8 +6,13 @@ least `MIN_WORD` and at most `MAX_WORD` of them, none outside the Basic Multilin
 Plane (so that Python's and JavaScript's string orders agree), and not a stop word.
 Each word counts the chunks holding it.
 
-The bundle stores the words sorted, cut into shards of about `VOCABULARY_SHARD_BYTES`
-of JSON: `{"words": [...], "counts": [...]}`, named in a shard list by first word. A
+Beside the words, the code names (`identifier_key`: `HTTPException`, `root_path`),
+keyed lowercased, with their most used spelling: a half-typed name is completed to it.
+
+The bundle stores the keys sorted, cut into shards of about `VOCABULARY_SHARD_BYTES`
+of JSON: `{"words": [...], "counts": [...], "forms": [[i, spelling], ...]}` (a
+spelling for each name whose key is not its spelling), named in a shard list by first
+key. A
 reader fetches only the shards a word's candidates can fall in (search/spelling.py).
 """
 
@@ -16,14 +21,16 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
 
-from ..constants import MAX_WORD, MIN_WORD
+from ..constants import MAX_IDENTIFIER, MAX_WORD, MIN_WORD
 from .lexical import STOPWORDS, TOKEN, LexicalFields, split_parts
 from .names import group_by_size
 from .shard_lists import ShardReader
 
 VOCABULARY_SHARD_BYTES = 8 << 10
+SEPARATOR_CHARS = "._:-"
 TOP_KEY = "\uffff"
 """Above every vocabulary word: a prefix's words run from it to prefix + TOP_KEY."""
 
@@ -39,30 +46,73 @@ def vocabulary_word(token: str) -> str | None:
     return word
 
 
-def build_vocabulary(documents: Iterable[LexicalFields]) -> dict[str, int]:
-    """Word -> number of documents (chunks) holding it, words sorted."""
+def identifier_key(token: str) -> str | None:
+    """The vocabulary key of a code name (`HTTPException`, `root_path`, `log-level`:
+    parts at CamelCase or . _ : -), lowercased, or None when the token is no such name."""
+    key = token.lower()
+    if not (MIN_WORD <= len(key) <= MAX_IDENTIFIER and max(map(ord, key)) < 0x10000
+            and any(c.isalpha() for c in key)
+            and (len(split_parts(token)) > 1 or any(c in SEPARATOR_CHARS for c in key))):
+        return None
+    return key
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One vocabulary entry: its key (lowercased), the chunks holding it, and the text
+    to search for it (the key for a word; a name's most used spelling)."""
+
+    key: str
+    count: int
+    form: str
+
+    @property
+    def is_word(self) -> bool:
+        """A word (what slips are corrected to), not a code name."""
+        return self.form == self.key and self.key.isalpha()
+
+
+def build_vocabulary(documents: Iterable[LexicalFields]) -> list[Entry]:
+    """The site's words and code names, keys ascending: each with the number of
+    documents (chunks) holding it and, for a name, its most used spelling (ties: the
+    first in order)."""
     counts: Counter[str] = Counter()
+    spellings: dict[str, Counter[str]] = {}
     for doc in documents:
         held = set()
         for text in (doc.title, doc.heading, doc.body):
             for match in TOKEN.finditer(text):
-                word = vocabulary_word(match.group())
+                token = match.group()
+                word = vocabulary_word(token)
                 if word is not None:
                     held.add(word)
+                    continue
+                key = identifier_key(token)
+                if key is not None:
+                    held.add(key)
+                    spellings.setdefault(key, Counter())[token] += 1
         counts.update(held)
-    return {word: counts[word] for word in sorted(counts)}
+    out = []
+    for key in sorted(counts):
+        spelled = spellings.get(key)
+        form = min(spelled.items(), key=lambda item: (-item[1], item[0]))[0] if spelled else key
+        out.append(Entry(key, counts[key], form))
+    return out
 
 
-def vocabulary_shards(words: dict[str, int], *,
+def vocabulary_shards(entries: list[Entry], *,
                       target_bytes: int = VOCABULARY_SHARD_BYTES) -> list[tuple[str, dict]]:
-    """(first word, shard) pairs, words ascending, each shard about `target_bytes`."""
-    ordered = sorted(words)
-    if not ordered:
+    """(first key, shard) pairs, keys ascending, each shard about `target_bytes`."""
+    if not entries:
         return []
-    sizes = [len(w) + 4 + len(str(words[w])) for w in ordered]
-    cuts = [*group_by_size(sizes, target_bytes), len(ordered)]
-    return [(ordered[a], {"words": ordered[a:b], "counts": [words[w] for w in ordered[a:b]]})
-            for a, b in pairwise(cuts)]
+    sizes = [len(e.key) + 4 + len(str(e.count)) + (len(e.form) + 6 if e.form != e.key else 0)
+             for e in entries]
+    cuts = [*group_by_size(sizes, target_bytes), len(entries)]
+    return [(entries[a].key, {
+        "words": [e.key for e in entries[a:b]],
+        "counts": [e.count for e in entries[a:b]],
+        "forms": [[i, e.form] for i, e in enumerate(entries[a:b]) if e.form != e.key],
+    }) for a, b in pairwise(cuts)]
 
 
 class Vocabulary:
@@ -71,37 +121,44 @@ class Vocabulary:
     def __init__(self, shards: ShardReader) -> None:
         self.shards = shards
 
-    def between(self, low: str, high: str) -> list[tuple[str, int]]:
-        """(word, count) of every word w with low <= w < high, ascending."""
+    def between(self, low: str, high: str) -> list[Entry]:
+        """The entries whose key k is low <= k < high, ascending."""
         first = max(self.shards.position(low), 0)
         last = self.shards.position(high)
         numbers = range(first, last + 1)
         self.shards.prefetch(self.shards.firsts[n] for n in numbers)
-        out: list[tuple[str, int]] = []
+        out: list[Entry] = []
         for number in numbers:
-            words, counts = checked_shard(self.shards.shard(number))
-            at = bisect.bisect_left(words, low)
-            end = bisect.bisect_left(words, high)
-            out.extend(zip(words[at:end], counts[at:end]))
+            words = checked_shard(self.shards.shard(number))
+            keys = [e.key for e in words]
+            out.extend(words[bisect.bisect_left(keys, low):bisect.bisect_left(keys, high)])
         return out
 
-    def starting(self, prefixes: Sequence[str]) -> list[tuple[str, int]]:
-        """(word, count) of the words that start with one of `prefixes`."""
-        out: list[tuple[str, int]] = []
+    def starting(self, prefixes: Sequence[str]) -> list[Entry]:
+        """The entries whose key starts with one of `prefixes`."""
+        out: list[Entry] = []
         for prefix in dict.fromkeys(prefixes):
             out.extend(self.between(prefix, prefix + TOP_KEY))
         return out
 
 
-def checked_shard(shard: object) -> tuple[list[str], list[int]]:
-    """A vocabulary shard's words and counts (ValueError when malformed)."""
+def checked_shard(shard: object) -> list[Entry]:
+    """A vocabulary shard's entries (ValueError when malformed)."""
     if not isinstance(shard, dict):
         raise ValueError("a vocabulary shard is not an object")
-    words, counts = shard.get("words"), shard.get("counts")
+    words, counts, forms = shard.get("words"), shard.get("counts"), shard.get("forms")
     if not (isinstance(words, list) and isinstance(counts, list) and len(words) == len(counts)
+            and isinstance(forms, list)
             and all(isinstance(w, str) for w in words)
             and all(isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in counts)):
         raise ValueError("a vocabulary shard does not list words with their counts")
     if any(a >= b for a, b in pairwise(words)):
         raise ValueError("a vocabulary shard's words are not in order")
-    return words, counts
+    spelled = list(words)
+    for entry in forms:
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int)
+                and not isinstance(entry[0], bool) and 0 <= entry[0] < len(words)
+                and isinstance(entry[1], str)):
+            raise ValueError(f"a vocabulary shard's spelling {str(entry)[:60]} names no word")
+        spelled[entry[0]] = entry[1]
+    return [Entry(w, c, f) for w, c, f in zip(words, counts, spelled)]

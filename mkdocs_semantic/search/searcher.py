@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..bundle.format import BundleError
-from ..bundle.lexical import stem
+from ..bundle.lexical import analyze
 from ..bundle.reader import Bundle, LocatedBundle, PayloadFetch, read_bundle
 from ..bundle.vectors.codes import query_codes
 from ..chunk import href
@@ -181,8 +181,13 @@ class Searcher:
     def read(self, query: str, *, typing: bool = False) -> Reading:
         """The query as it is searched (search/spelling.py)."""
         lexical = self.bundle.lexical
-        return read_query(query, words=self.bundle.vocabulary, typing=typing,
-                          known=lambda words: lexical.holds([stem(w) for w in words]),
+
+        def known(tokens: list[str]) -> list[bool]:
+            terms = [analyze(token) for token in tokens]
+            held = dict(zip(flat := [t for ts in terms for t in ts], lexical.holds(flat)))
+            return [all(held[t] for t in ts) for ts in terms]
+
+        return read_query(query, words=self.bundle.vocabulary, typing=typing, known=known,
                           model_word=lambda word: word in self.model_words)
 
     @property

@@ -1,14 +1,17 @@
 """What a reader meant: slipped words corrected, a half-typed last word completed.
 
 The spec every reader implements (js/src/engine/spelling.js). A query word is looked at
-only when it is a vocabulary word (bundle/vocabulary.py: letters, 3 to 32 of them, not
-a stop word) that the site does not use: its keyword term is not in the index. Words the
+only when it is a vocabulary word or name (bundle/vocabulary.py: letters, 3 to 32 of
+them, not a stop word; a name has parts) that the site does not use: one of its keyword
+terms is not in the index. Words the
 site uses are never changed, so a query whose words are all the site's is searched
 exactly as typed.
 
 1. Completion: while the reader types (`typing`, and nothing after the last word), an
-   unknown last word is a prefix: it becomes the site's word that starts with it and
-   is held by the most chunks (then the shorter, then the first in order).
+   unknown last word is a prefix: it becomes the site's word or code name (bundle/
+   vocabulary.py) whose key starts with it (lowercased) and is held by the most chunks
+   (then the shorter, then the first in order), spelled as the site spells it most. A
+   half-typed code name (`HTTPExc`) is completed too; a name is never corrected.
 2. Correction: an unknown word of `MIN_CORRECTED` letters or more, unless the model's
    tokenizer holds it whole (a real word the site happens not to use keeps its meaning
    for the vector signal: "teams", "chart"), becomes the site's word within
@@ -29,15 +32,15 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..bundle.lexical import TOKEN
-from ..bundle.vocabulary import vocabulary_word
+from ..bundle.vocabulary import Entry, identifier_key, vocabulary_word
 from ..constants import LONG_WORD, MIN_CORRECTED
 
 
 class WordSource(Protocol):
     """A site's vocabulary as the reader reads it (bundle.vocabulary.Vocabulary)."""
 
-    def starting(self, prefixes: Sequence[str]) -> list[tuple[str, int]]:
-        """(word, chunk count) of the words starting with one of `prefixes`."""
+    def starting(self, prefixes: Sequence[str]) -> list[Entry]:
+        """The entries whose key starts with one of `prefixes`."""
         ...
 
 
@@ -84,26 +87,31 @@ def edit_distance(a: str, b: str, limit: int) -> int:
     return min(previous[len(b)], limit + 1)
 
 
-def correction(word: str, candidates: Sequence[tuple[str, int]]) -> str | None:
-    """The candidate `word` was most likely meant as (rule 2), or None."""
+def correction(word: str, candidates: Sequence[Entry]) -> str | None:
+    """The site word `word` was most likely meant as (rule 2), or None."""
     limit = max_edits(word)
     best: tuple[int, int, str] | None = None
-    for candidate, count in candidates:
-        distance = edit_distance(word, candidate, limit)
-        if distance <= limit and (best is None or (distance, -count, candidate) < best):
-            best = (distance, -count, candidate)
+    for entry in candidates:
+        if not entry.is_word:
+            continue
+        distance = edit_distance(word, entry.key, limit)
+        key = (distance, -entry.count, entry.key)
+        if distance <= limit and (best is None or key < best):
+            best = key
     return None if best is None else best[2]
 
 
-def completion(prefix: str, candidates: Sequence[tuple[str, int]]) -> str | None:
-    """The word a half-typed `prefix` most likely becomes (rule 1), or None."""
+def completion(prefix: str, candidates: Sequence[Entry]) -> str | None:
+    """What a half-typed `prefix` (lowercased) most likely becomes (rule 1), spelled as
+    the site spells it, or None."""
     best: tuple[int, int, str] | None = None
-    for candidate, count in candidates:
-        if len(candidate) > len(prefix) and candidate.startswith(prefix):
-            key = (-count, len(candidate), candidate)
+    spelled = ""
+    for entry in candidates:
+        if len(entry.key) > len(prefix) and entry.key.startswith(prefix):
+            key = (-entry.count, len(entry.key), entry.key)
             if best is None or key < best:
-                best = key
-    return None if best is None else best[2]
+                best, spelled = key, entry.form
+    return None if best is None else spelled
 
 
 def correction_prefixes(word: str) -> list[str]:
@@ -115,24 +123,30 @@ def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
                words: WordSource | None, typing: bool = False,
                model_word: Callable[[str], bool] = lambda word: False) -> Reading:
     """The query as searched: its unknown words completed or corrected (see above).
-    `known(words)`: for each word, whether the site's keyword index has its term;
-    `model_word(word)`: whether the model's tokenizer holds the word whole."""
+    `known(tokens)`: for each token, whether the site's keyword index has every term of
+    it; `model_word(word)`: whether the model's tokenizer holds the word whole."""
     if words is None:
         return Reading(query, query)
     found = []
     for match in TOKEN.finditer(query):
+        last = typing and match.end() == len(query)
         word = vocabulary_word(match.group())
-        if word is not None:
-            found.append((match, word))
+        name = identifier_key(match.group()) if word is None and last else None
+        if word is not None or name is not None:
+            found.append((match, word, name))
     if not found:
         return Reading(query, query)
-    unknown = [(m, w) for (m, w), held in zip(found, known([w for _, w in found])) if not held]
+    held = known([m.group() for m, _, _ in found])
     changes: list[tuple[int, int, Change]] = []
-    for match, word in unknown:
+    for (match, word, name), is_known in zip(found, held):
+        if is_known:
+            continue
         used, kind = None, ""
         if typing and match.end() == len(query):
-            used, kind = completion(word, words.starting([word])), "completed"
-        if used is None and len(word) >= MIN_CORRECTED and not model_word(word):
+            prefix = word or name or ""
+            used, kind = completion(prefix, words.starting([prefix])), "completed"
+        if used is None and word is not None and len(word) >= MIN_CORRECTED \
+                and not model_word(word):
             used, kind = correction(word, words.starting(correction_prefixes(word))), \
                 "corrected"
         if used is not None:

@@ -7,6 +7,7 @@ import pytest
 from mkdocs_semantic.bundle.lexical import LexicalFields
 from mkdocs_semantic.bundle.shard_lists import ShardReader
 from mkdocs_semantic.bundle.vocabulary import (
+    Entry,
     Vocabulary,
     build_vocabulary,
     checked_shard,
@@ -20,15 +21,18 @@ def test_words_are_lowercased_letters_counted_once_per_chunk():
         LexicalFields("Lifespan Events", "Startup", "Run code on startup, startup again."),
         LexicalFields("Caching", "", "Caché naïve x2 e.g. response_model to of HTTPException"),
     ])
-    assert words == {"caching": 1, "caché": 1, "code": 1, "events": 1,
-                     "lifespan": 1, "naïve": 1, "run": 1, "startup": 1}
+    assert {e.key: e.count for e in words if e.is_word} == {
+        "caching": 1, "caché": 1, "code": 1, "events": 1, "lifespan": 1, "naïve": 1,
+        "run": 1, "startup": 1}
+    assert {e.key: e.form for e in words if not e.is_word} == {
+        "response_model": "response_model", "httpexception": "HTTPException", "e.g": "e.g"}
     assert vocabulary_word("A" * 33) is None and vocabulary_word("\U0001d400\U0001d401") is None
 
 
 def test_shards_cover_the_words_in_order_and_prefixes_read_only_their_shards():
     counts = {f"{a}{b}word": i + 1 for i, (a, b) in enumerate(
         (a, b) for a in "abcdefgh" for b in "abcdefgh")}
-    shards = vocabulary_shards(counts, target_bytes=60)
+    shards = vocabulary_shards([Entry(w, c, w) for w, c in counts.items()], target_bytes=60)
     assert len(shards) > 8
     flat = [w for _, s in shards for w in s["words"]]
     assert flat == sorted(counts) and [f for f, _ in shards] == [s["words"][0] for _, s in shards]
@@ -42,17 +46,20 @@ def test_shards_cover_the_words_in_order_and_prefixes_read_only_their_shards():
         return by_name[name]
 
     vocabulary = Vocabulary(ShardReader(entries, load))
-    assert [w for w, _ in vocabulary.starting(["cd"])] == ["cdword"]
-    assert vocabulary.starting(["c"]) == [(w, counts[w]) for w in sorted(counts)
+    assert [e.key for e in vocabulary.starting(["cd"])] == ["cdword"]
+    assert vocabulary.starting(["c"]) == [Entry(w, counts[w], w) for w in sorted(counts)
                                           if w.startswith("c")]
     assert vocabulary.starting(["zz"]) == [] and vocabulary.starting(["0"]) == []
     assert len(set(read)) < len(shards)
 
 
 @pytest.mark.parametrize("shard", [
-    [], {"words": ["a"]}, {"words": ["a", "b"], "counts": [1]},
-    {"words": ["b", "a"], "counts": [1, 1]}, {"words": ["a"], "counts": [0]},
-    {"words": [1], "counts": [1]}, {"words": ["a"], "counts": [True]},
+    [], {"words": ["a"], "forms": []}, {"words": ["a", "b"], "counts": [1], "forms": []},
+    {"words": ["b", "a"], "counts": [1, 1], "forms": []},
+    {"words": ["a"], "counts": [0], "forms": []}, {"words": [1], "counts": [1], "forms": []},
+    {"words": ["a"], "counts": [True], "forms": []}, {"words": ["a"], "counts": [1]},
+    {"words": ["a"], "counts": [1], "forms": [[1, "A"]]},
+    {"words": ["a"], "counts": [1], "forms": [[0, 5]]},
 ])
 def test_a_malformed_shard_is_refused(shard):
     with pytest.raises(ValueError, match="vocabulary shard"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from mkdocs_semantic.bundle.vocabulary import Entry
 from mkdocs_semantic.search.spelling import (
     Change,
     completion,
@@ -16,14 +17,17 @@ from mkdocs_semantic.search.spelling import (
 class Words:
     """A vocabulary in memory, with the calls it got."""
 
-    def __init__(self, counts: dict[str, int]) -> None:
+    def __init__(self, counts: dict[str, int], names: dict[str, str] | None = None) -> None:
         self.counts = counts
+        self.names = names or {}
         self.asked: list[list[str]] = []
+
+    def entries(self):
+        return [Entry(w, c, self.names.get(w, w)) for w, c in sorted(self.counts.items())]
 
     def starting(self, prefixes):
         self.asked.append(list(prefixes))
-        return [(w, c) for w, c in sorted(self.counts.items())
-                if any(w.startswith(p) for p in dict.fromkeys(prefixes))]
+        return [e for e in self.entries() if any(e.key.startswith(p) for p in prefixes)]
 
 
 SITE = Words({"lifespan": 4, "events": 9, "startup": 3, "dependencies": 12, "dependency": 5,
@@ -32,8 +36,8 @@ SITE = Words({"lifespan": 4, "events": 9, "startup": 3, "dependencies": 12, "dep
 KNOWN = set(SITE.counts)
 
 
-def known(words):
-    return [w in KNOWN for w in words]
+def known(tokens):
+    return [t.lower() in KNOWN for t in tokens]
 
 
 @pytest.mark.parametrize(("a", "b", "distance"), [
@@ -53,27 +57,39 @@ def test_edit_distance_stops_at_its_limit():
 
 
 def test_correction_prefers_the_nearest_then_the_most_used_word():
-    assert correction("depnds", list(SITE.counts.items())) == "depends"
+    assert correction("depnds", SITE.entries()) == "depends"
     # one edit from both "deploy" (6) and "deploys" (absent): the word the site has
-    assert correction("deplpy", list(SITE.counts.items())) == "deploy"
-    ties = [("abcde", 1), ("abcdf", 3), ("abcdg", 3)]
+    assert correction("deplpy", SITE.entries()) == "deploy"
+    ties = Words({"abcde": 1, "abcdf": 3, "abcdg": 3}).entries()
     assert correction("abcdx", ties) == "abcdf"
     assert correction("zzzzz", ties) is None
+    # a code name is never what a slip is corrected to
+    assert correction("abcdx", Words({"abcd_": 9}, {"abcd_": "ABCD_"}).entries()) is None
 
 
 def test_long_words_may_be_two_edits_away_short_ones_one():
-    words = list(SITE.counts.items())
+    words = SITE.entries()
     assert correction("cnofiguraton", words) == "configuration"
     assert correction("lfiesapn", words) == "lifespan"  # eight letters: two swaps
     assert correction("dpeloyy", words) is None  # seven letters, two edits
 
 
 def test_completion_takes_the_most_used_word_then_the_shorter():
-    words = list(SITE.counts.items())
+    words = SITE.entries()
     assert completion("depen", words) == "dependencies"
     assert completion("deplo", words) == "deploy"
     assert completion("xyz", words) is None
-    assert completion("deploy", [("deploy", 6)]) is None
+    assert completion("deploy", [Entry("deploy", 6, "deploy")]) is None
+
+
+def test_a_half_typed_code_name_is_completed_as_the_site_spells_it():
+    words = Words({"httpexception": 5, "http": 9, "root_path": 2},
+                  {"httpexception": "HTTPException", "root_path": "root_path"})
+    reading = read_query("raise HTTPExc", known=known, words=words, typing=True)
+    assert reading.text == "raise HTTPException"
+    assert read_query("root_", known=known, words=words, typing=True).text == "root_path"
+    assert read_query("HTTPExc is", known=known, words=words, typing=True).text == \
+        "HTTPExc is"
 
 
 def test_words_the_site_uses_are_never_changed():

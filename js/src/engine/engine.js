@@ -16,7 +16,7 @@ import { MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, exactParts } from
 import { BundleError } from "../bundle/error.js";
 import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "../bundle/fetch.js";
 import { excerptParts, excerptText } from "../text/excerpt.js";
-import { LexicalIndex, stem } from "./lexical.js";
+import { LexicalIndex, analyze } from "./lexical.js";
 import { VECTOR_CHUNKS, chunkOrder, fuse, sizePriors } from "./ranking.js";
 import {
   blocksHolding,
@@ -314,7 +314,12 @@ export class Engine {
       typing,
       words: this.vocabulary,
       stopwords: this.lexical.stopwords,
-      known: (words) => this.lexical.holds(words.map((word) => stem(word))),
+      known: async (tokens) => {
+        const terms = tokens.map((token) => analyze(token, this.lexical.stopwords));
+        const held = await this.lexical.holds(terms.flat());
+        let at = 0;
+        return terms.map((ts) => held.slice(at, (at += ts.length)).every(Boolean));
+      },
       modelWord: async (word) => (await this.#modelWords()).has(word),
     });
   }

@@ -3,7 +3,7 @@
 
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
 import { TOKEN } from "./lexical.js";
-import { vocabularyWord } from "./vocabulary.js";
+import { identifierKey, isWord, vocabularyWord } from "./vocabulary.js";
 
 const { MIN_CORRECTED, LONG_WORD } = constants;
 
@@ -40,28 +40,36 @@ function below(x, y) {
   return x[2] < y[2];
 }
 
-/** The candidate `word` was most likely meant as (rule 2), or null. */
+/** The site word `word` was most likely meant as (rule 2), or null. */
 export function correction(word, candidates) {
   const limit = maxEdits(word);
   let best = null;
-  for (const [candidate, count] of candidates) {
-    const distance = editDistance(word, candidate, limit);
-    const key = [distance, -count, candidate];
+  for (const entry of candidates) {
+    if (!isWord(entry)) continue;
+    const distance = editDistance(word, entry.key, limit);
+    const key = [distance, -entry.count, entry.key];
     if (distance <= limit && (best === null || below(key, best))) best = key;
   }
   return best === null ? null : best[2];
 }
 
-/** The word a half-typed `prefix` most likely becomes (rule 1), or null. */
+/**
+ * What a half-typed `prefix` (lowercased) most likely becomes (rule 1), spelled as the
+ * site spells it, or null.
+ */
 export function completion(prefix, candidates) {
   let best = null;
-  for (const [candidate, count] of candidates) {
-    if (candidate.length > prefix.length && candidate.startsWith(prefix)) {
-      const key = [-count, candidate.length, candidate];
-      if (best === null || below(key, best)) best = key;
+  let spelled = null;
+  for (const entry of candidates) {
+    if (entry.key.length > prefix.length && entry.key.startsWith(prefix)) {
+      const key = [-entry.count, entry.key.length, entry.key];
+      if (best === null || below(key, best)) {
+        best = key;
+        spelled = entry.form;
+      }
     }
   }
-  return best === null ? null : best[2];
+  return spelled;
 }
 
 /** Where a word's corrections start: its first letter, its second then first. */
@@ -69,8 +77,8 @@ export const correctionPrefixes = (word) => [word[0], word[1] + word[0]];
 
 /**
  * The query as searched: `{typed, text, changes: [{typed, used, kind}]}`, its unknown
- * words completed or corrected. `known(words)` resolves, for each word, whether the
- * site's keyword index has its term; `words`: the site's Vocabulary (null: none);
+ * words completed or corrected. `known(tokens)` resolves, for each token, whether the
+ * site's keyword index has every term of it; `words`: the site's Vocabulary (null: none);
  * `modelWord(word)` resolves whether the model's tokenizer holds the word whole.
  */
 export async function readQuery(query, { known, words, stopwords, typing = false, modelWord = async () => false }) {
@@ -78,21 +86,24 @@ export async function readQuery(query, { known, words, stopwords, typing = false
   if (!words) return plain;
   const found = [];
   for (const match of query.matchAll(TOKEN)) {
+    const last = typing && match.index + match[0].length === query.length;
     const word = vocabularyWord(match[0], stopwords);
-    if (word !== null) found.push({ match, word });
+    const name = word === null && last ? identifierKey(match[0]) : null;
+    if (word !== null || name !== null) found.push({ match, word, name });
   }
   if (!found.length) return plain;
-  const held = await known(found.map(({ word }) => word));
+  const held = await known(found.map(({ match }) => match[0]));
   const unknown = found.filter((_, i) => !held[i]);
-  const changes = await Promise.all(unknown.map(async ({ match, word }) => {
+  const changes = await Promise.all(unknown.map(async ({ match, word, name }) => {
     const end = match.index + match[0].length;
     let used = null;
     let kind = "";
     if (typing && end === query.length) {
-      used = completion(word, await words.starting([word]));
+      const prefix = word ?? name;
+      used = completion(prefix, await words.starting([prefix]));
       kind = "completed";
     }
-    if (used === null && word.length >= MIN_CORRECTED && !(await modelWord(word))) {
+    if (used === null && word !== null && word.length >= MIN_CORRECTED && !(await modelWord(word))) {
       used = correction(word, await words.starting(correctionPrefixes(word)));
       kind = "corrected";
     }

@@ -5,7 +5,8 @@ import constants from "../../../mkdocs_semantic/constants.json" with { type: "js
 import { BundleError } from "../bundle/error.js";
 import { splitParts } from "./lexical.js";
 
-const { MIN_WORD, MAX_WORD } = constants;
+const { MIN_WORD, MAX_WORD, MAX_IDENTIFIER } = constants;
+const SEPARATOR = /[._:-]/;
 const LETTERS = /^\p{L}+$/u;
 const TOP_KEY = "\uffff";
 
@@ -21,6 +22,20 @@ export function vocabularyWord(token, stopwords) {
   return word;
 }
 
+/**
+ * The vocabulary key of a code name (`HTTPException`, `root_path`, `log-level`: parts at
+ * CamelCase or . _ : -), lowercased, or null when the token is no such name.
+ */
+export function identifierKey(token) {
+  const key = token.toLowerCase();
+  if (key.length < MIN_WORD || key.length > MAX_IDENTIFIER || /[\ud800-\udfff]/.test(key)) return null;
+  if (!/\p{L}/u.test(key)) return null;
+  return splitParts(token).length > 1 || SEPARATOR.test(key) ? key : null;
+}
+
+/** An entry is a word (what slips are corrected to) rather than a code name. */
+export const isWord = ({ key, form }) => form === key && LETTERS.test(key);
+
 export class Vocabulary {
   /** `shards`: a ShardList of the vocabulary's shards; `load(file)`: a shard's parsed JSON. */
   constructor({ shards, load }) {
@@ -28,20 +43,20 @@ export class Vocabulary {
     this.parsed = new Map(); // shard name -> promise of {words, counts}
   }
 
-  /** [word, count] of every word w with low <= w < high, ascending. */
+  /** The entries `{key, count, form}` whose key k is low <= k < high, ascending. */
   async between(low, high) {
     const entries = await this.shards.between(low, high);
     const shards = await Promise.all(entries.map((entry) => this.#shard(entry)));
     const out = [];
-    for (const { words, counts } of shards) {
+    for (const { words, counts, forms } of shards) {
       for (let i = lowerBound(words, low), end = lowerBound(words, high); i < end; i++) {
-        out.push([words[i], counts[i]]);
+        out.push({ key: words[i], count: counts[i], form: forms.get(i) ?? words[i] });
       }
     }
     return out;
   }
 
-  /** [word, count] of the words that start with one of `prefixes`. */
+  /** The entries whose key starts with one of `prefixes`. */
   async starting(prefixes) {
     const unique = [...new Set(prefixes)];
     return (await Promise.all(unique.map((p) => this.between(p, p + TOP_KEY)))).flat();
@@ -59,12 +74,15 @@ export class Vocabulary {
 }
 
 function checkShard(data, name) {
-  const { words, counts } = data ?? {};
+  const { words, counts, forms } = data ?? {};
   const ok = Array.isArray(words) && Array.isArray(counts) && words.length === counts.length &&
+    Array.isArray(forms) &&
     words.every((w, i) => typeof w === "string" && (i === 0 || words[i - 1] < w)) &&
-    counts.every((c) => Number.isSafeInteger(c) && c > 0);
+    counts.every((c) => Number.isSafeInteger(c) && c > 0) &&
+    forms.every((f) => Array.isArray(f) && f.length === 2 && Number.isSafeInteger(f[0]) &&
+      f[0] >= 0 && f[0] < words.length && typeof f[1] === "string");
   if (!ok) throw new BundleError(`${name} is not a vocabulary shard of words in order with their counts: rebuild the site`);
-  return { words, counts };
+  return { words, counts, forms: new Map(forms) };
 }
 
 /** The first position in sorted `words` whose word is not below `key`. */
