@@ -33,7 +33,7 @@ from ..model.spec import Embedder
 from .excerpts import excerpt_window, parts_of, query_terms, window_text
 from .query_encoder import StaticQueryEncoder
 from .ranking import Signal, chunk_order, fuse, size_priors
-from .spelling import Reading, read_query
+from .spelling import Reading, WordSource, read_query
 
 
 @dataclass
@@ -178,8 +178,10 @@ class Searcher:
         return Answer(reading, self.rank(query=reading.text, vector=vector, mode=mode,
                                          top_k=top_k, filters=filters, min_score=min_score))
 
-    def read(self, query: str, *, typing: bool = False) -> Reading:
-        """The query as it is searched (search/spelling.py)."""
+    def read(self, query: str, *, typing: bool = False,
+             words: WordSource | None = None) -> Reading:
+        """The query as it is searched (search/spelling.py); `words`: another reader of
+        the bundle's vocabulary (a benchmark's, counting what it reads)."""
         lexical = self.bundle.lexical
 
         def known(tokens: list[str]) -> list[bool]:
@@ -187,7 +189,8 @@ class Searcher:
             held = dict(zip(flat := [t for ts in terms for t in ts], lexical.holds(flat)))
             return [all(held[t] for t in ts) for ts in terms]
 
-        return read_query(query, words=self.bundle.vocabulary, typing=typing, known=known,
+        return read_query(query, words=words or self.bundle.vocabulary, typing=typing,
+                          known=known,
                           model_word=lambda word: word in self.model_words)
 
     @property

@@ -1,0 +1,123 @@
+"""Exact names: does hybrid rank a code name or a heading as well as keywords alone?
+
+Per set and query encoder, MRR@10 of the exact and paraphrase subsets for: keyword
+alone, hybrid as shipped, and two candidate rules applied on top of hybrid (measured,
+not shipped):
+
+- `heading`: when the query, lowercased, without backticks, quotes or a trailing
+  `()`, is the heading (or page title) of one of the keyword ranking's first 10
+  sections, that section's page goes first;
+- `code`: when the query is one code-like token (`_ . :` inside, a leading `-`, `!` or
+  `@`, CamelCase, or all capitals), the keyword ranking's first page goes first.
+
+    python bench/exact_names.py [--sets fastapi,mkdocs,manpages,npm,postgres,python]
+
+Writes bench/results/exact_names.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import static_encoder as se  # noqa: E402
+from results_file import write_results  # noqa: E402
+
+from mkdocs_semantic.bundle.lexical import TOKEN  # noqa: E402
+from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
+from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
+from mkdocs_semantic.search.ranking import chunk_order  # noqa: E402
+from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
+
+CODE = re.compile(r"[_.:]|^[-!@]|[a-z][A-Z]|^[A-Z0-9_]{3,}$")
+RULES = ("lexical", "hybrid", "heading", "code")
+
+
+def normal(text: str) -> str:
+    return " ".join(text.lower().strip().strip("`'\"").removesuffix("()").split())
+
+
+def code_like(query: str) -> bool:
+    query = query.strip()
+    return TOKEN.fullmatch(query.lstrip("-!@")) is not None and CODE.search(query) is not None
+
+
+def pinned(searcher: Searcher, query: str, rule: str) -> str | None:
+    """The page a rule puts first, or None."""
+    scores = searcher.bundle.lexical.scores(query)
+    order = chunk_order(scores, scores > 0)[:10]
+    if not len(order):
+        return None
+    if rule == "heading":
+        for chunk in (searcher.bundle.chunks[int(c)] for c in order):
+            if normal(chunk.path[-1] if chunk.path else chunk.title) == normal(query):
+                return chunk.url
+    if rule == "code" and code_like(query):
+        return searcher.bundle.chunks[int(order[0])].url
+    return None
+
+
+def run_set(corpus: se.Corpus, embedder: OnnxEmbedder) -> dict:
+    out: dict = {}
+    for encoder in ("static", "transformer"):
+        searcher = Searcher(corpus.bundle, embedder if encoder == "transformer" else None,
+                            encoder=encoder)
+        rows: dict = {}
+        for rule in RULES:
+            per: dict[str, list[float]] = {}
+            for q in corpus.queries:
+                mode = "lexical" if rule == "lexical" else "hybrid"
+                results = searcher.search(q.text, mode=mode, top_k=corpus.top_k, as_typed=True)
+                pages = list(dict.fromkeys(r.url for r in results))
+                first = pinned(searcher, q.text, rule) if rule in ("heading", "code") else None
+                if first is not None:
+                    pages = [first] + [p for p in pages if p != first]
+                for group in ("all", q.group):
+                    per.setdefault(group, []).append(se.mrr_at_10(pages, q.relevant))
+            rows[rule] = {g: round(float(np.mean(v)), 4) for g, v in per.items()}
+        out[encoder] = rows
+    return out
+
+
+def render(results: dict) -> str:
+    lines = ["# Exact names: hybrid against keywords alone, and two rules tried", "",
+             f"Reproduce: `python bench/exact_names.py`. Measured {results['run']}. "
+             "MRR@10 of the exact subset (paraphrase in brackets); `heading` and `code` "
+             "are the rules of the script's docstring, applied on top of hybrid.", "",
+             "| set | encoder | keyword alone | hybrid | + heading rule | + code rule |",
+             "|---" * 6 + "|"]
+    for name, s in results["sets"].items():
+        for encoder, rows in s.items():
+            cells = [f"{rows[r].get('exact', 0):.3f} ({rows[r].get('paraphrase', 0):.3f})"
+                     for r in RULES]
+            lines.append(f"| {name} | {encoder} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", default="fastapi,mkdocs,manpages,npm,postgres,python")
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    args = parser.parse_args()
+    wanted = se.site_sets(parser, args.sets)
+    spec = default_model_spec()
+    embedder = OnnxEmbedder(spec)
+    loaders = se.set_loaders(spec, embedder, se.SHARED / "bench" / "scifact")
+    results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
+    for name in wanted:
+        print(f"{name}: loading", file=sys.stderr)
+        results["sets"][name] = run_set(loaders[name](), embedder)
+    write_results(args.out, "exact_names", results, render(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""What the site's vocabulary costs: its bytes, and what reading a query fetches of it.
+
+Per set (built as bench/static_encoder.py builds it): the vocabulary's files and bytes
+(raw and gzip, as a static host sends them), and for the clean, slipped and half-typed
+queries (bench/relevance/, read as `Searcher.answer` reads them: the half-typed while
+typing) how many read any vocabulary shard and the gzip bytes of the shards each reads
+(median and largest). A query whose words the site all uses reads none.
+
+    python bench/vocabulary_bytes.py [--sets fastapi,mkdocs,manpages,npm,postgres,python]
+
+Writes bench/results/vocabulary_bytes.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import readers_typing as rt  # noqa: E402
+import static_encoder as se  # noqa: E402
+from results_file import write_results  # noqa: E402
+
+from mkdocs_semantic.bundle.reader import Bundle, parse_json, read_payload  # noqa: E402
+from mkdocs_semantic.bundle.shard_lists import ShardReader  # noqa: E402
+from mkdocs_semantic.bundle.vocabulary import Vocabulary  # noqa: E402
+from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
+from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
+from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
+
+
+def gzip_size(data: bytes) -> int:
+    return len(gzip.compress(data, compresslevel=9, mtime=0))
+
+
+def vocabulary_files(bundle: Bundle) -> list[tuple[str, int]]:
+    return [(p.name, p.bytes) for p in bundle.files if p.name.startswith("vocabulary/")]
+
+
+def read_bytes(bundle: Bundle, searcher: Searcher, text: str, typing: bool,
+               sizes: dict[str, int]) -> int:
+    """Gzip bytes of the vocabulary shards reading `text` fetches (a fresh reader each)."""
+    fetched: list[str] = []
+
+    def load(name: str, size: int) -> object:
+        fetched.append(name)
+        return parse_json(read_payload(bundle.root, name, size), bundle.root / name)
+
+    entries = bundle.vocabulary.shards.entries if bundle.vocabulary else []
+    searcher.read(text, typing=typing, words=Vocabulary(ShardReader(entries, load)))
+    return sum(sizes[name] for name in set(fetched))
+
+
+def run_set(corpus: se.Corpus, name: str) -> dict:
+    bundle = corpus.bundle
+    files = vocabulary_files(bundle)
+    raw = {n: (bundle.root / n).read_bytes() for n, _ in files}
+    sizes = {n: gzip_size(data) for n, data in raw.items()}
+    searcher = Searcher(bundle, encoder="static")
+    variants = rt.copies(corpus, name)
+    out: dict = {"files": len(files), "bytes": sum(len(d) for d in raw.values()),
+                 "gzip": sum(sizes.values()), "queries": {}}
+    for variant in ("clean", "slipped", "half"):
+        fetched = [read_bytes(bundle, searcher, q.text, rt.TYPING[variant], sizes)
+                   for q in variants[variant]]
+        reading = [b for b in fetched if b]
+        out["queries"][variant] = {
+            "queries": len(fetched), "reading": len(reading),
+            "median_gzip": int(np.median(reading)) if reading else 0,
+            "max_gzip": max(reading, default=0)}
+    return out
+
+
+def render(results: dict) -> str:
+    lines = ["# What the site's vocabulary costs", "",
+             f"Reproduce: `python bench/vocabulary_bytes.py`. Measured {results['run']}. "
+             "Bytes as a static host sends them (gzip). Per kind of query: how many read "
+             "any vocabulary shard, and the bytes of the shards such a query reads "
+             "(median / largest).", "",
+             "| set | vocabulary files | raw | gzip | clean: reading, median / max "
+             "| slipped | half-typed |", "|---" * 7 + "|"]
+    for name, s in results["sets"].items():
+        cells = [f"{q['reading']} of {q['queries']}, {q['median_gzip'] / 1000:.1f} / "
+                 f"{q['max_gzip'] / 1000:.1f} kB" for q in s["queries"].values()]
+        lines.append(f"| {name} | {s['files']} | {s['bytes'] / 1000:.0f} kB "
+                     f"| {s['gzip'] / 1000:.0f} kB | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", default="fastapi,mkdocs,manpages,npm,postgres,python")
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    args = parser.parse_args()
+    wanted = se.site_sets(parser, args.sets)
+    spec = default_model_spec()
+    loaders = se.set_loaders(spec, OnnxEmbedder(spec), se.SHARED / "bench" / "scifact")
+    results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
+    for name in wanted:
+        print(f"{name}: loading", file=sys.stderr)
+        results["sets"][name] = run_set(loaders[name](), name)
+    write_results(args.out, "vocabulary_bytes", results, render(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
