@@ -43,7 +43,7 @@ from .quantize import Quantized
 from .shard_lists import write_shard_list
 from .table import TokenTable
 from .vectors.store import column_sums, write_vectors
-from .vocabulary import build_vocabulary, vocabulary_shards
+from .vocabulary import VOCABULARY_SHARD_BYTES, build_vocabulary, vocabulary_shards
 
 
 def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: ModelSpec,
@@ -140,7 +140,8 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
             "shards": write_shard_list(
                 [[first, *put("vocabulary", "words", "json", json_bytes(shard))]
                  for first, shard in vocabulary_shards(
-                     build_vocabulary(lexical_fields(c) for c in chunks))], "words", put),
+                     build_vocabulary(lexical_fields(c) for c in chunks),
+                     target_bytes=VOCABULARY_SHARD_BYTES)], "words", put),
         },
         "vectors": [{
             "model": model["id"], "dtype": stored.dtype, "scale": stored.scale, "dim": dim,
