@@ -209,3 +209,16 @@ def test_the_static_against_model_table_is_the_recorded_run():
             assert same(a, x) and same(b, y), f"{label}: {a} / {b} where the run has {x} / {y}"
         floor = cells.split("|")[-2].strip()
         assert same(floor, s["floor"]["rrf"]["all"]), (label, floor)
+
+
+def test_the_slips_table_in_search_md_is_the_recorded_typing_run():
+    recorded = results("readers_typing.json")["sets"]
+    text = (REPO / "docs" / "search.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\w+) \| (static|transformer) \| ([\d.]+) → ([\d.]+) "
+                      r"\| ([\d.]+) → ([\d.]+) \|$", text, flags=re.MULTILINE)
+    assert len(rows) == 2 * len(recorded)
+    for name, encoder, *shown in rows:
+        h = recorded[name]["encoders"][encoder]["hybrid"]
+        ratios = [h["slipped_as_typed"] / h["clean_as_typed"], h["slipped"] / h["clean"],
+                  h["half_as_typed"] / h["complete_as_typed"], h["half"] / h["complete"]]
+        assert [f"{r:.2f}" for r in ratios] == shown, (name, encoder)
