@@ -17,10 +17,8 @@ Writes bench/results/exact_names.{json,md}.
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -28,12 +26,11 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import readers_typing as rt  # noqa: E402
 import static_encoder as se  # noqa: E402
-from results_file import write_results  # noqa: E402
 
 from mkdocs_semantic.bundle.lexical import TOKEN  # noqa: E402
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
-from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
 from mkdocs_semantic.search.ranking import chunk_order  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
@@ -103,20 +100,8 @@ def render(results: dict) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", default="fastapi,mkdocs,manpages,npm,postgres,python")
-    parser.add_argument("--out", type=Path, default=HERE / "results")
-    args = parser.parse_args()
-    wanted = se.site_sets(parser, args.sets)
-    spec = default_model_spec()
-    embedder = OnnxEmbedder(spec)
-    loaders = se.set_loaders(spec, embedder, se.SHARED / "bench" / "scifact")
-    results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
-    for name in wanted:
-        print(f"{name}: loading", file=sys.stderr)
-        results["sets"][name] = run_set(loaders[name](), embedder)
-    write_results(args.out, "exact_names", results, render(results))
-    return 0
+    return rt.run_sets(__doc__, "exact_names",
+                       lambda corpus, name, embedder: run_set(corpus, embedder), render)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -136,8 +137,11 @@ def verdict(met: bool, shown: bool) -> str:
     return (" ok" if met else " BELOW") if shown else ""
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_sets(doc: str, name: str, measure: Callable[[se.Corpus, str, OnnxEmbedder], dict],
+             render_results: Callable[[dict], str]) -> int:
+    """The command line of the typing benches: `measure(corpus, set name, embedder)` per
+    set of `--sets`, written to `--out` as NAME.{json,md}."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--sets", default="fastapi,mkdocs,manpages,npm,postgres,python")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args()
@@ -146,11 +150,15 @@ def main() -> int:
     embedder = OnnxEmbedder(spec)
     loaders = se.set_loaders(spec, embedder, se.SHARED / "bench" / "scifact")
     results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
-    for name in wanted:
-        print(f"{name}: loading", file=sys.stderr)
-        results["sets"][name] = run_set(loaders[name](), name, embedder)
-    write_results(args.out, "readers_typing", results, render(results))
+    for set_name in wanted:
+        print(f"{set_name}: loading", file=sys.stderr)
+        results["sets"][set_name] = measure(loaders[set_name](), set_name, embedder)
+    write_results(args.out, name, results, render_results(results))
     return 0
+
+
+def main() -> int:
+    return run_sets(__doc__, "readers_typing", run_set, render)
 
 
 if __name__ == "__main__":

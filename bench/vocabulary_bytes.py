@@ -13,10 +13,8 @@ Writes bench/results/vocabulary_bytes.{json,md}.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,13 +24,10 @@ sys.path.insert(0, str(HERE))
 
 import readers_typing as rt  # noqa: E402
 import static_encoder as se  # noqa: E402
-from results_file import write_results  # noqa: E402
 
 from mkdocs_semantic.bundle.reader import Bundle, parse_json, read_payload  # noqa: E402
 from mkdocs_semantic.bundle.shard_lists import ShardReader  # noqa: E402
 from mkdocs_semantic.bundle.vocabulary import Vocabulary  # noqa: E402
-from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
-from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 
@@ -95,19 +90,8 @@ def render(results: dict) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", default="fastapi,mkdocs,manpages,npm,postgres,python")
-    parser.add_argument("--out", type=Path, default=HERE / "results")
-    args = parser.parse_args()
-    wanted = se.site_sets(parser, args.sets)
-    spec = default_model_spec()
-    loaders = se.set_loaders(spec, OnnxEmbedder(spec), se.SHARED / "bench" / "scifact")
-    results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
-    for name in wanted:
-        print(f"{name}: loading", file=sys.stderr)
-        results["sets"][name] = run_set(loaders[name](), name)
-    write_results(args.out, "vocabulary_bytes", results, render(results))
-    return 0
+    return rt.run_sets(__doc__, "vocabulary_bytes",
+                       lambda corpus, name, embedder: run_set(corpus, name), render)
 
 
 if __name__ == "__main__":
