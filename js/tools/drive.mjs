@@ -131,6 +131,9 @@ async function withSite(plan, fn) {
     : await serveSite(plan.site, { prefix: plan.prefix ?? "/", gzip: plan.gzip ?? false });
   const browser = await launch();
   const page = await browser.context.newPage();
+  // A page load waits for every file of the theme; on a loaded machine with the network
+  // throttled that can pass Playwright's 30 s default, which is no fault of the page.
+  page.setDefaultNavigationTimeout(3 * TIMEOUT);
   const seen = { dialogs: [], pageErrors: [], consoleErrors: [] };
   page.on("dialog", (dialog) => {
     seen.dialogs.push(dialog.message());
