@@ -27,7 +27,7 @@ import static_encoder as se  # noqa: E402
 
 from mkdocs_semantic.bundle.reader import Bundle, parse_json, read_payload  # noqa: E402
 from mkdocs_semantic.bundle.shard_lists import ShardReader  # noqa: E402
-from mkdocs_semantic.bundle.vocabulary import Vocabulary  # noqa: E402
+from mkdocs_semantic.bundle.vocabulary import Vocabulary, checked_shard  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 
@@ -46,7 +46,8 @@ def read_bytes(bundle: Bundle, searcher: Searcher, text: str, typing: bool,
 
     def load(name: str, size: int) -> object:
         fetched.append(name)
-        return parse_json(read_payload(bundle.root, name, size), bundle.root / name)
+        return checked_shard(parse_json(read_payload(bundle.root, name, size),
+                                         bundle.root / name))
 
     entries = bundle.vocabulary.shards.entries if bundle.vocabulary else []
     searcher.read(text, typing=typing, words=Vocabulary(ShardReader(entries, load)))

@@ -406,12 +406,12 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
         return parse_json(read(name, size), root / name)
 
     def load_vocabulary_shard(name: str, size: int) -> object:
-        shard = load_json(name, size)
         try:
-            checked_shard(shard)
+            return checked_shard(load_json(name, size))
+        except BundleError:
+            raise
         except ValueError as exc:
             raise BundleError(f"{root / name}: {exc}: rebuild the site") from exc
-        return shard
 
     def entries(value: object) -> list[tuple]:
         return resolve(shard_list(value), lambda name, size: check_directory(

@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import cast
 
 from ..constants import MAX_IDENTIFIER, MAX_WORD, MIN_WORD
 from .lexical import STOPWORDS, TOKEN, LexicalFields, split_parts
@@ -115,8 +116,17 @@ def vocabulary_shards(entries: list[Entry], *,
     }) for a, b in pairwise(cuts)]
 
 
+@dataclass(frozen=True)
+class VocabularyShard:
+    """One checked shard: its entries, and their keys (for bisection)."""
+
+    keys: list[str]
+    entries: list[Entry]
+
+
 class Vocabulary:
-    """A bundle's vocabulary read by shard: each shard when a range first needs it."""
+    """A bundle's vocabulary read by shard: each shard when a range first needs it.
+    `shards` loads each as a `VocabularyShard` (`checked_shard` of its JSON)."""
 
     def __init__(self, shards: ShardReader) -> None:
         self.shards = shards
@@ -129,9 +139,9 @@ class Vocabulary:
         self.shards.prefetch(self.shards.firsts[n] for n in numbers)
         out: list[Entry] = []
         for number in numbers:
-            words = checked_shard(self.shards.shard(number))
-            keys = [e.key for e in words]
-            out.extend(words[bisect.bisect_left(keys, low):bisect.bisect_left(keys, high)])
+            shard = cast(VocabularyShard, self.shards.shard(number))
+            at, end = bisect.bisect_left(shard.keys, low), bisect.bisect_left(shard.keys, high)
+            out.extend(shard.entries[at:end])
         return out
 
     def starting(self, prefixes: Sequence[str]) -> list[Entry]:
@@ -142,8 +152,8 @@ class Vocabulary:
         return out
 
 
-def checked_shard(shard: object) -> list[Entry]:
-    """A vocabulary shard's entries (ValueError when malformed)."""
+def checked_shard(shard: object) -> VocabularyShard:
+    """A vocabulary shard's parsed JSON, checked (ValueError when malformed)."""
     if not isinstance(shard, dict):
         raise ValueError("a vocabulary shard is not an object")
     words, counts, forms = shard.get("words"), shard.get("counts"), shard.get("forms")
@@ -161,4 +171,4 @@ def checked_shard(shard: object) -> list[Entry]:
                 and isinstance(entry[1], str)):
             raise ValueError(f"a vocabulary shard's spelling {str(entry)[:60]} names no word")
         spelled[entry[0]] = entry[1]
-    return [Entry(w, c, f) for w, c, f in zip(words, counts, spelled)]
+    return VocabularyShard(words, [Entry(w, c, f) for w, c, f in zip(words, counts, spelled)])

@@ -43,7 +43,7 @@ def test_shards_cover_the_words_in_order_and_prefixes_read_only_their_shards():
 
     def load(name, size):
         read.append(name)
-        return by_name[name]
+        return checked_shard(by_name[name])
 
     vocabulary = Vocabulary(ShardReader(entries, load))
     assert [e.key for e in vocabulary.starting(["cd"])] == ["cdword"]
