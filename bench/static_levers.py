@@ -13,13 +13,18 @@ time, every query through the product's `Searcher` in vector and hybrid mode:
   summed with the token rows at query time;
 - chunk-target spans: 4000 spans of 3 to 10 words of each chunk's sentences, trained
   towards the chunk's own vector (or halfway between it and the span's own vector);
+- readers' questions (bench/corpora/reader_questions.txt) added as training texts
+  towards their document vectors, as the recipe `questions` of bench/static_encoder.py
+  adds them: all of them; only those whose content words (lowercase alphabetic words of
+  3+ letters, not the lexical index's stop words) the site's chunks use, all of them or
+  at least 75%; or all of them at weight 0.3 against the site's texts;
 - oracle: the judged queries themselves added as training texts (weight 5) towards the
   model's query vectors. Not a recipe: the ceiling of a sum of token rows, showing
   whether what is missing is capacity or training texts.
 
-    python bench/static_levers.py [--sets fastapi,npm,manshort]
+    python bench/static_levers.py [--sets fastapi,npm,manshort] [--levers questions,...]
 
-Writes bench/results/static_levers.{json,md}.
+Writes bench/results/static_levers.{json,md} (with --levers: static_levers_<words>.*).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import argparse
 import gzip
 import itertools
 import json
+import re
 import subprocess
 import sys
 import time
@@ -44,6 +50,7 @@ sys.path.insert(0, str(HERE))
 import static_encoder as se  # noqa: E402
 from results_file import write_results  # noqa: E402
 
+from mkdocs_semantic.bundle.lexical import STOPWORDS  # noqa: E402
 from mkdocs_semantic.bundle.vectors.codes import query_codes  # noqa: E402
 from mkdocs_semantic.indexing.cache import EmbeddingCache, cache_key  # noqa: E402
 from mkdocs_semantic.indexing.indexer import model_fingerprint  # noqa: E402
@@ -74,6 +81,14 @@ GENERAL_TEXTS_PER_SET = 4000
 BROAD_SENTENCES = 2000
 SPANS = 4000
 QUERY_TOKENS = 64
+QUESTION_WEIGHT = 0.3
+WORD = re.compile(r"[a-z]+")
+
+
+def content_words(text: str) -> set[str]:
+    """The lowercase alphabetic words of 3+ letters of `text` that are no stop word of
+    the lexical index."""
+    return {w for w in WORD.findall(text.lower()) if len(w) >= 3 and w not in STOPWORDS}
 
 
 @dataclass
@@ -207,6 +222,26 @@ class Lab:
                             np.concatenate([self.base.targets, targets]))
         return self.score(self.fit(training))
 
+    def questions(self, *, site_share: float | None = None, weight: float = 1.0) -> dict:
+        """The fit with the readers' questions added towards their document vectors, at
+        `weight` against the site's texts; `site_share`: only the questions at least that
+        share of whose content words the site's chunks use (one without any: kept)."""
+        texts = se.reader_questions()
+        if site_share is not None:
+            site = set().union(*(content_words(c.embed_text) for c in self.corpus.chunks))
+
+            def share(text: str) -> float:
+                words = content_words(text)
+                return len(words & site) / len(words) if words else 1.0
+
+            texts = [t for t in texts if share(t) >= site_share]
+        training = Training(self.base.sequences + self.ids(texts, prefix=True),
+                            np.concatenate([self.base.targets, self.embeddings.texts(texts)]))
+        sample_weight = None if weight == 1.0 else np.concatenate(
+            [np.ones(len(self.base.targets)), np.full(len(texts), weight)])
+        return self.score(self.fit(training, sample_weight=sample_weight)) | {
+            "questions": len(texts)}
+
     def oracle(self) -> dict:
         model = self.embedder.embed_queries([q.text for q in self.corpus.queries])
         training = Training(self.base.sequences + self.queries,
@@ -248,10 +283,20 @@ def broad_table(lab: Lab, embedder: OnnxEmbedder) -> tuple[StaticTable, dict]:
                    "fit_seconds": round(time.perf_counter() - started, 1)}
 
 
-def run_set(lab: Lab, others: list[Lab], broad: StaticTable | None) -> dict:
+def picked(name: str, words: list[str]) -> bool:
+    """Whether the lever `name` is measured: `words` empty, or one of them in it."""
+    return not words or any(w in name for w in words)
+
+
+def run_set(lab: Lab, others: list[Lab], broad: StaticTable | None,
+            words: list[str]) -> dict:
+    """The shipped recipe, then each lever whose name holds one of `words` (all if
+    none)."""
     rows: dict[str, dict] = {}
 
     def measure(name: str, make: Callable[[], dict]) -> None:
+        if rows and not picked(name, words):
+            return
         started = time.perf_counter()
         rows[name] = make() | {"seconds": round(time.perf_counter() - started, 1)}
         print(f"{lab.corpus.name}: {name}: {rows[name]['vector']['all']} / "
@@ -272,13 +317,21 @@ def run_set(lab: Lab, others: list[Lab], broad: StaticTable | None) -> dict:
     measure("pairs in 5+ texts", lambda: lab.with_pairs(5))
     measure("4000 chunk-target spans", lambda: lab.chunk_spans(0.0))
     measure("4000 spans, target half chunk, half own", lambda: lab.chunk_spans(0.5))
+    measure("readers' questions, all", lab.questions)
+    measure("readers' questions whose words the site uses, all of them",
+            lambda: lab.questions(site_share=1.0))
+    measure("readers' questions whose words the site uses, 75%+ of them",
+            lambda: lab.questions(site_share=0.75))
+    measure(f"readers' questions, all, weight {QUESTION_WEIGHT}",
+            lambda: lab.questions(weight=QUESTION_WEIGHT))
     measure("oracle: the judged queries as training texts", lab.oracle)
     return rows
 
 
 def render(results: dict) -> str:
     lines = ["# Levers of the static query table beyond its texts and lambda", "",
-             f"Reproduce: `python bench/static_levers.py --sets {','.join(results['sets'])}`. "
+             f"Reproduce: `python bench/static_levers.py --sets {','.join(results['sets'])}"
+             + (f" --levers {results['levers']}" if results.get("levers") else "") + "`. "
              f"Measured {results['run']}. Each row changes one thing in the shipped recipe "
              "(the bench's docstring says how); vector and hybrid through the product's "
              "`Searcher`; MRR@10 by group. The oracle is a ceiling, not a recipe.", ""]
@@ -297,7 +350,8 @@ def render(results: dict) -> str:
                   + " | hybrid | " + " | ".join(f"hybrid {g}" for g in groups) + " |",
                   "|---" * (3 + 2 * len(groups)) + "|"]
         for lever, r in s["levers"].items():
-            extra = f" ({r['pairs']:,} pairs)" if "pairs" in r else ""
+            extra = f" ({r['pairs']:,} pairs)" if "pairs" in r else \
+                f" ({r['questions']:,} questions)" if "questions" in r else ""
             lines.append(
                 f"| {lever}{extra} | {r['vector']['all']:.3f} | "
                 + " | ".join(f"{r['vector'][g]:.3f}" for g in groups)
@@ -313,16 +367,21 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=HERE / "results")
     parser.add_argument("--no-broad", action="store_true",
                         help="leave out the broad prior (needs Debian's doc packages)")
+    parser.add_argument("--levers", default="",
+                        help="only the levers whose name holds one of these comma-separated "
+                             "words, beside the shipped recipe")
     args = parser.parse_args()
+    words = [w for w in args.levers.split(",") if w]
     wanted = se.site_sets(parser, args.sets)
     spec = default_model_spec()
     embedder = OnnxEmbedder(spec)
     tokenizer = load_tokenizer(spec.tokenizer_path, spec.max_tokens)
     loaders = se.set_loaders(spec, embedder, se.SHARED / "bench" / "scifact")
     labs = {name: Lab(loaders[name](), embedder, tokenizer) for name in wanted}
-    results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
+    results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "levers": args.levers,
+                     "sets": {}}
     broad = None
-    if not args.no_broad:
+    if not args.no_broad and picked("broad prior", words):
         broad, results["broad"] = broad_table(next(iter(labs.values())), embedder)
     for name, lab in labs.items():
         # the general prior of a set never sees it; man-short is man-pages cut short
@@ -333,8 +392,9 @@ def main() -> int:
             "groups": lab.corpus.groups,
             "transformer": se.evaluate(lab.corpus, transformer,
                                        [transformer.embed(q.text) for q in lab.corpus.queries]),
-            "levers": run_set(lab, others, broad)}
-    write_results(args.out, "static_levers", results, render(results))
+            "levers": run_set(lab, others, broad, words)}
+    name = "static_levers" + "".join(f"_{w}" for w in words)  # a partial run: its own file
+    write_results(args.out, name, results, render(results))
     return 0
 
 
