@@ -20,6 +20,8 @@ LEXICAL_VERSION: int = _SHARED["LEXICAL_VERSION"]
 """The keyword index's shard format (bundle/lexical.py)."""
 VOCABULARY_VERSION: int = _SHARED["VOCABULARY_VERSION"]
 """The vocabulary's shard format (bundle/vocabulary.py)."""
+PIECES_VERSION: int = _SHARED["PIECES_VERSION"]
+"""The word piece shards' format (bundle/wordpieces.py)."""
 MIN_WORD: int = _SHARED["MIN_WORD"]
 MAX_WORD: int = _SHARED["MAX_WORD"]
 """The letters of a vocabulary word: at least MIN_WORD, at most MAX_WORD."""

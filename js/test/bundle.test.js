@@ -87,11 +87,13 @@ test("a truncated payload and a changed catalog are refused", async () => {
     writeFileSync(path, readFileSync(path, "utf8").replace('"boosts"', '"boostz"'));
   });
   await assert.rejects(engine.open(), /catalog\.[0-9a-f]{16}\.json does not match its hash/);
-  const short = await servedCopy((dir, manifest, catalog) => {
-    const name = catalog.encoders.static.tokenizer[0];
-    writeFileSync(join(dir, name), readFileSync(join(dir, name)).subarray(0, 1000));
+  const short = await servedCopy((dir) => {
+    for (const name of readdirSync(join(dir, "pieces"))) {
+      const path = join(dir, "pieces", name);
+      writeFileSync(path, readFileSync(path).subarray(0, 1000));
+    }
   });
-  await assert.rejects(short.engine.embed("cache"), /tokenizer\.[0-9a-f]{16}\.json is 1000 bytes, the bundle says \d+/);
+  await assert.rejects(short.engine.embed("cache"), /piece\.[0-9a-f]{16}\.json is 1000 bytes, the bundle says \d+/);
 });
 
 test("a catalog naming a file outside the bundle folder is refused", async () => {
@@ -158,20 +160,37 @@ test("a page table that does not fit the manifest, or starts a page mid-section,
   assert.throws(() => parsePageTable(table([2, 1], 0), { ...options, pages: 3 }), /not a page table of 3 pages and 3 chunks/);
 });
 
-test("keyword results fetch the catalog, the page table, their terms' shards and their fragments", async () => {
+test("keyword results fetch the catalog, then the page table beside their terms' shards, then their fragments", async () => {
   const { server, engine } = await servedCopy();
   const results = await engine.search("purge edge servers", { mode: "lexical" });
   assert.ok(results.length);
   const fetched = server.requests.map((path) => path.slice(1));
   assert.equal(fetched[0], "manifest.json");
   assert.equal(fetched[1], engine.manifest.catalog.name);
-  assert.equal(fetched[2], engine.catalog.pageTable.name);
-  const rest = fetched.slice(3);
+  const rest = fetched.slice(2).filter((name) => name !== engine.catalog.pageTable.name);
   assert.ok(rest.every((name) => /^(lexical\/lex\.|fragments\/|index\/(lex|frag)\.)/.test(name)), rest.join(" "));
   const shards = (await engine.lexical.shards.all()).length;
   assert.ok(rest.filter((n) => n.startsWith("lexical/")).length < shards);
   assert.ok(rest.filter((n) => n.startsWith("index/lex.")).length < engine.catalog.lexical.shards.dirs.length);
   assert.equal(new Set(fetched).size, fetched.length, "each file is fetched once");
+});
+
+test("a query asks for its terms' files without waiting for the page table", { timeout: 60_000 }, async () => {
+  let termAsked;
+  const asked = new Promise((resolve) => {
+    termAsked = resolve;
+  });
+  // The page table answers only once a keyword file was asked for: an engine that
+  // waited for it first would never answer (and the test would fail at its timeout).
+  const server = await serve(BUNDLE, {
+    hold: (path) => {
+      if (/^\/(lexical|index)\/lex\./.test(path)) termAsked();
+      return path.startsWith("/pages/") ? asked : null;
+    },
+  });
+  servers.push(server);
+  const engine = new Engine({ manifestUrl: `${server.url}manifest.json` });
+  assert.ok((await engine.search("purge edge servers", { mode: "lexical" })).length);
 });
 
 test("a filtered keyword query reads the tails of its common terms; an unfiltered one does not", async () => {

@@ -17,6 +17,7 @@ from ..constants import (
     MAX_DIM,
     MAX_MODEL_TOKENS,
     MAX_TOP_K,
+    PIECES_VERSION,
     QUERY_ENCODERS,
     SCALAR_BYTES,
     SEARCH_MODES,
@@ -283,6 +284,15 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
             if check.int(encoder, "dim", where, 1, MAX_DIM) != sets[encoder["vectors"]]["dim"]:
                 check.fail(f"{where}.dim differs from its vector set's")
             check.shard_list(encoder, "shards", where, int)
+            if "pieces" in encoder:
+                pieces = check.dict(encoder, "pieces", where)
+                if check.int(pieces, "version", f"{where}.pieces") != PIECES_VERSION:
+                    check.fail(f"{where}.pieces.version is not {PIECES_VERSION}")
+                model = check.dict(check.dict(pieces, "config", f"{where}.pieces"), "model",
+                                   f"{where}.pieces.config")
+                if model.get("type") != "WordPiece":
+                    check.fail(f"{where}.pieces.config.model is not a WordPiece model")
+                check.shard_list(pieces, "shards", f"{where}.pieces", str)
     return catalog
 
 

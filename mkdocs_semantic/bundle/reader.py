@@ -33,6 +33,7 @@ from .vectors.store import (
     read_partitioned,
 )
 from .vocabulary import Vocabulary, checked_shard
+from .wordpieces import checked_piece_shard
 
 
 @dataclass
@@ -247,13 +248,13 @@ def shard_list(value: object) -> ShardList:
 CONTAINERS = ("index/", "lexical/lex.", "vectors/ivf.", "vectors/bin.")
 """The payloads that name other payloads (see `walk_payloads`)."""
 ON_DEMAND = ("vectors/bin.", "vectors/row.", "lexical/", "fragments/", "text/", "table/",
-             "vocabulary/")
+             "vocabulary/", "pieces/")
 """The payloads a downloaded bundle fetches when a query first needs them: vector
-partitions, keyword shards and tails, result fragments, texts, token table shards and
-vocabulary shards (their directories come down with the catalog)."""
+partitions, keyword shards and tails, result fragments, texts, token table shards,
+vocabulary shards and word piece shards (their directories come down with the catalog)."""
 SHARD_LISTS = (("fragments",), ("text",), ("lexical", "shards"), ("encoders", "static",
                                                                    "shards"),
-               ("vocabulary", "shards"))
+               ("vocabulary", "shards"), ("encoders", "static", "pieces", "shards"))
 """Where the catalog holds shard lists (a path of keys)."""
 
 
@@ -405,13 +406,16 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
     def load_json(name: str, size: int) -> object:
         return parse_json(read(name, size), root / name)
 
-    def load_vocabulary_shard(name: str, size: int) -> object:
-        try:
-            return checked_shard(load_json(name, size))
-        except BundleError:
-            raise
-        except ValueError as exc:
-            raise BundleError(f"{root / name}: {exc}: rebuild the site") from exc
+    def load_checked(check: Callable[[object], object]) -> Callable[[str, int], object]:
+        """A loader of JSON shards that `check` parses (ValueError when malformed)."""
+        def load(name: str, size: int) -> object:
+            try:
+                return check(load_json(name, size))
+            except BundleError:
+                raise
+            except ValueError as exc:
+                raise BundleError(f"{root / name}: {exc}: rebuild the site") from exc
+        return load
 
     def entries(value: object) -> list[tuple]:
         return resolve(shard_list(value), lambda name, size: check_directory(
@@ -440,11 +444,17 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
         terms = ShardReader(entries(lex["shards"]), load_json)
         vocabulary = None
         if "vocabulary" in catalog:
-            words = ShardReader(entries(catalog["vocabulary"]["shards"]), load_vocabulary_shard)
+            words = ShardReader(entries(catalog["vocabulary"]["shards"]),
+                                load_checked(checked_shard))
             vocabulary = Vocabulary(words)
             if not lazy:
                 for number in range(len(words.entries)):
                     words.shard(number)
+        pieces = catalog["encoders"].get("static", {}).get("pieces")
+        if pieces is not None and not lazy:  # only browsers read them: checked here
+            load_piece_shard = load_checked(checked_piece_shard)
+            for _, name, size in entries(pieces["shards"]):
+                load_piece_shard(name, size)
         if lazy:
             chunks: Sequence[Chunk] = paged
             lexical = LexicalIndex.lazy(

@@ -13,6 +13,7 @@ import numpy as np
 from ..chunk import Chunk
 from ..constants import (
     FORMAT_VERSION,
+    PIECES_VERSION,
     QUERY_ENCODERS,
     SCALAR_BYTES,
     VOCABULARY_VERSION,
@@ -44,6 +45,7 @@ from .shard_lists import write_shard_list
 from .table import TokenTable
 from .vectors.store import column_sums, write_vectors
 from .vocabulary import VOCABULARY_SHARD_BYTES, build_vocabulary, vocabulary_shards
+from .wordpieces import wordpiece_shards
 
 
 def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: ModelSpec,
@@ -158,6 +160,14 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
             "dtype": "i8", "scale": table.scale, "dim": int(table.rows.shape[1]),
             "shards": write_shard_list(table_shards(put, table), "tab", put),
         }
+        pieces = wordpiece_shards(spec.tokenizer_path)
+        if pieces is not None:  # so that a browser fetches the vocabulary by need
+            catalog["encoders"]["static"]["pieces"] = {
+                "version": PIECES_VERSION, "config": pieces.config,
+                "shards": write_shard_list(
+                    [[first, *put("pieces", "piece", "json", json_bytes(shard))]
+                     for first, shard in pieces.shards], "piece", put),
+            }
         if fidelity is not None:  # how the build measured it against the model
             catalog["encoders"]["static"]["fidelity"] = fidelity
     if query_encoder == "transformer":

@@ -167,7 +167,8 @@ def test_stats_counts_sections_and_files(site):
     assert sum(f["files"] for f in facts["files"].values()) == len(on_disk)
     assert facts["total_bytes"] == sum(p.stat().st_size for p in on_disk)
     assert set(facts["files"]) == {"catalog", "pages", "facets", "fragments", "text",
-                                   "lexical", "vocabulary", "vectors", "table", "model"}
+                                   "lexical", "vocabulary", "vectors", "table", "model",
+                                   "pieces"}
     assert facts["model"]["dim"] == 384 and facts["dtype"] == "i8"
     assert facts["query_encoder"] == "static"
 

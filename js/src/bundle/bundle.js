@@ -10,7 +10,7 @@ import { BundleError } from "./error.js";
 // The format's constants, written once for Python and this client in constants.json.
 // SEARCH_MODES: the ranking modes; MAX_TOP_K: the most results a search may ask for.
 export const { FORMAT_VERSION, SCALAR_BYTES, QUERY_ENCODERS, SEARCH_MODES, MAX_TOP_K } = constants;
-const { LEXICAL_VERSION, VOCABULARY_VERSION, MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS } = constants;
+const { LEXICAL_VERSION, VOCABULARY_VERSION, PIECES_VERSION, MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS } = constants;
 
 // mkdocs_semantic/bundle/names.py NAME: no "..", no absolute path, no other folders.
 const PAYLOAD_NAME = /^(?:[a-z]+\/)?[a-z]+\.([0-9a-f]{16})\.[a-z0-9]+$/;
@@ -311,6 +311,7 @@ export function checkCatalog(data, manifest, source) {
       out.dim = check.int(encoder, "dim", where, 1, MAX_DIM);
       if (out.dim !== vectors[out.vectors].dim) check.fail(`${where}.dim differs from its vector set's`);
       out.shards = check.shardList(encoder, "shards", where, "int");
+      if (Object.hasOwn(encoder, "pieces")) out.pieces = checkPieces(check, encoder, where);
     }
     checked[kind] = out;
   }
@@ -325,6 +326,22 @@ export function checkCatalog(data, manifest, source) {
     vectors,
     encoders: checked,
   };
+}
+
+/**
+ * `encoders.static.pieces` (mkdocs_semantic/bundle/wordpieces.py): the tokenizer's
+ * settings and its vocabulary's shard list, keyed by a piece's first character.
+ */
+function checkPieces(check, encoder, where) {
+  const pieces = check.object(encoder, "pieces", where);
+  if (check.int(pieces, "version", `${where}.pieces`) !== PIECES_VERSION) {
+    check.fail(`${where}.pieces.version is not ${PIECES_VERSION}`);
+  }
+  const config = check.object(pieces, "config", `${where}.pieces`);
+  const model = check.object(config, "model", `${where}.pieces.config`);
+  if (model.type !== "WordPiece") check.fail(`${where}.pieces.config.model is not a WordPiece model`);
+  if (!Array.isArray(config.added_tokens ?? [])) check.fail(`${where}.pieces.config.added_tokens must be a list`);
+  return { config, shards: check.shardList(pieces, "shards", `${where}.pieces`, "string") };
 }
 
 /**
@@ -348,6 +365,27 @@ export function checkDirectory(data, source) {
   const check = new Checker(source);
   if (!Array.isArray(data) || !data.length || !Array.isArray(data[0])) check.fail("it is not a shard list directory");
   return check.entries(data, "the directory", typeof data[0][0] === "number" ? "int" : "string");
+}
+
+/**
+ * A word piece shard (mkdocs_semantic/bundle/wordpieces.py checked_piece_shard): `{pieces,
+ * ids}`, the ids as the first then the gaps; returns `{piece: id}`.
+ */
+export function checkPieceShard(data, source) {
+  const check = new Checker(source);
+  const pieces = isObject(data) && data.pieces;
+  const gaps = isObject(data) && data.ids;
+  const ok = Array.isArray(pieces) && Array.isArray(gaps) && pieces.length === gaps.length &&
+    pieces.every((p) => typeof p === "string" && p) &&
+    gaps.every((g, i) => isInt(g) && (i ? g > 0 : g >= 0));
+  if (!ok) check.fail("it does not list word pieces with ascending ids");
+  const vocab = Object.create(null);
+  let id = 0;
+  pieces.forEach((piece, i) => {
+    id += gaps[i];
+    vocab[piece] = id;
+  });
+  return vocab;
 }
 
 /**

@@ -2,7 +2,8 @@
 // queries as mkdocs_semantic/search/searcher.py does, loading only what each query needs.
 // Keyword results need the manifest, the catalog, the page table, the lexical shards of
 // the query's terms and the fragments of the results shown (shard lists of a large site
-// add a directory file per lookup). The static query encoder adds the tokenizer, the
+// add a directory file per lookup). The static query encoder adds the word piece shards of
+// the query's words (wordpieces.js; a bundle without them: the tokenizer), the
 // table shards of the query's tokens and the vectors: in the exact layout every part; in
 // the partitioned one the index, then per query the sign bits of the partitions it
 // probes and the int8 rows of the blocks holding its candidates (a filtered query: every
@@ -12,7 +13,9 @@
 import {
   parsePageTable, parsePartitionBits, parsePartitionIndex, parseTableShard, parseVectorPart,
 } from "../bundle/binary.js";
-import { MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, exactParts } from "../bundle/bundle.js";
+import {
+  MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, checkPieceShard, exactParts,
+} from "../bundle/bundle.js";
 import { BundleError } from "../bundle/error.js";
 import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "../bundle/fetch.js";
 import { excerptParts, excerptText } from "../text/excerpt.js";
@@ -35,6 +38,7 @@ import { readQuery } from "./spelling.js";
 import { StaticEncoder } from "./static-encoder.js";
 import { Vocabulary } from "./vocabulary.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
+import { WordPieces } from "./wordpieces.js";
 
 /**
  * `manifestUrl`: the bundle's manifest.json. `encoder`: "static" or "transformer" (the
@@ -64,6 +68,27 @@ export class Engine {
   }
 
   async #open() {
+    await this.#catalog();
+    const { pages, chunks } = this.manifest.counts;
+    const { starts, pageOfChunk, sections } = await this.store.get(this.catalog.pageTable,
+      (buffer) => parsePageTable(buffer, { pages, chunks, name: this.catalog.pageTable.name }));
+    Object.assign(this, { starts, pageOfChunk, sections, priors: sizePriors(pageOfChunk, pages) });
+    return { pages, chunks };
+  }
+
+  /**
+   * Manifest and catalog: what names every other file, so that a query asks for its
+   * first files beside the page table rather than after it.
+   */
+  #catalog() {
+    this.cataloging ??= this.#readCatalog().catch((error) => {
+      this.cataloging = null;
+      throw error;
+    });
+    return this.cataloging;
+  }
+
+  async #readCatalog() {
     const manifest = checkManifest(await fetchManifest(this.manifestUrl), this.manifestUrl);
     const catalog = checkCatalog(
       await this.store.get({ ...manifest.catalog }, (buffer) => parseJson(buffer, manifest.catalog.name)),
@@ -74,23 +99,20 @@ export class Engine {
         `this site has no ${kind} query encoder (it has ${Object.keys(catalog.encoders).join(", ")})` +
           (kind === "transformer" ? ": build it with query_encoder: transformer" : ""));
     }
-    const { pages, chunks } = manifest.counts;
-    const { starts, pageOfChunk, sections } = await this.store.get(catalog.pageTable,
-      (buffer) => parsePageTable(buffer, { pages, chunks, name: catalog.pageTable.name }));
     Object.assign(this, {
-      manifest, catalog, starts, pageOfChunk, sections,
+      manifest, catalog,
       defaults: manifest.search,
       encoder: { kind, ...catalog.encoders[kind] },
-      priors: sizePriors(pageOfChunk, pages),
       fragments: this.#shardList(catalog.fragments),
       lexical: new LexicalIndex(catalog.lexical, {
-        shards: this.#shardList(catalog.lexical.shards), starts, load: (file) => this.store.json(file),
+        shards: this.#shardList(catalog.lexical.shards),
+        pageStarts: async () => (await this.open(), this.starts),
+        load: (file) => this.store.json(file),
       }),
       vocabulary: catalog.vocabulary && new Vocabulary({
         shards: this.#shardList(catalog.vocabulary.shards), load: (file) => this.store.json(file),
       }),
     });
-    return { pages, chunks };
   }
 
   /**
@@ -126,6 +148,7 @@ export class Engine {
         }), onBytes);
         return { ...set, ...index, chunks: this.manifest.counts.chunks };
       }
+      await this.open();
       const parts = await Promise.all(exactParts(set, this.starts, this.manifest.catalog.name).map(async (part) => ({
         rows: part.rows,
         data: await this.store.get(part, (buffer) => parseVectorPart(buffer, { ...set, rows: part.rows }), onBytes),
@@ -135,7 +158,8 @@ export class Engine {
   }
 
   /** Partition `p`'s bits file: `{ids, rowOf, firsts, bits, blocks}`. */
-  #partitionBits(set, p) {
+  async #partitionBits(set, p) {
+    await this.open(); // its chunks are named by page
     return this.store.get(set.bitsFiles[p], (buffer) => parsePartitionBits(buffer, {
       dim: set.dim, chunks: set.sizes[p], rows: set.distinct[p], blocks: set.blocks[p],
       starts: this.starts, name: set.bitsFiles[p].name,
@@ -159,14 +183,33 @@ export class Engine {
     return new ShardList(value, { loadJson: (file) => this.store.json(file) });
   }
 
+  /** The static encoder's tokenizer: its vocabulary by need when the bundle has it in shards. */
+  #wordPieces() {
+    return this.#once("pieces", async () => {
+      const { pieces, maxTokens } = this.catalog.encoders.static;
+      return new WordPieces({
+        config: pieces.config,
+        shards: this.#shardList(pieces.shards),
+        load: (entry) => this.store.get(entry, (buffer) => checkPieceShard(parseJson(buffer, entry.name), entry.name)),
+        maxTokens,
+      });
+    });
+  }
+
   #staticEncoder() {
     return this.#once("static", async () => {
       const encoder = this.catalog.encoders.static;
-      const json = await this.store.json(encoder.tokenizer);
+      let tokenize;
+      if (encoder.pieces) {
+        const pieces = await this.#wordPieces();
+        tokenize = (text) => pieces.tokenize(text);
+      } else {
+        tokenize = createTokenIds(await this.store.json(encoder.tokenizer), { maxTokens: encoder.maxTokens });
+      }
       return new StaticEncoder({
         encoder,
         shards: this.#shardList(encoder.shards),
-        tokenize: createTokenIds(json, { maxTokens: encoder.maxTokens }),
+        tokenize,
         loadShard: (shard) => this.store.get(shard, (buffer) => parseTableShard(buffer, encoder.dim, shard.name)),
       });
     });
@@ -296,7 +339,7 @@ export class Engine {
     const final = this.#rank(query, options);
     if (!onPartial || !query.trim()) return final;
     final.catch(() => {}); // awaited below, where its error surfaces
-    await abortable(this.open(), signal);
+    await abortable(this.#catalog(), signal);
     if ((options.mode ?? this.defaults.mode) === "lexical" || this.encoderReady()) return final;
     const keyword = this.#rank(query, { ...options, mode: "lexical" });
     const first = await Promise.race([
@@ -309,7 +352,7 @@ export class Engine {
 
   /** The query as it is searched (`answer`'s `reading`). */
   async read(query, { typing = false } = {}) {
-    await this.open();
+    await this.#catalog();
     return readQuery(query, {
       typing,
       words: this.vocabulary,
@@ -320,13 +363,15 @@ export class Engine {
         let at = 0;
         return terms.map((ts) => held.slice(at, (at += ts.length)).every(Boolean));
       },
-      modelWord: async (word) => (await this.#modelWords()).has(word),
+      modelWord: async (word) => (this.encoder.kind === "static" && this.catalog.encoders.static.pieces
+        ? (await this.#wordPieces()).holds(word)
+        : (await this.#modelWords()).has(word)),
     });
   }
 
   /**
    * The tokens of the query encoder's tokenizer (its `model.vocab`): read only when a
-   * query has a word the site does not use (the static encoder reads the same file).
+   * query has a word the site does not use and the vocabulary is not in shards.
    */
   #modelWords() {
     return this.#once("modelWords", async () => {
@@ -349,7 +394,9 @@ export class Engine {
    */
   async #rank(query, { topK, filters, mode, minScore, signal, typing = false, asTyped = false } = {}) {
     if (!query.trim()) return { reading: { typed: query, text: query, changes: [] }, results: [] };
-    await abortable(this.open(), signal);
+    await abortable(this.#catalog(), signal);
+    const opened = this.open(); // the page table comes beside the query's first files
+    opened.catch(() => {}); // awaited below, where its error surfaces
     mode ??= this.defaults.mode;
     if (!SEARCH_MODES.includes(mode)) {
       throw new Error(`unknown mode ${JSON.stringify(mode)}: use one of ${SEARCH_MODES.join(", ")}`);
@@ -361,9 +408,6 @@ export class Engine {
     minScore ??= this.defaults.min_score;
     const filtered = Object.keys(filters ?? {}).length > 0;
     const facets = filtered ? await abortable(this.#facets(), signal) : null;
-    const accept = makeFilter(filters, {
-      facets: facets?.pages ?? {}, pageOfChunk: this.pageOfChunk, allowed: this.defaults.filters,
-    }) ?? (() => true);
     const among = filtered && this.catalog.vectors[this.encoder.vectors].layout === "partitioned"
       ? filterPartitions(filters, facets.partitions ?? {}) : null;
     // The query as typed is scored while it is read: most queries are searched as typed,
@@ -378,6 +422,10 @@ export class Engine {
       : await abortable(this.read(query, { typing }), signal);
     const [vector, lexical] = await abortable(
       reading.text === query ? asTypedScores : scored(reading.text), signal);
+    await abortable(opened, signal);
+    const accept = makeFilter(filters, {
+      facets: facets?.pages ?? {}, pageOfChunk: this.pageOfChunk, allowed: this.defaults.filters,
+    }) ?? (() => true);
     const vectorScores = vector?.scores ?? null;
     const lexicalScores = lexical?.scores ?? null;
     const signals = [];

@@ -58,15 +58,16 @@ export function analyze(text, stopwords) {
 
 /**
  * The bundle's keyword index, in shards of terms (`catalog.lexical`): a query loads only
- * the shards its terms fall into. `shards`: a ShardList of them; `load(file)` returns a
+ * the shards its terms fall into. `shards`: a ShardList of them; `pageStarts()` resolves
+ * to each page's first chunk (the page table's `starts`); `load(file)` returns a
  * shard's or a tail's parsed JSON. A shard is `{terms, postings, tails}`, each posting
  * list flat as [page delta, local, quantum, ...]; a term found in many chunks lists its
  * head there, and `tails` ([term number, name, bytes]) the file of the rest, which only
  * a filtered query reads (mkdocs_semantic/bundle/lexical.py).
  */
 export class LexicalIndex {
-  constructor({ scale, count, stopwords }, { shards, starts, load }) {
-    Object.assign(this, { scale, count, shards, starts, load });
+  constructor({ scale, count, stopwords }, { shards, pageStarts, load }) {
+    Object.assign(this, { scale, count, shards, pageStarts, load });
     this.stopwords = new Set(stopwords);
     this.parsed = new Map(); // shard name -> Map(term -> {head, tail})
   }
@@ -120,12 +121,13 @@ export class LexicalIndex {
       if (!entry) return [];
       return [entry.head, full && entry.tail ? await this.load(entry.tail) : null];
     });
+    const [starts, lists] = await Promise.all([this.pageStarts(), Promise.all(found)]);
     for (let t = 0; t < terms.length; t++) {
-      const [head, tail] = await found[t];
+      const [head, tail] = lists[t];
       if (head === undefined) continue;
       let highest = 0;
       for (const flat of tail ? [head, tail] : [head]) {
-        highest = Math.max(highest, this.#add(terms[t], flat, total));
+        highest = Math.max(highest, this.#add(terms[t], flat, total, starts));
       }
       possible += highest;
     }
@@ -133,11 +135,10 @@ export class LexicalIndex {
   }
 
   /** Adds a flat posting list's quanta to `total`; returns its highest quantum. */
-  #add(term, flat, total) {
+  #add(term, flat, total, starts) {
     if (!Array.isArray(flat) || flat.length % 3) {
       throw new BundleError(`the postings of ${JSON.stringify(term)} are malformed: rebuild the site`);
     }
-    const { starts } = this;
     const pages = starts.length - 1;
     let highest = 0;
     for (let i = 0, page = 0; i < flat.length; i += 3) {

@@ -5,8 +5,8 @@
 export class StaticEncoder {
   /**
    * `encoder`: the catalog's checked `encoders.static`; `shards`: a ShardList of its
-   * table shards; `tokenize(text) -> ids` (special tokens included, already cut to
-   * max_tokens); `loadShard(shard)` -> `{ids, rows}`.
+   * table shards; `tokenize(text) -> ids` or a promise of them (special tokens included,
+   * already cut to max_tokens); `loadShard(shard)` -> `{ids, rows}`.
    */
   constructor({ encoder, shards, tokenize, loadShard }) {
     Object.assign(this, { shards, tokenize, loadShard });
@@ -15,7 +15,7 @@ export class StaticEncoder {
 
   /** The query's integer vector (Int32Array, an exact sum), or null when no token is known. */
   async encode(text) {
-    const ids = this.tokenize(text);
+    const ids = await this.tokenize(text);
     const shards = await Promise.all(ids.map((id) => this.shards.find(id)));
     const tables = new Map(); // shard name -> its parsed rows (the store fetches it once)
     for (const shard of shards) {
