@@ -2,12 +2,13 @@
 
 A shard list names a run of payloads by their first key (a page number, a term, a
 token id): `[[first key, name, bytes], ...]`, keys ascending. Up to `DIRECT_MAX`
-entries sit in the catalog as that list. A longer one is cut into directory payloads
-of `DIR_ENTRIES` entries each (`index/<kind>.<h>.json`, a JSON list of the same
-entries), and the catalog holds `{"dirs": [[first key, name, bytes], ...]}`: one entry
-per directory. A reader looking for a key reads one directory (the last whose first key
-is not above it), so the catalog and the files a query reads stay about the same size
-from a small site to a very large one.
+entries sit in the catalog as that list: a directory costs a query a round trip of its
+own, which is worth more than the few tens of kB a long list adds to the catalog. A
+longer one is cut into directory payloads of `DIR_ENTRIES` entries each
+(`index/<kind>.<h>.json`, a JSON list of the same entries), and the catalog holds
+`{"dirs": [[first key, name, bytes], ...]}`: one entry per directory. A reader looking
+for a key reads one directory (the last whose first key is not above it), so the
+catalog stays bounded on a very large site.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from .load_once import LoadOnce, in_parallel
 from .names import Payload, json_bytes
 
-DIRECT_MAX = 256
+DIRECT_MAX = 4096
 """Entries a shard list may keep in the catalog itself."""
 DIR_ENTRIES = 256
 """Entries per directory payload."""
