@@ -2,12 +2,13 @@
 
 A WordPiece tokenizer splits each word greedily: the longest piece the word starts
 with, then the longest continuation piece (`##` and the text) at each later position.
-So a word only ever looks up pieces that start with its first character, and
-continuation pieces that start with one of its later characters. Each piece is keyed by
-that character (`piece_key`: `l` for `lifes`, `##p` for `##pan`); the pieces are
-cut into shards at key boundaries only, so one shard holds every piece of a key, and a
-reader fetches the shards of its query's keys and tokenizes exactly as with the whole
-vocabulary.
+So a word only ever looks up pieces that start as it starts, and continuation pieces
+that start with one of its later characters. A piece is keyed by its first two
+characters, a continuation piece by `##` and its first (`piece_key`: `li` for `lifes`,
+`##p` for `##pan`); the pieces are cut into shards at key boundaries only, so one shard
+holds every piece of a key, and a reader fetches the shards of its query's keys (a
+word's first character, its first two, and `##` with each later one) and tokenizes
+exactly as with the whole vocabulary.
 
 A shard is `{"pieces": [...], "ids": [...]}`: the pieces in id order, the ids as the
 first id then the gaps between ids. The tokenizer's other settings (normalizer,
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from .names import group_by_size
 
-PIECE_SHARD_BYTES = 12 << 10
+PIECE_SHARD_BYTES = 4 << 10
 
 
 @dataclass(frozen=True)
@@ -36,11 +37,11 @@ class WordPieceShards:
 
 
 def piece_key(piece: str, prefix: str) -> str:
-    """The key a word looks a piece up by: its first character, after `prefix` for a
-    continuation piece (`##p` for `##pan`)."""
+    """The key a word looks a piece up by: its first two characters (`li` for `lifes`),
+    or `prefix` and its first character after it for a continuation piece (`##p`)."""
     if prefix and piece.startswith(prefix) and len(piece) > len(prefix):
         return prefix + piece[len(prefix)]
-    return piece[:1]
+    return piece[:2]
 
 
 def wordpiece_shards(tokenizer_path: Path, *,

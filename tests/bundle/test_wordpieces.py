@@ -25,11 +25,12 @@ def shards():
 
 
 def test_piece_keys():
-    assert piece_key("lifes", "##") == "l"
+    assert piece_key("lifes", "##") == "li"
+    assert piece_key("l", "##") == "l"
     assert piece_key("##pan", "##") == "##p"
-    assert piece_key("##", "##") == "#"
+    assert piece_key("##", "##") == "##"
     assert piece_key("#", "##") == "#"
-    assert piece_key("日", "##") == "日"
+    assert piece_key("日本", "##") == "日本"
 
 
 def test_every_piece_once_in_the_shard_of_its_key(shards):
@@ -56,7 +57,8 @@ def test_the_shards_of_a_texts_words_tokenize_it_as_the_whole_vocabulary(shards)
     specials = {t["content"]: t["id"] for t in shards.config["added_tokens"]}
     for text in TEXTS:
         words = whole.pre_tokenizer.pre_tokenize_str(whole.normalizer.normalize_str(text))
-        keys = {w[0] for w, _ in words} | {"##" + c for w, _ in words for c in w[1:]}
+        keys = {w[:n] for w, _ in words for n in (1, 2)} | \
+            {"##" + c for w, _ in words for c in w[1:]}
         numbers = {bisect.bisect_right(firsts, k) - 1 for k in keys} - {-1}
         assert len(numbers) < len(firsts)
         vocab = dict(specials)

@@ -1,7 +1,8 @@
 // The static encoder's tokenizer with its vocabulary fetched by need
 // (mkdocs_semantic/bundle/wordpieces.py). A WordPiece word only looks up pieces that start
-// with its first character and continuation pieces that start with a later one, so the
-// shards of those keys tokenize it exactly as the whole vocabulary does.
+// as it starts (keyed by their first two characters) and continuation pieces that start
+// with one of its later characters, so the shards of those keys tokenize it exactly as
+// the whole vocabulary does.
 
 import { Tokenizer } from "@huggingface/tokenizers";
 
@@ -14,19 +15,17 @@ export class WordPieces {
   constructor({ config, shards, load, maxTokens }) {
     Object.assign(this, { config, shards, load, maxTokens });
     this.prefix = config.model.continuing_subword_prefix ?? "";
-    this.vocab = Object.fromEntries((config.added_tokens ?? []).map((t) => [t.content, t.id]));
-    this.merged = new Set(); // names of the shards already in `vocab`
-    this.splitter = this.#build(); // its normalizer and pre-tokenizer split a text into words
-    this.tokenizer = this.splitter;
-  }
-
-  #build() {
-    return new Tokenizer({ ...this.config, model: { ...this.config.model, vocab: this.vocab } }, {});
+    const specials = Object.fromEntries((config.added_tokens ?? []).map((t) => [t.content, t.id]));
+    // Built once; each shard read adds its pieces to the model's map of piece -> id, which
+    // is what the model splits words by (rebuilding a tokenizer costs tens of ms).
+    this.tokenizer = new Tokenizer({ ...config, model: { ...config.model, vocab: specials } }, {});
+    this.ids = this.tokenizer.model.tokens_to_ids;
+    this.merged = new Set(); // names of the shards already in `ids`
   }
 
   /** The keys of every piece the words of `text` may look up. */
   keys(text) {
-    const { normalizer, pre_tokenizer: preTokenizer } = this.splitter;
+    const { normalizer, pre_tokenizer: preTokenizer } = this.tokenizer;
     const normalized = normalizer ? normalizer(text) : text;
     const words = preTokenizer ? preTokenizer(normalized) : normalized.split(/\s+/u);
     const keys = new Set();
@@ -34,6 +33,7 @@ export class WordPieces {
       const chars = [...word];
       if (!chars.length) continue;
       keys.add(chars[0]);
+      keys.add(chars.slice(0, 2).join(""));
       for (const c of chars.slice(1)) keys.add(this.prefix + c);
     }
     return keys;
@@ -45,14 +45,11 @@ export class WordPieces {
     const fresh = [...new Map(entries.filter((e) => e && !this.merged.has(e.name)).map((e) => [e.name, e])).values()];
     if (!fresh.length) return;
     const parts = await Promise.all(fresh.map((entry) => this.load(entry)));
-    let added = false;
     fresh.forEach((entry, i) => {
       if (this.merged.has(entry.name)) return; // another query merged it meanwhile
-      Object.assign(this.vocab, parts[i]);
+      for (const [piece, id] of Object.entries(parts[i])) this.ids.set(piece, id);
       this.merged.add(entry.name);
-      added = true;
     });
-    if (added) this.tokenizer = this.#build();
   }
 
   /** `text`'s token ids, special tokens included, cut to the first `maxTokens`. */
@@ -63,9 +60,8 @@ export class WordPieces {
 
   /** Whether the vocabulary holds `word` whole (a word of lowercase letters). */
   async holds(word) {
-    const first = [...word][0];
-    if (first === undefined) return false;
-    await this.#need([first]);
-    return Object.hasOwn(this.vocab, word);
+    if (!word) return false;
+    await this.#need([[...word].slice(0, 2).join("")]);
+    return this.ids.has(word);
   }
 }
