@@ -83,8 +83,9 @@ test("a tampered payload is refused; the same size, other bytes", async () => {
 
 test("a truncated payload and a changed catalog are refused", async () => {
   const { engine } = await servedCopy((dir, manifest) => {
-    const path = join(dir, manifest.catalog.name);
-    writeFileSync(path, readFileSync(path, "utf8").replace('"boosts"', '"boostz"'));
+    for (const path of [join(dir, manifest.catalog.name), join(dir, "catalog.json")]) {
+      writeFileSync(path, readFileSync(path, "utf8").replace('"boosts"', '"boostz"'));
+    }
   });
   await assert.rejects(engine.open(), /catalog\.[0-9a-f]{16}\.json does not match its hash/);
   const short = await servedCopy((dir) => {
@@ -165,8 +166,8 @@ test("keyword results fetch the catalog, then the page table beside their terms'
   const results = await engine.search("purge edge servers", { mode: "lexical" });
   assert.ok(results.length);
   const fetched = server.requests.map((path) => path.slice(1));
-  assert.equal(fetched[0], "manifest.json");
-  assert.equal(fetched[1], engine.manifest.catalog.name);
+  assert.deepEqual(new Set(fetched.slice(0, 2)), new Set(["manifest.json", "catalog.json"]), "the catalog beside the manifest");
+  assert.ok(!fetched.includes(engine.manifest.catalog.name), "its copy was the current catalog");
   const rest = fetched.slice(2).filter((name) => name !== engine.catalog.pageTable.name);
   assert.ok(rest.every((name) => /^(lexical\/lex\.|fragments\/|index\/(lex|frag)\.)/.test(name)), rest.join(" "));
   const shards = (await engine.lexical.shards.all()).length;
@@ -191,6 +192,15 @@ test("a query asks for its terms' files without waiting for the page table", { t
   servers.push(server);
   const engine = new Engine({ manifestUrl: `${server.url}manifest.json` });
   assert.ok((await engine.search("purge edge servers", { mode: "lexical" })).length);
+});
+
+test("a catalog copy that is not the manifest's catalog, or none, costs the hashed catalog's fetch", async () => {
+  for (const edit of [(dir) => writeFileSync(join(dir, "catalog.json"), '{"model":{"id":"an older build"}}'),
+    (dir) => unlinkSync(join(dir, "catalog.json"))]) {
+    const { server, engine } = await servedCopy(edit);
+    assert.ok((await engine.search("purge edge servers", { mode: "lexical" })).length);
+    assert.ok(server.requests.includes(`/${engine.manifest.catalog.name}`));
+  }
 });
 
 test("a filtered keyword query reads the tails of its common terms; an unfiltered one does not", async () => {

@@ -22,8 +22,9 @@ import click
 
 from ..bundle.folder import bundle_dir_problem, installed_client
 from ..bundle.format import BundleError
+from ..bundle.names import Payload
 from ..bundle.reader import read_bundle
-from ..constants import SEARCH_MODES, __version__
+from ..constants import CATALOG_COPY, SEARCH_MODES, __version__
 from ..indexing.query_table.fidelity import Fidelity
 from ..logs import LOGGERS
 from ..model.spec import ModelError
@@ -312,16 +313,25 @@ def bundle_facts(bundle) -> dict:
         "facets": facets,
         "files": {group: {"files": len(files), "bytes": sum(f.bytes for f in files)}
                   for group, files in _payload_groups(bundle).items()},
-        "total_bytes": sum(f.bytes for f in bundle.files),
+        "total_bytes": sum(f.bytes for f in _bundle_files(bundle)),
         # None for a downloaded bundle: readers outside the browser fetch no client
         "client": None if client is None else {"files": client.files, "bytes": client.bytes},
     }
 
 
+def _bundle_files(bundle) -> list:
+    """The bundle's payloads, and the catalog's copy under its stable name when it is
+    on disk (a downloaded bundle has none)."""
+    copy = bundle.root / CATALOG_COPY
+    if not copy.is_file():
+        return list(bundle.files)
+    return [*bundle.files, Payload(CATALOG_COPY, copy.stat().st_size)]
+
+
 def _payload_groups(bundle) -> dict[str, list]:
-    """Payloads by folder (`catalog` for the catalog itself)."""
+    """Payloads by folder (`catalog` for the catalog and its copy)."""
     groups: dict[str, list] = {}
-    for payload in bundle.files:
+    for payload in _bundle_files(bundle):
         folder = payload.name.split("/")[0] if "/" in payload.name else "catalog"
         groups.setdefault(folder, []).append(payload)
     return groups

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from ..constants import CATALOG_COPY
 from .format import MANIFEST, BundleError
 from .names import CATALOG_NAME, PayloadError, check_name
 
@@ -21,6 +22,10 @@ _TEMPORARY = re.compile(r"^\.[\w.]+-\w+$")
 _CLIENT_HASH = re.compile(r"^[0-9a-f]{12}$")
 _OWN_MANIFEST = re.compile(r'^\{\s*"format":\s*\d+,\s*"generator":\s*"mkdocs-semantic-search ')
 _OWN_API_ENTRY = re.compile(r'export \* from "\./client/[0-9a-f]{12}/semantic\.js";\n')
+_OWN_CATALOG = re.compile(r'^\{"model":\{"id":')
+OWN_PLAIN_NAMES = {MANIFEST: _OWN_MANIFEST.search, API_ENTRY: _OWN_API_ENTRY.fullmatch,
+                   CATALOG_COPY: _OWN_CATALOG.search}
+"""The bundle's files whose names do not say they are ours: how each one's start does."""
 
 
 def site_folder(value: str) -> str:
@@ -82,12 +87,10 @@ def claim_bundle_dir(out: Path) -> None:
 
 
 def _is_own_file(path: Path) -> bool:
-    """Ours by name; the two plain names (a PWA has a manifest.json too) also by content."""
+    """Ours by name; the plain names (a PWA has a manifest.json too) also by content."""
     name = path.name
-    if name in (MANIFEST, API_ENTRY):
-        head = _head(path)
-        return (_OWN_MANIFEST.search(head) if name == MANIFEST
-                else _OWN_API_ENTRY.fullmatch(head)) is not None
+    if name in OWN_PLAIN_NAMES:
+        return OWN_PLAIN_NAMES[name](_head(path)) is not None
     # a write killed half way leaves atomic_write's temporary file behind
     return any(p.match(name) for p in (CATALOG_NAME, OLD_PAYLOAD, _TEMPORARY))
 

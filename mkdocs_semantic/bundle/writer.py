@@ -12,6 +12,7 @@ import numpy as np
 
 from ..chunk import Chunk
 from ..constants import (
+    CATALOG_COPY,
     FORMAT_VERSION,
     PIECES_VERSION,
     QUERY_ENCODERS,
@@ -180,6 +181,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
     digest = hashlib.sha256(data).hexdigest()
     catalog_name = f"catalog.{digest[:HASH_CHARS]}.json"
     atomic_write(out / catalog_name, data, shared=True)
+    atomic_write(out / CATALOG_COPY, data, shared=True)  # before the manifest names it
     manifest = Manifest(
         format=FORMAT_VERSION,
         generator=f"mkdocs-semantic-search {__version__}",

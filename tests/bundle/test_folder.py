@@ -122,7 +122,9 @@ def test_own_files_are_recognised(tmp_path):
     assert foreign_entries(tmp_path) == ["semantic.js.bak"]
     (tmp_path / "semantic.js").write_text("window.mySearch = 1;")
     (tmp_path / "manifest.json").write_text('{"name": "My PWA", "start_url": "."}')
-    assert foreign_entries(tmp_path) == ["manifest.json", "semantic.js", "semantic.js.bak"]
+    (tmp_path / "catalog.json").write_text('{"products": []}')
+    assert foreign_entries(tmp_path) == ["catalog.json", "manifest.json", "semantic.js",
+                                         "semantic.js.bak"]
 
 
 def test_cli_index_keeps_a_site_page_in_the_bundle_folder(tmp_path):

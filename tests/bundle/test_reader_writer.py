@@ -142,7 +142,10 @@ def test_payload_names_carry_their_hash_and_old_payloads_are_removed(tmp_path):
         digest = hashlib.sha256((tmp_path / name).read_bytes()).hexdigest()
         assert name.split("/")[-1].split(".")[1] == digest[:16]
     on_disk = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()}
-    assert on_disk == {"manifest.json", *second}
+    assert on_disk == {"manifest.json", "catalog.json", *second}
+    # the current catalog's copy under a stable name, for a browser to ask for at once
+    catalog = json.loads((tmp_path / "manifest.json").read_text())["catalog"]["name"]
+    assert (tmp_path / "catalog.json").read_bytes() == (tmp_path / catalog).read_bytes()
 
 
 def test_a_page_edit_changes_only_the_payloads_that_hold_it(tmp_path):

@@ -25,7 +25,7 @@ async function request(url, init) {
   return response;
 }
 
-const { MAX_MANIFEST_BYTES } = constants; // no manifest is larger
+const { MAX_MANIFEST_BYTES, CATALOG_COPY, MAX_CATALOG_COPY_BYTES } = constants; // no manifest is larger
 
 /** The manifest is never cached long: a cache-buster makes every visit see the latest build. */
 export async function fetchManifest(url) {
@@ -36,6 +36,16 @@ export async function fetchManifest(url) {
     tooLarge: `${url} is larger than 1 MB, which no manifest is: rebuild the site`,
   });
   return parseJson(buffer, url);
+}
+
+/**
+ * The current catalog under its stable name (beside the manifest), revalidated with the
+ * server; null when there is none (a bundle written before it) or it cannot be read.
+ * Only its SHA-256 against the manifest's says whether it is the current one.
+ */
+export function fetchCatalogCopy(manifestUrl) {
+  return fetchBytes(new URL(CATALOG_COPY, manifestUrl).href, undefined, { cache: "no-cache" },
+    { limit: MAX_CATALOG_COPY_BYTES }).catch(() => null);
 }
 
 /**

@@ -14,10 +14,10 @@ import {
   parsePageTable, parsePartitionBits, parsePartitionIndex, parseTableShard, parseVectorPart,
 } from "../bundle/binary.js";
 import {
-  MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, checkPieceShard, exactParts,
+  MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, checkPieceShard, exactParts, verifyPayload,
 } from "../bundle/bundle.js";
 import { BundleError } from "../bundle/error.js";
-import { PayloadStore, fetchBytes, fetchManifest, parseJson } from "../bundle/fetch.js";
+import { PayloadStore, fetchBytes, fetchCatalogCopy, fetchManifest, parseJson } from "../bundle/fetch.js";
 import { excerptParts, excerptText } from "../text/excerpt.js";
 import { LexicalIndex, analyze } from "./lexical.js";
 import { VECTOR_CHUNKS, chunkOrder, fuse, sizePriors } from "./ranking.js";
@@ -89,9 +89,14 @@ export class Engine {
   }
 
   async #readCatalog() {
+    // The catalog's copy under its stable name comes beside the manifest; it is used
+    // when it is the catalog the manifest names (not during a deploy, between the two).
+    const copy = fetchCatalogCopy(this.manifestUrl);
     const manifest = checkManifest(await fetchManifest(this.manifestUrl), this.manifestUrl);
+    const parse = (buffer) => parseJson(buffer, manifest.catalog.name);
+    const current = await copy.then((buffer) => buffer && verifyPayload(buffer, manifest.catalog)).catch(() => null);
     const catalog = checkCatalog(
-      await this.store.get({ ...manifest.catalog }, (buffer) => parseJson(buffer, manifest.catalog.name)),
+      current ? parse(current) : await this.store.get({ ...manifest.catalog }, parse),
       manifest, manifest.catalog.name);
     const kind = this.encoderKind ?? manifest.query_encoder;
     if (!catalog.encoders[kind]) {
