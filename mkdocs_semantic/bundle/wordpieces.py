@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .names import group_by_size
 
-PIECE_SHARD_BYTES = 4 << 10
+PIECE_SHARD_BYTES = 8 << 10
 
 
 @dataclass(frozen=True)
