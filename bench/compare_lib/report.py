@@ -4,7 +4,9 @@ from __future__ import annotations
 
 SYSTEMS = ("material", "pagefind", "plugin")
 X = "\u00d7"  # the multiplication sign of ratios
-LABEL = {"material": "Material (lunr)", "pagefind": "Pagefind", "plugin": "this plugin"}
+LABEL = {"material": "Material (lunr)", "pagefind": "Pagefind", "plugin": "this plugin",
+         "pagefind-network": "Pagefind on a reader's network",
+         "plugin-network": "this plugin on a reader's network"}
 QUALITY_ROWS = (
     ("material-browser", "Material's search (lunr), its search box in Chromium"),
     ("pagefind-browser", "Pagefind, its browser API in Chromium"),
@@ -242,6 +244,7 @@ same site, browser times to Material's figure for the same site. {protocol_line(
     parts.append(quality_section(out, one))
     parts.append(cost_section(out, one, c1))
     parts.append(scale_section(out))
+    parts.append(network_section(out))
     parts.append(analysis(out, one, c1))
     parts.append(method_section(out, one))
     return "\n".join(parts)
@@ -788,6 +791,63 @@ Pagefind's fragments) grow as they would on a real site, while Pagefind's and th
 lexical index's word lists and the plugin's query table do not grow, so a real
 {last}x site would cost them more.{shared_note(scales)}
 """
+
+
+NETWORK_RUNS = (("pagefind-network", "Pagefind"), ("plugin-network", "this plugin"))
+ROUND_TRIP_MS = 40
+BYTES_PER_MS = 20e6 / 8 / 1000  # 20 Mbit/s
+
+
+def _percentile(values: list[float], q: float) -> float:
+    """The q-th percentile, interpolated between the nearest ranks."""
+    ordered = sorted(values)
+    at = (len(ordered) - 1) * q / 100
+    low = int(at)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
+
+
+def modeled_ms(rounds: float, sent: float) -> float:
+    """Issue 28's model of a reader's wait: rounds x 40 ms plus the bytes at 20 Mbit/s."""
+    return rounds * ROUND_TRIP_MS + sent / BYTES_PER_MS
+
+
+def network_section(out: dict) -> str:
+    """Pagefind and the plugin on a reader's network: first and warm queries."""
+    rows = []
+    for scale, record in out["scales"].items():
+        for name, label in NETWORK_RUNS:
+            b = record["browser"].get(name)
+            if not b or "cold_ms" not in b:
+                continue
+            per = b["warm_fetches"]["per_query"]
+            rounds, sent = per["rounds"], per["sent"]
+            model = [modeled_ms(r, n) for r, n in zip(rounds, sent)]
+            rows.append(
+                f"| {scale}x | {label} | {b['cold_sent_bytes'] / 1000:,.0f} kB, "
+                f"{b['cold_fetch_rounds']} rounds, {len(b['cold_files'])} files | "
+                f"{modeled_ms(b['cold_fetch_rounds'], b['cold_sent_bytes']):,.0f} ms | "
+                f"{ms(b['cold_ms'])} | {_percentile(rounds, 50):.0f} / {max(rounds)} | "
+                f"{_percentile(sent, 50) / 1000:,.1f} kB | "
+                f"{_percentile(model, 50):,.0f} / {_percentile(model, 95):,.0f} ms | "
+                f"{ms(b['warm_p50_ms'])} / {ms(b['warm_p95_ms'])} |")
+    if not rows:
+        return ""
+    return "\n".join([
+        "## On a reader's network",
+        "",
+        "Pagefind and the plugin again, in Chromium's network emulation (20 Mbit/s, 40 ms a",
+        "request): there a round (a stretch with a request in flight) is a step of the client",
+        "that waited for the step before it, where on loopback a CPU gap between two requests",
+        "of one step also splits them. Modeled: rounds x 40 ms plus the bytes sent at",
+        "20 Mbit/s (issue 28's model). The first query's figures are its own files, from",
+        "the query to its results, after page load.",
+        "",
+        "| scale | system | first query: sent, rounds, files | modeled | measured |"
+        " warm rounds: p50 / max | warm sent: p50 | warm modeled: p50 / p95 |"
+        " warm measured: p50 / p95 |",
+        "|---|---|---|---|---|---|---|---|---|",
+        *rows, ""])
 
 
 def analysis(out: dict, one: dict, c1: dict) -> str:
