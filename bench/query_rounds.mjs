@@ -1,0 +1,60 @@
+// The browser engine's steps per query, counted where no CPU gap can split them: the
+// engine (js/src/engine/engine.js, as the worker runs it) in Node against a bundle served
+// from 127.0.0.1 with every answer held DELAY_MS, so each step that waits for the one
+// before it starts at least DELAY_MS later. A round is a run of requests each arriving
+// within GAP_MS of the one before. Bytes are as GitHub Pages sends them (gzip for JSON).
+//
+//   node bench/query_rounds.mjs <bundle folder> <queries file: one per line>
+// prints JSON: {queries: [{query, rounds, files, bytes, sent, kinds}]} (the first is cold).
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { Engine } from "../js/src/engine/engine.js";
+import { serve } from "../js/test/serve.js";
+
+const DELAY_MS = 100;
+const GAP_MS = 50;
+const [root, queriesFile] = process.argv.slice(2);
+const queries = readFileSync(queriesFile, "utf8").split("\n").filter(Boolean);
+
+const start = performance.now();
+const log = [];
+const server = await serve(root, {
+  hold: (path) => {
+    log.push([performance.now() - start, path]);
+    return new Promise((resolve) => setTimeout(resolve, DELAY_MS));
+  },
+});
+const sentCache = new Map();
+function sent(path) {
+  if (!sentCache.has(path)) {
+    const bytes = readFileSync(join(root, decodeURIComponent(path.split("?")[0])));
+    sentCache.set(path, [bytes.length, path.endsWith(".json") ? gzipSync(bytes, { level: 6 }).length : bytes.length]);
+  }
+  return sentCache.get(path);
+}
+
+const engine = new Engine({ manifestUrl: `${server.url}manifest.json` });
+const out = [];
+for (const query of queries) {
+  log.length = 0;
+  await engine.answer(query);
+  let rounds = 0;
+  let last = -Infinity;
+  const kinds = {};
+  let bytes = 0;
+  let sentBytes = 0;
+  for (const [t, path] of log) {
+    if (t - last > GAP_MS) rounds++;
+    last = t;
+    const kind = path.split("/")[1].split(".")[0];
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+    const [raw, gz] = sent(path);
+    bytes += raw;
+    sentBytes += gz;
+  }
+  out.push({ query, rounds, files: log.length, bytes, sent: sentBytes, kinds });
+}
+await server.close();
+console.log(JSON.stringify({ delayMs: DELAY_MS, gapMs: GAP_MS, queries: out }));

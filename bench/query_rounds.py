@@ -1,0 +1,144 @@
+"""Round trips and bytes of the browser engine's queries, one step of the engine a round.
+
+Builds ../shared/corpora/fastapi-docs (129 pages, 2,355 chunks) with the plugin twice,
+in the exact vector layout (the default at this size) and the partitioned one, then runs
+bench/query_rounds.mjs on each: the browser engine in Node against the bundle served from
+127.0.0.1 with every answer held 100 ms, so that a round counts a step of the engine
+that waited for the step before it, never a CPU gap inside one step (which splits the
+loopback rounds of bench/compare). The queries are the 50 of bench/relevance/fastapi-*,
+in order: the first is cold (nothing fetched), each later one warm (it fetches what no
+query before it needed). The browser adds to these rounds the loading of its worker.
+
+    python bench/query_rounds.py
+
+Writes bench/results/query_rounds.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from results_file import write_results  # bench/results_file.py
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+QUERY_FILES = ("fastapi-paraphrase.tsv", "fastapi-exact.tsv")
+LAYOUTS = ("exact", "partitioned")
+
+
+def queries() -> list[str]:
+    out = []
+    for name in QUERY_FILES:
+        for line in (HERE / "relevance" / name).read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                out.append(line.split("\t")[0])
+    return out
+
+
+def measure(site: Path, query_file: Path) -> dict:
+    proc = subprocess.run(["node", str(HERE / "query_rounds.mjs"), str(site / "semantic"),
+                           str(query_file)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"query_rounds.mjs failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout)
+
+
+def summary(run: dict) -> dict:
+    first, warm = run["queries"][0], run["queries"][1:]
+    fetching = [q for q in warm if q["files"]]
+    return {
+        "first": first,
+        "warm_rounds_p50": statistics.median(q["rounds"] for q in warm),
+        "warm_rounds_max": max(q["rounds"] for q in warm),
+        "warm_sent_p50": statistics.median(q["sent"] for q in warm),
+        "warm_sent_max": max(q["sent"] for q in warm),
+        "warm_fetching": len(fetching),
+        "warm": len(warm),
+    }
+
+
+def render(results: dict) -> str:
+    rows = []
+    for layout, s in results["layouts"].items():
+        f = s["first"]
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(f["kinds"].items()))
+        rows.append(f"| {layout} | {f['rounds']} | {f['sent'] / 1000:,.0f} kB ({f['files']} files:"
+                    f" {kinds}) | {s['warm_rounds_p50']:g} / {s['warm_rounds_max']} | "
+                    f"{s['warm_sent_p50'] / 1000:,.1f} / {s['warm_sent_max'] / 1000:,.1f} kB |")
+    return "\n".join([
+        "# The browser engine's rounds per query",
+        "",
+        f"Reproduce: `python bench/query_rounds.py`. Measured {results['run']} on fastapi-docs "
+        f"({results['chunks']:,} chunks), {results['queries']} queries "
+        "(bench/relevance/fastapi-*), the first cold. Each answer held "
+        f"{results['delay_ms']} ms, so a round is a step of the engine that waited for the one "
+        "before it (requests within "
+        f"{results['gap_ms']} ms of each other are one round). The browser adds the loading of "
+        "its worker (one round for a reader in the theme's search box; the API entry "
+        "`semantic.js` adds two). Sent: gzip for JSON, binary payloads as they are.",
+        "",
+        "| vector layout | first query: rounds | first query: sent | warm rounds: p50 / max |"
+        " warm sent: p50 / max |",
+        "|---|---|---|---|---|",
+        *rows, ""])
+
+
+def build(corpus: Path, work: Path, layout: str, cache_dir: Path) -> Path:
+    """The corpus built with `plugins: [search, semantic]` in `layout`; its site folder."""
+    project = work / "project"
+    shutil.copytree(corpus, project)
+    config = (project / "mkdocs.yml").read_text(encoding="utf-8")
+    if "\n  - search\n" not in config:
+        raise SystemExit("expected '  - search' under plugins: in the site's mkdocs.yml")
+    semantic = (f"\n  - search\n  - semantic:\n      cache_dir: {json.dumps(str(cache_dir))}\n"
+                f"      vector_layout: {layout}\n")
+    (project / "semantic.yml").write_text(config.replace("\n  - search\n", semantic),
+                                          encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q", "-f", "semantic.yml", "-d", "site"],
+        cwd=project, capture_output=True, text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"mkdocs build failed:\n{proc.stderr[-3000:]}")
+    return project / "site"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument("--cache", type=Path, default=HERE / ".cache" / "query-rounds")
+    args = parser.parse_args()
+    corpus = REPO.parent / "shared" / "corpora" / "fastapi-docs"
+    texts = queries()
+    layouts, runs = {}, {}
+    chunks = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        query_file = Path(tmp) / "queries.txt"
+        query_file.write_text("\n".join(texts) + "\n", encoding="utf-8")
+        for layout in LAYOUTS:
+            work = Path(tmp) / layout
+            work.mkdir()
+            site = build(corpus, work, layout, args.cache.resolve())
+            manifest = json.loads((site / "semantic" / "manifest.json").read_text("utf-8"))
+            chunks = manifest["counts"]["chunks"]
+            runs[layout] = measure(site, query_file)
+            layouts[layout] = summary(runs[layout])
+    some = next(iter(runs.values()))
+    results = {"run": time.strftime("%Y-%m-%d %H:%M"), "chunks": chunks, "queries": len(texts),
+               "delay_ms": some["delayMs"], "gap_ms": some["gapMs"], "layouts": layouts,
+               "per_query": {k: r["queries"] for k, r in runs.items()}}
+    write_results(args.out, "query_rounds", results, render(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
