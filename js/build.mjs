@@ -59,26 +59,21 @@ const common = {
   logLevel: "warning",
 };
 
-const esmBuild = (entryPoints, options) => esbuild.build({
+const esm = await esbuild.build({
   ...common,
   plugins: [porterOnly(sampleWords())],
   metafile: true,
-  entryPoints,
+  entryPoints: {
+    semantic: "src/api/semantic.js",
+    auto: "src/api/auto.js",
+    worker: "src/api/worker.js",
+    "material-search": "src/material/material-search.js",
+  },
   outdir: out,
   format: "esm",
-  ...options,
+  splitting: true,
+  chunkNames: "shared-[hash]",
 });
-const esmBuilds = [
-  await esmBuild({ semantic: "src/api/semantic.js", auto: "src/api/auto.js" },
-    { splitting: true, chunkNames: "shared-[hash]" }),
-  // Each worker is one file, all it runs up front (a chunk shared with another entry
-  // would cost a first query a round trip more). The transformer's code (embed.js and
-  // onnxruntime-web) is loaded at run time with import(), from beside the worker.
-  await esmBuild({ worker: "src/api/worker.js", "material-search": "src/material/material-search.js" },
-    { external: ["./embed.js"] }),
-  await esmBuild({ embed: "src/engine/embed.js" }),
-];
-const esm = { metafile: mergedMetafile(esmBuilds.map((build) => build.metafile)) };
 const iife = await esbuild.build({
   ...common,
   metafile: true,
@@ -103,20 +98,15 @@ const client = { hash: digest.digest("hex").slice(0, 12), files };
 writeFileSync(join(out, "client.json"), JSON.stringify(client, null, 1) + "\n");
 console.log(`client ${client.hash}: ${files.length} files in ${out}`);
 
-/** Several builds' metafiles in one. */
-function mergedMetafile(metafiles) {
+/** Both builds' metafiles in one, for the tests (what each output holds) and for a reader. */
+function writeMetafile(metafiles) {
   const merged = { inputs: {}, outputs: {} };
   for (const { inputs, outputs } of metafiles) {
     Object.assign(merged.inputs, inputs);
     Object.assign(merged.outputs, outputs);
   }
-  return merged;
-}
-
-/** Every build's metafile in one, for the tests (what each output holds) and for a reader. */
-function writeMetafile(metafiles) {
   mkdirSync(join(here, "dist"), { recursive: true });
-  writeFileSync(join(here, "dist", "metafile.json"), JSON.stringify(mergedMetafile(metafiles), null, 1) + "\n");
+  writeFileSync(join(here, "dist", "metafile.json"), JSON.stringify(merged, null, 1) + "\n");
 }
 
 /** The project's LICENSE and NOTICE, and licenses/<component>.txt for every third-party one. */
