@@ -34,10 +34,10 @@ LONG_WORD: int = _SHARED["LONG_WORD"]
 HASH_CHARS: int = _SHARED["HASH_CHARS"]
 """Hex characters of sha256 in a payload's name."""
 MAX_MANIFEST_BYTES: int = _SHARED["MAX_MANIFEST_BYTES"]
+"""A real manifest is under 1 kB; anything past this is not one."""
 CATALOG_COPY: str = _SHARED["CATALOG_COPY"]
 """The current catalog under a name that does not change, so that a browser can ask for it
 beside the manifest (and checks it against the manifest's SHA-256)."""
-"""A real manifest is under 1 kB; anything past this is not one."""
 MAX_DIM: int = _SHARED["MAX_DIM"]
 MAX_MODEL_TOKENS: int = _SHARED["MAX_MODEL_TOKENS"]
 """The longest input any model may be configured for (the probe runs one input this long)."""

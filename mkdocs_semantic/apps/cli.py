@@ -297,6 +297,7 @@ def bundle_facts(bundle) -> dict:
     catalog = bundle.catalog
     model = catalog["model"]
     client = installed_client(bundle.root)
+    payloads = _bundle_files(bundle)
     return {
         "bundle": str(bundle.root),
         "format": m.format,
@@ -312,8 +313,8 @@ def bundle_facts(bundle) -> dict:
         "sections": sections,
         "facets": facets,
         "files": {group: {"files": len(files), "bytes": sum(f.bytes for f in files)}
-                  for group, files in _payload_groups(bundle).items()},
-        "total_bytes": sum(f.bytes for f in _bundle_files(bundle)),
+                  for group, files in _payload_groups(payloads).items()},
+        "total_bytes": sum(f.bytes for f in payloads),
         # None for a downloaded bundle: readers outside the browser fetch no client
         "client": None if client is None else {"files": client.files, "bytes": client.bytes},
     }
@@ -328,10 +329,10 @@ def _bundle_files(bundle) -> list:
     return [*bundle.files, Payload(CATALOG_COPY, copy.stat().st_size)]
 
 
-def _payload_groups(bundle) -> dict[str, list]:
+def _payload_groups(files: list) -> dict[str, list]:
     """Payloads by folder (`catalog` for the catalog and its copy)."""
     groups: dict[str, list] = {}
-    for payload in _bundle_files(bundle):
+    for payload in files:
         folder = payload.name.split("/")[0] if "/" in payload.name else "catalog"
         groups.setdefault(folder, []).append(payload)
     return groups

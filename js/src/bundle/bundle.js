@@ -330,7 +330,8 @@ export function checkCatalog(data, manifest, source) {
 
 /**
  * `encoders.static.pieces` (mkdocs_semantic/bundle/wordpieces.py): the tokenizer's
- * settings and its vocabulary's shard list, keyed by a piece's first character.
+ * settings and its vocabulary's shard list, keyed by a piece's first two characters
+ * (a continuation piece's: `##` and its first).
  */
 function checkPieces(check, encoder, where) {
   const pieces = check.object(encoder, "pieces", where);

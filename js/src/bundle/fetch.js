@@ -25,7 +25,8 @@ async function request(url, init) {
   return response;
 }
 
-const { MAX_MANIFEST_BYTES, CATALOG_COPY, MAX_CATALOG_COPY_BYTES } = constants; // no manifest is larger
+// No manifest is larger than MAX_MANIFEST_BYTES; CATALOG_COPY: the catalog's stable name.
+const { MAX_MANIFEST_BYTES, CATALOG_COPY, MAX_CATALOG_COPY_BYTES } = constants;
 
 /** The manifest is never cached long: a cache-buster makes every visit see the latest build. */
 export async function fetchManifest(url) {

@@ -8,9 +8,9 @@ import { Tokenizer } from "@huggingface/tokenizers";
 
 export class WordPieces {
   /**
-   * `pieces`: the catalog's checked `encoders.static.pieces` (`config`, `shards` as a
-   * ShardList); `load(entry)` -> a shard's pieces as `{piece: id}`; `maxTokens`: the
-   * encoder's token limit.
+   * `config` and `shards` (as a ShardList): the catalog's checked
+   * `encoders.static.pieces`; `load(entry)` -> a shard's pieces as `{piece: id}`;
+   * `maxTokens`: the encoder's token limit.
    */
   constructor({ config, shards, load, maxTokens }) {
     Object.assign(this, { config, shards, load, maxTokens });
