@@ -74,13 +74,17 @@ def load_queries() -> list[str]:
     return queries
 
 
-def build_site(source: Path, work: Path, cache_dir: Path) -> tuple[Path, float]:
+def build_site(source: Path, work: Path, cache_dir: Path,
+               options: dict[str, str] | None = None) -> tuple[Path, float]:
+    """`source` built with `plugins: [search, semantic]` (and the plugin's `options`) in
+    `work`; the site folder and the build's seconds."""
     project = work / "site-src"
     shutil.copytree(source, project)
     config = (project / "mkdocs.yml").read_text(encoding="utf-8")
     if "\n  - search\n" not in config:
         raise SystemExit("expected '  - search' under plugins: in the site's mkdocs.yml")
-    semantic = f"\n  - search\n  - semantic:\n      cache_dir: {json.dumps(str(cache_dir))}\n"
+    semantic = f"\n  - search\n  - semantic:\n      cache_dir: {json.dumps(str(cache_dir))}\n" + \
+        "".join(f"      {key}: {value}\n" for key, value in (options or {}).items())
     (project / "semantic.yml").write_text(config.replace("\n  - search\n", semantic),
                                           encoding="utf-8")
     started = time.perf_counter()

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -27,6 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from browser import build_site  # bench/browser.py
 from results_file import write_results  # bench/results_file.py
 
 HERE = Path(__file__).resolve().parent
@@ -93,26 +92,6 @@ def render(results: dict) -> str:
         *rows, ""])
 
 
-def build(corpus: Path, work: Path, layout: str, cache_dir: Path) -> Path:
-    """The corpus built with `plugins: [search, semantic]` in `layout`; its site folder."""
-    project = work / "project"
-    shutil.copytree(corpus, project)
-    config = (project / "mkdocs.yml").read_text(encoding="utf-8")
-    if "\n  - search\n" not in config:
-        raise SystemExit("expected '  - search' under plugins: in the site's mkdocs.yml")
-    semantic = (f"\n  - search\n  - semantic:\n      cache_dir: {json.dumps(str(cache_dir))}\n"
-                f"      vector_layout: {layout}\n")
-    (project / "semantic.yml").write_text(config.replace("\n  - search\n", semantic),
-                                          encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "-q", "-f", "semantic.yml", "-d", "site"],
-        cwd=project, capture_output=True, text=True,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, check=False)
-    if proc.returncode != 0:
-        raise SystemExit(f"mkdocs build failed:\n{proc.stderr[-3000:]}")
-    return project / "site"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=HERE / "results")
@@ -128,7 +107,7 @@ def main() -> int:
         for layout in LAYOUTS:
             work = Path(tmp) / layout
             work.mkdir()
-            site = build(corpus, work, layout, args.cache.resolve())
+            site, _ = build_site(corpus, work, args.cache.resolve(), {"vector_layout": layout})
             manifest = json.loads((site / "semantic" / "manifest.json").read_text("utf-8"))
             chunks = manifest["counts"]["chunks"]
             runs[layout] = measure(site, query_file)
