@@ -5,7 +5,9 @@
 // within GAP_MS of the one before. Bytes are as GitHub Pages sends them (gzip for JSON).
 //
 //   node bench/query_rounds.mjs <bundle folder> <queries file: one per line>
-// prints JSON: {queries: [{query, rounds, files, bytes, sent, kinds}]} (the first is cold).
+// prints JSON: {queries: [{query, rounds, files, bytes, sent, kinds,
+// kindSent, steps}]}: kindSent is bytes sent per kind of file, steps the kinds each round asked for 
+// (the first is cold).
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -43,18 +45,26 @@ for (const query of queries) {
   let rounds = 0;
   let last = -Infinity;
   const kinds = {};
+  const kindSent = {};
+  const steps = [];
   let bytes = 0;
   let sentBytes = 0;
   for (const [t, path] of log) {
-    if (t - last > GAP_MS) rounds++;
-    last = t;
     const kind = path.split("/")[1].split(".")[0];
+    if (t - last > GAP_MS) {
+      rounds++;
+      steps.push({});
+    }
+    last = t;
+    const step = steps[steps.length - 1];
+    step[kind] = (step[kind] ?? 0) + 1;
     kinds[kind] = (kinds[kind] ?? 0) + 1;
     const [raw, gz] = sent(path);
+    kindSent[kind] = (kindSent[kind] ?? 0) + gz;
     bytes += raw;
     sentBytes += gz;
   }
-  out.push({ query, rounds, files: log.length, bytes, sent: sentBytes, kinds });
+  out.push({ query, rounds, files: log.length, bytes, sent: sentBytes, kinds, kindSent, steps });
 }
 await server.close();
 console.log(JSON.stringify({ delayMs: DELAY_MS, gapMs: GAP_MS, queries: out }));

@@ -82,8 +82,7 @@ def render(results: dict) -> str:
         f"{results['delay_ms']} ms, so a round is a step of the engine that waited for the one "
         "before it (requests within "
         f"{results['gap_ms']} ms of each other are one round). The browser adds the loading of "
-        "its worker (two rounds for a reader in the theme's search box: `worker.js`, then the "
-        "module it shares; the API entry `semantic.js` adds two more). Sent: gzip for JSON, "
+        "its worker (one round, `worker.js`; the API entry `semantic.js` adds one more). Sent: gzip for JSON, "
         "binary payloads as they are.",
         "",
         "| vector layout | first query: rounds | first query: sent | warm rounds: p50 / max |"

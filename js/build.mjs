@@ -59,21 +59,42 @@ const common = {
   logLevel: "warning",
 };
 
-const esm = await esbuild.build({
-  ...common,
-  plugins: [porterOnly(sampleWords())],
-  metafile: true,
-  entryPoints: {
-    semantic: "src/api/semantic.js",
-    auto: "src/api/auto.js",
-    worker: "src/api/worker.js",
-    "material-search": "src/material/material-search.js",
+// Every file on a query's path is one module without static imports of its own: the
+// browser asks for a module's imports only once the module has arrived, so each level
+// of imports costs the reader a round trip. worker.js holds the whole engine and exports
+// it; material-search.js imports it from there (the Material worker asks for both at
+// once); auto.js imports the page API from semantic.js (page load, not a query's path);
+// the transformer's code, with onnxruntime-web, is embed.js, imported when a query needs it.
+const sibling = (mapping) => ({
+  name: "sibling-files",
+  setup(build) {
+    build.onResolve({ filter: /^\./ }, ({ path, importer }) => {
+      const from = relativeToSrc(importer);
+      const to = mapping[`${from}:${path}`];
+      return to ? { path: `./${to}`, external: true } : undefined;
+    });
   },
+});
+const relativeToSrc = (file) => file.slice(join(here, "src").length + 1).split(sep).join("/");
+const esmBuild = (entryPoints, mapping) => esbuild.build({
+  ...common,
+  plugins: [sibling(mapping), porterOnly(sampleWords())],
+  metafile: true,
+  entryPoints,
   outdir: out,
   format: "esm",
-  splitting: true,
-  chunkNames: "shared-[hash]",
 });
+const esmBuilds = await Promise.all([
+  esmBuild({ semantic: "src/api/semantic.js" }, {}),
+  esmBuild({ auto: "src/api/auto.js" }, { "api/auto.js:./semantic.js": "semantic.js" }),
+  esmBuild({ worker: "src/api/worker.js" }, { "engine/engine.js:./embed.js": "embed.js" }),
+  esmBuild({ embed: "src/engine/embed.js" }, {}),
+  esmBuild({ "material-search": "src/material/material-search.js" }, {
+    "material/material-search.js:../engine/engine.js": "worker.js",
+    "material/material-search.js:../engine/runtime.js": "worker.js",
+  }),
+]);
+const esm = { metafile: mergeMetafiles(esmBuilds.map((build) => build.metafile)) };
 const iife = await esbuild.build({
   ...common,
   metafile: true,
@@ -98,13 +119,19 @@ const client = { hash: digest.digest("hex").slice(0, 12), files };
 writeFileSync(join(out, "client.json"), JSON.stringify(client, null, 1) + "\n");
 console.log(`client ${client.hash}: ${files.length} files in ${out}`);
 
-/** Both builds' metafiles in one, for the tests (what each output holds) and for a reader. */
-function writeMetafile(metafiles) {
+/** esbuild metafiles in one (inputs and outputs by path). */
+function mergeMetafiles(metafiles) {
   const merged = { inputs: {}, outputs: {} };
   for (const { inputs, outputs } of metafiles) {
     Object.assign(merged.inputs, inputs);
     Object.assign(merged.outputs, outputs);
   }
+  return merged;
+}
+
+/** Both builds' metafiles in one, for the tests (what each output holds) and for a reader. */
+function writeMetafile(metafiles) {
+  const merged = mergeMetafiles(metafiles);
   mkdirSync(join(here, "dist"), { recursive: true });
   writeFileSync(join(here, "dist", "metafile.json"), JSON.stringify(merged, null, 1) + "\n");
 }

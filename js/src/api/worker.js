@@ -3,9 +3,15 @@
 // {id, type: "done", value} or {id, type: "error", message}; plus {type: "progress"}.
 // An answer with `partial: true` may first answer {id, type: "partial", value, ranking}
 // (keyword results while the query encoder loads); {type: "abort", id} stops a request.
+//
+// It is also the engine's one file in a built client: it exports what Material's search
+// worker imports (material-search.js), and listens for requests only when it is the
+// worker's own script.
 
 import { Engine } from "../engine/engine.js";
 import { runtimeFiles } from "../engine/runtime.js";
+
+export { Engine, runtimeFiles };
 
 let engine = null;
 const running = new Map(); // request id -> AbortController
@@ -32,7 +38,7 @@ const handlers = {
   embed: ({ query }) => engine.embed(query), // a typed array (or null), cloned as such
 };
 
-self.onmessage = async ({ data }) => {
+async function receive({ data }) {
   const { id, type } = data;
   if (type === "abort") {
     running.get(id)?.abort(new DOMException("the search was superseded", "AbortError"));
@@ -49,4 +55,6 @@ self.onmessage = async ({ data }) => {
   } finally {
     running.delete(id);
   }
-};
+}
+
+if (globalThis.self?.location?.href === import.meta.url) self.onmessage = receive;

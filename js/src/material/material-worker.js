@@ -68,7 +68,10 @@ async function answer(mine) {
   };
   if (!mine.query) return show([], "hybrid");
   if (!search) {
-    const { createSearch } = await import("./material-search.js");
+    // material-search.js imports the engine from the built client's worker.js (js/build.mjs):
+    // asked for at once, both arrive in one round trip rather than one after the other.
+    const [{ createSearch }] = await Promise.all([
+      import("./material-search.js"), import(new URL("worker.js", here).href)]);
     search = createSearch({
       manifestUrl,
       workerUrl: here.href,
