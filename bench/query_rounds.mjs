@@ -4,7 +4,11 @@
 // before it starts at least DELAY_MS later. A round is a run of requests each arriving
 // within GAP_MS of the one before. Bytes are as GitHub Pages sends them (gzip for JSON).
 //
-//   node bench/query_rounds.mjs <bundle folder> <queries file: one per line>
+// After each query the engine's idle prefetch runs to its end before the next query (a
+// reader reading the results), its files counted apart (`prefetched`); with "off" as the
+// third argument the engine prefetches nothing.
+//
+//   node bench/query_rounds.mjs <bundle folder> <queries file: one per line> [off]
 // prints JSON: {queries: [{query, rounds, files, bytes, sent, kinds,
 // kindSent, steps}]}: kindSent is bytes sent per kind of file, steps the kinds each round asked for 
 // (the first is cold).
@@ -17,7 +21,7 @@ import { serve } from "../js/test/serve.js";
 
 const DELAY_MS = 100;
 const GAP_MS = 50;
-const [root, queriesFile] = process.argv.slice(2);
+const [root, queriesFile, prefetch = "on"] = process.argv.slice(2);
 const queries = readFileSync(queriesFile, "utf8").split("\n").filter(Boolean);
 
 const start = performance.now();
@@ -38,10 +42,12 @@ function sent(path) {
 }
 
 const engine = new Engine({ manifestUrl: `${server.url}manifest.json` });
+if (prefetch === "off") engine.prefetchBudget = 0;
 const out = [];
 for (const query of queries) {
   log.length = 0;
   await engine.answer(query);
+  const own = log.slice();
   let rounds = 0;
   let last = -Infinity;
   const kinds = {};
@@ -49,7 +55,7 @@ for (const query of queries) {
   const steps = [];
   let bytes = 0;
   let sentBytes = 0;
-  for (const [t, path] of log) {
+  for (const [t, path] of own) {
     const kind = path.split("/")[1].split(".")[0];
     if (t - last > GAP_MS) {
       rounds++;
@@ -64,7 +70,11 @@ for (const query of queries) {
     bytes += raw;
     sentBytes += gz;
   }
-  out.push({ query, rounds, files: log.length, bytes, sent: sentBytes, kinds, kindSent, steps });
+  const asked = own.length;
+  await engine.prefetching;
+  const prefetched = log.slice(asked).reduce((n, [, path]) => n + sent(path)[1], 0);
+  out.push({ query, rounds, files: asked, bytes, sent: sentBytes, kinds, kindSent, steps,
+    prefetchedFiles: log.length - asked, prefetched });
 }
 await server.close();
 console.log(JSON.stringify({ delayMs: DELAY_MS, gapMs: GAP_MS, queries: out }));

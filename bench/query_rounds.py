@@ -1,13 +1,14 @@
 """Round trips and bytes of the browser engine's queries, one step of the engine a round.
 
 Builds ../shared/corpora/fastapi-docs (129 pages, 2,355 chunks) with the plugin twice,
-in the exact vector layout (the default at this size) and the partitioned one, then runs
-bench/query_rounds.mjs on each: the browser engine in Node against the bundle served from
-127.0.0.1 with every answer held 100 ms, so that a round counts a step of the engine
-that waited for the step before it, never a CPU gap inside one step (which splits the
-loopback rounds of bench/compare). The queries are the 50 of bench/relevance/fastapi-*,
-in order: the first is cold (nothing fetched), each later one warm (it fetches what no
-query before it needed). The browser adds to these rounds the loading of its worker.
+in the exact vector layout and as shipped (`auto`: partitioned at this size), then runs
+bench/query_rounds.mjs on each, the shipped one also without the idle prefetch: the
+browser engine in Node against the bundle served from 127.0.0.1 with every answer held
+100 ms, so that a round counts a step of the engine that waited for the step before it,
+never a CPU gap inside one step (which splits the loopback rounds of bench/compare). The
+queries are the 50 of bench/relevance/fastapi-*, in order: the first is cold (nothing
+fetched), each later one warm (it fetches what no query before it needed). The browser
+adds to these rounds the loading of its worker.
 
     python bench/query_rounds.py
 
@@ -31,7 +32,11 @@ from results_file import write_results  # bench/results_file.py
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 QUERY_FILES = ("fastapi-paraphrase.tsv", "fastapi-exact.tsv")
-LAYOUTS = ("exact", "partitioned")
+VARIANTS = {  # name: (vector_layout, idle prefetch)
+    "exact": ("exact", "on"),
+    "partitioned (as shipped)": ("auto", "on"),
+    "partitioned, no prefetch": ("auto", "off"),
+}
 
 
 def queries() -> list[str]:
@@ -43,9 +48,9 @@ def queries() -> list[str]:
     return out
 
 
-def measure(site: Path, query_file: Path) -> dict:
+def measure(site: Path, query_file: Path, prefetch: str) -> dict:
     proc = subprocess.run(["node", str(HERE / "query_rounds.mjs"), str(site / "semantic"),
-                           str(query_file)], capture_output=True, text=True, check=False)
+                           str(query_file), prefetch], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"query_rounds.mjs failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout)
@@ -62,6 +67,8 @@ def summary(run: dict) -> dict:
         "warm_sent_max": max(q["sent"] for q in warm),
         "warm_fetching": len(fetching),
         "warm": len(warm),
+        "prefetched": sum(q["prefetched"] for q in run["queries"]),
+        "prefetched_files": sum(q["prefetchedFiles"] for q in run["queries"]),
     }
 
 
@@ -72,7 +79,8 @@ def render(results: dict) -> str:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(f["kinds"].items()))
         rows.append(f"| {layout} | {f['rounds']} | {f['sent'] / 1000:,.0f} kB ({f['files']} files:"
                     f" {kinds}) | {s['warm_rounds_p50']:g} / {s['warm_rounds_max']} | "
-                    f"{s['warm_sent_p50'] / 1000:,.1f} / {s['warm_sent_max'] / 1000:,.1f} kB |")
+                    f"{s['warm_sent_p50'] / 1000:,.1f} / {s['warm_sent_max'] / 1000:,.1f} kB | "
+                    f"{s['prefetched'] / 1000:,.0f} kB ({s['prefetched_files']} files) |")
     return "\n".join([
         "# The browser engine's rounds per query",
         "",
@@ -82,12 +90,16 @@ def render(results: dict) -> str:
         f"{results['delay_ms']} ms, so a round is a step of the engine that waited for the one "
         "before it (requests within "
         f"{results['gap_ms']} ms of each other are one round). The browser adds the loading of "
-        "its worker (one round, `worker.js`; the API entry `semantic.js` adds one more). Sent: gzip for JSON, "
-        "binary payloads as they are.",
+        "its worker (one round, `worker.js`; the API entry `semantic.js` adds one more). "
+        "Sent: gzip for JSON, binary payloads as they are.",
         "",
-        "| vector layout | first query: rounds | first query: sent | warm rounds: p50 / max |"
-        " warm sent: p50 / max |",
-        "|---|---|---|---|---|",
+        "After each query the engine's idle prefetch (the word-piece shards no query has read, "
+        "at most 300 kB) runs to its end before the next query, as while a reader reads the "
+        "results; its files are not in the queries' figures.",
+        "",
+        "| variant | first query: rounds | first query: sent | warm rounds: p50 / max |"
+        " warm sent: p50 / max | prefetched in all |",
+        "|---|---|---|---|---|---|",
         *rows, ""])
 
 
@@ -103,14 +115,17 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         query_file = Path(tmp) / "queries.txt"
         query_file.write_text("\n".join(texts) + "\n", encoding="utf-8")
-        for layout in LAYOUTS:
-            work = Path(tmp) / layout
-            work.mkdir()
-            site, _ = build_site(corpus, work, args.cache.resolve(), {"vector_layout": layout})
-            manifest = json.loads((site / "semantic" / "manifest.json").read_text("utf-8"))
+        sites: dict[str, Path] = {}
+        for name, (layout, prefetch) in VARIANTS.items():
+            if layout not in sites:
+                work = Path(tmp) / layout
+                work.mkdir()
+                sites[layout], _ = build_site(corpus, work, args.cache.resolve(),
+                                              {"vector_layout": layout})
+            manifest = json.loads((sites[layout] / "semantic" / "manifest.json").read_text("utf-8"))
             chunks = manifest["counts"]["chunks"]
-            runs[layout] = measure(site, query_file)
-            layouts[layout] = summary(runs[layout])
+            runs[name] = measure(sites[layout], query_file, prefetch)
+            layouts[name] = summary(runs[name])
     some = next(iter(runs.values()))
     results = {"run": time.strftime("%Y-%m-%d %H:%M"), "chunks": chunks, "queries": len(texts),
                "delay_ms": some["delayMs"], "gap_ms": some["gapMs"], "layouts": layouts,

@@ -81,7 +81,7 @@ class SemanticConfig(base.Config):
     vector_layout = c.Choice(("auto", "exact", "partitioned"), default="auto")
     """How readers scan the vectors: `exact` (every vector, every query), `partitioned`
     (k-means partitions: a query reads the few nearest, a filtered query all; i8 only) or
-    `auto` (partitioned from 1 MB of vectors up: 2,731 chunks at dim 384; see
+    `auto` (partitioned from 256 kB of vectors up: 683 chunks at dim 384; see
     docs/how-it-works.md)."""
 
     threads = c.Type(int, default=0)

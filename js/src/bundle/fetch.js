@@ -129,6 +129,11 @@ export class PayloadStore {
     return load;
   }
 
+  /** Whether payload `name` is asked for already (loaded, or on its way). */
+  has(name) {
+    return this.loads.has(name);
+  }
+
   json(file) {
     return this.get(file, (buffer) => parseJson(buffer, file.name));
   }

@@ -39,6 +39,15 @@ import { StaticEncoder } from "./static-encoder.js";
 import { Vocabulary } from "./vocabulary.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
 import { WordPieces } from "./wordpieces.js";
+import { PREFETCH_BYTES, mayPrefetch, prefetch } from "./prefetch.js";
+
+/**
+ * Before its final ranking a query asks for the fragments of the first GUESSED_PAGES pages
+ * of each signal, at most GUESSED_BYTES of them each (on fastapi-docs' queries this held
+ * every page shown 49 times in 50, at 30 kB sent against 12 kB shown: bench/query_rounds.py).
+ */
+const GUESSED_PAGES = 10;
+const GUESSED_BYTES = 64_000;
 
 /**
  * `manifestUrl`: the bundle's manifest.json. `encoder`: "static" or "transformer" (the
@@ -56,6 +65,9 @@ export class Engine {
     this.opening = null;
     this.pending = new Map(); // what load() and the encoders build once: name -> promise
     this.built = new Set(); // the names in `pending` whose promise has resolved
+    this.running = 0; // answers under way
+    this.prefetchBudget = PREFETCH_BYTES;
+    this.prefetching = Promise.resolve(); // the idle prefetch under way, if any
   }
 
   /** Manifest, catalog and page table: all that planning and ranking need. Returns the counts. */
@@ -151,7 +163,13 @@ export class Engine {
         const index = await this.store.get(set.index, (buffer) => parsePartitionIndex(buffer, {
           partitions: set.partitions, dim: set.dim, name: set.index.name,
         }), onBytes);
-        return { ...set, ...index, chunks: this.manifest.counts.chunks };
+        const partitioned = { ...set, ...index, chunks: this.manifest.counts.chunks };
+        // A set no larger than a query probes is probed whole by every query: its bits
+        // files are asked for now, beside the query's table shards, not after them.
+        if (index.sizes.reduce((a, b) => a + b, 0) <= set.probeRows) {
+          index.sizes.forEach((_, p) => this.#partitionBits(partitioned, p).catch(() => {}));
+        }
+        return partitioned;
       }
       await this.open();
       const parts = await Promise.all(exactParts(set, this.starts, this.manifest.catalog.name).map(async (part) => ({
@@ -163,12 +181,15 @@ export class Engine {
   }
 
   /** Partition `p`'s bits file: `{ids, rowOf, firsts, bits, blocks}`. */
-  async #partitionBits(set, p) {
-    await this.open(); // its chunks are named by page
-    return this.store.get(set.bitsFiles[p], (buffer) => parsePartitionBits(buffer, {
-      dim: set.dim, chunks: set.sizes[p], rows: set.distinct[p], blocks: set.blocks[p],
-      starts: this.starts, name: set.bitsFiles[p].name,
-    }));
+  #partitionBits(set, p) {
+    return this.#once(`bits:${p}`, async () => {
+      // asked for at once; read once the page table (its chunks are named by page) is in
+      const [buffer] = await Promise.all([this.store.get(set.bitsFiles[p]), this.open()]);
+      return parsePartitionBits(buffer, {
+        dim: set.dim, chunks: set.sizes[p], rows: set.distinct[p], blocks: set.blocks[p],
+        starts: this.starts, name: set.bitsFiles[p].name,
+      });
+    });
   }
 
   /** `part` with the int8 rows of its blocks among `read` (the others null). */
@@ -282,9 +303,11 @@ export class Engine {
    * every chunk (`floor`, the fusion's vector floor), or null when it has no vector.
    * `among`: a filtered query's partitions (those holding an eligible chunk), whose rows
    * are all scored exactly, so a filter misses no match. Once `signal` is aborted (the
-   * reader typed on) no further partition file is asked for.
+   * reader typed on) no further partition file is asked for. `onCandidates(ids)`: the
+   * partitioned layout's candidates (first chunks, best sign score first), as soon as
+   * they are known, before their rows are read.
    */
-  async #vectorScores(query, { among = null, signal } = {}) {
+  async #vectorScores(query, { among = null, signal, onCandidates } = {}) {
     // The encoder's files first: the table shards wait for the tokenizer, while the
     // vector files wait for nothing (browsers open few connections per host at once).
     const vector = this.#embedOpen(query);
@@ -304,7 +327,9 @@ export class Engine {
     const probed = await Promise.all(probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows)
       .map((p) => this.#partitionBits(set, p)));
     signal?.throwIfAborted();
-    const wanted = new Set(candidateIds(probed, tables, set.candidates));
+    const candidates = candidateIds(probed, tables, set.candidates);
+    onCandidates?.(candidates);
+    const wanted = new Set(candidates);
     const parts = await Promise.all(probed.map((part) => ({ part, read: blocksHolding(part, wanted) }))
       .filter(({ read }) => read.length).map(({ part, read }) => this.#withRows(part, read, wanted)));
     return { scores: scorePartitions(set, parts, codes), floor };
@@ -339,7 +364,35 @@ export class Engine {
    * still `typing`, a half-typed last word completed; `asTyped`: searched exactly as
    * typed. `onPartial(answer, {ranking})` gets the keyword answer as `search` does.
    */
-  async answer(query, { onPartial, ...options } = {}) {
+  async answer(query, options = {}) {
+    this.running += 1;
+    try {
+      return await this.#answer(query, options);
+    } finally {
+      this.running -= 1;
+      if (!this.running) this.#idle();
+    }
+  }
+
+  /**
+   * Once no answer is under way: the word-piece shards no query has read yet (within
+   * PREFETCH_BYTES, never on a connection that saves data), so that a later query's new
+   * words wait for no shard. A new query stops it at its next batch; `prefetching` is
+   * the prefetch under way.
+   */
+  #idle() {
+    if (this.encoder?.kind !== "static" || !this.catalog.encoders.static.pieces || this.prefetchBudget <= 0
+        || !mayPrefetch(globalThis.navigator)) return;
+    this.prefetching = this.prefetching.then(async () => {
+      if (this.running) return;
+      const pieces = await this.#wordPieces();
+      this.prefetchBudget -= await prefetch(await pieces.unread(), {
+        read: (entries) => pieces.read(entries), busy: () => this.running > 0, budget: this.prefetchBudget,
+      });
+    }).catch(() => {}); // a shard that failed is asked for again by the query that needs it
+  }
+
+  async #answer(query, { onPartial, ...options } = {}) {
     const { signal } = options;
     const final = this.#rank(query, options);
     if (!onPartial || !query.trim()) return final;
@@ -417,9 +470,17 @@ export class Engine {
       ? filterPartitions(filters, facets.partitions ?? {}) : null;
     // The query as typed is scored while it is read: most queries are searched as typed,
     // and the shards its reading needs are those its keyword scores read anyway.
+    // The fragments of the pages likely to be shown are asked for beside the candidates'
+    // rows, not after the final ranking: the first pages of each signal.
+    const guess = (order) => { this.#fetchFragments(firstPages(order, this.pageOfChunk, GUESSED_PAGES)); };
     const scored = (text) => Promise.all([
-      mode === "lexical" ? null : this.#vectorScores(text, { among, signal }),
-      mode === "vector" ? null : this.lexical.scores(text, { full: filtered }),
+      mode === "lexical" ? null : this.#vectorScores(text, {
+        among, signal, onCandidates: (ids) => opened.then(() => guess(ids), () => {}),
+      }),
+      mode === "vector" ? null : this.lexical.scores(text, { full: filtered }).then((lexical) => {
+        opened.then(() => guess(chunkOrder(lexical.scores, (id) => lexical.scores[id] > 0)), () => {});
+        return lexical;
+      }),
     ]);
     const asTypedScores = scored(query);
     asTypedScores.catch(() => {}); // awaited below when the query is searched as typed
@@ -474,6 +535,21 @@ export class Engine {
   }
 
   /** What results show of chunks: url, anchor, title, path, section, excerpt, kind. */
+  /**
+   * Asks for the fragments files of `pages`, in order, that are not asked for yet and fit
+   * in GUESSED_BYTES together (a long page's file may be large; it is left for the final
+   * ranking to ask for). Their errors surface where they are read.
+   */
+  async #fetchFragments(pages) {
+    let left = GUESSED_BYTES;
+    for (const page of pages) {
+      const shard = await this.fragments.find(page).catch(() => null);
+      if (!shard || this.store.has(shard.name) || shard.bytes > left) continue;
+      left -= shard.bytes;
+      this.store.json(shard).catch(() => {});
+    }
+  }
+
   async describe(ids) {
     const { starts } = this;
     const shards = await Promise.all(ids.map((id) => this.fragments.find(this.pageOfChunk[id])));
@@ -496,6 +572,16 @@ export class Engine {
   destroy() {
     this.pending.get("transformer")?.then((embedder) => embedder.release(), () => {});
   }
+}
+
+/** The first `count` distinct pages of the chunks `order` (best first). */
+function firstPages(order, pageOfChunk, count) {
+  const pages = new Set();
+  for (const id of order) {
+    pages.add(pageOfChunk[id]);
+    if (pages.size >= count) break;
+  }
+  return [...pages];
 }
 
 /**

@@ -41,7 +41,15 @@ export class WordPieces {
 
   /** Reads the shards of `keys` not read yet into the vocabulary. */
   async #need(keys) {
-    const entries = await Promise.all([...keys].map((key) => this.shards.find(key)));
+    await this.read(await Promise.all([...keys].map((key) => this.shards.find(key))));
+  }
+
+  /**
+   * Reads the shards of `entries` (shard list entries; nulls are skipped) that are not
+   * read yet into the vocabulary. More pieces never change how a word is split: a word
+   * only looks up the pieces of its own keys.
+   */
+  async read(entries) {
     const fresh = [...new Map(entries.filter((e) => e && !this.merged.has(e.name)).map((e) => [e.name, e])).values()];
     if (!fresh.length) return;
     const parts = await Promise.all(fresh.map((entry) => this.load(entry)));
@@ -50,6 +58,11 @@ export class WordPieces {
       for (const [piece, id] of Object.entries(parts[i])) this.ids.set(piece, id);
       this.merged.add(entry.name);
     });
+  }
+
+  /** The shard list entries not read yet, in order. */
+  async unread() {
+    return (await this.shards.all()).filter((entry) => !this.merged.has(entry.name));
   }
 
   /** `text`'s token ids, special tokens included, cut to the first `maxTokens`. */

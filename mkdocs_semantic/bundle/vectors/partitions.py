@@ -55,19 +55,16 @@ PROBE_ROWS = 4096
 """Rows a query probes at least: partitions are probed in order until they hold this many."""
 CANDIDATES = 100
 """Rows a query scores exactly: the best by sign score among the probed rows."""
-ROWS_BLOCK = 16
-"""Rows a rows file holds on average (a partition of d distinct rows has round(d / 16)
+ROWS_BLOCK = 4
+"""Rows a rows file holds on average (a partition of d distinct rows has round(d / 4)
 blocks, at least one). A query's 100 candidates lie in some 25 partitions, a few in
-each. On Debian's manual pages (25,440 chunks; bench/large_site.py, old and new side by
-side) a first query sent 962 kB instead of 1,453 kB with whole partitions (1,079 kB
-with blocks of 32); its warm queries fetch 34 files instead of 23 (28 with 32), which
-costs this machine's Chromium about 20 ms more on a loopback and nothing measurable on
-a 20 Mbit/s, 40 ms network."""
-PARTITIONED_MIN_BYTES = 1 << 20
-"""`vector_layout: auto` partitions int8 vectors from this many bytes up (2,731 chunks at
-dim 384): below it a first query reads every vector (at most 1 MB, within its budget of
-1.5 MB with the rest it fetches) and misses nothing; above it the partitioned layout
-reads 0.6-0.75 MB whatever the size (bench/vector_layout.py)."""
+each, so small blocks read few rows besides them: fastapi-docs' first query reads 260 kB
+of vectors with blocks of 4, 388 kB with 16 (bench/query_rounds.py), while a later query
+more often needs a block no query before it read."""
+PARTITIONED_MIN_BYTES = 256 << 10
+"""`vector_layout: auto` partitions int8 vectors from this many bytes up (683 chunks at
+dim 384), where a first query's sign bits and candidate rows come to less than every
+vector (48 bytes a row and some 150 kB of rows, against 384 bytes a row)."""
 TRAIN_ROWS = 65536
 """k-means fits on at most this many rows (a seeded sample), then assigns every row."""
 ITERATIONS = 12

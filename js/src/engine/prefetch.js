@@ -1,0 +1,40 @@
+// Idle-time prefetch: after a query, while no other runs, the engine reads ahead what a
+// later query's new words would otherwise wait a round trip for (the word-piece shards),
+// within a budget, and never on a connection that asks for less data.
+
+/** Bytes an engine prefetches at most, over its life. */
+export const PREFETCH_BYTES = 300_000;
+/** Shards asked for at once: one round trip each batch, few requests in the way of a query. */
+export const PREFETCH_BATCH = 6;
+
+/**
+ * Whether the reader's connection allows prefetching (`nav`: the worker's navigator): not
+ * under Save-Data, not on a 2G-class link. A browser that does not say allows it.
+ */
+export function mayPrefetch(nav) {
+  const connection = nav?.connection;
+  if (!connection) return true;
+  return !connection.saveData && !["slow-2g", "2g"].includes(connection.effectiveType);
+}
+
+/**
+ * Reads `entries` (`{name, bytes}`, in order) in batches of `batch` with `read(batch)`,
+ * taking the first that fit in `budget` bytes, and stops before a batch once `busy()`
+ * (a query is running). Returns the bytes it asked for.
+ */
+export async function prefetch(entries, { read, busy, budget, batch = PREFETCH_BATCH }) {
+  const taken = [];
+  let spent = 0;
+  for (const entry of entries) {
+    if (spent + entry.bytes > budget) break;
+    spent += entry.bytes;
+    taken.push(entry);
+  }
+  let asked = 0;
+  for (let i = 0; i < taken.length && !busy(); i += batch) {
+    const next = taken.slice(i, i + batch);
+    asked += next.reduce((n, entry) => n + entry.bytes, 0);
+    await read(next);
+  }
+  return asked;
+}

@@ -1,0 +1,95 @@
+// Idle-time prefetch of word-piece shards: within its budget, stopped by a new query,
+// never under Save-Data, and a later query's new words then wait for no shard.
+
+import assert from "node:assert/strict";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { Engine } from "../src/engine/engine.js";
+import { PREFETCH_BYTES, mayPrefetch, prefetch } from "../src/engine/prefetch.js";
+import { serve } from "./serve.js";
+
+const BUNDLE = fileURLToPath(new URL("../../tests/fixtures/parity/bundle/", import.meta.url));
+const servers = [];
+after(() => Promise.all(servers.map((s) => s.close())));
+
+async function served() {
+  const server = await serve(BUNDLE);
+  servers.push(server);
+  return { server, engine: new Engine({ manifestUrl: `${server.url}manifest.json` }) };
+}
+
+const pieceRequests = (requests) => requests.filter((path) => path.startsWith("/pieces/"));
+const entry = (name, bytes) => ({ name, bytes });
+
+test("prefetch takes the entries that fit its budget, in batches", async () => {
+  const batches = [];
+  const asked = await prefetch([entry("a", 4), entry("b", 4), entry("c", 4), entry("d", 9)], {
+    read: async (batch) => batches.push(batch.map((e) => e.name)), busy: () => false, budget: 12, batch: 2,
+  });
+  assert.deepEqual(batches, [["a", "b"], ["c"]]);
+  assert.equal(asked, 12);
+});
+
+test("prefetch stops before its next batch once a query runs", async () => {
+  const batches = [];
+  const asked = await prefetch([entry("a", 1), entry("b", 1), entry("c", 1)], {
+    read: async (batch) => batches.push(batch.map((e) => e.name)), busy: () => batches.length > 0, budget: 10, batch: 1,
+  });
+  assert.deepEqual(batches, [["a"]]);
+  assert.equal(asked, 1);
+});
+
+test("no prefetch under Save-Data or on a 2G-class connection", () => {
+  assert.equal(mayPrefetch(undefined), true);
+  assert.equal(mayPrefetch({}), true);
+  assert.equal(mayPrefetch({ connection: { saveData: false, effectiveType: "4g" } }), true);
+  assert.equal(mayPrefetch({ connection: { saveData: true, effectiveType: "4g" } }), false);
+  assert.equal(mayPrefetch({ connection: { effectiveType: "2g" } }), false);
+  assert.equal(mayPrefetch({ connection: { effectiveType: "slow-2g" } }), false);
+});
+
+test("after a query the engine reads the other piece shards, and a later query asks for none", async () => {
+  const { server, engine } = await served();
+  engine.prefetchBudget = Infinity; // every shard, whatever the fixture's size
+  const first = await engine.search("service worker offline cache");
+  await engine.prefetching;
+  const shards = readdirSync(join(BUNDLE, "pieces")).length;
+  assert.equal(new Set(pieceRequests(server.requests)).size, shards);
+  assert.equal(pieceRequests(server.requests).length, shards, "a shard was asked for twice");
+  const before = server.requests.length;
+  const later = await engine.search("zebra quilting kayak yodel");
+  assert.deepEqual(pieceRequests(server.requests.slice(before)), []);
+
+  // the results are those of an engine that prefetched nothing
+  const { engine: plain } = await served();
+  plain.prefetchBudget = 0;
+  assert.deepEqual((await plain.search("service worker offline cache")).map((r) => r.id), first.map((r) => r.id));
+  assert.deepEqual((await plain.search("zebra quilting kayak yodel")).map((r) => r.id), later.map((r) => r.id));
+});
+
+test("the engine prefetches within its budget", async () => {
+  const { server, engine } = await served();
+  await engine.search("service worker offline cache");
+  const asked = new Set(pieceRequests(server.requests));
+  await engine.prefetching;
+  const prefetched = pieceRequests(server.requests).filter((path) => !asked.has(path));
+  assert.ok(prefetched.length > 0);
+  assert.ok(prefetched.reduce((n, path) => n + statSync(join(BUNDLE, path)).size, 0) <= PREFETCH_BYTES);
+});
+
+test("no prefetch under Save-Data", async () => {
+  const saved = Object.getOwnPropertyDescriptor(globalThis, "navigator");
+  Object.defineProperty(globalThis, "navigator", { value: { connection: { saveData: true } }, configurable: true });
+  try {
+    const { server, engine } = await served();
+    await engine.search("service worker offline cache");
+    const asked = pieceRequests(server.requests).length;
+    await engine.prefetching;
+    assert.equal(pieceRequests(server.requests).length, asked);
+  } finally {
+    if (saved) Object.defineProperty(globalThis, "navigator", saved);
+    else delete globalThis.navigator;
+  }
+});
