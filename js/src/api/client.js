@@ -1,6 +1,7 @@
 // Main-thread side of the client: owns the worker, numbers requests, resolves URLs.
 
 import { href } from "../engine/group.js";
+import { fetchOpening } from "../engine/opening.js";
 
 export class SemanticSearch {
   /**
@@ -30,6 +31,12 @@ export class SemanticSearch {
       this.#failAll(`the search worker failed to start (${event.message || "script error"})`);
     };
     this.#call("init", { manifestUrl: this.manifestUrl });
+    // the manifest and catalog come while the worker's code does, not after it
+    const worker = this.worker;
+    fetchOpening(this.manifestUrl).then(
+      ({ manifest, copy }) => worker.postMessage({ type: "opening", manifest, copy }, copy ? [copy] : []),
+      () => worker.postMessage({ type: "opening", manifest: null, copy: null }),
+    );
   }
 
   #receive(data) {

@@ -54,10 +54,13 @@ const GUESSED_BYTES = 64_000;
  * site's `query_encoder` unless given). `runtime`: `{mjsUrl, wasmUrl, wasmBytes}` of
  * onnxruntime-web's files, used by the transformer only. `onProgress({phase, loaded,
  * total})` reports the transformer's downloads (phase "download"), then "start".
+ * `opening`: a promise of `fetchOpening(manifestUrl)` (opening.js) asked for before the
+ * engine was made, used by its first read of the catalog (if it fails, the engine asks).
  */
 export class Engine {
-  constructor({ manifestUrl, runtime, encoder, onProgress = () => {} }) {
+  constructor({ manifestUrl, runtime, encoder, opening = null, onProgress = () => {} }) {
     this.manifestUrl = new URL(manifestUrl).href;
+    this.opening = opening;
     this.runtime = runtime;
     this.encoderKind = encoder;
     this.onProgress = onProgress;
@@ -103,8 +106,12 @@ export class Engine {
   async #readCatalog() {
     // The catalog's copy under its stable name comes beside the manifest; it is used
     // when it is the catalog the manifest names (not during a deploy, between the two).
-    const copy = fetchCatalogCopy(this.manifestUrl);
-    const manifest = checkManifest(await fetchManifest(this.manifestUrl), this.manifestUrl);
+    // Both may have been asked for before the engine was (`opening`), once.
+    const early = await this.opening?.catch(() => null);
+    this.opening = null;
+    const copy = early ? Promise.resolve(early.copy) : fetchCatalogCopy(this.manifestUrl);
+    const manifest = checkManifest(early ? early.manifest : await fetchManifest(this.manifestUrl),
+      this.manifestUrl);
     const parse = (buffer) => parseJson(buffer, manifest.catalog.name);
     const current = await copy.then((buffer) => buffer && verifyPayload(buffer, manifest.catalog)).catch(() => null);
     const catalog = checkCatalog(

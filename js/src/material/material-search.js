@@ -15,9 +15,10 @@ import { runtimeFiles } from "../engine/runtime.js";
  * `signal` stops the search (the typing has moved on): nothing more is shown and it
  * rejects with its reason.
  */
-export function createSearch({ manifestUrl, workerUrl, onProgress }) {
+export function createSearch({ manifestUrl, workerUrl, opening, onProgress }) {
   const engine = new Engine({
     manifestUrl,
+    opening,
     runtime: runtimeFiles(workerUrl),
     onProgress: (progress) => onProgress(describeProgress(progress).text),
   });

@@ -11,6 +11,7 @@
 // (query, ranking, each group's locations), so the page can tell which text a list is for.
 
 import { CHANNEL, sameQuery } from "./channel.js";
+import { fetchOpening } from "../engine/opening.js";
 
 const SETUP = 0;
 const READY = 1;
@@ -20,7 +21,7 @@ const RESULT = 3;
 const here = new URL(self.location.href);
 const manifestUrl = new URL(here.searchParams.get("manifest") ?? "manifest.json", here).href;
 const channel = new BroadcastChannel(CHANNEL);
-let search = null; // loaded on the first query that is not empty
+let search = null; // a promise of the engine's search, loaded on the first query that is not empty
 let current = null; // the newest text's search: {query, controller}
 
 function announce(type, text) {
@@ -67,16 +68,28 @@ async function answer(mine) {
     self.postMessage({ type: RESULT, data: { items } });
   };
   if (!mine.query) return show([], "hybrid");
-  if (!search) {
+  search ??= loadSearch();
+  return (await search)(mine.query, show, mine.controller.signal, { asTyped: mine.asTyped });
+}
+
+/** The engine's search, loaded once (a failed load is tried again by the next query). */
+async function loadSearch() {
+  try {
     // material-search.js imports the engine from the built client's worker.js (js/build.mjs):
-    // asked for at once, both arrive in one round trip rather than one after the other.
+    // asked for at once, both arrive in one round trip rather than one after the other;
+    // the manifest and catalog come beside them.
+    const opening = fetchOpening(manifestUrl);
+    opening.catch(() => {}); // the engine asks again
     const [{ createSearch }] = await Promise.all([
       import("./material-search.js"), import(new URL("worker.js", here).href)]);
-    search = createSearch({
+    return createSearch({
       manifestUrl,
+      opening,
       workerUrl: here.href,
       onProgress: (text) => announce("progress", text),
     });
+  } catch (error) {
+    search = null;
+    throw error;
   }
-  return search(mine.query, show, mine.controller.signal, { asTyped: mine.asTyped });
 }
