@@ -499,18 +499,31 @@ def serve(source: str, host: str, port: int, cors: tuple[str, ...], workers: int
 
 
 @cli.command()
-@source_argument
+@click.argument("sources", nargs=-1, required=True, metavar="[NAME=]SOURCE...")
 @click.option("--base-url", help="The deployed site's URL, for absolute links in results "
-              "(default: SOURCE when it is a URL).")
+              "(default: SOURCE when it is a URL; one SOURCE only).")
 @cache_option
 @all_option
-def mcp(source: str, base_url: str | None, cache_dir: Path | None, fetch_all: bool) -> None:
-    """Run a Model Context Protocol server over stdio (tools: search_docs, read_page)."""
+def mcp(sources: tuple[str, ...], base_url: str | None, cache_dir: Path | None,
+        fetch_all: bool) -> None:
+    """Run a Model Context Protocol server over stdio (tools: search_docs, read_page).
+
+    Several SOURCEs are searched as one: each result names its site (NAME, or the
+    SOURCE's folder or host), and search_docs takes the sites to search."""
     from .mcp_server import Docs, run
     from .service import require
+    from .sites import Site, SiteSet, parse_sources
 
     require("mcp", "mcp")
-    located, service = load_source(source, cache_dir, fetch_all=fetch_all)
-    service.warm_up()
-    base = base_url or located.base_url
-    run(Docs(service=service, base_url=base if not base or base.endswith("/") else base + "/"))
+    named = parse_sources(sources)
+    if base_url and len(named) > 1:
+        raise click.UsageError("--base-url goes with one SOURCE; with several, give each "
+                               "site as its URL, or leave its links relative")
+    sites = []
+    for entry in named:
+        located, service = load_source(entry.source, cache_dir, fetch_all=fetch_all)
+        service.warm_up()
+        base = (base_url if len(named) == 1 else None) or located.base_url
+        sites.append(Site(entry.name, service,
+                          base if not base or base.endswith("/") else base + "/"))
+    run(Docs(sites=SiteSet(sites)))

@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import logging
 import sys
-import urllib.parse
-from dataclasses import dataclass
 from typing import Any
 
 from ..chunk import Chunk, context_line
 from ..constants import MAX_TOP_K, __version__
 from .service import BadRequest, Query, QueryService, reading_dict, require
+from .sites import Site, SiteSet
 
 log = logging.getLogger("mkdocs_semantic")
 SERVER_NAME = "mkdocs-semantic"
 INSTRUCTIONS = (
-    "Searches this documentation site by meaning. Call search_docs with a question or "
+    "Searches documentation by meaning. Call search_docs with a question or "
     "a few words; cite results by their url. Call read_page with a result's url to read "
     "the whole page, section by section."
 )
@@ -33,46 +32,61 @@ SEARCH_DOCS = (
     "gives the query as searched, and corrections each word changed."
 )
 """The search tool's description, which the assistant reads."""
+SEARCH_SITES = (
+    "\n\nThis server searches several sites: {names}. Each result names its site; site "
+    "(a list of names) limits the search to those. Scores are relative to each site's own "
+    "best match; corrections are given per site under readings."
+)
+READ_PAGE_SITES = (
+    "Read one documentation page, section by section, by the url search_docs gave, and "
+    "its site (one of {names}) when the url does not say which site it is from."
+)
 
 
-@dataclass
 class Docs:
-    """The tools' logic, independent of the MCP SDK (so it is easy to test and reuse)."""
+    """The tools' logic, independent of the MCP SDK (so it is easy to test and reuse):
+    over one site (`service`, `base_url`) or several (`sites`)."""
 
-    service: QueryService
-    base_url: str | None = None
-
-    def link(self, href: str) -> str:
-        return urllib.parse.urljoin(self.base_url, href) if self.base_url else href
+    def __init__(self, service: QueryService | None = None, base_url: str | None = None, *,
+                 sites: SiteSet | None = None) -> None:
+        if sites is None:
+            if service is None:
+                raise ValueError("Docs needs a service or a site set")
+            sites = SiteSet([Site("site", service, base_url)])
+        self.sites = sites
+        self.many = len(sites.sites) > 1
 
     def search_docs(self, query: str, top_k: int | None = None,
-                    filters: dict[str, list[str]] | None = None) -> dict[str, Any]:
-        """Ranked sections; `top_k` None returns the site's configured top_k."""
-        answer = self.service.search_read(Query(text=query, top_k=top_k,
-                                                filters=filters or None))
-        chunks = self.service.searcher.bundle.chunks
-        return {**reading_dict(answer.reading), "results": [
-            {"url": self.link(r.href), "title": r.title, "heading_path": list(r.path),
-             "score": round(r.score, 4), "text": chunks[r.chunk_id].text}
-            for r in answer.results
-        ]}
+                    filters: dict[str, list[str]] | None = None,
+                    site: list[str] | None = None) -> dict[str, Any]:
+        """Ranked sections; `top_k` None returns the site's configured top_k. Over several
+        sites each result names its `site`, and `site` limits the search to those named."""
+        answer = self.sites.search(Query(text=query, top_k=top_k, filters=filters or None),
+                                   site or None)
+        results = []
+        for found in answer.results:
+            r = found.result
+            chunks = self.sites.site(found.site).service.searcher.bundle.chunks
+            results.append({**({"site": found.site} if self.many else {}),
+                            "url": self.sites.link(found.site, r.href), "title": r.title,
+                            "heading_path": list(r.path), "score": round(r.score, 4),
+                            "text": chunks[r.chunk_id].text})
+        if not self.many:
+            return {**reading_dict(next(iter(answer.readings.values()))), "results": results}
+        readings = {name: reading_dict(reading) for name, reading in answer.readings.items()}
+        return {**({"readings": {k: v for k, v in readings.items() if v}}
+                   if any(readings.values()) else {}), "results": results}
 
-    def read_page(self, url: str) -> dict[str, Any]:
-        key = self._page_url(url)
-        chunks = self.service.searcher.bundle.chunks_of_page(key)
+    def read_page(self, url: str, site: str | None = None) -> dict[str, Any]:
+        found, key = self.sites.page_site(url, site)
+        chunks = found.service.searcher.bundle.chunks_of_page(key)
         if not chunks:
-            raise BadRequest(f"no page with url {url!r} in this site: use a url that "
+            where = f"site {found.name!r}" if self.many else "this site"
+            raise BadRequest(f"no page with url {url!r} in {where}: use a url that "
                              "search_docs returned")
-        return {"url": self.link(key), "title": chunks[0].title,
-                "sections": page_sections(chunks, self.link)}
-
-    def _page_url(self, url: str) -> str:
-        url = url.strip().split("#", 1)[0]
-        if self.base_url and url.startswith(self.base_url):
-            url = url[len(self.base_url):]
-        elif urllib.parse.urlsplit(url).scheme:
-            url = urllib.parse.urlsplit(url).path
-        return url.lstrip("/").removeprefix("./")
+        link = lambda href: self.sites.link(found.name, href)  # noqa: E731
+        return {**({"site": found.name} if self.many else {}), "url": link(key),
+                "title": chunks[0].title, "sections": page_sections(chunks, link)}
 
 
 def page_sections(chunks: list[Chunk], link) -> list[dict[str, Any]]:
@@ -115,21 +129,36 @@ def build_server(docs: Docs):
     server = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
                        log_level="WARNING")
 
-    @server.tool(description=SEARCH_DOCS)
-    def search_docs(query: str, top_k: int | None = None,
-                    filters: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    def tool_error(call):
         try:
-            return docs.search_docs(query, top_k, filters)
+            return call()
         except BadRequest as exc:  # the caller's mistake: tell the model what to fix
             raise ToolError(str(exc)) from None
 
-    @server.tool()
-    def read_page(url: str) -> dict[str, Any]:
-        """Read one documentation page, section by section, by the url search_docs gave."""
-        try:
-            return docs.read_page(url)
-        except BadRequest as exc:
-            raise ToolError(str(exc)) from None
+    if not docs.many:
+        @server.tool(description=SEARCH_DOCS)
+        def search_docs(query: str, top_k: int | None = None,
+                        filters: dict[str, list[str]] | None = None) -> dict[str, Any]:
+            return tool_error(lambda: docs.search_docs(query, top_k, filters))
+
+        @server.tool()
+        def read_page(url: str) -> dict[str, Any]:
+            """Read one documentation page, section by section, by the url search_docs gave."""
+            return tool_error(lambda: docs.read_page(url))
+
+        return server
+
+    names = ", ".join(site.name for site in docs.sites.sites)
+
+    @server.tool(description=SEARCH_DOCS + SEARCH_SITES.format(names=names))
+    def search_docs(query: str, top_k: int | None = None,
+                    filters: dict[str, list[str]] | None = None,
+                    site: list[str] | None = None) -> dict[str, Any]:
+        return tool_error(lambda: docs.search_docs(query, top_k, filters, site))
+
+    @server.tool(description=READ_PAGE_SITES.format(names=names))
+    def read_page(url: str, site: str | None = None) -> dict[str, Any]:
+        return tool_error(lambda: docs.read_page(url, site))
 
     return server
 

@@ -226,3 +226,27 @@ def test_search_docs_says_what_it_searched_for_when_it_corrected_a_slip(site):
                                      "kind": "corrected"}]
     assert found["results"][0]["url"].startswith("learn/cookies/")
     assert "searched" not in docs.search_docs("cookies the browser sends")
+
+
+def test_several_sources_are_searched_as_one(site):
+    parity = Path(__file__).resolve().parents[1] / "fixtures" / "parity" / "bundle"
+
+    async def work(session):
+        tools = await session.list_tools()
+        both = await session.call_tool("search_docs", {
+            "query": "service worker offline cache", "top_k": 5})
+        app = await session.call_tool("search_docs", {
+            "query": "cookies the browser sends", "top_k": 5, "site": ["app"]})
+        page = await session.call_tool("read_page", {"url": "", "site": "pwa"})
+        ambiguous = await session.call_tool("read_page", {"url": ""})
+        return tools, both, app, page, ambiguous
+
+    tools, both, app, page, ambiguous = with_session(f"app={site}", work, f"pwa={parity}")
+    by_name = {t.name: t for t in tools.tools}
+    assert set(by_name["search_docs"].input_schema["properties"]) == {
+        "query", "top_k", "filters", "site"}
+    assert "app, pwa" in by_name["search_docs"].description
+    assert payload(both)["results"][0]["site"] == "pwa"
+    assert {r["site"] for r in payload(app)["results"]} == {"app"}
+    assert payload(page)["site"] == "pwa"
+    assert ambiguous.is_error and "2 sites have a page ''" in ambiguous.content[0].text

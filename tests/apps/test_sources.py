@@ -547,7 +547,8 @@ def test_an_assistant_reads_a_shown_page_without_the_rest_of_the_site(
     read = docs.read_page(page)
     assert deployed.downloads() == []
     assert read == local.read_page(page)
-    other = next(c.url for c in local.service.searcher.bundle.chunks if c.url not in page)
+    other = next(c.url for c in local.sites.sites[0].service.searcher.bundle.chunks
+                 if c.url not in page)
     assert docs.read_page(other) == local.read_page(other)
     # what came down for it, if anything: excerpt and text shards only
     assert all(n.startswith(("frag.", "text.")) for n in deployed.downloads())

@@ -1,0 +1,169 @@
+"""Several sites searched as one: named query services, one ranking over them.
+
+Each site answers from its own bundle exactly as it does alone; the results of the sites
+a query asks for are merged by page score (each site's own 0-1 relevance, its best page
+near 1), best first, ties in the order the sites were given. A query limited to one site
+(`sites=[name]`) gets that site's own ranking. A filter applies to the sites whose
+bundles filter on its keys; a site that cannot filter on one of them is left out, since
+none of its pages could pass.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import re
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..search.searcher import Result
+from ..search.spelling import Reading
+from .service import BadRequest, Query, QueryService
+from .sources import is_url
+
+SITE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+"""What a site may be called: what a query's `site` names and every result carries."""
+
+
+@dataclass(frozen=True)
+class NamedSource:
+    """One SOURCE of the command line: `NAME=SOURCE`, or a SOURCE named after itself."""
+
+    name: str
+    source: str
+
+
+def parse_sources(items: tuple[str, ...] | list[str]) -> list[NamedSource]:
+    """`["docs=site/", "https://example.org/app/"]` -> named sources, names unique.
+
+    A URL is never split at an `=` (its query may hold one); an unnamed SOURCE is named
+    after its folder, or its URL's host and path.
+    """
+    named: list[NamedSource] = []
+    for item in items:
+        name, sep, source = item.partition("=")
+        if not sep or is_url(item) or not SITE_NAME.match(name):
+            name, source = default_name(item), item
+        if not source.strip():
+            raise BadRequest(f"{item!r} names no SOURCE: write NAME=SOURCE, for example "
+                             "docs=site/")
+        named.append(NamedSource(name, source))
+    names = [n.name for n in named]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise BadRequest(f"two sources are named {repeated[0]!r}: name each one, for "
+                         f"example {repeated[0]}-a=SOURCE {repeated[0]}-b=SOURCE")
+    return named
+
+
+def default_name(source: str) -> str:
+    """A site name from a SOURCE: its folder's name, or its URL's host and path."""
+    if is_url(source):
+        parts = urllib.parse.urlsplit(source)
+        text = parts.netloc + parts.path
+    else:
+        path = Path(source).resolve()
+        text = path.parent.name if path.name in ("site", "semantic") else path.name
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")[:64]
+    return name or "site"
+
+
+@dataclass(frozen=True)
+class SiteResult:
+    """A result and the site it is from."""
+
+    site: str
+    result: Result
+
+
+@dataclass(frozen=True)
+class SitesAnswer:
+    """Merged results, and each asked site's reading of the query (slips corrected)."""
+
+    results: list[SiteResult]
+    readings: dict[str, Reading]
+
+
+@dataclass(frozen=True)
+class Site:
+    name: str
+    service: QueryService
+    base_url: str | None = None
+    """The deployed site's URL (ending in /), for absolute links; None: links stay relative."""
+
+
+class SiteSet:
+    """Named sites, searched one by one or all at once."""
+
+    def __init__(self, sites: list[Site]) -> None:
+        if not sites:
+            raise ValueError("a site set needs at least one site")
+        self.sites = sites
+        self.by_name = {site.name: site for site in sites}
+
+    def site(self, name: str) -> Site:
+        found = self.by_name.get(name)
+        if found is None:
+            raise BadRequest(f"unknown site {name!r}: this server searches "
+                             f"{', '.join(self.by_name)}")
+        return found
+
+    def scope(self, names: list[str] | None, query: Query) -> list[Site]:
+        """The sites a query asks for (`names`, or every one) that can pass its filters."""
+        asked = [self.site(name) for name in dict.fromkeys(names)] if names else self.sites
+        keys = set(query.filters or {})
+        able = [site for site in asked if keys <= set(site.service.filter_keys)]
+        if not able:
+            known = sorted({key for site in asked for key in site.service.filter_keys})
+            unknown = sorted(keys - set(known)) or sorted(keys)
+            raise BadRequest(f"unknown filter {unknown[0]!r}: "
+                             + (f"these sites filter on {', '.join(known)}" if known
+                                else "these sites have no filters"))
+        return able
+
+    def search(self, query: Query, names: list[str] | None = None) -> SitesAnswer:
+        """The best sections of the asked sites, merged by score (each site's own order
+        kept); `query.top_k` None: the largest `top_k` of those sites."""
+        sites = self.scope(names, query)
+        lists: list[list[SiteResult]] = []
+        readings: dict[str, Reading] = {}
+        for site in sites:
+            answer = site.service.search_read(query)
+            readings[site.name] = answer.reading
+            lists.append([SiteResult(site.name, r) for r in answer.results])
+        top_k = query.top_k or max(site.service.searcher.defaults["top_k"] for site in sites)
+        merged = heapq.merge(*lists, key=lambda found: -found.result.score)
+        return SitesAnswer(results=list(itertools.islice(merged, top_k)), readings=readings)
+
+    def link(self, site: str, href: str) -> str:
+        base = self.site(site).base_url
+        return urllib.parse.urljoin(base, href) if base else href
+
+    def page_site(self, url: str, name: str | None = None) -> tuple[Site, str]:
+        """The site `url` is a page of, and the page's URL within it: by `name`, by the
+        URL's start (a site with a base URL), or the one site that has such a page."""
+        url = url.strip().split("#", 1)[0]
+        if name is not None:
+            site = self.site(name)
+            return site, page_key(url, site.base_url)
+        for site in self.sites:
+            if site.base_url and url.startswith(site.base_url):
+                return site, page_key(url, site.base_url)
+        holding = [site for site in self.sites
+                   if site.service.searcher.bundle.chunks_of_page(page_key(url, site.base_url))]
+        if len(holding) > 1:
+            raise BadRequest(f"{len(holding)} sites have a page {url!r} "
+                             f"({', '.join(s.name for s in holding)}): say which with site")
+        site = holding[0] if holding else self.sites[0]
+        return site, page_key(url, site.base_url)
+
+
+def page_key(url: str, base_url: str | None) -> str:
+    """A page's URL as its bundle names it (relative to the site's root, no fragment)."""
+    url = url.strip().split("#", 1)[0]
+    if base_url and url.startswith(base_url):
+        url = url[len(base_url):]
+    elif urllib.parse.urlsplit(url).scheme:
+        url = urllib.parse.urlsplit(url).path
+    return url.lstrip("/").removeprefix("./")
