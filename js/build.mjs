@@ -64,7 +64,8 @@ const common = {
 // of imports costs the reader a round trip. worker.js holds the whole engine and exports
 // it; material-search.js imports it from there (the Material worker asks for both at
 // once); auto.js imports the page API from semantic.js (page load, not a query's path);
-// the transformer's code, with onnxruntime-web, is embed.js, imported when a query needs it.
+// the transformer's code, with onnxruntime-web, is ort-embed.js, imported when a query needs
+// it (named like onnxruntime-web's runtime files, which a static build does not copy).
 const sibling = (mapping) => ({
   name: "sibling-files",
   setup(build) {
@@ -87,8 +88,8 @@ const esmBuild = (entryPoints, mapping) => esbuild.build({
 const esmBuilds = await Promise.all([
   esmBuild({ semantic: "src/api/semantic.js" }, {}),
   esmBuild({ auto: "src/api/auto.js" }, { "api/auto.js:./semantic.js": "semantic.js" }),
-  esmBuild({ worker: "src/api/worker.js" }, { "engine/engine.js:./embed.js": "embed.js" }),
-  esmBuild({ embed: "src/engine/embed.js" }, {}),
+  esmBuild({ worker: "src/api/worker.js" }, { "engine/engine.js:./embed.js": "ort-embed.js" }),
+  esmBuild({ "ort-embed": "src/engine/embed.js" }, {}),
   esmBuild({ "material-search": "src/material/material-search.js" }, {
     "material/material-search.js:../engine/engine.js": "worker.js",
     "material/material-search.js:../engine/runtime.js": "worker.js",

@@ -34,7 +34,8 @@ _NAME_SEARCH = re.compile(r"""\s+name\s*=\s*(?:"search"|'search'|search(?=[\s>/]
 # main.js loads lunr and the index into it on every page.
 SEARCH_PLUGIN_BOXES = ("mkdocs", "readthedocs")
 SEARCH_PLUGIN_SCRIPT = "search/main.js"
-# onnxruntime-web's WebAssembly runtime (14 MB): only the transformer query encoder loads it.
+# onnxruntime-web's WebAssembly runtime (14 MB) and the client's code that runs it: only the
+# transformer query encoder loads them.
 RUNTIME_PREFIX = "ort-"
 
 
