@@ -446,7 +446,7 @@ def _miss(outcome) -> dict:
 
 
 @cli.command()
-@source_argument
+@click.argument("sources", nargs=-1, required=True, metavar="[NAME=]SOURCE...")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--cors-origin", "cors", multiple=True, metavar="ORIGIN",
@@ -472,30 +472,45 @@ def _miss(outcome) -> dict:
               "in all (default: $MKDOCS_SEMANTIC_FETCH_TIMEOUT, else 120).")
 @cache_option
 @all_option
-def serve(source: str, host: str, port: int, cors: tuple[str, ...], workers: int,
+def serve(sources: tuple[str, ...], host: str, port: int, cors: tuple[str, ...], workers: int,
           threads: int, max_connections: int, header_timeout: float,
           keep_alive_timeout: float, max_queued_searches: int,
           fetch_timeout: float | None, cache_dir: Path | None, fetch_all: bool) -> None:
     """Serve an HTTP JSON API (GET /search?q=&k=&mode=&filter=, GET /health) and, when
-    SOURCE is a site directory, the site itself at /."""
-    from .service import AppConfig, require
+    SOURCE is a site directory, the site itself at /.
+
+    Several SOURCEs are searched as one: each result names its site (NAME, or the
+    SOURCE's folder or host), and /search?site=NAME (repeatable) searches only those."""
+    from .service import AppConfig, SiteDir, require
     from .service import serve as run
+    from .sites import open_sites, parse_sources
 
     require("serve", "starlette", "uvicorn")
     from .limits import ConnectionLimits
 
-    located = open_source(source, cache_dir=cache_dir, fetch_timeout=fetch_timeout,
-                          everything=fetch_all)
-    config = AppConfig(bundle_dir=located.bundle_dir, site_dir=located.site_dir,
-                       cors_origins=cors, threads=threads,
-                       max_queued_searches=max_queued_searches)
-    # a broken bundle fails here, not in a worker
-    read_bundle(located.bundle_dir, fetch=located.fetch)
-    click.echo(f"serving {located.bundle_dir} on http://{host}:{port}/ "
-               "(GET /search?q=..., GET /health)", err=True)
+    named = parse_sources(sources)
+    located = [open_source(entry.source, cache_dir=cache_dir, fetch_timeout=fetch_timeout,
+                           everything=fetch_all) for entry in named]
+    for place in located:  # a broken bundle fails here, not in a worker
+        read_bundle(place.bundle_dir, fetch=place.fetch)
     limits = ConnectionLimits(max_connections=max_connections, header_timeout=header_timeout,
                               keep_alive_timeout=keep_alive_timeout)
-    run(config, host=host, port=port, workers=workers, limits=limits)
+    if len(named) == 1:
+        config = AppConfig(bundle_dir=located[0].bundle_dir, site_dir=located[0].site_dir,
+                           cors_origins=cors, threads=threads,
+                           max_queued_searches=max_queued_searches)
+        click.echo(f"serving {located[0].bundle_dir} on http://{host}:{port}/ "
+                   "(GET /search?q=..., GET /health)", err=True)
+        run(config, host=host, port=port, workers=workers, limits=limits)
+        return
+    sites = tuple(SiteDir(entry.name, place.bundle_dir, place.base_url)
+                  for entry, place in zip(named, located, strict=True))
+    config = AppConfig(sites=sites, cors_origins=cors, threads=threads,
+                       max_queued_searches=max_queued_searches)
+    click.echo(f"serving {len(sites)} sites ({', '.join(s.name for s in sites)}) on "
+               f"http://{host}:{port}/ (GET /search?q=...&site=..., GET /health)", err=True)
+    service = open_sites(sites, threads=threads) if workers == 1 else None
+    run(config, host=host, port=port, workers=workers, limits=limits, service=service)
 
 
 @cli.command()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import json
 import logging
 import os
 import socket
@@ -36,6 +37,8 @@ SEARCHES_PER_WORKER = 1
 """Searches run at once in one worker: search is CPU-bound, so more only adds GIL
 contention; requests queue instead, and /health stays responsive."""
 SOURCE_ENV = "MKDOCS_SEMANTIC_SOURCE"
+SITES_ENV = "MKDOCS_SEMANTIC_SITES"
+"""Several sites, as JSON: [[name, bundle folder, base URL or null], ...]."""
 CORS_ENV = "MKDOCS_SEMANTIC_CORS"
 THREADS_ENV = "MKDOCS_SEMANTIC_THREADS"
 QUEUE_ENV = "MKDOCS_SEMANTIC_MAX_QUEUED"
@@ -126,8 +129,11 @@ class QueryService:
         self.default_mode: str = searcher.defaults["mode"]
         self.filter_keys = tuple(searcher.defaults["filters"])
 
-    def check(self, query: Query) -> Query:
-        """Raise `BadRequest` naming the first problem with `query`."""
+    def check(self, query: Query, sites: list[str] | None = None) -> Query:
+        """Raise `BadRequest` naming the first problem with `query` (`sites`: a server of
+        several sites takes them; this one searches one)."""
+        if sites:
+            raise BadRequest("this server searches one site: leave out site")
         if not query.text.strip():
             raise BadRequest("the query is empty: give a few words to search for")
         if len(query.text) > MAX_QUERY_CHARS:
@@ -159,8 +165,9 @@ class QueryService:
         except ValueError as exc:  # the searcher's own word on a bad query
             raise BadRequest(str(exc)) from exc
 
-    def answer(self, query: Query) -> dict[str, Any]:
+    def answer(self, query: Query, sites: list[str] | None = None) -> dict[str, Any]:
         """The JSON body of a search response."""
+        self.check(query, sites)
         started = time.perf_counter()
         answer = self.search_read(query)
         return {
@@ -185,14 +192,25 @@ class QueryService:
 
 
 @dataclass(frozen=True)
-class AppConfig:
-    """What `create_app` serves: a bundle, optionally its site, and CORS origins."""
+class SiteDir:
+    """One of the sites a server of several searches (apps/sites.py)."""
 
+    name: str
     bundle_dir: Path
+    base_url: str | None = None
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    """What `create_app` serves: a bundle, optionally its site, and CORS origins; or
+    several `sites` (then `bundle_dir` and `site_dir` are unused)."""
+
+    bundle_dir: Path | None = None
     site_dir: Path | None = None
     cors_origins: tuple[str, ...] = ()
     threads: int = 0
     max_queued_searches: int = MAX_QUEUED_SEARCHES
+    sites: tuple[SiteDir, ...] = ()
 
 
 def open_service(bundle_dir: Path, *, threads: int = 0) -> QueryService:
@@ -209,8 +227,10 @@ def open_service(bundle_dir: Path, *, threads: int = 0) -> QueryService:
     return service
 
 
-def create_app(config: AppConfig, service: QueryService | None = None):
-    """The Starlette app: `GET /search`, `GET /health`, and the site (if any) at `/`."""
+def create_app(config: AppConfig, service: Any = None):
+    """The Starlette app: `GET /search`, `GET /health`, and the site (if any) at `/`.
+    `service`: a QueryService, or anything with its `check`, `answer` and `health`
+    (apps/sites.py's SitesService); default: one over `config.bundle_dir`."""
     require("serve", "starlette")
     import anyio
     import anyio.to_thread
@@ -222,7 +242,10 @@ def create_app(config: AppConfig, service: QueryService | None = None):
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    service = service or open_service(config.bundle_dir, threads=config.threads)
+    if service is None:
+        if config.bundle_dir is None:
+            raise ValueError("create_app needs a bundle_dir or a service")
+        service = open_service(config.bundle_dir, threads=config.threads)
 
     limiter: list[anyio.CapacityLimiter] = []
 
@@ -233,7 +256,8 @@ def create_app(config: AppConfig, service: QueryService | None = None):
                           mode=params.get("mode") or None,
                           filters=parse_filters(params.getlist("filter")),
                           as_typed=params.get("as_typed", "") in ("1", "true"))
-            service.check(query)  # cheap: bad requests never wait for the searcher
+            sites = params.getlist("site") or None
+            service.check(query, sites)  # cheap: bad requests never wait for the searcher
             if not limiter:
                 limiter.append(anyio.CapacityLimiter(SEARCHES_PER_WORKER))
                 app.state.searches = limiter[0]
@@ -243,7 +267,8 @@ def create_app(config: AppConfig, service: QueryService | None = None):
                 return JSONResponse(
                     {"error": f"busy: {waiting} searches are already waiting; try again in a "
                               "moment"}, status_code=503, headers={"Retry-After": "1"})
-            answer = await anyio.to_thread.run_sync(service.answer, query, limiter=limiter[0])
+            answer = await anyio.to_thread.run_sync(service.answer, query, sites,
+                                                    limiter=limiter[0])
             return JSONResponse(answer)
         except BadRequest as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
@@ -264,7 +289,13 @@ def create_app(config: AppConfig, service: QueryService | None = None):
 
 
 def config_to_env(config: AppConfig) -> dict[str, str]:
-    """The environment that `app_from_env` reads: how each worker process gets its config."""
+    """The environment that `app_from_env` (or apps/sites.py's, for several sites) reads:
+    how each worker process gets its config."""
+    if config.sites:
+        sites = [[site.name, str(site.bundle_dir), site.base_url] for site in config.sites]
+        return {SITES_ENV: json.dumps(sites), THREADS_ENV: str(config.threads),
+                CORS_ENV: " ".join(config.cors_origins),
+                QUEUE_ENV: str(config.max_queued_searches)}
     return {SOURCE_ENV: str(config.site_dir or config.bundle_dir),
             THREADS_ENV: str(config.threads), CORS_ENV: " ".join(config.cors_origins),
             QUEUE_ENV: str(config.max_queued_searches)}
@@ -301,8 +332,11 @@ hands the first to the protocol, which closes the surplus: each needs a descript
 
 
 def serve(config: AppConfig, *, host: str = "127.0.0.1", port: int = 8000,
-          workers: int = 1, limits: ConnectionLimits | None = None) -> None:
+          workers: int = 1, limits: ConnectionLimits | None = None,
+          service: Any = None) -> None:
     """Run the app with uvicorn; several workers each load their own copy (read-only).
+    `service`: what one worker answers with (default: create_app's); several workers
+    each open their own from `config`.
 
     Every worker holds to `limits` (connections, header and keep-alive timeouts) and
     rate-limits repeated log lines (see `http_guard`).
@@ -319,7 +353,7 @@ def serve(config: AppConfig, *, host: str = "127.0.0.1", port: int = 8000,
         "backlog": limits.backlog, "timeout_keep_alive": limits.keep_alive_timeout,
         "log_config": log_config()}
     if workers == 1:
-        uv_config = uvicorn.Config(create_app(config), **settings)
+        uv_config = uvicorn.Config(create_app(config, service), **settings)
         uv_config.connection_limits = limits  # type: ignore[attr-defined]  # read by PROTOCOL
         server = uvicorn.Server(uv_config)
         with contextlib.suppress(KeyboardInterrupt):
@@ -330,7 +364,9 @@ def serve(config: AppConfig, *, host: str = "127.0.0.1", port: int = 8000,
     from uvicorn.supervisors import Multiprocess
 
     os.environ.update(config_to_env(config))
-    uv_config = uvicorn.Config("mkdocs_semantic.apps.service:app_from_env", factory=True,
+    factory = ("mkdocs_semantic.apps.sites:app_from_env" if config.sites
+               else "mkdocs_semantic.apps.service:app_from_env")
+    uv_config = uvicorn.Config(factory, factory=True,
                                workers=workers, **settings)
     uv_config.connection_limits = limits  # type: ignore[attr-defined]
     Multiprocess(uv_config, sockets=[tcp_listener(host, port)]).run()

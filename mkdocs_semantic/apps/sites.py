@@ -12,14 +12,33 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import json
+import os
 import re
+import time
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..search.searcher import Result
 from ..search.spelling import Reading
-from .service import BadRequest, Query, QueryService
+from .service import (
+    CORS_ENV,
+    MAX_QUEUED_SEARCHES,
+    QUEUE_ENV,
+    SITES_ENV,
+    THREADS_ENV,
+    AppConfig,
+    BadRequest,
+    Query,
+    QueryService,
+    SiteDir,
+    create_app,
+    open_service,
+    reading_dict,
+    result_dict,
+)
 from .sources import is_url
 
 SITE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -167,3 +186,65 @@ def page_key(url: str, base_url: str | None) -> str:
     elif urllib.parse.urlsplit(url).scheme:
         url = urllib.parse.urlsplit(url).path
     return url.lstrip("/").removeprefix("./")
+
+
+class SitesService:
+    """The HTTP service's interface (`check`, `answer`, `health`) over several sites:
+    `GET /search?q=...&site=NAME` (repeatable) searches those, every result names its
+    site."""
+
+    def __init__(self, sites: SiteSet) -> None:
+        self.sites = sites
+
+    def check(self, query: Query, names: list[str] | None = None) -> Query:
+        for site in self.sites.scope(names, query):
+            site.service.check(query)
+        return query
+
+    def answer(self, query: Query, names: list[str] | None = None) -> dict[str, Any]:
+        started = time.perf_counter()
+        answer = self.sites.search(query, names)
+        results = []
+        for found in answer.results:
+            entry = {"site": found.site, **result_dict(found.result)}
+            if self.sites.site(found.site).base_url:
+                entry["link"] = self.sites.link(found.site, found.result.href)
+            results.append(entry)
+        readings = {name: reading_dict(r) for name, r in answer.readings.items()}
+        return {
+            "query": query.text,
+            **({"readings": {k: v for k, v in readings.items() if v}}
+               if any(readings.values()) else {}),
+            "mode": query.mode or self.sites.sites[0].service.default_mode,
+            "results": results,
+            "took_ms": round((time.perf_counter() - started) * 1000, 2),
+        }
+
+    def health(self) -> dict[str, Any]:
+        return {"status": "ok", "sites": {site.name: site.service.health()
+                                          for site in self.sites.sites}}
+
+    def warm_up(self) -> None:
+        for site in self.sites.sites:
+            site.service.warm_up()
+
+
+def open_sites(sites: tuple[SiteDir, ...], *, threads: int = 0) -> SitesService:
+    """A service over the bundles of `sites`, each query encoder loaded."""
+    return SitesService(SiteSet([Site(site.name, open_service(site.bundle_dir, threads=threads),
+                                      site.base_url) for site in sites]))
+
+
+def app_from_env():
+    """App factory for uvicorn's workers when a server searches several sites:
+    MKDOCS_SEMANTIC_SITES (JSON: [[name, bundle folder, base URL or null], ...]) and the
+    variables service.app_from_env reads besides its SOURCE."""
+    text = os.environ.get(SITES_ENV)
+    if not text:
+        raise RuntimeError(f"set {SITES_ENV} to the sites to search, as JSON")
+    sites = tuple(SiteDir(name, Path(folder), base) for name, folder, base in json.loads(text))
+    config = AppConfig(sites=sites, cors_origins=tuple(os.environ.get(CORS_ENV, "").split()),
+                       threads=int(os.environ.get(THREADS_ENV) or 0),
+                       max_queued_searches=int(os.environ.get(QUEUE_ENV)
+                                               or MAX_QUEUED_SEARCHES))
+    return create_app(config, open_sites(sites, threads=config.threads))

@@ -289,9 +289,9 @@ def test_searches_past_the_queue_bound_are_answered_503_at_once(site):
 
         gate = threading.Event()
 
-        def answer(self, query):
+        def answer(self, query, sites=None):
             self.gate.wait(timeout=60)  # a hang guard only
-            return super().answer(query)
+            return super().answer(query, sites)
 
     service = Gated(Searcher.open(site / "semantic"))
     app = create_app(AppConfig(bundle_dir=site / "semantic", max_queued_searches=2),
@@ -360,3 +360,34 @@ def test_a_slipped_query_says_what_was_searched_and_as_typed_searches_the_slip(s
     assert status == 200 and "searched" not in body and body["results"] == []
     status, _, body = get(search_url(service, q="cookies", mode="lexical"))
     assert "searched" not in body and "corrections" not in body
+
+
+PARITY_BUNDLE = Path(__file__).resolve().parents[1] / "fixtures" / "parity" / "bundle"
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_several_sites_are_served_as_one(site, workers):
+    """`serve app=SITE pwa=BUNDLE`: one /search over both, every result naming its site,
+    `site=` limiting it; a site that is not served, or `site` on a one-site server, is
+    the caller's mistake. With two workers each opens the sites from the environment."""
+    with serving(f"app={site}", f"pwa={PARITY_BUNDLE}", "--workers", workers) as base:
+        status, _, health = get(base + "/health")
+        assert status == 200 and set(health["sites"]) == {"app", "pwa"}
+        assert health["sites"]["app"]["pages"] == 4
+        status, _, both = get(search_url(base, q="service worker offline cache", k=5))
+        assert status == 200 and both["results"][0]["site"] == "pwa"
+        status, _, app = get(search_url(base, q="cookies the browser sends", site="app"))
+        assert status == 200 and app["results"]
+        assert {r["site"] for r in app["results"]} == {"app"}
+        assert app["results"][0]["url"] == "learn/cookies/"
+        status, _, slipped = get(search_url(base, q="cookeis the browser sends", site="app"))
+        assert slipped["readings"]["app"]["searched"] == "cookies the browser sends"
+        status, _, body = get(search_url(base, q="cookies", site="nope"))
+        assert status == 400 and "unknown site 'nope'" in body["error"]
+        status, _, body = get(search_url(base, q="offline", filter="colour=red"))
+        assert status == 400 and "unknown filter 'colour'" in body["error"]
+
+
+def test_a_one_site_server_takes_no_site(service):
+    status, _, body = get(search_url(service, q="cookies", site="app"))
+    assert status == 400 and "searches one site" in body["error"]
