@@ -141,6 +141,18 @@ def run_sets(doc: str, name: str, measure: Callable[[se.Corpus, str, OnnxEmbedde
              render_results: Callable[[dict], str]) -> int:
     """The command line of the typing benches: `measure(corpus, set name, embedder)` per
     set of `--sets`, written to `--out` as NAME.{json,md}."""
+    args, wanted, embedder, loaders = sets_command(doc)
+    results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
+    for set_name in wanted:
+        print(f"{set_name}: loading", file=sys.stderr)
+        results["sets"][set_name] = measure(loaders[set_name](), set_name, embedder)
+    write_results(args.out, name, results, render_results(results))
+    return 0
+
+
+def sets_command(doc: str) -> tuple[argparse.Namespace, list[str], OnnxEmbedder, dict]:
+    """`--sets` (the docs sets) and `--out`: the parsed arguments, the sets asked for, the
+    model, and each set's loader (bench/static_encoder.py's)."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--sets", default="fastapi,mkdocs,manpages,npm,postgres,python")
     parser.add_argument("--out", type=Path, default=HERE / "results")
@@ -148,13 +160,7 @@ def run_sets(doc: str, name: str, measure: Callable[[se.Corpus, str, OnnxEmbedde
     wanted = se.site_sets(parser, args.sets)
     spec = default_model_spec()
     embedder = OnnxEmbedder(spec)
-    loaders = se.set_loaders(spec, embedder, se.SHARED / "bench" / "scifact")
-    results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
-    for set_name in wanted:
-        print(f"{set_name}: loading", file=sys.stderr)
-        results["sets"][set_name] = measure(loaders[set_name](), set_name, embedder)
-    write_results(args.out, name, results, render_results(results))
-    return 0
+    return args, wanted, embedder, se.set_loaders(spec, embedder, se.SHARED / "bench" / "scifact")
 
 
 def main() -> int:
