@@ -60,7 +60,7 @@ const GUESSED_BYTES = 64_000;
 export class Engine {
   constructor({ manifestUrl, runtime, encoder, opening = null, onProgress = () => {} }) {
     this.manifestUrl = new URL(manifestUrl).href;
-    this.opening = opening;
+    this.early = opening; // fetchOpening's promise, used once by #readCatalog
     this.runtime = runtime;
     this.encoderKind = encoder;
     this.onProgress = onProgress;
@@ -107,8 +107,8 @@ export class Engine {
     // The catalog's copy under its stable name comes beside the manifest; it is used
     // when it is the catalog the manifest names (not during a deploy, between the two).
     // Both may have been asked for before the engine was (`opening`), once.
-    const early = await this.opening?.catch(() => null);
-    this.opening = null;
+    const early = await this.early?.catch(() => null);
+    this.early = null;
     const copy = early ? Promise.resolve(early.copy) : fetchCatalogCopy(this.manifestUrl);
     const manifest = checkManifest(early ? early.manifest : await fetchManifest(this.manifestUrl),
       this.manifestUrl);
