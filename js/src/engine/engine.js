@@ -485,8 +485,10 @@ export class Engine {
         among, signal, onCandidates: (ids) => opened.then(() => guess(ids), () => {}),
       }),
       mode === "vector" ? null : this.lexical.scores(text, { full: filtered }).then((lexical) => {
-        opened.then(() => guess(chunkOrder(lexical.scores, (id) => lexical.scores[id] > 0)), () => {});
-        return lexical;
+        // every chunk with a keyword score, best first: the guess's and the ranking's order
+        const order = chunkOrder(lexical.scores, (id) => lexical.scores[id] > 0);
+        opened.then(() => guess(order), () => {});
+        return { ...lexical, order };
       }),
     ]);
     const asTypedScores = scored(query);
@@ -510,7 +512,7 @@ export class Engine {
     if (lexical) {
       signals.push({
         scores: lexicalScores,
-        order: chunkOrder(lexicalScores, (id) => lexicalScores[id] > 0 && accept(id)),
+        order: lexical.order.filter(accept),
         floor: 0,
         ceiling: lexical.possible,
       });
@@ -541,7 +543,6 @@ export class Engine {
     return ids.map((id, i) => ({ ...described[i], score: scores[id] }));
   }
 
-  /** What results show of chunks: url, anchor, title, path, section, excerpt, kind. */
   /**
    * Asks for the fragments files of `pages`, in order, that are not asked for yet and fit
    * in GUESSED_BYTES together (a long page's file may be large; it is left for the final
@@ -557,6 +558,7 @@ export class Engine {
     }
   }
 
+  /** What results show of chunks: url, anchor, title, path, section, excerpt, kind. */
   async describe(ids) {
     const { starts } = this;
     const shards = await Promise.all(ids.map((id) => this.fragments.find(this.pageOfChunk[id])));
