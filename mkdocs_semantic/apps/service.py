@@ -291,14 +291,19 @@ def create_app(config: AppConfig, service: Any = None):
 def config_to_env(config: AppConfig) -> dict[str, str]:
     """The environment that `app_from_env` (or apps/sites.py's, for several sites) reads:
     how each worker process gets its config."""
+    settings = {THREADS_ENV: str(config.threads), CORS_ENV: " ".join(config.cors_origins),
+                QUEUE_ENV: str(config.max_queued_searches)}
     if config.sites:
         sites = [[site.name, str(site.bundle_dir), site.base_url] for site in config.sites]
-        return {SITES_ENV: json.dumps(sites), THREADS_ENV: str(config.threads),
-                CORS_ENV: " ".join(config.cors_origins),
-                QUEUE_ENV: str(config.max_queued_searches)}
-    return {SOURCE_ENV: str(config.site_dir or config.bundle_dir),
-            THREADS_ENV: str(config.threads), CORS_ENV: " ".join(config.cors_origins),
-            QUEUE_ENV: str(config.max_queued_searches)}
+        return {SITES_ENV: json.dumps(sites), **settings}
+    return {SOURCE_ENV: str(config.site_dir or config.bundle_dir), **settings}
+
+
+def settings_from_env() -> dict[str, Any]:
+    """The AppConfig fields besides what to serve, as `config_to_env` wrote them."""
+    return {"cors_origins": tuple(os.environ.get(CORS_ENV, "").split()),
+            "threads": int(os.environ.get(THREADS_ENV) or 0),
+            "max_queued_searches": int(os.environ.get(QUEUE_ENV) or MAX_QUEUED_SEARCHES)}
 
 
 def app_from_env():
@@ -315,13 +320,8 @@ def app_from_env():
     if not source:
         raise RuntimeError(f"set {SOURCE_ENV} to a built site, a bundle directory or a URL")
     located = open_source(source)
-    return create_app(AppConfig(
-        bundle_dir=located.bundle_dir,
-        site_dir=located.site_dir,
-        cors_origins=tuple(os.environ.get(CORS_ENV, "").split()),
-        threads=int(os.environ.get(THREADS_ENV) or 0),
-        max_queued_searches=int(os.environ.get(QUEUE_ENV) or MAX_QUEUED_SEARCHES),
-    ))
+    return create_app(AppConfig(bundle_dir=located.bundle_dir, site_dir=located.site_dir,
+                                **settings_from_env()))
 
 
 FD_RESERVE = 128

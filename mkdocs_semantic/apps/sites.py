@@ -24,11 +24,7 @@ from typing import Any
 from ..search.searcher import Result
 from ..search.spelling import Reading
 from .service import (
-    CORS_ENV,
-    MAX_QUEUED_SEARCHES,
-    QUEUE_ENV,
     SITES_ENV,
-    THREADS_ENV,
     AppConfig,
     BadRequest,
     Query,
@@ -38,6 +34,7 @@ from .service import (
     open_service,
     reading_dict,
     result_dict,
+    settings_from_env,
 )
 from .sources import is_url
 
@@ -243,8 +240,5 @@ def app_from_env():
     if not text:
         raise RuntimeError(f"set {SITES_ENV} to the sites to search, as JSON")
     sites = tuple(SiteDir(name, Path(folder), base) for name, folder, base in json.loads(text))
-    config = AppConfig(sites=sites, cors_origins=tuple(os.environ.get(CORS_ENV, "").split()),
-                       threads=int(os.environ.get(THREADS_ENV) or 0),
-                       max_queued_searches=int(os.environ.get(QUEUE_ENV)
-                                               or MAX_QUEUED_SEARCHES))
+    config = AppConfig(sites=sites, **settings_from_env())
     return create_app(config, open_sites(sites, threads=config.threads))
