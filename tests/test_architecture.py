@@ -19,7 +19,8 @@ LAYERS = {
     "indexing": RECORDS | {"bundle"},
     "search": RECORDS | {"bundle"},
     "plugin": RECORDS | {"bundle", "indexing"},
-    "apps": RECORDS | {"bundle", "indexing", "search"},
+    "portal": RECORDS | {"bundle"},
+    "apps": RECORDS | {"bundle", "indexing", "search", "portal"},
     **{name: RECORDS for name in RECORDS},
 }
 ENTRY_POINTS = {"mkdocs_semantic", "mkdocs_semantic.__main__"}

@@ -1,4 +1,4 @@
-"""The `mkdocs-semantic` command: index, query, stats, eval, serve, mcp.
+"""The `mkdocs-semantic` command: index, query, stats, eval, load, serve, mcp.
 
 SOURCE is a built site directory, a bundle directory, or the http(s) URL of a
 deployed site (its bundle is downloaded once and cached). Errors end the command
@@ -442,11 +442,68 @@ def _miss(outcome) -> dict:
             "expected": sorted(outcome.query.relevant), "got": outcome.ranked[:3]}
 
 
+# load ---------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("sources", nargs=-1, metavar="NAME=SOURCE...")
+@click.option("--index", "index_dir", required=True,
+              type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="The data folder to load into (made if new).")
+@click.option("--drop", multiple=True, metavar="NAME",
+              help="Remove this site from the folder (repeatable).")
+@click.option("--connectivity", type=click.IntRange(2, 256), default=16, show_default=True,
+              help="HNSW edges per chunk (pgvector's m).")
+@click.option("--ef-construction", type=click.IntRange(8, 4096), default=64,
+              show_default=True, help="HNSW candidate list while building.")
+@click.option("--fetch-timeout", type=click.FloatRange(0.1, 86400), metavar="SECONDS",
+              help="How long downloading a URL SOURCE's bundle may take in all.")
+@cache_option
+def load(sources: tuple[str, ...], index_dir: Path, drop: tuple[str, ...], connectivity: int,
+         ef_construction: int, fetch_timeout: float | None, cache_dir: Path | None) -> None:
+    """Load sites' bundles into a data folder that `serve --index` and `mcp --index`
+    search as one: each site's bundle copied (payloads it already holds are kept, not
+    written again) and an HNSW graph of its vectors built. A site loads whole or not at
+    all; loading an unchanged site writes nothing."""
+    from ..portal.folder import IndexFolder
+    from ..portal.hnsw import HnswSettings
+    from ..portal.load import drop_site, load_site
+    from .sites import parse_sources
+
+    if not sources and not drop:
+        raise click.UsageError("give the sites to load as NAME=SOURCE, or --drop NAME")
+    named = parse_sources(sources)
+    folder = IndexFolder(index_dir)
+    settings = HnswSettings(connectivity=connectivity, expansion_add=ef_construction)
+    with folder.locked():
+        for name in drop:
+            say(f"{name}: removed" if drop_site(folder, name) else f"{name}: not loaded")
+        for entry in named:
+            located = open_source(entry.source, cache_dir=cache_dir,
+                                  fetch_timeout=fetch_timeout, everything=True)
+            outcome = load_site(folder, entry.name, located.bundle_dir, source=entry.source,
+                                base_url=located.base_url, settings=settings,
+                                progress=lambda text: say(text, err=True))
+            if outcome.state == "unchanged":
+                say(f"{entry.name}: unchanged, {outcome.chunks:,} chunks")
+            else:
+                say(f"{entry.name}: {outcome.state}, {outcome.chunks:,} chunks; "
+                    f"{outcome.payloads_copied} payloads copied "
+                    f"({outcome.bytes_copied / 1e6:.1f} MB), {outcome.payloads_linked} kept, "
+                    f"in {outcome.seconds:.1f} s")
+
+
 # serve and mcp -------------------------------------------------------------------------
 
 
 @cli.command()
-@click.argument("sources", nargs=-1, required=True, metavar="[NAME=]SOURCE...")
+@click.argument("sources", nargs=-1, metavar="[NAME=]SOURCE...")
+@click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path),
+              metavar="DIR", help="Search the sites `load` put in this data folder instead "
+              "of SOURCEs.")
+@click.option("--ef-search", type=click.IntRange(1, 4096), default=None,
+              help="With --index: the HNSW candidate list while searching (default 128; "
+              "at least the 100 nearest chunks are kept).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--cors-origin", "cors", multiple=True, metavar="ORIGIN",
@@ -472,9 +529,9 @@ def _miss(outcome) -> dict:
               "in all (default: $MKDOCS_SEMANTIC_FETCH_TIMEOUT, else 120).")
 @cache_option
 @all_option
-def serve(sources: tuple[str, ...], host: str, port: int, cors: tuple[str, ...], workers: int,
-          threads: int, max_connections: int, header_timeout: float,
-          keep_alive_timeout: float, max_queued_searches: int,
+def serve(sources: tuple[str, ...], index_dir: Path | None, ef_search: int | None, host: str,
+          port: int, cors: tuple[str, ...], workers: int, threads: int, max_connections: int,
+          header_timeout: float, keep_alive_timeout: float, max_queued_searches: int,
           fetch_timeout: float | None, cache_dir: Path | None, fetch_all: bool) -> None:
     """Serve an HTTP JSON API (GET /search?q=&k=&mode=&filter=, GET /health) and, when
     SOURCE is a site directory, the site itself at /.
@@ -488,13 +545,22 @@ def serve(sources: tuple[str, ...], host: str, port: int, cors: tuple[str, ...],
     require("serve", "starlette", "uvicorn")
     from .limits import ConnectionLimits
 
+    limits = ConnectionLimits(max_connections=max_connections, header_timeout=header_timeout,
+                              keep_alive_timeout=keep_alive_timeout)
+    if index_dir is not None or not sources:
+        sites = index_sites(sources, index_dir, ef_search)
+        config = AppConfig(sites=sites, cors_origins=cors, threads=threads,
+                           max_queued_searches=max_queued_searches)
+        click.echo(f"serving {len(sites)} sites of {index_dir} on http://{host}:{port}/ "
+                   "(GET /search?q=...&site=..., GET /health)", err=True)
+        service = open_sites(sites, threads=threads) if workers == 1 else None
+        run(config, host=host, port=port, workers=workers, limits=limits, service=service)
+        return
     named = parse_sources(sources)
     located = [open_source(entry.source, cache_dir=cache_dir, fetch_timeout=fetch_timeout,
                            everything=fetch_all) for entry in named]
     for place in located:  # a broken bundle fails here, not in a worker
         read_bundle(place.bundle_dir, fetch=place.fetch)
-    limits = ConnectionLimits(max_connections=max_connections, header_timeout=header_timeout,
-                              keep_alive_timeout=keep_alive_timeout)
     if len(named) == 1:
         config = AppConfig(bundle_dir=located[0].bundle_dir, site_dir=located[0].site_dir,
                            cors_origins=cors, threads=threads,
@@ -514,13 +580,18 @@ def serve(sources: tuple[str, ...], host: str, port: int, cors: tuple[str, ...],
 
 
 @cli.command()
-@click.argument("sources", nargs=-1, required=True, metavar="[NAME=]SOURCE...")
+@click.argument("sources", nargs=-1, metavar="[NAME=]SOURCE...")
+@click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path),
+              metavar="DIR", help="Search the sites `load` put in this data folder instead "
+              "of SOURCEs.")
+@click.option("--ef-search", type=click.IntRange(1, 4096), default=None,
+              help="With --index: the HNSW candidate list while searching.")
 @click.option("--base-url", help="The deployed site's URL, for absolute links in results "
               "(default: SOURCE when it is a URL; one SOURCE only).")
 @cache_option
 @all_option
-def mcp(sources: tuple[str, ...], base_url: str | None, cache_dir: Path | None,
-        fetch_all: bool) -> None:
+def mcp(sources: tuple[str, ...], index_dir: Path | None, ef_search: int | None,
+        base_url: str | None, cache_dir: Path | None, fetch_all: bool) -> None:
     """Run a Model Context Protocol server over stdio (tools: search_docs, read_page).
 
     Several SOURCEs are searched as one: each result names its site (NAME, or the
@@ -530,6 +601,11 @@ def mcp(sources: tuple[str, ...], base_url: str | None, cache_dir: Path | None,
     from .sites import Site, SiteSet, parse_sources
 
     require("mcp", "mcp")
+    if index_dir is not None or not sources:
+        from .sites import open_sites
+
+        run(Docs(sites=open_sites(index_sites(sources, index_dir, ef_search)).sites))
+        return
     named = parse_sources(sources)
     if base_url and len(named) > 1:
         raise click.UsageError("--base-url goes with one SOURCE; with several, give each "
@@ -542,3 +618,20 @@ def mcp(sources: tuple[str, ...], base_url: str | None, cache_dir: Path | None,
         sites.append(Site(entry.name, service,
                           base if not base or base.endswith("/") else base + "/"))
     run(Docs(sites=SiteSet(sites)))
+
+
+def index_sites(sources: tuple[str, ...], index_dir: Path | None,
+                ef_search: int | None) -> tuple:
+    """The sites of a data folder (`load --index`) as `SiteDir`s."""
+    from ..portal.read import loaded_sites
+    from .service import SiteDir
+
+    if index_dir is None:
+        raise click.UsageError("give the SOURCEs to search, or --index DIR")
+    if sources:
+        raise click.UsageError("give SOURCEs or --index DIR, not both: `load` puts "
+                               "SOURCEs into the folder")
+    return tuple(SiteDir(site.name, site.bundle_dir(index_dir), site.base_url,
+                         graph=site.graph_path(index_dir),
+                         ef_search=ef_search or site.graph.get("expansion_search"))
+                 for site in loaded_sites(index_dir))

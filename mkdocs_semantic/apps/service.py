@@ -183,7 +183,7 @@ class QueryService:
         manifest = bundle.manifest
         return {"status": "ok", "format": manifest.format, "generator": manifest.generator,
                 "model": bundle.catalog["model"]["id"], "query_encoder": self.searcher.encoder,
-                **manifest.counts,
+                **manifest.counts, "vectors": bundle.vectors.layout,
                 "modes": list(self.modes), "filters": list(self.filter_keys)}
 
     def warm_up(self) -> None:
@@ -198,6 +198,10 @@ class SiteDir:
     name: str
     bundle_dir: Path
     base_url: str | None = None
+    graph: Path | None = None
+    """A loaded site's HNSW graph (portal/), which then finds the nearest chunks."""
+    ef_search: int | None = None
+    """The graph's candidate list while searching (None: the default)."""
 
 
 @dataclass(frozen=True)
@@ -213,12 +217,19 @@ class AppConfig:
     sites: tuple[SiteDir, ...] = ()
 
 
-def open_service(bundle_dir: Path, *, threads: int = 0) -> QueryService:
+def open_service(bundle_dir: Path, *, threads: int = 0, graph: Path | None = None,
+                 ef_search: int | None = None, name: str = "") -> QueryService:
+    """A query service over the bundle at `bundle_dir`, its query encoder loaded;
+    `graph`: a loaded site's (`name`) HNSW graph, which finds the nearest chunks."""
     from ..bundle.reader import read_bundle
     from ..model.onnx import OnnxEmbedder
+    from ..portal.read import graph_bundle
     from .sources import payload_fetcher
 
-    bundle = read_bundle(bundle_dir, fetch=payload_fetcher(bundle_dir))
+    if graph is not None:
+        bundle = graph_bundle(bundle_dir, graph, site=name, expansion_search=ef_search)
+    else:
+        bundle = read_bundle(bundle_dir, fetch=payload_fetcher(bundle_dir))
     embedder = None
     if bundle.manifest.query_encoder == "transformer":
         embedder = OnnxEmbedder(bundle.model_spec(), threads=threads)
@@ -294,7 +305,9 @@ def config_to_env(config: AppConfig) -> dict[str, str]:
     settings = {THREADS_ENV: str(config.threads), CORS_ENV: " ".join(config.cors_origins),
                 QUEUE_ENV: str(config.max_queued_searches)}
     if config.sites:
-        sites = [[site.name, str(site.bundle_dir), site.base_url] for site in config.sites]
+        sites = [[site.name, str(site.bundle_dir), site.base_url,
+                  None if site.graph is None else str(site.graph), site.ef_search]
+                 for site in config.sites]
         return {SITES_ENV: json.dumps(sites), **settings}
     return {SOURCE_ENV: str(config.site_dir or config.bundle_dir), **settings}
 

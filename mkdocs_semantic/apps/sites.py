@@ -228,17 +228,21 @@ class SitesService:
 
 def open_sites(sites: tuple[SiteDir, ...], *, threads: int = 0) -> SitesService:
     """A service over the bundles of `sites`, each query encoder loaded."""
-    return SitesService(SiteSet([Site(site.name, open_service(site.bundle_dir, threads=threads),
-                                      site.base_url) for site in sites]))
+    return SitesService(SiteSet([
+        Site(site.name, open_service(site.bundle_dir, threads=threads, graph=site.graph,
+                                     ef_search=site.ef_search, name=site.name),
+             site.base_url) for site in sites]))
 
 
 def app_from_env():
     """App factory for uvicorn's workers when a server searches several sites:
-    MKDOCS_SEMANTIC_SITES (JSON: [[name, bundle folder, base URL or null], ...]) and the
+    MKDOCS_SEMANTIC_SITES (JSON: [[name, bundle folder, base URL, HNSW graph, its
+    ef_search], ...], the last three may be null) and the
     variables service.app_from_env reads besides its SOURCE."""
     text = os.environ.get(SITES_ENV)
     if not text:
         raise RuntimeError(f"set {SITES_ENV} to the sites to search, as JSON")
-    sites = tuple(SiteDir(name, Path(folder), base) for name, folder, base in json.loads(text))
+    sites = tuple(SiteDir(name, Path(folder), base, None if graph is None else Path(graph), ef)
+                  for name, folder, base, graph, ef in json.loads(text))
     config = AppConfig(sites=sites, **settings_from_env())
     return create_app(config, open_sites(sites, threads=config.threads))

@@ -419,3 +419,27 @@ def test_query_names_what_it_searched_for_and_as_typed_searches_the_slip(site):
     assert "learn/cookies/" in result.output
     typed = run("query", str(site), "cookeis", "--mode", "lexical", "--as-typed")
     assert typed.output.strip() == "no results"
+
+
+def test_load_says_what_it_did_and_names_a_wrong_folder(site, tmp_path):
+    index = tmp_path / "index"
+    first = run("load", f"app={site}", "--index", str(index))
+    assert first.exit_code == 0
+    assert "app: new, " in first.output and " payloads copied " in first.output
+    again = run("load", f"app={site}", "--index", str(index))
+    assert again.exit_code == 0 and "app: unchanged" in again.output
+    dropped = run("load", "--drop", "app", "--index", str(index))
+    assert dropped.exit_code == 0 and "app: removed" in dropped.output
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    (stray / "notes.txt").write_text("mine")
+    wrong = CliRunner().invoke(cli, ["load", f"app={site}", "--index", str(stray)])
+    assert wrong.exit_code == 1
+    assert wrong.output.strip().splitlines()[-1].startswith("Error: ")
+    assert "is not an index folder" in wrong.output and "Traceback" not in wrong.output
+    nothing = CliRunner().invoke(cli, ["load", "--index", str(index)])
+    assert nothing.exit_code == 2 and "give the sites to load" in nothing.output
+    both = CliRunner().invoke(cli, ["serve", str(site), "--index", str(index)])
+    assert both.exit_code == 2 and "not both" in both.output
+    empty = CliRunner().invoke(cli, ["serve", "--index", str(tmp_path / "none")])
+    assert empty.exit_code == 1 and "holds no loaded sites" in empty.output

@@ -250,3 +250,29 @@ def test_several_sources_are_searched_as_one(site):
     assert {r["site"] for r in payload(app)["results"]} == {"app"}
     assert payload(page)["site"] == "pwa"
     assert ambiguous.is_error and "2 sites have a page ''" in ambiguous.content[0].text
+
+
+def test_the_sites_of_a_data_folder_are_searched_over_stdio(site, tmp_path):
+    from click.testing import CliRunner
+
+    from mkdocs_semantic.apps.cli import cli
+
+    parity = Path(__file__).resolve().parents[1] / "fixtures" / "parity" / "bundle"
+    index = tmp_path / "index"
+    loaded = CliRunner().invoke(cli, ["load", f"app={site}", f"pwa={parity}", "--index",
+                                      str(index)], catch_exceptions=False)
+    assert loaded.exit_code == 0, loaded.output
+
+    async def work(session):
+        both = await session.call_tool("search_docs", {
+            "query": "service worker offline cache", "top_k": 5})
+        app = await session.call_tool("search_docs", {
+            "query": "cookies the browser sends", "top_k": 5, "site": ["app"]})
+        page = await session.call_tool("read_page", {"url": "learn/cookies/"})
+        return both, app, page
+
+    both, app, page = with_session("--index", work, str(index))
+    assert payload(both)["results"][0]["site"] == "pwa"
+    assert {r["site"] for r in payload(app)["results"]} == {"app"}
+    assert payload(app)["results"][0]["url"].startswith("learn/cookies/")
+    assert payload(page)["site"] == "app"

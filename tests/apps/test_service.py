@@ -18,8 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from mkdocs_semantic.apps.limits import RateLimitFilter
+from mkdocs_semantic.apps.service import Query, QueryService
+from mkdocs_semantic.search.searcher import Searcher
 
 from ..conftest import SITE_TOP_K
 from ..processes import Running, running, with_open_file_limit
@@ -391,3 +394,30 @@ def test_several_sites_are_served_as_one(site, workers):
 def test_a_one_site_server_takes_no_site(service):
     status, _, body = get(search_url(service, q="cookies", site="app"))
     assert status == 400 and "searches one site" in body["error"]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_sites_loaded_into_a_data_folder_are_served_as_one(site, tmp_path, workers):
+    """`load app=SITE pwa=BUNDLE --index DIR`, then `serve --index DIR`: the same API as
+    over the SOURCEs, every result naming its site, `site=` limiting it, each site's own
+    ranking; /health names every loaded site."""
+    from mkdocs_semantic.apps.cli import cli
+
+    index = tmp_path / "index"
+    loaded = CliRunner().invoke(cli, ["load", f"app={site}", f"pwa={PARITY_BUNDLE}",
+                                      "--index", str(index)], catch_exceptions=False)
+    assert loaded.exit_code == 0, loaded.output
+    own = QueryService(Searcher.open(site))
+    with serving("--index", str(index), "--workers", workers) as base:
+        status, _, health = get(base + "/health")
+        assert status == 200 and set(health["sites"]) == {"app", "pwa"}
+        assert health["sites"]["pwa"]["vectors"] == "hnsw"
+        status, _, both = get(search_url(base, q="service worker offline cache", k=5))
+        assert status == 200 and both["results"][0]["site"] == "pwa"
+        status, _, app = get(search_url(base, q="cookies the browser sends", site="app"))
+        assert {r["site"] for r in app["results"]} == {"app"}
+        want = own.answer(Query(text="cookies the browser sends"))["results"]
+        assert [(r["url"], r["anchor"], r["score"]) for r in app["results"]] == \
+            [(r["url"], r["anchor"], r["score"]) for r in want]
+        status, _, body = get(search_url(base, q="cookies", site="nope"))
+        assert status == 400 and "unknown site 'nope'" in body["error"]

@@ -1,0 +1,145 @@
+"""An HNSW graph (usearch) over one site's chunk vectors, standing in for the bundle's
+vector set when a query scores chunks: the graph finds the nearest `VECTOR_CHUNKS`
+chunks, each scored exactly as the bundle scores it, so the fusion above it is the same
+code every other reader runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..bundle.format import BundleError
+from ..bundle.vectors.codes import codes_norm
+from ..bundle.vectors.store import VectorSet
+from ..constants import VECTOR_CHUNKS
+
+METRIC = "ip"
+"""Inner product: usearch's distance is 1 - dot, exact for int8 rows and codes (every
+dot of 384 int8 products is an integer below 2**24, held exactly in float32)."""
+DTYPES = {"i8": "i8", "f16": "f16", "f32": "f32"}
+"""The graph stores the bundle's own scalars: no second rounding of the vectors."""
+
+
+class HnswError(BundleError):
+    """A graph file that cannot be read, or that does not fit its site's bundle."""
+
+
+@dataclass(frozen=True)
+class HnswSettings:
+    """The graph's shape (usearch's names): edges per node, and the candidate lists kept
+    while adding and while searching (a query keeps at least `VECTOR_CHUNKS`)."""
+
+    connectivity: int = 16
+    expansion_add: int = 64
+    expansion_search: int = 128
+
+
+def usearch_index_class():
+    """usearch's `Index`, imported after onnxruntime: the other order crashes the process
+    when onnxruntime is imported later (usearch 2.26, onnxruntime 1.31)."""
+    import onnxruntime  # noqa: F401
+    from usearch.index import Index
+
+    return Index
+
+
+def build_hnsw(vectors: VectorSet, path: Path, settings: HnswSettings, *,
+               progress: Callable[[int, int], None] | None = None) -> int:
+    """Write the graph of every chunk's vector (key: its chunk number) to `path`;
+    returns how many chunks it holds. `progress(done, total)` is called as it grows."""
+    index_class = usearch_index_class()
+    rows = vectors.matrix()
+    index = index_class(ndim=vectors.dim, metric=METRIC, dtype=DTYPES[vectors.dtype],
+                        connectivity=settings.connectivity,
+                        expansion_add=settings.expansion_add,
+                        expansion_search=settings.expansion_search)
+    if len(rows):
+        def report(done: int, total: int) -> bool:
+            if progress is not None:
+                progress(done, total)
+            return True
+
+        # usearch checks the callback's annotations as types, not as strings
+        report.__annotations__ = {"done": int, "total": int, "return": bool}
+        index.add(np.arange(len(rows), dtype=np.uint64), rows, progress=report)
+    index.save(str(path))
+    return len(rows)
+
+
+class HnswVectors:
+    """The bundle's `VectorSet` as a query sees it, with the nearest chunks found by the
+    graph: `scores` holds the exact score of the graph's `VECTOR_CHUNKS` nearest chunks
+    and NaN elsewhere; a filtered query (`every`) and the mean score come from the
+    bundle's own vectors."""
+
+    layout = "hnsw"
+
+    def __init__(self, exact: VectorSet, index, *, expansion_search: int) -> None:
+        self.exact = exact
+        self.index = index
+        index.expansion_search = max(expansion_search, VECTOR_CHUNKS)
+
+    @property
+    def dtype(self) -> str:
+        return self.exact.dtype
+
+    @property
+    def scale(self) -> float:
+        return self.exact.scale
+
+    @property
+    def dim(self) -> int:
+        return self.exact.dim
+
+    @property
+    def rows(self) -> int:
+        return self.exact.rows
+
+    def matrix(self) -> np.ndarray:
+        return self.exact.matrix()
+
+    def mean_score(self, query: np.ndarray) -> float:
+        return self.exact.mean_score(query)
+
+    def scores(self, query: np.ndarray, *, every: bool = False,
+               among: list[int] | None = None) -> np.ndarray:
+        """As `VectorSet.scores`; without `every`, the graph's nearest chunks only."""
+        if every:
+            return self.exact.scores(query, every=True)
+        scores = np.full(self.rows, np.nan)
+        if not self.rows:
+            return scores
+        count = min(VECTOR_CHUNKS, self.rows)
+        found = self.index.search(np.asarray(query, dtype=DTYPES_NUMPY[self.dtype]), count)
+        keys = np.asarray(found.keys, dtype=np.int64)
+        dots = 1.0 - np.asarray(found.distances, dtype=np.float64)
+        if self.dtype == "i8":
+            norm = codes_norm(np.asarray(query, dtype=np.int8))
+            divisor = self.scale * norm if norm else 1.0
+            dots = np.rint(dots)  # integers, carried exactly
+        else:
+            divisor = self.scale
+        scores[keys] = dots / divisor
+        return scores
+
+
+DTYPES_NUMPY = {"i8": np.int8, "f16": np.float16, "f32": np.float32}
+
+
+def open_hnsw(path: Path, exact: VectorSet, *, expansion_search: int) -> HnswVectors:
+    """The graph at `path`, memory-mapped, over the bundle's vectors `exact`."""
+    index_class = usearch_index_class()
+    try:
+        index = index_class.restore(str(path), view=True)
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise HnswError(f"{path} is not a readable HNSW graph ({exc}): load the site "
+                        "again") from exc
+    if index is None:
+        raise HnswError(f"{path} is not an HNSW graph: load the site again")
+    if index.size != exact.rows or index.ndim != exact.dim:
+        raise HnswError(f"{path} holds {index.size} vectors of {index.ndim} dimensions, "
+                        f"its site {exact.rows} of {exact.dim}: load the site again")
+    return HnswVectors(exact, index, expansion_search=expansion_search)
