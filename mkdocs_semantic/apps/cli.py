@@ -10,6 +10,8 @@ bidi characters (a terminal obeys them), JSON output escapes them.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import logging
 import shutil
@@ -447,9 +449,11 @@ def _miss(outcome) -> dict:
 
 @cli.command()
 @click.argument("sources", nargs=-1, metavar="NAME=SOURCE...")
-@click.option("--index", "index_dir", required=True,
-              type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
-              help="The data folder to load into (made if new).")
+@click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path),
+              metavar="DIR", help="The data folder to load into (made if new).")
+@click.option("--db", "database", metavar="URL",
+              help="The PostgreSQL database (with pgvector) to load into, as "
+              "postgresql://user:password@host:5432/dbname.")
 @click.option("--drop", multiple=True, metavar="NAME",
               help="Remove this site from the folder (repeatable).")
 @click.option("--connectivity", type=click.IntRange(2, 256), default=16, show_default=True,
@@ -459,31 +463,31 @@ def _miss(outcome) -> dict:
 @click.option("--fetch-timeout", type=click.FloatRange(0.1, 86400), metavar="SECONDS",
               help="How long downloading a URL SOURCE's bundle may take in all.")
 @cache_option
-def load(sources: tuple[str, ...], index_dir: Path, drop: tuple[str, ...], connectivity: int,
-         ef_construction: int, fetch_timeout: float | None, cache_dir: Path | None) -> None:
+def load(sources: tuple[str, ...], index_dir: Path | None, database: str | None,
+         drop: tuple[str, ...], connectivity: int, ef_construction: int,
+         fetch_timeout: float | None, cache_dir: Path | None) -> None:
     """Load sites' bundles into a data folder that `serve --index` and `mcp --index`
     search as one: each site's bundle copied (payloads it already holds are kept, not
     written again) and an HNSW graph of its vectors built. A site loads whole or not at
     all; loading an unchanged site writes nothing."""
-    from ..portal.folder import IndexFolder
     from ..portal.hnsw import HnswSettings
-    from ..portal.load import drop_site, load_site
     from .sites import parse_sources
 
+    if (index_dir is None) == (database is None):
+        raise click.UsageError("give the place to load into: --index DIR or --db URL")
     if not sources and not drop:
         raise click.UsageError("give the sites to load as NAME=SOURCE, or --drop NAME")
     named = parse_sources(sources)
-    folder = IndexFolder(index_dir)
     settings = HnswSettings(connectivity=connectivity, expansion_add=ef_construction)
-    with folder.locked():
+    with load_target(index_dir, database) as (load_one, drop_one):
         for name in drop:
-            say(f"{name}: removed" if drop_site(folder, name) else f"{name}: not loaded")
+            say(f"{name}: removed" if drop_one(name) else f"{name}: not loaded")
         for entry in named:
             located = open_source(entry.source, cache_dir=cache_dir,
                                   fetch_timeout=fetch_timeout, everything=True)
-            outcome = load_site(folder, entry.name, located.bundle_dir, source=entry.source,
-                                base_url=located.base_url, settings=settings,
-                                progress=lambda text: say(text, err=True))
+            outcome = load_one(entry.name, located.bundle_dir, source=entry.source,
+                               base_url=located.base_url, settings=settings,
+                               progress=lambda text: say(text, err=True))
             if outcome.state == "unchanged":
                 say(f"{entry.name}: unchanged, {outcome.chunks:,} chunks")
             else:
@@ -491,6 +495,25 @@ def load(sources: tuple[str, ...], index_dir: Path, drop: tuple[str, ...], conne
                     f"{outcome.payloads_copied} payloads copied "
                     f"({outcome.bytes_copied / 1e6:.1f} MB), {outcome.payloads_linked} kept, "
                     f"in {outcome.seconds:.1f} s")
+
+
+@contextlib.contextmanager
+def load_target(index_dir: Path | None, database: str | None):
+    """(load one site, drop one site) into the data folder or the database."""
+    if index_dir is not None:
+        from ..portal.folder import IndexFolder
+        from ..portal.load import drop_site, load_site
+
+        folder = IndexFolder(index_dir)
+        with folder.locked():
+            yield (functools.partial(load_site, folder), functools.partial(drop_site, folder))
+        return
+    from ..portal.database import connect, create_schema
+    from ..portal.pg_load import drop_site_pg, load_site_pg
+
+    with connect(database) as conn:
+        create_schema(conn)
+        yield (functools.partial(load_site_pg, conn), functools.partial(drop_site_pg, conn))
 
 
 # serve and mcp -------------------------------------------------------------------------
@@ -501,9 +524,11 @@ def load(sources: tuple[str, ...], index_dir: Path, drop: tuple[str, ...], conne
 @click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path),
               metavar="DIR", help="Search the sites `load` put in this data folder instead "
               "of SOURCEs.")
+@click.option("--db", "database", metavar="URL", help="Search the sites `load` put in this "
+              "PostgreSQL database instead of SOURCEs.")
 @click.option("--ef-search", type=click.IntRange(1, 4096), default=None,
-              help="With --index: the HNSW candidate list while searching (default 128; "
-              "at least the 100 nearest chunks are kept).")
+              help="With --index or --db: the HNSW candidate list while searching (default "
+              "128; at least the 100 nearest chunks are kept).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--cors-origin", "cors", multiple=True, metavar="ORIGIN",
@@ -529,7 +554,8 @@ def load(sources: tuple[str, ...], index_dir: Path, drop: tuple[str, ...], conne
               "in all (default: $MKDOCS_SEMANTIC_FETCH_TIMEOUT, else 120).")
 @cache_option
 @all_option
-def serve(sources: tuple[str, ...], index_dir: Path | None, ef_search: int | None, host: str,
+def serve(sources: tuple[str, ...], index_dir: Path | None, database: str | None,
+          ef_search: int | None, host: str,
           port: int, cors: tuple[str, ...], workers: int, threads: int, max_connections: int,
           header_timeout: float, keep_alive_timeout: float, max_queued_searches: int,
           fetch_timeout: float | None, cache_dir: Path | None, fetch_all: bool) -> None:
@@ -540,13 +566,23 @@ def serve(sources: tuple[str, ...], index_dir: Path | None, ef_search: int | Non
     SOURCE's folder or host), and /search?site=NAME (repeatable) searches only those."""
     from .service import AppConfig, SiteDir, require
     from .service import serve as run
-    from .sites import open_sites, parse_sources
+    from .sites import open_database_sites, open_sites, parse_sources
 
     require("serve", "starlette", "uvicorn")
     from .limits import ConnectionLimits
 
     limits = ConnectionLimits(max_connections=max_connections, header_timeout=header_timeout,
                               keep_alive_timeout=keep_alive_timeout)
+    if database is not None:
+        no_sources(sources, "--db URL")
+        config = AppConfig(database=database, ef_search=ef_search, cors_origins=cors,
+                           threads=threads, max_queued_searches=max_queued_searches)
+        service = open_database_sites(database, ef_search=ef_search, threads=threads)
+        click.echo(f"serving {len(service.sites.sites)} sites of the database on "
+                   f"http://{host}:{port}/ (GET /search?q=...&site=..., GET /health)", err=True)
+        run(config, host=host, port=port, workers=workers, limits=limits,
+            service=service if workers == 1 else None)
+        return
     if index_dir is not None or not sources:
         sites = index_sites(sources, index_dir, ef_search)
         config = AppConfig(sites=sites, cors_origins=cors, threads=threads,
@@ -584,13 +620,16 @@ def serve(sources: tuple[str, ...], index_dir: Path | None, ef_search: int | Non
 @click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path),
               metavar="DIR", help="Search the sites `load` put in this data folder instead "
               "of SOURCEs.")
+@click.option("--db", "database", metavar="URL", help="Search the sites `load` put in this "
+              "PostgreSQL database instead of SOURCEs.")
 @click.option("--ef-search", type=click.IntRange(1, 4096), default=None,
-              help="With --index: the HNSW candidate list while searching.")
+              help="With --index or --db: the HNSW candidate list while searching.")
 @click.option("--base-url", help="The deployed site's URL, for absolute links in results "
               "(default: SOURCE when it is a URL; one SOURCE only).")
 @cache_option
 @all_option
-def mcp(sources: tuple[str, ...], index_dir: Path | None, ef_search: int | None,
+def mcp(sources: tuple[str, ...], index_dir: Path | None, database: str | None,
+        ef_search: int | None,
         base_url: str | None, cache_dir: Path | None, fetch_all: bool) -> None:
     """Run a Model Context Protocol server over stdio (tools: search_docs, read_page).
 
@@ -601,6 +640,12 @@ def mcp(sources: tuple[str, ...], index_dir: Path | None, ef_search: int | None,
     from .sites import Site, SiteSet, parse_sources
 
     require("mcp", "mcp")
+    if database is not None:
+        from .sites import open_database_sites
+
+        no_sources(sources, "--db URL")
+        run(Docs(sites=open_database_sites(database, ef_search=ef_search).sites))
+        return
     if index_dir is not None or not sources:
         from .sites import open_sites
 
@@ -627,11 +672,15 @@ def index_sites(sources: tuple[str, ...], index_dir: Path | None,
     from .service import SiteDir
 
     if index_dir is None:
-        raise click.UsageError("give the SOURCEs to search, or --index DIR")
-    if sources:
-        raise click.UsageError("give SOURCEs or --index DIR, not both: `load` puts "
-                               "SOURCEs into the folder")
+        raise click.UsageError("give the SOURCEs to search, or --index DIR, or --db URL")
+    no_sources(sources, "--index DIR")
     return tuple(SiteDir(site.name, site.bundle_dir(index_dir), site.base_url,
                          graph=site.graph_path(index_dir),
                          ef_search=ef_search or site.graph.get("expansion_search"))
                  for site in loaded_sites(index_dir))
+
+
+def no_sources(sources: tuple[str, ...], instead: str) -> None:
+    if sources:
+        raise click.UsageError(f"give SOURCEs or {instead}, not both: `load` puts SOURCEs "
+                               "there")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..bundle.format import BundleError
+from ..bundle.reader import Bundle
 from ..constants import MAX_TOP_K, SEARCH_MODES
 from ..logs import LOGGERS
 from ..model.spec import ModelError
@@ -38,6 +39,8 @@ SEARCHES_PER_WORKER = 1
 contention; requests queue instead, and /health stays responsive."""
 SOURCE_ENV = "MKDOCS_SEMANTIC_SOURCE"
 SITES_ENV = "MKDOCS_SEMANTIC_SITES"
+DATABASE_ENV = "MKDOCS_SEMANTIC_DATABASE"
+EF_SEARCH_ENV = "MKDOCS_SEMANTIC_EF_SEARCH"
 """Several sites, as JSON: [[name, bundle folder, base URL or null], ...]."""
 CORS_ENV = "MKDOCS_SEMANTIC_CORS"
 THREADS_ENV = "MKDOCS_SEMANTIC_THREADS"
@@ -215,6 +218,9 @@ class AppConfig:
     threads: int = 0
     max_queued_searches: int = MAX_QUEUED_SEARCHES
     sites: tuple[SiteDir, ...] = ()
+    database: str | None = None
+    """The sites `load --db` put in this PostgreSQL database (then `sites` is unused)."""
+    ef_search: int | None = None
 
 
 def open_service(bundle_dir: Path, *, threads: int = 0, graph: Path | None = None,
@@ -222,7 +228,6 @@ def open_service(bundle_dir: Path, *, threads: int = 0, graph: Path | None = Non
     """A query service over the bundle at `bundle_dir`, its query encoder loaded;
     `graph`: a loaded site's (`name`) HNSW graph, which finds the nearest chunks."""
     from ..bundle.reader import read_bundle
-    from ..model.onnx import OnnxEmbedder
     from ..portal.read import graph_bundle
     from .sources import payload_fetcher
 
@@ -230,6 +235,13 @@ def open_service(bundle_dir: Path, *, threads: int = 0, graph: Path | None = Non
         bundle = graph_bundle(bundle_dir, graph, site=name, expansion_search=ef_search)
     else:
         bundle = read_bundle(bundle_dir, fetch=payload_fetcher(bundle_dir))
+    return bundle_service(bundle, threads=threads)
+
+
+def bundle_service(bundle: Bundle, *, threads: int = 0) -> QueryService:
+    """A query service over `bundle`, its query encoder loaded."""
+    from ..model.onnx import OnnxEmbedder
+
     embedder = None
     if bundle.manifest.query_encoder == "transformer":
         embedder = OnnxEmbedder(bundle.model_spec(), threads=threads)
@@ -304,6 +316,9 @@ def config_to_env(config: AppConfig) -> dict[str, str]:
     how each worker process gets its config."""
     settings = {THREADS_ENV: str(config.threads), CORS_ENV: " ".join(config.cors_origins),
                 QUEUE_ENV: str(config.max_queued_searches)}
+    if config.database:
+        return {DATABASE_ENV: config.database, EF_SEARCH_ENV: str(config.ef_search or ""),
+                **settings}
     if config.sites:
         sites = [[site.name, str(site.bundle_dir), site.base_url,
                   None if site.graph is None else str(site.graph), site.ef_search]
@@ -377,7 +392,7 @@ def serve(config: AppConfig, *, host: str = "127.0.0.1", port: int = 8000,
     from uvicorn.supervisors import Multiprocess
 
     os.environ.update(config_to_env(config))
-    factory = ("mkdocs_semantic.apps.sites:app_from_env" if config.sites
+    factory = ("mkdocs_semantic.apps.sites:app_from_env" if config.sites or config.database
                else "mkdocs_semantic.apps.service:app_from_env")
     uv_config = uvicorn.Config(factory, factory=True,
                                workers=workers, **settings)

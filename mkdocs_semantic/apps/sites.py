@@ -24,12 +24,15 @@ from typing import Any
 from ..search.searcher import Result
 from ..search.spelling import Reading
 from .service import (
+    DATABASE_ENV,
+    EF_SEARCH_ENV,
     SITES_ENV,
     AppConfig,
     BadRequest,
     Query,
     QueryService,
     SiteDir,
+    bundle_service,
     create_app,
     open_service,
     reading_dict,
@@ -234,14 +237,40 @@ def open_sites(sites: tuple[SiteDir, ...], *, threads: int = 0) -> SitesService:
              site.base_url) for site in sites]))
 
 
+def open_database_sites(url: str, *, ef_search: int | None = None,
+                        threads: int = 0) -> SitesService:
+    """A service over the sites `load --db` put in the PostgreSQL database at `url`."""
+    from ..portal.database import DatabaseError
+    from ..portal.pg_read import database_bundle, open_database, scratch_folder
+
+    database = open_database(url, ef_search=ef_search)
+    loaded = database.sites()
+    if not loaded:
+        raise DatabaseError("the database holds no loaded sites: run `mkdocs-semantic load "
+                            "NAME=SOURCE --db URL` first")
+    folder = scratch_folder()
+    return SitesService(SiteSet([
+        Site(site.name, bundle_service(database_bundle(database, site,
+                                                       folder / site.name / site.version),
+                                       threads=threads),
+             site.base_url) for site in loaded]))
+
+
 def app_from_env():
     """App factory for uvicorn's workers when a server searches several sites:
+    MKDOCS_SEMANTIC_DATABASE (a PostgreSQL URL, with MKDOCS_SEMANTIC_EF_SEARCH), or
     MKDOCS_SEMANTIC_SITES (JSON: [[name, bundle folder, base URL, HNSW graph, its
-    ef_search], ...], the last three may be null) and the
-    variables service.app_from_env reads besides its SOURCE."""
+    ef_search], ...], the last three may be null), and the variables
+    service.app_from_env reads besides its SOURCE."""
+    url = os.environ.get(DATABASE_ENV)
+    if url:
+        ef_search = int(os.environ.get(EF_SEARCH_ENV) or 0) or None
+        config = AppConfig(database=url, ef_search=ef_search, **settings_from_env())
+        return create_app(config, open_database_sites(url, ef_search=ef_search,
+                                                      threads=config.threads))
     text = os.environ.get(SITES_ENV)
     if not text:
-        raise RuntimeError(f"set {SITES_ENV} to the sites to search, as JSON")
+        raise RuntimeError(f"set {SITES_ENV} or {DATABASE_ENV} to the sites to search")
     sites = tuple(SiteDir(name, Path(folder), base, None if graph is None else Path(graph), ef)
                   for name, folder, base, graph, ef in json.loads(text))
     config = AppConfig(sites=sites, **settings_from_env())

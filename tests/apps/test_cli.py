@@ -439,6 +439,16 @@ def test_load_says_what_it_did_and_names_a_wrong_folder(site, tmp_path):
     assert "is not an index folder" in wrong.output and "Traceback" not in wrong.output
     nothing = CliRunner().invoke(cli, ["load", "--index", str(index)])
     assert nothing.exit_code == 2 and "give the sites to load" in nothing.output
+    twice = CliRunner().invoke(cli, ["load", f"app={site}", "--index", str(index), "--db",
+                                     "postgresql:///x"])
+    assert twice.exit_code == 2 and "--index DIR or --db URL" in twice.output
+    unreachable = CliRunner().invoke(cli, [
+        "load", f"app={site}", "--db",
+        f"postgresql://reader:secret@/docs?host={tmp_path / 'no-server'}"])
+    assert unreachable.exit_code == 1 and "Traceback" not in unreachable.output
+    line = unreachable.output.strip().splitlines()[-1]
+    assert line.startswith("Error: cannot connect to postgresql://reader:***@")
+    assert "secret" not in unreachable.output
     both = CliRunner().invoke(cli, ["serve", str(site), "--index", str(index)])
     assert both.exit_code == 2 and "not both" in both.output
     empty = CliRunner().invoke(cli, ["serve", "--index", str(tmp_path / "none")])

@@ -276,3 +276,20 @@ def test_the_sites_of_a_data_folder_are_searched_over_stdio(site, tmp_path):
     assert {r["site"] for r in payload(app)["results"]} == {"app"}
     assert payload(app)["results"][0]["url"].startswith("learn/cookies/")
     assert payload(page)["site"] == "app"
+
+
+def test_the_sites_of_a_database_are_searched_over_stdio(site, database):
+    from click.testing import CliRunner
+
+    from mkdocs_semantic.apps.cli import cli
+
+    loaded = CliRunner().invoke(cli, ["load", f"app={site}", "--db", database],
+                                catch_exceptions=False)
+    assert loaded.exit_code == 0, loaded.output
+
+    async def work(session):
+        return await session.call_tool("search_docs", {
+            "query": "cookies the browser sends", "top_k": 5})
+
+    found = with_session("--db", work, database)
+    assert payload(found)["results"][0]["url"].startswith("learn/cookies/")

@@ -421,3 +421,25 @@ def test_sites_loaded_into_a_data_folder_are_served_as_one(site, tmp_path, worke
             [(r["url"], r["anchor"], r["score"]) for r in want]
         status, _, body = get(search_url(base, q="cookies", site="nope"))
         assert status == 400 and "unknown site 'nope'" in body["error"]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_sites_loaded_into_a_database_are_served_as_one(site, database, workers):
+    """`load ... --db URL`, then `serve --db URL`: a real PostgreSQL with pgvector; the
+    same answers as over the SOURCEs, every result naming its site."""
+    from mkdocs_semantic.apps.cli import cli
+
+    loaded = CliRunner().invoke(cli, ["load", f"app={site}", f"pwa={PARITY_BUNDLE}",
+                                      "--db", database], catch_exceptions=False)
+    assert loaded.exit_code == 0, loaded.output
+    own = QueryService(Searcher.open(site))
+    with serving("--db", database, "--workers", workers) as base:
+        status, _, health = get(base + "/health")
+        assert status == 200 and set(health["sites"]) == {"app", "pwa"}
+        assert health["sites"]["app"]["vectors"] == "pgvector"
+        status, _, both = get(search_url(base, q="service worker offline cache", k=5))
+        assert status == 200 and both["results"][0]["site"] == "pwa"
+        status, _, app = get(search_url(base, q="cookies the browser sends", site="app"))
+        want = own.answer(Query(text="cookies the browser sends"))["results"]
+        assert [(r["site"], r["url"], r["anchor"], r["score"]) for r in app["results"]] == \
+            [("app", r["url"], r["anchor"], r["score"]) for r in want]

@@ -1,0 +1,186 @@
+"""Opening the sites of a PostgreSQL database for queries: each site's payloads come
+from the database when a query first needs them (into a local folder, verified like a
+downloaded bundle's), and pgvector's HNSW index finds the nearest chunks."""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from ..bundle.format import MANIFEST, BundleError
+from ..bundle.reader import ON_DEMAND, Bundle, read_bundle
+from ..bundle.vectors.codes import codes_norm
+from ..bundle.vectors.store import VectorSet
+from ..constants import VECTOR_CHUNKS
+from .database import (
+    TABLE_NAME,
+    DatabaseError,
+    PgSite,
+    check_schema,
+    first_line,
+    loaded,
+    require_driver,
+    shown_url,
+)
+from .hnsw import HnswSettings
+from .pg_load import vector_text
+
+POOL_SIZE = 4
+
+
+@dataclass
+class Database:
+    """A connection pool to one database, each connection searching with `ef_search`."""
+
+    url: str
+    ef_search: int
+    pool: object = None
+
+    def open(self) -> Database:
+        psycopg = require_driver()
+        from psycopg_pool import ConnectionPool
+
+        ef = max(self.ef_search, VECTOR_CHUNKS)
+
+        def configure(conn) -> None:
+            conn.execute(f"SET hnsw.ef_search = {int(ef)}")
+
+        try:
+            self.pool = ConnectionPool(self.url, min_size=1, max_size=POOL_SIZE,
+                                       configure=configure, open=False,
+                                       kwargs={"autocommit": True})
+            self.pool.open(wait=True, timeout=15)
+            with self.pool.connection() as conn:
+                check_schema(conn)
+            atexit.register(self.close)
+        except psycopg.Error as exc:
+            raise DatabaseError(f"cannot use {shown_url(self.url)}: "
+                                f"{first_line(exc)}") from exc
+        except Exception as exc:
+            if isinstance(exc, DatabaseError):
+                raise
+            raise DatabaseError(f"cannot connect to {shown_url(self.url)}: "
+                                f"{first_line(exc)}") from exc
+        return self
+
+    def sites(self) -> list[PgSite]:
+        with self.pool.connection() as conn:
+            return loaded(conn)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+
+
+class PgVectors:
+    """The bundle's `VectorSet` as a query sees it, with pgvector's HNSW index finding
+    the nearest `VECTOR_CHUNKS` chunks (each with the bundle's exact score); a filtered
+    query (`every`) and the mean score come from the bundle's own vectors."""
+
+    layout = "pgvector"
+
+    def __init__(self, exact: VectorSet, database: Database, table: str) -> None:
+        if not TABLE_NAME.match(table):
+            raise DatabaseError(f"{table!r} is not a vectors table: load the site again")
+        self.exact = exact
+        self.database = database
+        self.table = table
+
+    @property
+    def dtype(self) -> str:
+        return self.exact.dtype
+
+    @property
+    def scale(self) -> float:
+        return self.exact.scale
+
+    @property
+    def dim(self) -> int:
+        return self.exact.dim
+
+    @property
+    def rows(self) -> int:
+        return self.exact.rows
+
+    def matrix(self) -> np.ndarray:
+        return self.exact.matrix()
+
+    def mean_score(self, query: np.ndarray) -> float:
+        return self.exact.mean_score(query)
+
+    def scores(self, query: np.ndarray, *, every: bool = False,
+               among: list[int] | None = None) -> np.ndarray:
+        if every:
+            return self.exact.scores(query, every=True)
+        scores = np.full(self.rows, np.nan)
+        if not self.rows:
+            return scores
+        text = vector_text(np.asarray(query))
+        kind = "vector" if self.dtype == "f32" else "halfvec"
+        statement = (f"SELECT chunk, embedding <#> %s::{kind} FROM {self.table} "
+                     f"ORDER BY embedding <#> %s::{kind} LIMIT {VECTOR_CHUNKS}")
+        with self.database.pool.connection() as conn:
+            rows = conn.execute(statement, (text, text)).fetchall()
+        if not rows:
+            return scores
+        chunks = np.array([r[0] for r in rows], dtype=np.int64)
+        dots = -np.array([r[1] for r in rows], dtype=np.float64)
+        if self.dtype == "i8":
+            norm = codes_norm(np.asarray(query, dtype=np.int8))
+            divisor = self.scale * norm if norm else 1.0
+            dots = np.rint(dots)  # integers, summed exactly in single precision
+        else:
+            divisor = self.scale
+        scores[chunks] = dots / divisor
+        return scores
+
+
+def database_bundle(database: Database, site: PgSite, folder: Path) -> Bundle:
+    """Site `site` of the database in `folder`: its manifest and the payloads every query
+    reads written now, the shards (`ON_DEMAND`) fetched from the database when a query
+    first needs them."""
+    with database.pool.connection() as conn:
+        row = conn.execute("SELECT manifest, payloads FROM semantic_sites WHERE name = %s",
+                           (site.name,)).fetchone()
+        if row is None:
+            raise DatabaseError(f"site {site.name!r} is no longer loaded: restart the server")
+        manifest, names = row
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / MANIFEST).write_bytes(bytes(manifest))
+        eager = [n for n in names if not n.startswith(ON_DEMAND)]
+        for name, data in conn.execute("SELECT name, data FROM semantic_payloads WHERE "
+                                       "site = %s AND name = ANY(%s)", (site.name, eager)):
+            _write(folder / name, bytes(data))
+
+    def fetch(name: str, size: int) -> None:
+        with database.pool.connection() as conn:
+            found = conn.execute("SELECT data FROM semantic_payloads WHERE site = %s AND "
+                                 "name = %s", (site.name, name)).fetchone()
+        if found is None:
+            raise BundleError(f"payload {name} of site {site.name!r} is missing from the "
+                              "database: load the site again")
+        _write(folder / name, bytes(found[0]))
+
+    bundle = read_bundle(folder, fetch=fetch)
+    return replace(bundle, vectors=PgVectors(bundle.vectors, database, site.vectors))
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def open_database(url: str, *, ef_search: int | None = None) -> Database:
+    return Database(url, ef_search or HnswSettings().expansion_search).open()
+
+
+def scratch_folder() -> Path:
+    """A folder for this process's copies of the payloads it reads, removed at exit."""
+    folder = Path(tempfile.mkdtemp(prefix="mkdocs-semantic-db-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
