@@ -9,6 +9,7 @@ agree on text without characters beyond U+FFFF.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,8 +44,10 @@ class Part:
     code: bool = False
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """A crude English stem, enough to match "browsers" with "browser"."""
+    """A crude English stem, enough to match "browsers" with "browser" (remembered: a
+    search stems every word of each result's excerpt)."""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and _js_length(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
@@ -117,8 +120,14 @@ def _matches(text: str, terms: Sequence[str]) -> list[tuple[int, str]]:
     """(start, word) of each word whose stem starts with a term."""
     if not terms:
         return []
-    return [(m.start(), m.group(0)) for m in _WORD.finditer(text)
-            if any(stem(m.group(0).lower()).startswith(t) for t in terms)]
+    found = []
+    prefixes = tuple(terms)
+    for m in _WORD.finditer(text):
+        word = m.group(0).lower()
+        # a stem is a prefix of its word: only a word starting with a term can match
+        if word.startswith(prefixes) and stem(word).startswith(prefixes):
+            found.append((m.start(), m.group(0)))
+    return found
 
 
 def _line_limit(flat: str, spans: list[tuple[int, int, bool]], start: int, end: int) -> int:
