@@ -16,7 +16,7 @@ import os
 import socket
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -110,7 +110,7 @@ def parse_top_k(value: str | int | None) -> int | None:
 
 def result_dict(result: Result) -> dict[str, Any]:
     """A result as JSON-ready data: every field, plus `href` (url#anchor)."""
-    return {**asdict(result), "href": result.href}
+    return {**{f.name: getattr(result, f.name) for f in fields(result)}, "href": result.href}
 
 
 def reading_dict(reading: Reading) -> dict[str, Any]:

@@ -98,8 +98,8 @@ class PageChunks(Sequence[Chunk]):
     def prefetch(self, pages: Iterable[int]) -> None:
         """The fragments and text shards of `pages` read now, at the same time."""
         wanted = [int(p) for p in pages]
-        in_parallel([lambda: self._fragments.prefetch(wanted),
-                     lambda: self._texts.prefetch(wanted)])
+        in_parallel([lambda reader=reader: reader.prefetch(wanted)
+                     for reader in (self._fragments, self._texts) if reader.lacks(wanted)])
 
     def urls(self) -> list[str]:
         """Every page's URL, in page order (reads every fragments shard, no text)."""

@@ -95,6 +95,10 @@ class ShardReader:
         number = self.position(key)
         return None if number < 0 else (self.entries[number], self.shard(number))
 
+    def lacks(self, keys: Iterable[object]) -> bool:
+        """Whether a shard holding one of `keys` is not read yet."""
+        return any(n not in self._loaded for n in {self.position(key) for key in keys} - {-1})
+
     def prefetch(self, keys: Iterable[object]) -> None:
         """The shards holding `keys` read now, at the same time (those not read yet)."""
         numbers = {self.position(key) for key in keys} - {-1}

@@ -120,8 +120,11 @@ def _matches(text: str, terms: Sequence[str]) -> list[tuple[int, str]]:
     """(start, word) of each word whose stem starts with a term."""
     if not terms:
         return []
-    found = []
+    found: list[tuple[int, str]] = []
     prefixes = tuple(terms)
+    lowered = text.lower()
+    if not any(term in lowered for term in prefixes):
+        return found  # a matching word starts with a term, so holds it
     for m in _WORD.finditer(text):
         word = m.group(0).lower()
         # a stem is a prefix of its word: only a word starting with a term can match
