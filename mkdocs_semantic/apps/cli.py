@@ -528,7 +528,7 @@ def load_target(index_dir: Path | None, database: str | None):
               "PostgreSQL database instead of SOURCEs.")
 @click.option("--ef-search", type=click.IntRange(1, 4096), default=None,
               help="With --index or --db: the HNSW candidate list while searching (default "
-              "128; at least the 100 nearest chunks are kept).")
+              "256; at least the 100 nearest chunks are kept).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--cors-origin", "cors", multiple=True, metavar="ORIGIN",

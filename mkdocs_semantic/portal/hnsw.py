@@ -34,7 +34,7 @@ class HnswSettings:
 
     connectivity: int = 16
     expansion_add: int = 64
-    expansion_search: int = 128
+    expansion_search: int = 256
 
 
 def usearch_index_class():

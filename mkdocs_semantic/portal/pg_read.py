@@ -124,8 +124,14 @@ class PgVectors:
         kind = "vector" if self.dtype == "f32" else "halfvec"
         statement = (f"SELECT chunk, embedding <#> %s::{kind} FROM {self.table} "
                      f"ORDER BY embedding <#> %s::{kind} LIMIT {VECTOR_CHUNKS}")
-        with self.database.pool.connection() as conn:
-            rows = conn.execute(statement, (text, text)).fetchall()
+        psycopg = require_driver()
+        try:
+            with self.database.pool.connection() as conn:
+                rows = conn.execute(statement, (text, text)).fetchall()
+        except psycopg.Error as exc:
+            raise DatabaseError(f"the nearest chunks could not be read from {self.table} "
+                                f"({first_line(exc)}): if the site was loaded twice since "
+                                "this server started, restart the server") from exc
         if not rows:
             return scores
         chunks = np.array([r[0] for r in rows], dtype=np.int64)
@@ -162,8 +168,9 @@ def database_bundle(database: Database, site: PgSite, folder: Path) -> Bundle:
             found = conn.execute("SELECT data FROM semantic_payloads WHERE site = %s AND "
                                  "name = %s", (site.name, name)).fetchone()
         if found is None:
-            raise BundleError(f"payload {name} of site {site.name!r} is missing from the "
-                              "database: load the site again")
+            raise BundleError(f"payload {name} of site {site.name!r} is not in the database "
+                              "(the site was loaded twice since this server started): "
+                              "restart the server")
         _write(folder / name, bytes(found[0]))
 
     bundle = read_bundle(folder, fetch=fetch)
