@@ -25,7 +25,7 @@ from ..bundle.reader import Bundle
 from ..constants import MAX_TOP_K, SEARCH_MODES
 from ..logs import LOGGERS
 from ..model.spec import ModelError
-from ..search.searcher import Answer, Result, Searcher
+from ..search.searcher import Answer, Ranking, Result, Searcher
 from ..search.spelling import Reading
 
 if TYPE_CHECKING:
@@ -159,10 +159,16 @@ class QueryService:
 
     def search_read(self, query: Query) -> Answer:
         """The results, and the query as searched (slips corrected unless `as_typed`)."""
+        reading, ranking = self.rank_read(query)
+        return Answer(reading, self.searcher.results(ranking))
+
+    def rank_read(self, query: Query) -> tuple[Reading, Ranking]:
+        """The query as searched and its fused order, results not made yet."""
         self.check(query)
         try:
-            return self.searcher.answer(query.text, top_k=query.top_k, mode=query.mode,
-                                        filters=query.filters, as_typed=query.as_typed)
+            return self.searcher.read_and_rank(query.text, top_k=query.top_k,
+                                               mode=query.mode, filters=query.filters,
+                                               as_typed=query.as_typed)
         except (BundleError, ModelError):
             raise  # a broken bundle or model is not the caller's fault
         except ValueError as exc:  # the searcher's own word on a bad query

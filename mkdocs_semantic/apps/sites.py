@@ -143,17 +143,25 @@ class SiteSet:
 
     def search(self, query: Query, names: list[str] | None = None) -> SitesAnswer:
         """The best sections of the asked sites, merged by score (each site's own order
-        kept); `query.top_k` None: the largest `top_k` of those sites."""
+        kept); `query.top_k` None: the largest `top_k` of those sites. Only the sections
+        kept get their results (excerpts) made."""
         sites = self.scope(names, query)
-        lists: list[list[SiteResult]] = []
+        lists: list[list[tuple[float, int, int]]] = []
         readings: dict[str, Reading] = {}
-        for site in sites:
-            answer = site.service.search_read(query)
-            readings[site.name] = answer.reading
-            lists.append([SiteResult(site.name, r) for r in answer.results])
+        rankings = []
+        for number, site in enumerate(sites):
+            reading, ranking = site.service.rank_read(query)
+            readings[site.name] = reading
+            rankings.append(ranking)
+            lists.append([(-r.page_score, number, at) for at, r in enumerate(ranking.fused)])
         top_k = query.top_k or max(site.service.searcher.defaults["top_k"] for site in sites)
-        merged = heapq.merge(*lists, key=lambda found: -found.result.score)
-        return SitesAnswer(results=list(itertools.islice(merged, top_k)), readings=readings)
+        kept = list(itertools.islice(heapq.merge(*lists, key=lambda item: item[0]), top_k))
+        shown = {number: 1 + max(at for _, n, at in kept if n == number)
+                 for number in {n for _, n, _ in kept}}
+        made = {number: sites[number].service.searcher.results(rankings[number], count)
+                for number, count in shown.items()}
+        return SitesAnswer(results=[SiteResult(sites[n].name, made[n][at]) for _, n, at in kept],
+                           readings=readings)
 
     def link(self, site: str, href: str) -> str:
         base = self.site(site).base_url

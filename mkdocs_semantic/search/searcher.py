@@ -32,7 +32,7 @@ from ..model.onnx import OnnxEmbedder
 from ..model.spec import Embedder
 from .excerpts import excerpt_window, parts_of, query_terms, window_text
 from .query_encoder import StaticQueryEncoder
-from .ranking import Signal, chunk_order, fuse, size_priors
+from .ranking import Ranked, Signal, chunk_order, fuse, size_priors
 from .spelling import Reading, WordSource, read_query
 
 
@@ -70,6 +70,17 @@ class Answer:
 
     reading: Reading
     results: list[Result]
+
+
+@dataclass
+class Ranking:
+    """A query's fused order (search/ranking.py) before its results are made: what
+    several sites merge on, so that only the sections shown get excerpts."""
+
+    fused: list[Ranked]
+    vector_scores: np.ndarray | None
+    lexical_scores: np.ndarray | None
+    terms: list[str]
 
 
 class Searcher:
@@ -168,6 +179,16 @@ class Searcher:
         """`search`, with the query as searched: its slipped words corrected and, when
         the reader is still `typing`, its half-typed last word completed
         (search/spelling.py); `as_typed`: exactly as typed."""
+        reading, ranking = self.read_and_rank(query, top_k=top_k, mode=mode,
+                                              filters=filters, min_score=min_score,
+                                              typing=typing, as_typed=as_typed)
+        return Answer(reading, self.results(ranking))
+
+    def read_and_rank(self, query: str, *, top_k: int | None = None,
+                      mode: str | None = None, filters: dict[str, list[str]] | None = None,
+                      min_score: float | None = None, typing: bool = False,
+                      as_typed: bool = False) -> tuple[Reading, Ranking]:
+        """`answer` up to the fused order: the query as searched and its `Ranking`."""
         if not query.strip():
             raise ValueError("the query is empty: type a few words")
         mode = mode or self.defaults["mode"]
@@ -175,8 +196,8 @@ class Searcher:
             raise ValueError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
         reading = Reading(query, query) if as_typed else self.read(query, typing=typing)
         vector = self.embed(reading.text) if mode != "lexical" else None
-        return Answer(reading, self.rank(query=reading.text, vector=vector, mode=mode,
-                                         top_k=top_k, filters=filters, min_score=min_score))
+        return reading, self.ranking(query=reading.text, vector=vector, mode=mode,
+                                     top_k=top_k, filters=filters, min_score=min_score)
 
     def read(self, query: str, *, typing: bool = False,
              words: WordSource | None = None) -> Reading:
@@ -217,6 +238,13 @@ class Searcher:
 
     def rank(self, *, query: str, vector: np.ndarray | None, mode: str, top_k: int | None,
              filters: dict[str, list[str]] | None, min_score: float | None) -> list[Result]:
+        return self.results(self.ranking(query=query, vector=vector, mode=mode, top_k=top_k,
+                                         filters=filters, min_score=min_score))
+
+    def ranking(self, *, query: str, vector: np.ndarray | None, mode: str,
+                top_k: int | None, filters: dict[str, list[str]] | None,
+                min_score: float | None) -> Ranking:
+        """The fused order of the best `top_k` sections (see `rank`)."""
         top_k = self.defaults["top_k"] if top_k is None else top_k
         if not 1 <= top_k <= MAX_TOP_K:
             raise ValueError(f"top_k must be between 1 and {MAX_TOP_K}, got {top_k}")
@@ -242,10 +270,15 @@ class Searcher:
         fused = fuse(signals, page_of_chunk=self._page_of_chunk, sections=self._sections,
                      priors=self._priors, boosts=self._boosts, top_k=top_k,
                      min_score=min_score)
-        terms = query_terms(query)
+        return Ranking(fused, vector_scores, lexical_scores, query_terms(query))
+
+    def results(self, ranking: Ranking, count: int | None = None) -> list[Result]:
+        """The results of the first `count` sections of `ranking` (all by default)."""
+        fused = ranking.fused if count is None else ranking.fused[:count]
         self.bundle.prefetch([r.chunk for r in fused])
-        return [self._result(r.chunk, r.page_score, vector_scores, lexical_scores,
-                             section_score=r.section_score, terms=terms) for r in fused]
+        return [self._result(r.chunk, r.page_score, ranking.vector_scores,
+                             ranking.lexical_scores, section_score=r.section_score,
+                             terms=ranking.terms) for r in fused]
 
     def filter_partitions(self, filters: dict[str, list[str]] | None) -> list[int] | None:
         """The partitions that hold a chunk passing `filters` (partitioned layout, with a
