@@ -223,3 +223,29 @@ def test_the_slips_table_in_search_md_is_the_recorded_typing_run():
         ratios = [h["slipped_as_typed"] / h["clean_as_typed"], h["slipped"] / h["clean"],
                   h["half_as_typed"] / h["complete_as_typed"], h["half"] / h["complete"]]
         assert [f"{r:.2f}" for r in ratios] == shown, (name, encoder)
+
+
+def portal_rows(recorded: dict) -> list[str]:
+    """docs/portal.md's relevance rows, from bench/results/portal.json."""
+    rows = []
+    for name, s in recorded["sets"].items():
+        index, db = (recorded["backends"][k]["sets"][name] for k in ("index", "db"))
+        rows.append(f"| {name} | {s['metric']} | {s['chunks']:,} | {s['bundle_reader']:.3f} | "
+                    f"{index['served']:.3f} | {index['recall_at_10']:.3f} | {db['served']:.3f} | "
+                    f"{db['recall_at_10']:.3f} |")
+    return rows
+
+
+def test_the_portal_figures_are_the_recorded_run():
+    recorded = results("portal.json")
+    page = text("docs/portal.md")
+    for row in portal_rows(recorded):
+        assert row in page, f"docs/portal.md lacks the recorded row {row!r}"
+    backends = recorded["backends"]
+    for kind, label in (("index", "`--index`"), ("db", "`--db`")):
+        b = backends[kind]
+        line = (f"| {label} | {b['load']['seconds']:.0f} s | {b['bytes'] / 1e6:.0f} MB | "
+                f"{b['latency_site']['p50_ms']:.0f} / {b['latency_site']['p95_ms']:.0f} ms | "
+                f"{b['latency_every_site']['p50_ms']:.0f} / "
+                f"{b['latency_every_site']['p95_ms']:.0f} ms | {b['rss_mb']:.0f} MB |")
+        assert line in page, f"docs/portal.md lacks the recorded line {line!r}"
