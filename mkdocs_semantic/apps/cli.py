@@ -447,6 +447,22 @@ def _miss(outcome) -> dict:
 # load ---------------------------------------------------------------------------------
 
 
+def loaded_sites_options(command: Callable) -> Callable:
+    """`--index DIR`, `--db URL` and `--ef-search` of `serve` and `mcp`."""
+    for option in reversed([
+        click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path),
+                     metavar="DIR", help="Search the sites `load` put in this data folder "
+                     "instead of SOURCEs."),
+        click.option("--db", "database", metavar="URL", help="Search the sites `load` put "
+                     "in this PostgreSQL database instead of SOURCEs."),
+        click.option("--ef-search", type=click.IntRange(1, 4096), default=None,
+                     help="With --index or --db: the HNSW candidate list while searching "
+                     "(default 256; at least the 100 nearest chunks are kept)."),
+    ]):
+        command = option(command)
+    return command
+
+
 @cli.command()
 @click.argument("sources", nargs=-1, metavar="NAME=SOURCE...")
 @click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path),
@@ -521,14 +537,7 @@ def load_target(index_dir: Path | None, database: str | None):
 
 @cli.command()
 @click.argument("sources", nargs=-1, metavar="[NAME=]SOURCE...")
-@click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path),
-              metavar="DIR", help="Search the sites `load` put in this data folder instead "
-              "of SOURCEs.")
-@click.option("--db", "database", metavar="URL", help="Search the sites `load` put in this "
-              "PostgreSQL database instead of SOURCEs.")
-@click.option("--ef-search", type=click.IntRange(1, 4096), default=None,
-              help="With --index or --db: the HNSW candidate list while searching (default "
-              "256; at least the 100 nearest chunks are kept).")
+@loaded_sites_options
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--cors-origin", "cors", multiple=True, metavar="ORIGIN",
@@ -617,13 +626,7 @@ def serve(sources: tuple[str, ...], index_dir: Path | None, database: str | None
 
 @cli.command()
 @click.argument("sources", nargs=-1, metavar="[NAME=]SOURCE...")
-@click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path),
-              metavar="DIR", help="Search the sites `load` put in this data folder instead "
-              "of SOURCEs.")
-@click.option("--db", "database", metavar="URL", help="Search the sites `load` put in this "
-              "PostgreSQL database instead of SOURCEs.")
-@click.option("--ef-search", type=click.IntRange(1, 4096), default=None,
-              help="With --index or --db: the HNSW candidate list while searching.")
+@loaded_sites_options
 @click.option("--base-url", help="The deployed site's URL, for absolute links in results "
               "(default: SOURCE when it is a URL; one SOURCE only).")
 @cache_option

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from ..bundle.format import BundleError
-from ..bundle.vectors.codes import codes_norm
 from ..bundle.vectors.store import VectorSet
 from ..constants import VECTOR_CHUNKS
+from .nearest import NearestVectors
 
 METRIC = "ip"
 """Inner product: usearch's distance is 1 - dot, exact for int8 rows and codes (every
@@ -69,61 +69,20 @@ def build_hnsw(vectors: VectorSet, path: Path, settings: HnswSettings, *,
     return len(rows)
 
 
-class HnswVectors:
-    """The bundle's `VectorSet` as a query sees it, with the nearest chunks found by the
-    graph: `scores` holds the exact score of the graph's `VECTOR_CHUNKS` nearest chunks
-    and NaN elsewhere; a filtered query (`every`) and the mean score come from the
-    bundle's own vectors."""
+class HnswVectors(NearestVectors):
+    """The bundle's vectors with the graph finding the nearest chunks."""
 
     layout = "hnsw"
 
     def __init__(self, exact: VectorSet, index, *, expansion_search: int) -> None:
-        self.exact = exact
+        super().__init__(exact)
         self.index = index
         index.expansion_search = max(expansion_search, VECTOR_CHUNKS)
 
-    @property
-    def dtype(self) -> str:
-        return self.exact.dtype
-
-    @property
-    def scale(self) -> float:
-        return self.exact.scale
-
-    @property
-    def dim(self) -> int:
-        return self.exact.dim
-
-    @property
-    def rows(self) -> int:
-        return self.exact.rows
-
-    def matrix(self) -> np.ndarray:
-        return self.exact.matrix()
-
-    def mean_score(self, query: np.ndarray) -> float:
-        return self.exact.mean_score(query)
-
-    def scores(self, query: np.ndarray, *, every: bool = False,
-               among: list[int] | None = None) -> np.ndarray:
-        """As `VectorSet.scores`; without `every`, the graph's nearest chunks only."""
-        if every:
-            return self.exact.scores(query, every=True)
-        scores = np.full(self.rows, np.nan)
-        if not self.rows:
-            return scores
-        count = min(VECTOR_CHUNKS, self.rows)
+    def nearest(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
         found = self.index.search(np.asarray(query, dtype=DTYPES_NUMPY[self.dtype]), count)
-        keys = np.asarray(found.keys, dtype=np.int64)
-        dots = 1.0 - np.asarray(found.distances, dtype=np.float64)
-        if self.dtype == "i8":
-            norm = codes_norm(np.asarray(query, dtype=np.int8))
-            divisor = self.scale * norm if norm else 1.0
-            dots = np.rint(dots)  # integers, carried exactly
-        else:
-            divisor = self.scale
-        scores[keys] = dots / divisor
-        return scores
+        return (np.asarray(found.keys, dtype=np.int64),
+                1.0 - np.asarray(found.distances, dtype=np.float64))
 
 
 DTYPES_NUMPY = {"i8": np.int8, "f16": np.float16, "f32": np.float32}

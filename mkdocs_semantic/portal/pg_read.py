@@ -14,7 +14,6 @@ import numpy as np
 
 from ..bundle.format import MANIFEST, BundleError
 from ..bundle.reader import ON_DEMAND, Bundle, read_bundle
-from ..bundle.vectors.codes import codes_norm
 from ..bundle.vectors.store import VectorSet
 from ..constants import VECTOR_CHUNKS
 from .database import (
@@ -28,6 +27,7 @@ from .database import (
     shown_url,
 )
 from .hnsw import HnswSettings
+from .nearest import NearestVectors
 from .pg_load import vector_text
 
 POOL_SIZE = 4
@@ -77,54 +77,24 @@ class Database:
             self.pool.close()
 
 
-class PgVectors:
-    """The bundle's `VectorSet` as a query sees it, with pgvector's HNSW index finding
-    the nearest `VECTOR_CHUNKS` chunks (each with the bundle's exact score); a filtered
-    query (`every`) and the mean score come from the bundle's own vectors."""
+class PgVectors(NearestVectors):
+    """The bundle's vectors with pgvector's HNSW index finding the nearest chunks."""
 
     layout = "pgvector"
 
     def __init__(self, exact: VectorSet, database: Database, table: str) -> None:
         if not TABLE_NAME.match(table):
             raise DatabaseError(f"{table!r} is not a vectors table: load the site again")
-        self.exact = exact
+        super().__init__(exact)
         self.database = database
         self.table = table
 
-    @property
-    def dtype(self) -> str:
-        return self.exact.dtype
-
-    @property
-    def scale(self) -> float:
-        return self.exact.scale
-
-    @property
-    def dim(self) -> int:
-        return self.exact.dim
-
-    @property
-    def rows(self) -> int:
-        return self.exact.rows
-
-    def matrix(self) -> np.ndarray:
-        return self.exact.matrix()
-
-    def mean_score(self, query: np.ndarray) -> float:
-        return self.exact.mean_score(query)
-
-    def scores(self, query: np.ndarray, *, every: bool = False,
-               among: list[int] | None = None) -> np.ndarray:
-        if every:
-            return self.exact.scores(query, every=True)
-        scores = np.full(self.rows, np.nan)
-        if not self.rows:
-            return scores
+    def nearest(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+        psycopg = require_driver()
         text = vector_text(np.asarray(query))
         kind = "vector" if self.dtype == "f32" else "halfvec"
         statement = (f"SELECT chunk, embedding <#> %s::{kind} FROM {self.table} "
-                     f"ORDER BY embedding <#> %s::{kind} LIMIT {VECTOR_CHUNKS}")
-        psycopg = require_driver()
+                     f"ORDER BY embedding <#> %s::{kind} LIMIT {int(count)}")
         try:
             with self.database.pool.connection() as conn:
                 rows = conn.execute(statement, (text, text)).fetchall()
@@ -132,18 +102,8 @@ class PgVectors:
             raise DatabaseError(f"the nearest chunks could not be read from {self.table} "
                                 f"({first_line(exc)}): if the site was loaded twice since "
                                 "this server started, restart the server") from exc
-        if not rows:
-            return scores
-        chunks = np.array([r[0] for r in rows], dtype=np.int64)
-        dots = -np.array([r[1] for r in rows], dtype=np.float64)
-        if self.dtype == "i8":
-            norm = codes_norm(np.asarray(query, dtype=np.int8))
-            divisor = self.scale * norm if norm else 1.0
-            dots = np.rint(dots)  # integers, summed exactly in single precision
-        else:
-            divisor = self.scale
-        scores[chunks] = dots / divisor
-        return scores
+        return (np.array([r[0] for r in rows], dtype=np.int64),
+                -np.array([r[1] for r in rows], dtype=np.float64))  # <#> is minus the dot
 
 
 def database_bundle(database: Database, site: PgSite, folder: Path) -> Bundle:
