@@ -455,9 +455,10 @@ def loaded_sites_options(command: Callable) -> Callable:
                      "instead of SOURCEs."),
         click.option("--db", "database", metavar="URL", help="Search the sites `load` put "
                      "in this PostgreSQL database instead of SOURCEs."),
-        click.option("--ef-search", type=click.IntRange(1, 4096), default=None,
+        click.option("--ef-search", type=click.IntRange(1, 1000), default=None,
                      help="With --index or --db: the HNSW candidate list while searching "
-                     "(default 256; at least the 100 nearest chunks are kept)."),
+                     "(default 256, at most 1000 as pgvector allows; at least the 100 "
+                     "nearest chunks are kept)."),
     ]):
         command = option(command)
     return command
