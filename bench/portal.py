@@ -295,20 +295,28 @@ def latency(port: int, work: list[dict], seconds: float) -> dict:
     latencies: list[float] = []
     errors: list[str] = []
     until = time.monotonic() + seconds
-    threads = [threading.Thread(target=client, args=(port, work[i * 13:] + work[:i * 13],
-                                                     until, latencies, errors))
-               for i in range(CLIENTS)]
+    run_all([threading.Thread(target=client, args=(port, work[i * 13:] + work[:i * 13],
+                                                   until, latencies, errors))
+             for i in range(CLIENTS)])
+    return {"requests": len(latencies), "errors": len(errors), "error_examples": errors[:3],
+            "rps": round(len(latencies) / seconds, 1), **percentiles(latencies)}
+
+
+def run_all(threads: list[threading.Thread]) -> None:
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+
+
+def percentiles(latencies: list[float]) -> dict:
+    """p50 and p95 of `latencies` (seconds) in milliseconds."""
     ordered = sorted(latencies)
 
     def pct(q: float) -> float:
         return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 1)
 
-    return {"requests": len(latencies), "errors": len(errors), "error_examples": errors[:3],
-            "rps": round(len(latencies) / seconds, 1), "p50_ms": pct(0.5), "p95_ms": pct(0.95)}
+    return {"p50_ms": pct(0.5), "p95_ms": pct(0.95)}
 
 
 def kills(kind: str, target: list[str], tries: int, sources: dict[str, Path], state,

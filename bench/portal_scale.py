@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
-from portal import postgres  # noqa: E402
+from portal import percentiles, postgres, run_all  # noqa: E402
 from results_file import write_results  # noqa: E402
 
 from mkdocs_semantic.constants import VECTOR_CHUNKS  # noqa: E402
@@ -117,18 +117,9 @@ def timed_threads(ask, queries: list[np.ndarray], seconds: float) -> dict:
             latencies.append(time.perf_counter() - started)
             i += 1
 
-    threads = [threading.Thread(target=work, args=(i * 17,)) for i in range(THREADS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    ordered = sorted(latencies)
-
-    def pct(q: float) -> float:
-        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 1)
-
-    return {"queries": len(ordered), "per_second": round(len(ordered) / seconds, 1),
-            "p50_ms": pct(0.5), "p95_ms": pct(0.95)}
+    run_all([threading.Thread(target=work, args=(i * 17,)) for i in range(THREADS)])
+    return {"queries": len(latencies), "per_second": round(len(latencies) / seconds, 1),
+            **percentiles(latencies)}
 
 
 def usearch_run(rows: np.ndarray, queries, exact, seconds: float, folder: Path) -> dict:
