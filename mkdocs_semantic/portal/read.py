@@ -33,7 +33,8 @@ def graph_bundle(folder: Path, graph: Path, *, site: str,
 def loaded_sites(root: Path) -> list[StoredSite]:
     """The sites of the data folder at `root`, by name; an error when it holds none."""
     folder = IndexFolder(root)
-    if not folder.exists():
+    sites = [site for _, site in sorted(folder.sites().items())] if folder.exists() else []
+    if not sites:
         raise BundleError(f"{root} holds no loaded sites: run `mkdocs-semantic load "
                           f"NAME=SOURCE --index {root}` first")
-    return [site for _, site in sorted(folder.sites().items())]
+    return sites

@@ -430,6 +430,8 @@ def test_load_says_what_it_did_and_names_a_wrong_folder(site, tmp_path):
     assert again.exit_code == 0 and "app: unchanged" in again.output
     dropped = run("load", "--drop", "app", "--index", str(index))
     assert dropped.exit_code == 0 and "app: removed" in dropped.output
+    emptied = CliRunner().invoke(cli, ["serve", "--index", str(index)])
+    assert emptied.exit_code == 1 and "holds no loaded sites" in emptied.output
     stray = tmp_path / "stray"
     stray.mkdir()
     (stray / "notes.txt").write_text("mine")
