@@ -88,17 +88,18 @@ def load_site(folder: IndexFolder, name: str, bundle_dir: Path, *, source: str,
         shutil.copyfile(bundle_dir / MANIFEST_NAME, staging / MANIFEST_NAME)
         read_bundle(staging)  # the copy is whole and verified
         os.replace(staging, target)
-    stored = read_bundle(target)
-    if not _graph_fits(graph, stored.vectors):
-        say(f"{name}: building the HNSW graph of {stored.vectors.rows:,} chunks")
+    # `target` is only ever a verified copy of these same bytes: the graph and the
+    # counts come from the source bundle, read once
+    if not _graph_fits(graph, bundle.vectors):
+        say(f"{name}: building the HNSW graph of {bundle.vectors.rows:,} chunks")
         staging_graph = site_dir / f".{version}.usearch.tmp"
-        build_hnsw(stored.vectors, staging_graph, settings,
+        build_hnsw(bundle.vectors, staging_graph, settings,
                    progress=_every_tenth(lambda done, total: say(
                        f"{name}: graph {done:,} of {total:,} chunks")))
         os.replace(staging_graph, graph)
     sites[name] = StoredSite(name=name, version=version, source=source, base_url=base_url,
-                             pages=stored.manifest.counts["pages"],
-                             chunks=stored.manifest.counts["chunks"], graph=asdict(settings))
+                             pages=bundle.manifest.counts["pages"],
+                             chunks=bundle.manifest.counts["chunks"], graph=asdict(settings))
     folder.commit(sites)
     folder.sweep(name, keep)
     return LoadOutcome(name, "new" if old is None else "changed", sites[name].chunks,
