@@ -99,7 +99,7 @@ class PageChunks(Sequence[Chunk]):
         """The fragments and text shards of `pages` read now, at the same time."""
         wanted = [int(p) for p in pages]
         in_parallel([lambda reader=reader: reader.prefetch(wanted)
-                     for reader in (self._fragments, self._texts) if reader.lacks(wanted)])
+                     for reader in (self._fragments, self._texts) if reader.unread(wanted)])
 
     def urls(self) -> list[str]:
         """Every page's URL, in page order (reads every fragments shard, no text)."""

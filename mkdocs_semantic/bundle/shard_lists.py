@@ -95,12 +95,11 @@ class ShardReader:
         number = self.position(key)
         return None if number < 0 else (self.entries[number], self.shard(number))
 
-    def lacks(self, keys: Iterable[object]) -> bool:
-        """Whether a shard holding one of `keys` is not read yet."""
-        return any(n not in self._loaded for n in {self.position(key) for key in keys} - {-1})
+    def unread(self, keys: Iterable[object]) -> list[int]:
+        """The shards holding `keys` that are not read yet, in order."""
+        numbers = {self.position(key) for key in keys} - {-1}
+        return [n for n in sorted(numbers) if n not in self._loaded]
 
     def prefetch(self, keys: Iterable[object]) -> None:
         """The shards holding `keys` read now, at the same time (those not read yet)."""
-        numbers = {self.position(key) for key in keys} - {-1}
-        in_parallel(lambda n=n: self.shard(n) for n in sorted(numbers)
-                    if n not in self._loaded)
+        in_parallel(lambda n=n: self.shard(n) for n in self.unread(keys))
