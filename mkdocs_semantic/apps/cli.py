@@ -576,7 +576,7 @@ def serve(sources: tuple[str, ...], index_dir: Path | None, database: str | None
     SOURCE's folder or host), and /search?site=NAME (repeatable) searches only those."""
     from .service import AppConfig, SiteDir, require
     from .service import serve as run
-    from .sites import open_database_sites, open_sites, parse_sources
+    from .sites import database_sites, open_database_sites, open_sites, parse_sources
 
     require("serve", "starlette", "uvicorn")
     from .limits import ConnectionLimits
@@ -587,11 +587,13 @@ def serve(sources: tuple[str, ...], index_dir: Path | None, database: str | None
         no_sources(sources, "--db URL")
         config = AppConfig(database=database, ef_search=ef_search, cors_origins=cors,
                            threads=threads, max_queued_searches=max_queued_searches)
-        service = open_database_sites(database, ef_search=ef_search, threads=threads)
-        click.echo(f"serving {len(service.sites.sites)} sites of the database on "
-                   f"http://{host}:{port}/ (GET /search?q=...&site=..., GET /health)", err=True)
-        run(config, host=host, port=port, workers=workers, limits=limits,
-            service=service if workers == 1 else None)
+        # several workers each open the database; this process only checks it
+        service = (open_database_sites(database, ef_search=ef_search, threads=threads)
+                   if workers == 1 else None)
+        count = len(service.sites.sites) if service else len(database_sites(database))
+        click.echo(f"serving {count} sites of the database on http://{host}:{port}/ "
+                   "(GET /search?q=...&site=..., GET /health)", err=True)
+        run(config, host=host, port=port, workers=workers, limits=limits, service=service)
         return
     if index_dir is not None or not sources:
         sites = index_sites(sources, index_dir, ef_search)
@@ -679,8 +681,7 @@ def index_sites(sources: tuple[str, ...], index_dir: Path | None,
         raise click.UsageError("give the SOURCEs to search, or --index DIR, or --db URL")
     no_sources(sources, "--index DIR")
     return tuple(SiteDir(site.name, site.bundle_dir(index_dir), site.base_url,
-                         graph=site.graph_path(index_dir),
-                         ef_search=ef_search or site.graph.get("expansion_search"))
+                         graph=site.graph_path(index_dir), ef_search=ef_search)
                  for site in loaded_sites(index_dir))
 
 

@@ -248,20 +248,27 @@ def open_sites(sites: tuple[SiteDir, ...], *, threads: int = 0) -> SitesService:
 def open_database_sites(url: str, *, ef_search: int | None = None,
                         threads: int = 0) -> SitesService:
     """A service over the sites `load --db` put in the PostgreSQL database at `url`."""
-    from ..portal.database import DatabaseError
     from ..portal.pg_read import database_bundle, open_database, scratch_folder
 
     database = open_database(url, ef_search=ef_search)
     loaded = database.sites()
-    if not loaded:
-        raise DatabaseError("the database holds no loaded sites: run `mkdocs-semantic load "
-                            "NAME=SOURCE --db URL` first")
     folder = scratch_folder()
     return SitesService(SiteSet([
         Site(site.name, bundle_service(database_bundle(database, site,
                                                        folder / site.name / site.version),
                                        threads=threads),
              site.base_url) for site in loaded]))
+
+
+def database_sites(url: str) -> list[str]:
+    """The names of the sites in the database at `url` (checked as a server opens it)."""
+    from ..portal.pg_read import open_database
+
+    database = open_database(url)
+    try:
+        return [site.name for site in database.sites()]
+    finally:
+        database.close()
 
 
 def app_from_env():

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from ..bundle.format import BundleError
 
 SCHEMA_VERSION = 1
+NO_SITES = ("the database holds no loaded sites: run `mkdocs-semantic load NAME=SOURCE "
+            "--db URL` first")
 VECTOR_TYPES = {"i8": ("halfvec", "halfvec_ip_ops"), "f16": ("halfvec", "halfvec_ip_ops"),
                 "f32": ("vector", "vector_ip_ops")}
 
@@ -129,8 +131,7 @@ def check_schema(conn) -> None:
     """An error unless the database holds this version's schema."""
     exists = conn.execute("SELECT to_regclass('semantic_schema') IS NOT NULL").fetchone()[0]
     if not exists:
-        raise DatabaseError("the database holds no loaded sites: run `mkdocs-semantic load "
-                            "NAME=SOURCE --db URL` first")
+        raise DatabaseError(NO_SITES)
     row = conn.execute("SELECT version FROM semantic_schema").fetchone()
     if row is None or row[0] != SCHEMA_VERSION:
         raise DatabaseError(

@@ -17,10 +17,12 @@ from ..bundle.reader import ON_DEMAND, Bundle, read_bundle
 from ..bundle.vectors.store import VectorSet
 from ..constants import VECTOR_CHUNKS
 from .database import (
+    NO_SITES,
     TABLE_NAME,
     DatabaseError,
     PgSite,
     check_schema,
+    connect,
     first_line,
     loaded,
     require_driver,
@@ -42,9 +44,15 @@ class Database:
     pool: object = None
 
     def open(self) -> Database:
+        """The pool, once one connection has checked the URL and the schema (a wrong
+        URL is one line at once, not a pool's timeout)."""
         psycopg = require_driver()
         from psycopg_pool import ConnectionPool
 
+        with connect(self.url) as conn:
+            check_schema(conn)
+            if not loaded(conn):
+                raise DatabaseError(NO_SITES)
         ef = max(self.ef_search, VECTOR_CHUNKS)
 
         def configure(conn) -> None:
@@ -55,17 +63,10 @@ class Database:
                                        configure=configure, open=False,
                                        kwargs={"autocommit": True})
             self.pool.open(wait=True, timeout=15)
-            with self.pool.connection() as conn:
-                check_schema(conn)
-            atexit.register(self.close)
         except psycopg.Error as exc:
             raise DatabaseError(f"cannot use {shown_url(self.url)}: "
                                 f"{first_line(exc)}") from exc
-        except Exception as exc:
-            if isinstance(exc, DatabaseError):
-                raise
-            raise DatabaseError(f"cannot connect to {shown_url(self.url)}: "
-                                f"{first_line(exc)}") from exc
+        atexit.register(self.close)
         return self
 
     def sites(self) -> list[PgSite]:
