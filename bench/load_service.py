@@ -26,13 +26,12 @@ import tempfile
 import threading
 import time
 import urllib.parse
-from contextlib import contextmanager
 from pathlib import Path
 
 from results_file import write_results  # bench/results_file.py
+from server_process import HOST, serve_process
 
 HERE = Path(__file__).resolve().parent
-HOST = "127.0.0.1"  # loopback only, by design
 TARGET_P95_MS = 100.0
 QUERIES = [
     "run code when the application starts",
@@ -99,35 +98,11 @@ def build_site(corpus: Path, into: Path) -> Path:
     return project / "site"
 
 
-@contextmanager
 def server(site: Path, *, port: int, workers: int, threads: int):
-    proc = subprocess.Popen(
+    return serve_process(
         [sys.executable, "-m", "mkdocs_semantic", "serve", str(site), "--host", HOST,
          "--port", str(port), "--workers", str(workers), "--threads", str(threads)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                raise SystemExit("serve exited early: run it by hand to see why")
-            try:
-                conn = http.client.HTTPConnection(HOST, port, timeout=2)
-                conn.request("GET", "/health")
-                if conn.getresponse().status == 200:
-                    conn.close()
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.3)
-        yield
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        port=port)
 
 
 def client(port: int, *, offset: int, until: float, max_requests: int, k: int,

@@ -52,6 +52,7 @@ sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
 from results_file import write_results  # noqa: E402
+from server_process import HOST, serve_process  # noqa: E402
 
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
 from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
@@ -59,7 +60,6 @@ from mkdocs_semantic.portal.pg_read import database_bundle, open_database  # noq
 from mkdocs_semantic.portal.read import graph_bundle, loaded_sites  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
-HOST = "127.0.0.1"
 TARGET_P95_MS = 100.0
 CLIENTS = 16
 KILL_SETS = ("fastapi", "npm")
@@ -97,31 +97,10 @@ def postgres(folder: Path):
 def serving(*args: str):
     """`mkdocs-semantic serve ARGS` on a free port: (port, pid)."""
     port = free_port()
-    proc = subprocess.Popen(command("serve", *args, "--host", HOST, "--port", str(port)),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 300
-        while True:
-            if proc.poll() is not None:
-                raise SystemExit(f"serve {' '.join(args)} exited: {proc.stderr.read()[-2000:]}")
-            try:
-                conn = http.client.HTTPConnection(HOST, port, timeout=5)
-                conn.request("GET", "/health")
-                if conn.getresponse().status == 200:
-                    conn.close()
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.3)
+    with tempfile.TemporaryDirectory(prefix="serve-") as tmp, serve_process(
+            command("serve", *args, "--host", HOST, "--port", str(port)), port=port,
+            log=Path(tmp) / "serve.log", timeout=300) as proc:
         yield port, proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def tree_rss_mb(pid: int) -> float:

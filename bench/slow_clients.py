@@ -28,13 +28,12 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 
 from results_file import write_results  # bench/results_file.py
+from server_process import HOST, serve_process
 
 HERE = Path(__file__).resolve().parent
-HOST = "127.0.0.1"  # loopback only, by design
 TARGET_S = 1.0
 QUERIES = ["make browsers fetch the new version after a deploy", "what does Vary do",
            "cache pages behind a login", "revalidate with an etag", "service worker cache"]
@@ -61,7 +60,6 @@ def build_example_site(into: Path) -> Path:
     return project / "site"
 
 
-@contextmanager
 def server(site: Path, *, port: int, open_files: int | None, log: Path):
     command = [sys.executable, "-m", "mkdocs_semantic", "serve", str(site), "--host", HOST,
                "--port", str(port)]
@@ -70,28 +68,7 @@ def server(site: Path, *, port: int, open_files: int | None, log: Path):
                     f"resource.setrlimit(resource.RLIMIT_NOFILE, ({open_files}, {open_files}));"
                     " os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
         command = [sys.executable, "-c", launcher, *command[1:]]
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                raise SystemExit(f"serve exited early:\n{log.read_text()[-2000:]}")
-            try:
-                urllib.request.urlopen(f"http://{HOST}:{port}/health", timeout=2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.3)
-        yield
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    return serve_process(command, port=port, log=log)
 
 
 def search(port: int, query: str) -> tuple[float, str]:
