@@ -20,23 +20,16 @@ from mkdocs_semantic.portal.load import drop_site, load_site
 from mkdocs_semantic.portal.read import graph_bundle, loaded_sites
 from mkdocs_semantic.search.searcher import Searcher
 
-from ..apps.test_cli import NAV, PAGES
 from ..conftest import Project
+from .conftest import PARITY, edited_builds, sample_project
 
-PARITY = Path(__file__).resolve().parents[1] / "fixtures" / "parity" / "bundle"
 QUERIES = ["cookies the browser sends", "run code when the app starts",
            "service worker offline cache", "upload big files"]
 
 
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory) -> Project:
-    root = tmp_path_factory.mktemp("sample")
-    (root / "docs").mkdir()
-    project = Project(root=root, plugin_options={"cache_dir": str(root / "cache")})
-    for name, text in PAGES.items():
-        project.write(name, text)
-    project.build(nav=NAV)
-    return project
+    return sample_project(tmp_path_factory.mktemp("sample") / "project")
 
 
 def load(folder: IndexFolder, name: str, bundle_dir: Path, **options):
@@ -93,20 +86,12 @@ def test_loading_an_unchanged_site_writes_nothing(tmp_path, sample):
     assert tree(folder.root) == before
 
 
-def test_a_changed_site_keeps_its_unchanged_payloads_and_one_version_before(tmp_path,
-                                                                            sample):
+def test_a_changed_site_keeps_its_unchanged_payloads_and_one_version_before(tmp_path):
     folder = IndexFolder(tmp_path / "index")
-    copy = tmp_path / "copy"
-    shutil.copytree(sample.root, copy, ignore=shutil.ignore_patterns("site"))
-    project = Project(root=copy, plugin_options={"cache_dir": str(copy / "cache")})
-    project.build(nav=NAV)
+    project = sample_project(tmp_path / "project")
     first = load(folder, "app", project.bundle)
     versions = [loaded_sites(folder.root)[0].version]
-    for n, words in enumerate(["Lifespan hooks run once at startup.",
-                               "Workers restart when memory grows."]):
-        cookies = copy / "docs" / "learn" / "cookies.md"
-        cookies.write_text(cookies.read_text() + f"\n\n## Added {n}\n\n{words}\n")
-        project.build(nav=NAV)
+    for _ in edited_builds(project):
         outcome = load(folder, "app", project.bundle)
         assert outcome.state == "changed"
         assert outcome.payloads_linked > 0

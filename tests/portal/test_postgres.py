@@ -16,9 +16,7 @@ from mkdocs_semantic.portal.pg_load import drop_site_pg, load_site_pg
 from mkdocs_semantic.portal.pg_read import database_bundle, open_database
 from mkdocs_semantic.search.searcher import Searcher
 
-from ..apps.test_cli import NAV
-from ..conftest import Project
-from .conftest import PARITY
+from .conftest import PARITY, edited_builds, sample_project
 from .test_load import QUERIES
 
 
@@ -93,21 +91,10 @@ def test_loading_an_unchanged_site_writes_nothing(database, tmp_path):
 
 def test_a_changed_site_adds_only_new_payloads_and_keeps_one_version_before(
         database, tmp_path, db_searcher):
-    from ..apps.test_cli import PAGES
-
-    root = tmp_path / "project"
-    (root / "docs").mkdir(parents=True)
-    project = Project(root=root, plugin_options={"cache_dir": str(root / "cache")})
-    for name, text in PAGES.items():
-        project.write(name, text)
-    project.build(nav=NAV)
+    project = sample_project(tmp_path / "project")
     first = load(database, "app", project.bundle)
     tables = [snapshot(database)[2]]
-    for n, words in enumerate(["Lifespan hooks run once at startup.",
-                               "Workers restart when memory grows."]):
-        cookies = root / "docs" / "learn" / "cookies.md"
-        cookies.write_text(cookies.read_text() + f"\n\n## Added {n}\n\n{words}\n")
-        project.build(nav=NAV)
+    for _ in edited_builds(project):
         outcome = load(database, "app", project.bundle)
         assert outcome.state == "changed"
         assert 0 < outcome.payloads_copied < first.payloads_copied
