@@ -50,9 +50,15 @@ def build_hnsw(vectors: VectorSet, path: Path, settings: HnswSettings, *,
                progress: Callable[[int, int], None] | None = None) -> int:
     """Write the graph of every chunk's vector (key: its chunk number) to `path`;
     returns how many chunks it holds. `progress(done, total)` is called as it grows."""
+    return write_graph(vectors.matrix(), DTYPES[vectors.dtype], path, settings,
+                       progress=progress)
+
+
+def write_graph(rows: np.ndarray, dtype: str, path: Path, settings: HnswSettings, *,
+                progress: Callable[[int, int], None] | None = None) -> int:
+    """Write the graph of `rows` (key: row number, scalars `dtype`) to `path`."""
     index_class = usearch_index_class()
-    rows = vectors.matrix()
-    index = index_class(ndim=vectors.dim, metric=METRIC, dtype=DTYPES[vectors.dtype],
+    index = index_class(ndim=rows.shape[1], metric=METRIC, dtype=dtype,
                         connectivity=settings.connectivity,
                         expansion_add=settings.expansion_add,
                         expansion_search=settings.expansion_search)
