@@ -1,8 +1,10 @@
 """Exact names: does hybrid rank a code name or a heading as well as keywords alone?
 
-Per set and query encoder, MRR@10 of the exact and paraphrase subsets for: keyword
-alone, hybrid as shipped, and two candidate rules applied on top of hybrid (measured,
-not shipped):
+Per set and query encoder, MRR@10 of every query and of the exact and paraphrase
+subsets for: keyword alone; hybrid with both signals weighing the same (the rule before
+names weighed their keywords more); hybrid as shipped (a query that names something,
+search/ranking.py's `names_a_thing`, weighs its keyword signal `NAME_KEYWORD_WEIGHT`);
+and two candidate rules applied on top of the shipped hybrid (measured, not shipped):
 
 - `heading`: when the query, lowercased, without backticks, quotes or a trailing
   `()`, is the heading (or page title) of one of the keyword ranking's first 10
@@ -29,13 +31,15 @@ sys.path.insert(0, str(HERE))
 import readers_typing as rt  # noqa: E402
 import static_encoder as se  # noqa: E402
 
+import mkdocs_semantic.search.searcher as searcher_module  # noqa: E402
 from mkdocs_semantic.bundle.lexical import TOKEN  # noqa: E402
+from mkdocs_semantic.constants import NAME_KEYWORD_WEIGHT  # noqa: E402
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
-from mkdocs_semantic.search.ranking import chunk_order  # noqa: E402
+from mkdocs_semantic.search.ranking import chunk_order, keyword_weight  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 CODE = re.compile(r"[_.:]|^[-!@]|[a-z][A-Z]|^[A-Z0-9_]{3,}$")
-RULES = ("lexical", "hybrid", "heading", "code")
+RULES = ("lexical", "equal", "hybrid", "heading", "code")
 
 
 def normal(text: str) -> str:
@@ -70,6 +74,9 @@ def run_set(corpus: se.Corpus, embedder: OnnxEmbedder) -> dict:
         rows: dict = {}
         for rule in RULES:
             per: dict[str, list[float]] = {}
+            # `equal`: the searcher's keyword weight is 1 for every query
+            searcher_module.keyword_weight = (
+                (lambda query: 1.0) if rule == "equal" else keyword_weight)
             for q in corpus.queries:
                 mode = "lexical" if rule == "lexical" else "hybrid"
                 results = searcher.search(q.text, mode=mode, top_k=corpus.top_k, as_typed=True)
@@ -80,21 +87,27 @@ def run_set(corpus: se.Corpus, embedder: OnnxEmbedder) -> dict:
                 for group in ("all", q.group):
                     per.setdefault(group, []).append(se.mrr_at_10(pages, q.relevant))
             rows[rule] = {g: round(float(np.mean(v)), 4) for g, v in per.items()}
+        searcher_module.keyword_weight = keyword_weight
         out[encoder] = rows
     return out
 
 
 def render(results: dict) -> str:
-    lines = ["# Exact names: hybrid against keywords alone, and two rules tried", "",
+    lines = ["# Exact names: hybrid against keywords alone, names weighing their keywords more, "
+             "and two rules tried", "",
              f"Reproduce: `python bench/exact_names.py`. Measured {results['run']}. "
-             "MRR@10 of the exact subset (paraphrase in brackets); `heading` and `code` "
-             "are the rules of the script's docstring, applied on top of hybrid.", "",
-             "| set | encoder | keyword alone | hybrid | + heading rule | + code rule |",
-             "|---" * 6 + "|"]
+             "MRR@10 of the exact subset, then of the paraphrase subset and of every "
+             "query; `equal`: hybrid with both signals weighing the same; `shipped`: "
+             f"a query that names something weighs its keywords {NAME_KEYWORD_WEIGHT:g}x; "
+             "`heading` and `code` are the rules of the script's docstring, applied on "
+             "top of the shipped hybrid.", "",
+             "| set | encoder | keyword alone | hybrid, equal | hybrid, shipped | "
+             "+ heading rule | + code rule |",
+             "|---" * 7 + "|"]
     for name, s in results["sets"].items():
         for encoder, rows in s.items():
-            cells = [f"{rows[r].get('exact', 0):.3f} ({rows[r].get('paraphrase', 0):.3f})"
-                     for r in RULES]
+            cells = [f"{rows[r].get('exact', 0):.3f} / {rows[r].get('paraphrase', 0):.3f}"
+                     f" / {rows[r].get('all', 0):.3f}" for r in RULES]
             lines.append(f"| {name} | {encoder} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -52,6 +52,10 @@ PAGE_DEPTH: int = _SHARED["PAGE_DEPTH"]
 VECTOR_CHUNKS: int = _SHARED["VECTOR_CHUNKS"]
 """The vector signal's first chunks that take part in the fusion (search/ranking.py)."""
 PER_PAGE: int = _SHARED["PER_PAGE"]
+NAME_WORDS: int = _SHARED["NAME_WORDS"]
+NAME_KEYWORD_WEIGHT: float = float(_SHARED["NAME_KEYWORD_WEIGHT"])
+"""A query of at most NAME_WORDS words, one shaped like code, names something: its
+keyword signal weighs NAME_KEYWORD_WEIGHT in the fusion (search/ranking.py)."""
 TYPICAL_QUANTILE: float = _SHARED["TYPICAL_QUANTILE"]
 SIZE_MARGIN: int = _SHARED["SIZE_MARGIN"]
 EXCERPT_CHARS: int = _SHARED["EXCERPT_CHARS"]

@@ -13,6 +13,7 @@ import { excerptParts, excerptWindow } from "../src/text/excerpt.js";
 import { queryTerms } from "../src/text/highlight.js";
 import { analyze } from "../src/engine/lexical.js";
 import { queryCodes } from "../src/engine/scan.js";
+import { namesAThing } from "../src/engine/ranking.js";
 import { serve } from "./serve.js";
 
 const PARITY = fileURLToPath(new URL("../../tests/fixtures/parity/", import.meta.url));
@@ -128,4 +129,8 @@ test("an aborted search stops with the signal's reason; the next one answers", a
   during.abort();
   await assert.rejects(stopped, { name: "AbortError" });
   assert.deepEqual(rows(await fresh.search(query, { topK: expected.top_k })), hybrid);
+});
+
+test("a query names something exactly where the Python searcher says so", () => {
+  assert.deepEqual(expected.names.map(([query]) => [query, namesAThing(query)]), expected.names);
 });

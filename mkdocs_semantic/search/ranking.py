@@ -24,10 +24,16 @@ A reader wants the right page first, then the right section on it. So:
    pages a little) from outvoting a clear vector winner, while a query whose rare terms
    a page matches in full still counts fully (measured on six sets with both query
    encoders: bench/results/fusion.md).
-4. Page relevance = min(1, mean over signals of the page's scaled score x prior x
-   boost). The mean is over the signals that ranked anything (a page a signal does not
-   list counts 0 there), so it is the share of the best possible: 1 for the best vector
-   page when it also matches every query term in full. `boost` is the page's
+4. Page relevance = min(1, weighted mean over signals of the page's scaled score x
+   prior x boost). The mean is over the signals that ranked anything (a page a signal
+   does not list counts 0 there), so it is the share of the best possible: 1 for the
+   best vector page when it also matches every query term in full. Each signal weighs 1,
+   except the keyword signal of a query that names something (`names_a_thing`: at most
+   `NAME_WORDS` words, one of them shaped like code: `custom_dir`, `--reload`,
+   `gh-deploy`, `TaskGroup`, `CREATE STATISTICS`), which weighs `NAME_KEYWORD_WEIGHT`:
+   the model knows what such a name is about, not where the site defines it, and
+   readers who type one want the pages that hold it (measured on six sets with both
+   query encoders: bench/results/exact_names.md). `boost` is the page's
    `search.boost` meta (1 by default): it multiplies what the page already scores, so a
    boosted page rises where it matches and does not surface where it does not. `prior`
    is min(1, sqrt(SIZE_MARGIN * typical / chunks on page)), `typical` being the 90th
@@ -52,12 +58,32 @@ whether anything relevant exists.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..constants import PAGE_DEPTH, PER_PAGE, SIZE_MARGIN, TYPICAL_QUANTILE
+from ..constants import (
+    NAME_KEYWORD_WEIGHT,
+    NAME_WORDS,
+    PAGE_DEPTH,
+    PER_PAGE,
+    SIZE_MARGIN,
+    TYPICAL_QUANTILE,
+)
+
+CODE_SHAPED = re.compile(
+    r"[_.:-][A-Za-z0-9_]|^[-!@$<]|[a-z][A-Z]|[A-Z]{2}[a-z]|^[A-Z][A-Z0-9_]+$|\(\)")
+"""A word shaped like code: a separator inside (`custom_dir`, `json.dumps`, `gh-deploy`),
+a flag or sigil in front (`--reload`, `!ENV`, `$PREFIX`, `<alias>`), camelCase or
+CamelCase with an initialism (`prepublishOnly`, `ETag`), ALL CAPITALS (`EPOLLET`,
+`CREATE`), or a call (`gather()`).
+(JavaScript: the same pattern, js/src/engine/ranking.js)"""
+QUOTES = "`'\"*"
+SPACES = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f"
+                    "\u3000\ufeff]+")
+"""What separates words: JavaScript's `\\s`, so both readers count the same words."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +107,20 @@ class Signal:
     order: np.ndarray
     floor: float
     ceiling: float | None = None
+    weight: float = 1.0
+
+
+def names_a_thing(query: str) -> bool:
+    """Whether `query` is a name rather than a question: at most `NAME_WORDS` words, one
+    of them (without quotes around it) shaped like code."""
+    words = [word for word in SPACES.split(query) if word]
+    return 0 < len(words) <= NAME_WORDS and any(
+        CODE_SHAPED.search(word.strip(QUOTES)) for word in words)
+
+
+def keyword_weight(query: str) -> float:
+    """The keyword signal's weight in the fusion for `query` (step 4)."""
+    return NAME_KEYWORD_WEIGHT if names_a_thing(query) else 1.0
 
 
 def size_priors(page_of_chunk: np.ndarray, pages: int) -> np.ndarray:
@@ -111,8 +151,8 @@ def fuse(signals: Sequence[Signal], *, page_of_chunk: np.ndarray, sections: np.n
     """Fuse the signals into the page-aware result list (steps 2-7 above).
 
     Vectorized, but every score is the same arithmetic, in the same order, as
-    ranking.js: per signal min(1, max(0, (score - floor) / (ceiling - floor))); sums
-    signal by signal from 0.0; then / signals * prior * boost.
+    ranking.js: per signal weight * min(1, max(0, (score - floor) / (ceiling - floor)));
+    sums signal by signal from 0.0; then / the sum of the weights * prior * boost.
     """
     pages = len(priors)
     taking_part = [s for s in signals if len(s.order)]
@@ -130,15 +170,18 @@ def fuse(signals: Sequence[Signal], *, page_of_chunk: np.ndarray, sections: np.n
         floor = signal.floor
         ceiling = best[0] if signal.ceiling is None else signal.ceiling
         span = ceiling - floor
+        weight = signal.weight
         if span > 0:
-            page_sum[listed_pages] += _unit((best - floor) / span)
-            section_sum[order] += _unit((signal.scores[order] - floor) / span)
+            page_sum[listed_pages] += weight * _unit((best - floor) / span)
+            section_sum[order] += weight * _unit((signal.scores[order] - floor) / span)
         else:
-            page_sum[listed_pages] += 1.0
-            section_sum[order] += 1.0
+            page_sum[listed_pages] += weight
+            section_sum[order] += weight
         page_seen[listed_pages] = True
         chunk_seen[order] = True
-    count = len(taking_part)
+    count = 0.0
+    for signal in taking_part:
+        count += signal.weight
     candidates = np.flatnonzero(page_seen)
     key = page_sum[candidates] / count * priors[candidates] * boosts[candidates]
     relevance = np.minimum(1.0, key)

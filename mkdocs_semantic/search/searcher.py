@@ -32,7 +32,7 @@ from ..model.onnx import OnnxEmbedder
 from ..model.spec import Embedder
 from .excerpts import excerpt_window, parts_of, query_terms, window_text
 from .query_encoder import StaticQueryEncoder
-from .ranking import Ranked, Signal, chunk_order, fuse, size_priors
+from .ranking import Ranked, Signal, chunk_order, fuse, keyword_weight, size_priors
 from .spelling import Reading, WordSource, read_query
 
 
@@ -266,7 +266,8 @@ class Searcher:
             lexical_scores = self.bundle.lexical.scores(query, full=bool(filters))
             signals.append(Signal(lexical_scores,
                                   chunk_order(lexical_scores, eligible & (lexical_scores > 0)),
-                                  floor=0.0, ceiling=self.bundle.lexical.possible(query)))
+                                  floor=0.0, ceiling=self.bundle.lexical.possible(query),
+                                  weight=keyword_weight(query)))
         fused = fuse(signals, page_of_chunk=self._page_of_chunk, sections=self._sections,
                      priors=self._priors, boosts=self._boosts, top_k=top_k,
                      min_score=min_score)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mkdocs_semantic.search.ranking import Signal, chunk_order, fuse
+from mkdocs_semantic.constants import NAME_KEYWORD_WEIGHT
+from mkdocs_semantic.search.ranking import Signal, chunk_order, fuse, keyword_weight, names_a_thing
 
 # Four pages of two chunks each: chunk c is on page c // 2.
 PAGE_OF_CHUNK = np.repeat(np.arange(4), 2)
@@ -108,3 +109,35 @@ def test_a_boost_lifts_a_page_where_it_matches_and_not_where_it_does_not():
     assert boosted[0].page_score == 1.0  # 0.8 x 2, shown as at most 1
     # page 2 has no keyword match: no boost brings it in
     assert 2 not in pages(ranked(signals, boosts=[1, 1, 10, 1]))
+
+
+@pytest.mark.parametrize("query", ["custom_dir", "--reload", "gh-deploy", "json.dumps",
+                                   "TaskGroup", "ETag", "EPOLLET", "CREATE STATISTICS",
+                                   "!ENV", "gather()", "`Depends()`", "pybabel init -d"])
+def test_a_short_query_with_a_word_shaped_like_code_names_a_thing(query):
+    assert names_a_thing(query)
+    assert keyword_weight(query) == NAME_KEYWORD_WEIGHT > 1
+
+
+@pytest.mark.parametrize("query", ["", "caching", "timing attacks", "Depends",
+                                   "how do I use custom_dir in a theme",
+                                   "let a React app call my API"])
+def test_questions_and_plain_words_do_not(query):
+    assert not names_a_thing(query)
+    assert keyword_weight(query) == 1
+
+
+def test_a_weighted_keyword_signal_turns_a_close_call_its_way():
+    # Page 0: the vector's first, half the query's keywords; page 1: every keyword, the
+    # vector's third. Equal weights keep page 0 first; keywords weighing twice put page 1.
+    vec = vector([0.9, 0.1, 0.6, 0.1, 0.7, 0.1, 0.2, 0.1])
+    lex_scores = np.array([5, 0, 10, 0, 0, 0, 0, 0], dtype=np.float64)
+    def lex(weight: float) -> Signal:
+        return Signal(lex_scores, chunk_order(lex_scores, lex_scores > 0), floor=0.0,
+                      ceiling=10.0, weight=weight)
+    assert pages(ranked([vec, lex(1.0)]))[0] == 0
+    heavy = ranked([vec, lex(2.0)])
+    assert pages(heavy)[0] == 1
+    # relevance stays a share of the best possible: 1 for a page first in both
+    both = ranked([vector([0.1, 0.1, 0.9, 0.1, 0.2, 0.1, 0.2, 0.1]), lex(2.0)])
+    assert both[0].page_score == 1.0

@@ -20,7 +20,7 @@ import { BundleError } from "../bundle/error.js";
 import { PayloadStore, fetchBytes, fetchCatalogCopy, fetchManifest, parseJson } from "../bundle/fetch.js";
 import { excerptParts, excerptText } from "../text/excerpt.js";
 import { LexicalIndex, analyze } from "./lexical.js";
-import { VECTOR_CHUNKS, chunkOrder, fuse, sizePriors } from "./ranking.js";
+import { VECTOR_CHUNKS, chunkOrder, fuse, keywordWeight, sizePriors } from "./ranking.js";
 import {
   blocksHolding,
   candidateIds,
@@ -515,6 +515,7 @@ export class Engine {
         order: lexical.order.filter(accept),
         floor: 0,
         ceiling: lexical.possible,
+        weight: keywordWeight(reading.text),
       });
     }
     const fused = fuse(signals, {

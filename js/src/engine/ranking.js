@@ -5,7 +5,21 @@ import constants from "../../../mkdocs_semantic/constants.json" with { type: "js
 // Written once for search/ranking.py and this file in constants.json. VECTOR_CHUNKS: the vector
 // signal's first chunks that take part in the fusion.
 export const { PAGE_DEPTH, VECTOR_CHUNKS, PER_PAGE } = constants;
-const { TYPICAL_QUANTILE, SIZE_MARGIN } = constants;
+const { TYPICAL_QUANTILE, SIZE_MARGIN, NAME_WORDS, NAME_KEYWORD_WEIGHT } = constants;
+
+// A word shaped like code (search/ranking.py's CODE_SHAPED), and the quotes around it.
+const CODE_SHAPED = /[_.:-][A-Za-z0-9_]|^[-!@$<]|[a-z][A-Z]|[A-Z]{2}[a-z]|^[A-Z][A-Z0-9_]+$|\(\)/;
+const QUOTES = /^[`'"*]+|[`'"*]+$/g;
+
+/** Whether `query` names something: at most NAME_WORDS words, one shaped like code. */
+export function namesAThing(query) {
+  const words = query.split(/\s+/).filter(Boolean);
+  return words.length > 0 && words.length <= NAME_WORDS
+    && words.some((word) => CODE_SHAPED.test(word.replace(QUOTES, "")));
+}
+
+/** The keyword signal's weight in the fusion for `query` (search/ranking.py, step 4). */
+export const keywordWeight = (query) => (namesAThing(query) ? NAME_KEYWORD_WEIGHT : 1);
 
 /** Per-page size prior: 1 except for pages several times larger than nearly all others. */
 export function sizePriors(pageOfChunk, pages) {
@@ -25,15 +39,16 @@ export function chunkOrder(scores, eligible) {
 }
 
 /**
- * Fuses the signals `[{scores, order, floor, ceiling}]` (`order` from chunkOrder; a
- * page's score in a signal is (its best chunk's score - floor) / (ceiling - floor),
- * clipped to 0-1, `ceiling` null meaning the score of the signal's first page) into
+ * Fuses the signals `[{scores, order, floor, ceiling, weight}]` (`order` from chunkOrder;
+ * a page's score in a signal is (its best chunk's score - floor) / (ceiling - floor),
+ * clipped to 0-1, `ceiling` null meaning the score of the signal's first page; `weight`
+ * 1 unless given) into
  * `[{chunk, pageScore, sectionScore}]`, best first; both scores are relevances in 0-1.
  * `sections[chunk]` is the chunk's section number (its first piece's chunk number): of
  * the pieces of one long section only the best is listed. `minScore` (or null) drops
  * pages below that relevance. Every score is the same arithmetic, in the same order,
- * as search/ranking.py's: min(1, max(0, (score - floor) / (ceiling - floor))), sums signal by
- * signal from 0, then / signals * prior * boost. Section scores are ordered only on
+ * as search/ranking.py's: weight * min(1, max(0, (score - floor) / (ceiling - floor))), sums
+ * signal by signal from 0, then / the sum of the weights * prior * boost. Section scores are ordered only on
  * the pages listed.
  */
 export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, minScore = null }) {
@@ -43,7 +58,7 @@ export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, min
   const pageSeen = new Uint8Array(pages);
   const sectionSum = new Float64Array(pageOfChunk.length);
   const chunkSeen = new Uint8Array(pageOfChunk.length);
-  for (const { scores, order, floor, ceiling = null } of takingPart) {
+  for (const { scores, order, floor, ceiling = null, weight = 1 } of takingPart) {
     const listed = []; // [page, its best chunk's score], the first PAGE_DEPTH pages
     const seenPages = new Uint8Array(pages);
     for (const chunk of order) {
@@ -55,15 +70,16 @@ export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, min
     }
     const span = (ceiling ?? listed[0][1]) - floor;
     for (const [page, best] of listed) {
-      pageSum[page] += span > 0 ? unit((best - floor) / span) : 1;
+      pageSum[page] += span > 0 ? weight * unit((best - floor) / span) : weight;
       pageSeen[page] = 1;
     }
     for (const chunk of order) {
-      sectionSum[chunk] += span > 0 ? unit((scores[chunk] - floor) / span) : 1;
+      sectionSum[chunk] += span > 0 ? weight * unit((scores[chunk] - floor) / span) : weight;
       chunkSeen[chunk] = 1;
     }
   }
-  const count = takingPart.length;
+  let count = 0;
+  for (const { weight = 1 } of takingPart) count += weight;
   const key = new Float64Array(pages);
   const pagesInOrder = [];
   for (let page = 0; page < pages; page++) {
