@@ -31,6 +31,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from rapidfuzz.distance import OSA
+from rapidfuzz.process import extract_iter
+
 from ..bundle.lexical import TOKEN
 from ..bundle.vocabulary import Entry, identifier_key, vocabulary_word
 from ..constants import LONG_WORD, MIN_CORRECTED
@@ -69,34 +72,18 @@ def max_edits(word: str) -> int:
 
 def edit_distance(a: str, b: str, limit: int) -> int:
     """Optimal string alignment distance of `a` and `b`, or `limit + 1` when above it."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    before: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        current = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                value = min(value, before[j - 2] + 1)
-            current[j] = value
-        if min(current) > limit:
-            return limit + 1
-        before, previous = previous, current
-    return min(previous[len(b)], limit + 1)
+    return int(OSA.distance(a, b, score_cutoff=limit))
 
 
 def correction(word: str, candidates: Sequence[Entry]) -> str | None:
     """The site word `word` was most likely meant as (rule 2), or None."""
-    limit = max_edits(word)
+    words = [entry for entry in candidates if entry.is_word]
     best: tuple[int, int, str] | None = None
-    for entry in candidates:
-        if not entry.is_word:
-            continue
-        distance = edit_distance(word, entry.key, limit)
-        key = (distance, -entry.count, entry.key)
-        if distance <= limit and (best is None or key < best):
+    for _, distance, at in extract_iter(word, [entry.key for entry in words],
+                                        scorer=OSA.distance, score_cutoff=max_edits(word)):
+        entry = words[at]
+        key = (int(distance), -entry.count, entry.key)
+        if best is None or key < best:
             best = key
     return None if best is None else best[2]
 
