@@ -101,6 +101,7 @@ class Signal:
 
     A page's score in this signal is (its best chunk's score - `floor`) / (`ceiling` -
     `floor`), clipped to 0-1; `ceiling` None: the score of the signal's first page.
+    `weight`: the signal's weight in the fused mean (step 4).
     """
 
     scores: np.ndarray
