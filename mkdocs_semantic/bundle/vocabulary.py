@@ -22,6 +22,7 @@ import bisect
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import pairwise
 from typing import cast
 
@@ -67,9 +68,10 @@ class Entry:
     count: int
     form: str
 
-    @property
+    @cached_property
     def is_word(self) -> bool:
-        """A word (what slips are corrected to), not a code name."""
+        """A word (what slips are corrected to), not a code name (worked out once: a
+        shard's entries are read by every correction that starts with its letters)."""
         return self.form == self.key and self.key.isalpha()
 
 
