@@ -20,6 +20,9 @@ exactly as typed.
    nearest, then the one held by the most chunks, then the first in order. Candidates
    start with the word's first letter, or with its second then first (a swap of the
    first two), so a reader fetches only those vocabulary shards.
+3. Parts of names: a code name the site does not use (`daemon-reoad`,
+   `max-mouunt-counts`) has each part between its separators corrected as a word is
+   (same length, tokenizer and site checks), the separators kept.
 
 Both signals then search the changed text: its keyword terms and the tokens the static
 encoder sums.
@@ -27,6 +30,7 @@ encoder sums.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -37,6 +41,9 @@ from rapidfuzz.process import extract_iter
 from ..bundle.lexical import TOKEN
 from ..bundle.vocabulary import Entry, identifier_key, vocabulary_word
 from ..constants import LONG_WORD, MIN_CORRECTED
+
+PARTS = re.compile(r"([._:\-]+)")
+"""A code name's separators, kept by `split` between its parts."""
 
 
 class WordSource(Protocol):
@@ -106,6 +113,28 @@ def correction_prefixes(word: str) -> list[str]:
     return [word[0], word[1] + word[0]]
 
 
+def corrected_parts(token: str, *, known: Callable[[list[str]], list[bool]],
+                    words: WordSource, model_word: Callable[[str], bool]) -> str | None:
+    """A code name with its slipped parts corrected (rule 3), or None: each part between
+    separators (`daemon-reoad`: `daemon`, `reoad`) that is a word of `MIN_CORRECTED`
+    letters or more, that the site does not use and the model's tokenizer does not hold
+    whole, is corrected as a word is."""
+    pieces = PARTS.split(token)  # parts at even places, separators between them
+    slipped = [i for i in range(0, len(pieces), 2)
+               if (word := vocabulary_word(pieces[i])) is not None
+               and len(word) >= MIN_CORRECTED and not model_word(word)]
+    held = known([pieces[i] for i in slipped]) if slipped else []
+    changed = False
+    for i, is_known in zip(slipped, held):
+        if is_known:
+            continue
+        word = pieces[i].lower()
+        used = correction(word, words.starting(correction_prefixes(word)))
+        if used is not None:
+            pieces[i], changed = used, True
+    return "".join(pieces) if changed else None
+
+
 def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
                words: WordSource | None, typing: bool = False,
                model_word: Callable[[str], bool] = lambda word: False) -> Reading:
@@ -116,9 +145,8 @@ def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
         return Reading(query, query)
     found = []
     for match in TOKEN.finditer(query):
-        last = typing and match.end() == len(query)
         word = vocabulary_word(match.group())
-        name = identifier_key(match.group()) if word is None and last else None
+        name = identifier_key(match.group()) if word is None else None
         if word is not None or name is not None:
             found.append((match, word, name))
     if not found:
@@ -136,6 +164,9 @@ def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
                 and not model_word(word):
             used, kind = correction(word, words.starting(correction_prefixes(word))), \
                 "corrected"
+        if used is None and name is not None:
+            used, kind = corrected_parts(match.group(), known=known, words=words,
+                                         model_word=model_word), "corrected"
         if used is not None:
             changes.append((match.start(), match.end(), Change(match.group(), used, kind)))
     text = query

@@ -121,10 +121,21 @@ def test_a_half_word_without_completion_is_corrected_if_long_enough():
 
 
 def test_short_code_and_stop_words_are_left_alone():
-    reading = read_query("the Depnds() dpl x_depnds 4depnds", known=known, words=SITE)
-    assert reading.text == "the depends() dpl x_depnds 4depnds"
+    reading = read_query("the Depnds() dpl x_dpl 4depnds", known=known, words=SITE)
+    assert reading.text == "the depends() dpl x_dpl 4depnds"
     # a CamelCase name is searched whole and by its parts, never lowercased into a word
     assert read_query("DependsOn", known=known, words=SITE).text == "DependsOn"
+
+
+def test_the_slipped_parts_of_a_name_are_corrected_and_its_separators_kept():
+    reading = read_query("x_depnds lifespna-configure", known=known, words=SITE)
+    assert reading.text == "x_depends lifespan-configure"
+    assert [(c.typed, c.used, c.kind) for c in reading.changes] == [
+        ("x_depnds", "x_depends", "corrected"),
+        ("lifespna-configure", "lifespan-configure", "corrected")]
+    # a name the site uses is searched as typed, even where a part looks slipped
+    assert read_query("x_depnds", known=lambda tokens: [True] * len(tokens),
+                      words=SITE).text == "x_depnds"
 
 
 def test_only_the_shards_a_word_can_be_corrected_into_are_asked_for():

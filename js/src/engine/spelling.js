@@ -75,6 +75,31 @@ export function completion(prefix, candidates) {
 /** Where a word's corrections start: its first letter, its second then first. */
 export const correctionPrefixes = (word) => [word[0], word[1] + word[0]];
 
+// A code name's separators, kept by split between its parts (spelling.py's PARTS).
+const PARTS = /([._:-]+)/;
+
+/** A code name with its slipped parts corrected (rule 3), or null. */
+async function correctedParts(token, { known, words, stopwords, modelWord }) {
+  const pieces = token.split(PARTS); // parts at even places, separators between them
+  const slipped = [];
+  for (let i = 0; i < pieces.length; i += 2) {
+    const word = vocabularyWord(pieces[i], stopwords);
+    if (word !== null && word.length >= MIN_CORRECTED && !(await modelWord(word))) slipped.push(i);
+  }
+  const held = slipped.length ? await known(slipped.map((i) => pieces[i])) : [];
+  let changed = false;
+  for (const [k, i] of slipped.entries()) {
+    if (held[k]) continue;
+    const word = pieces[i].toLowerCase();
+    const used = correction(word, await words.starting(correctionPrefixes(word)));
+    if (used !== null) {
+      pieces[i] = used;
+      changed = true;
+    }
+  }
+  return changed ? pieces.join("") : null;
+}
+
 /**
  * The query as searched: `{typed, text, changes: [{typed, used, kind}]}`, its unknown
  * words completed or corrected. `known(tokens)` resolves, for each token, whether the
@@ -86,9 +111,8 @@ export async function readQuery(query, { known, words, stopwords, typing = false
   if (!words) return plain;
   const found = [];
   for (const match of query.matchAll(TOKEN)) {
-    const last = typing && match.index + match[0].length === query.length;
     const word = vocabularyWord(match[0], stopwords);
-    const name = word === null && last ? identifierKey(match[0]) : null;
+    const name = word === null ? identifierKey(match[0]) : null;
     if (word !== null || name !== null) found.push({ match, word, name });
   }
   if (!found.length) return plain;
@@ -105,6 +129,10 @@ export async function readQuery(query, { known, words, stopwords, typing = false
     }
     if (used === null && word !== null && word.length >= MIN_CORRECTED && !(await modelWord(word))) {
       used = correction(word, await words.starting(correctionPrefixes(word)));
+      kind = "corrected";
+    }
+    if (used === null && name !== null) {
+      used = await correctedParts(match[0], { known, words, stopwords, modelWord });
       kind = "corrected";
     }
     return used === null ? null : { start: match.index, end, change: { typed: match[0], used, kind } };
