@@ -19,7 +19,9 @@ exactly as typed.
    deletion, substitution or swap of two neighbouring letters each count one), the
    nearest, then the one held by the most chunks, then the first in order. Candidates
    start with the word's first letter, or with its second then first (a swap of the
-   first two), so a reader fetches only those vocabulary shards.
+   first two), so a reader fetches only those vocabulary shards; the stop words that
+   start so are candidates too, held by more chunks than any site word (`bfeore`
+   becomes `before`: the keyword signal drops it, the static encoder sums it).
 3. Parts of names: a code name the site does not use (`daemon-reoad`,
    `max-mouunt-counts`) has each part between its separators corrected as a word is
    (same length, tokenizer and site checks), the separators kept.
@@ -38,7 +40,7 @@ from typing import Protocol
 from rapidfuzz.distance import OSA
 from rapidfuzz.process import extract_iter
 
-from ..bundle.lexical import TOKEN
+from ..bundle.lexical import STOPWORDS, TOKEN
 from ..bundle.vocabulary import Entry, identifier_key, vocabulary_word
 from ..constants import LONG_WORD, MIN_CORRECTED
 
@@ -113,6 +115,20 @@ def correction_prefixes(word: str) -> list[str]:
     return [word[0], word[1] + word[0]]
 
 
+STOP_WORD_COUNT = 1 << 30
+"""What a stop word counts as held by: more chunks than any site word."""
+
+
+def correction_candidates(word: str, words: WordSource) -> list[Entry]:
+    """The entries `word` may be corrected to: the site's words and names that start
+    where its corrections start, and the stop words that do (`bfeore`: `before`), which
+    count as held by the most chunks."""
+    prefixes = correction_prefixes(word)
+    stop = [Entry(w, STOP_WORD_COUNT, w) for w in sorted(STOPWORDS)
+            if w.startswith(tuple(prefixes))]
+    return [*words.starting(prefixes), *stop]
+
+
 def corrected_parts(token: str, *, known: Callable[[list[str]], list[bool]],
                     words: WordSource, model_word: Callable[[str], bool]) -> str | None:
     """A code name with its slipped parts corrected (rule 3), or None: each part between
@@ -129,7 +145,7 @@ def corrected_parts(token: str, *, known: Callable[[list[str]], list[bool]],
         if is_known:
             continue
         word = pieces[i].lower()
-        used = correction(word, words.starting(correction_prefixes(word)))
+        used = correction(word, correction_candidates(word, words))
         if used is not None:
             pieces[i], changed = used, True
     return "".join(pieces) if changed else None
@@ -162,8 +178,7 @@ def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
             used, kind = completion(prefix, words.starting([prefix])), "completed"
         if used is None and word is not None and len(word) >= MIN_CORRECTED \
                 and not model_word(word):
-            used, kind = correction(word, words.starting(correction_prefixes(word))), \
-                "corrected"
+            used, kind = correction(word, correction_candidates(word, words)), "corrected"
         if used is None and name is not None:
             used, kind = corrected_parts(match.group(), known=known, words=words,
                                          model_word=model_word), "corrected"

@@ -155,3 +155,9 @@ def test_a_real_word_the_model_knows_is_not_corrected_into_a_site_word():
     assert reading.text == "two teams and a chart"
     assert read_query("two temrs", known=known, words=Words({"terms": 3}),
                       model_word=lambda word: word in model).text == "two terms"
+
+
+def test_a_slipped_stop_word_is_corrected_before_a_site_word_as_near():
+    reading = read_query("bfeore lifespna otherr", known=known, words=Words(
+        {**SITE.counts, "others": 40}))
+    assert reading.text == "before lifespan other"

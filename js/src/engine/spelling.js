@@ -75,6 +75,17 @@ export function completion(prefix, candidates) {
 /** Where a word's corrections start: its first letter, its second then first. */
 export const correctionPrefixes = (word) => [word[0], word[1] + word[0]];
 
+// What a stop word counts as held by: more chunks than any site word (spelling.py).
+const STOP_WORD_COUNT = 2 ** 30;
+
+/** The entries `word` may be corrected to: the site's, and the stop words (spelling.py). */
+async function correctionCandidates(word, words, stopwords) {
+  const prefixes = correctionPrefixes(word);
+  const stop = [...stopwords].filter((w) => prefixes.some((p) => w.startsWith(p)))
+    .map((w) => ({ key: w, count: STOP_WORD_COUNT, form: w }));
+  return [...(await words.starting(prefixes)), ...stop];
+}
+
 // A code name's separators, kept by split between its parts (spelling.py's PARTS).
 const PARTS = /([._:-]+)/;
 
@@ -91,7 +102,7 @@ async function correctedParts(token, { known, words, stopwords, modelWord }) {
   for (const [k, i] of slipped.entries()) {
     if (held[k]) continue;
     const word = pieces[i].toLowerCase();
-    const used = correction(word, await words.starting(correctionPrefixes(word)));
+    const used = correction(word, await correctionCandidates(word, words, stopwords));
     if (used !== null) {
       pieces[i] = used;
       changed = true;
@@ -128,7 +139,7 @@ export async function readQuery(query, { known, words, stopwords, typing = false
       kind = "completed";
     }
     if (used === null && word !== null && word.length >= MIN_CORRECTED && !(await modelWord(word))) {
-      used = correction(word, await words.starting(correctionPrefixes(word)));
+      used = correction(word, await correctionCandidates(word, words, stopwords));
       kind = "corrected";
     }
     if (used === null && name !== null) {
