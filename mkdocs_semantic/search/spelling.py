@@ -117,6 +117,8 @@ def correction_prefixes(word: str) -> list[str]:
 
 STOP_WORD_COUNT = 1 << 30
 """What a stop word counts as held by: more chunks than any site word."""
+STOP_ENTRIES = tuple(Entry(w, STOP_WORD_COUNT, w) for w in sorted(STOPWORDS))
+"""The stop words as correction candidates, made once."""
 
 
 def correction_candidates(word: str, words: WordSource) -> list[Entry]:
@@ -124,8 +126,7 @@ def correction_candidates(word: str, words: WordSource) -> list[Entry]:
     where its corrections start, and the stop words that do (`bfeore`: `before`), which
     count as held by the most chunks."""
     prefixes = correction_prefixes(word)
-    stop = [Entry(w, STOP_WORD_COUNT, w) for w in sorted(STOPWORDS)
-            if w.startswith(tuple(prefixes))]
+    stop = [entry for entry in STOP_ENTRIES if entry.key.startswith(tuple(prefixes))]
     return [*words.starting(prefixes), *stop]
 
 
@@ -136,15 +137,14 @@ def corrected_parts(token: str, *, known: Callable[[list[str]], list[bool]],
     letters or more, that the site does not use and the model's tokenizer does not hold
     whole, is corrected as a word is."""
     pieces = PARTS.split(token)  # parts at even places, separators between them
-    slipped = [i for i in range(0, len(pieces), 2)
+    slipped = [(i, word) for i in range(0, len(pieces), 2)
                if (word := vocabulary_word(pieces[i])) is not None
                and len(word) >= MIN_CORRECTED and not model_word(word)]
-    held = known([pieces[i] for i in slipped]) if slipped else []
+    held = known([pieces[i] for i, _ in slipped]) if slipped else []
     changed = False
-    for i, is_known in zip(slipped, held):
+    for (i, word), is_known in zip(slipped, held):
         if is_known:
             continue
-        word = pieces[i].lower()
         used = correction(word, correction_candidates(word, words))
         if used is not None:
             pieces[i], changed = used, True

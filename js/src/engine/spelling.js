@@ -92,16 +92,15 @@ const PARTS = /([._:-]+)/;
 /** A code name with its slipped parts corrected (rule 3), or null. */
 async function correctedParts(token, { known, words, stopwords, modelWord }) {
   const pieces = token.split(PARTS); // parts at even places, separators between them
-  const slipped = [];
+  const slipped = []; // [place, word]
   for (let i = 0; i < pieces.length; i += 2) {
     const word = vocabularyWord(pieces[i], stopwords);
-    if (word !== null && word.length >= MIN_CORRECTED && !(await modelWord(word))) slipped.push(i);
+    if (word !== null && word.length >= MIN_CORRECTED && !(await modelWord(word))) slipped.push([i, word]);
   }
-  const held = slipped.length ? await known(slipped.map((i) => pieces[i])) : [];
+  const held = slipped.length ? await known(slipped.map(([i]) => pieces[i])) : [];
   let changed = false;
-  for (const [k, i] of slipped.entries()) {
+  for (const [k, [i, word]] of slipped.entries()) {
     if (held[k]) continue;
-    const word = pieces[i].toLowerCase();
     const used = correction(word, await correctionCandidates(word, words, stopwords));
     if (used !== null) {
       pieces[i] = used;
