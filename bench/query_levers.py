@@ -154,7 +154,8 @@ def run_set(corpus: se.Corpus, embedder: OnnxEmbedder) -> dict:
 
 def render(results: dict) -> str:
     lines = ["# Query-time levers for the static encoder", "",
-             f"Reproduce: `python bench/query_levers.py`. Measured {results['run']}. What "
+             f"Reproduce: `python bench/query_levers.py --sets {','.join(results['sets'])}`. "
+             f"Measured {results['run']}. What "
              "each lever does is in the bench's docstring; MRR@10 by group through the "
              "product's `Searcher`. Feedback levers are measured with both encoders.", ""]
     for name, s in results["sets"].items():
