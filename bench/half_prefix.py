@@ -61,12 +61,12 @@ def open_terms(query: str) -> list[tuple[str | None, str]]:
 
 
 class PrefixIndex:
-    """The bundle's keyword index, its last word matching as a prefix while `typing`."""
+    """The bundle's keyword index, the query's last word matching as a prefix (the
+    bench searches through it only while the reader types)."""
 
     def __init__(self, index, discount: float) -> None:
         self.index = index
         self.discount = discount
-        self.typing = False
         if index.source is not None and index.source.shards is not None:
             # an index read by shard: read every shard, to list the terms
             index.source.need(index, list(index.source.shards.firsts), full=False)
@@ -85,35 +85,35 @@ class PrefixIndex:
         found.sort(key=lambda t: (-len(self.index.postings[t][0]), t))
         return found[:LIMIT]
 
-    def _both(self, query: str) -> tuple[np.ndarray, float]:
-        index = self.index
-        slots = open_terms(query) if self.typing else []
-        total = np.zeros(index.count)
-        possible = 0.0
-        for term in dict.fromkeys(analyze(query)):
-            if term in {t for t, _ in slots} or term not in index.postings:
-                continue
-            docs, quanta = index.heads.get(term, index.postings[term])
-            total[docs] += quanta
-            possible += float(index.postings[term][1].max())
-        for term, prefix in slots:
-            best = np.zeros(index.count)
-            top = 0.0
-            weighed = [(term, 1.0)] if term in index.postings else []
-            weighed += [(t, self.discount) for t in self.expansions(term, prefix)]
-            for t, weight in weighed:
-                docs, quanta = index.heads.get(t, index.postings[t])
-                np.maximum.at(best, docs, quanta * weight)
-                top = max(top, float(index.postings[t][1].max()) * weight)
-            total += best
-            possible += top
-        return total, possible
+    def slots(self, query: str) -> list[list[tuple[str, float]]]:
+        """Per scored slot of the query, its weighed terms: a chunk takes the best of a
+        slot's. A plain term is a slot of its own; an open term's slot adds its
+        expansions."""
+        postings = self.index.postings
+        opened = open_terms(query)
+        taken = {term for term, _ in opened}
+        out = [[(term, 1.0)] for term in dict.fromkeys(analyze(query))
+               if term not in taken and term in postings]
+        for term, prefix in opened:
+            slot = [(term, 1.0)] if term in postings else []
+            out.append(slot + [(t, self.discount) for t in self.expansions(term, prefix)])
+        return out
 
     def scores(self, query: str, *, full: bool = False) -> np.ndarray:
-        return self._both(query)[0]
+        index = self.index
+        total = np.zeros(index.count)
+        for slot in self.slots(query):
+            best = np.zeros(index.count)
+            for term, weight in slot:
+                docs, quanta = index.heads.get(term, index.postings[term])
+                np.maximum.at(best, docs, quanta * weight)
+            total += best
+        return total
 
     def possible(self, query: str) -> float:
-        return self._both(query)[1]
+        return sum(max((float(self.index.postings[term][1].max()) * weight
+                        for term, weight in slot), default=0.0)
+                   for slot in self.slots(query))
 
 
 def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
@@ -127,9 +127,7 @@ def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
         rows = {"shipped": {v: score(corpus, searcher, q, "hybrid", typing=True,
                                      as_typed=False)[0] for v, q in pairs.items()}}
         for discount in DISCOUNTS:
-            trial = PrefixIndex(shipped, discount)
-            trial.typing = True
-            corpus.bundle.lexical = trial
+            corpus.bundle.lexical = PrefixIndex(shipped, discount)
             try:
                 rows[f"prefix, expansions x {discount}"] = {
                     v: score(corpus, searcher, q, "hybrid", typing=True, as_typed=False)[0]

@@ -29,6 +29,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -41,15 +42,14 @@ from results_file import write_results  # noqa: E402
 
 from mkdocs_semantic.bundle.table import TokenTable  # noqa: E402
 from mkdocs_semantic.bundle.vectors.codes import query_codes  # noqa: E402
+from mkdocs_semantic.indexing.query_table.fit import SPECIAL_TOKENS  # noqa: E402
 from mkdocs_semantic.indexing.query_table.ridge import StaticTable  # noqa: E402
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
 from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
-from mkdocs_semantic.search.query_encoder import StaticQueryEncoder  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 FEEDBACK = 5
 MODES = ("vector", "hybrid")
-SPECIAL = {0, 100, 101, 102}  # [PAD], [UNK], [CLS], [SEP] of the model's tokenizer
 
 Lever = Callable[[Searcher, str, np.ndarray], np.ndarray]
 """(searcher, query, unit float query vector) -> the vector searched instead."""
@@ -77,7 +77,9 @@ def token_blend(embedder: OnnxEmbedder, weight: float) -> Lever:
     alone: dict[int, np.ndarray] = {}
 
     def lever(searcher: Searcher, query: str, vector: np.ndarray) -> np.ndarray:
-        ids = [i for i in searcher.static.token_ids(query) if i not in SPECIAL]
+        tokenizer = searcher.static.tokenizer
+        special = {tokenizer.token_to_id(token) for token in SPECIAL_TOKENS}
+        ids = [i for i in searcher.static.token_ids(query) if i not in special]
         missing = [i for i in dict.fromkeys(ids) if i not in alone]
         if missing:
             alone.update(zip(missing, map(unit, embedder.embed_token_ids(missing))))
@@ -105,12 +107,12 @@ def measure(corpus: se.Corpus, searcher: Searcher, embed: Callable[[str], np.nda
     per: dict[str, dict[str, list[float]]] = {mode: {} for mode in MODES}
     for query in corpus.queries:
         raw = embed(query.text)
+        vector = None if raw is None else unit(raw.astype(np.float64))
+        if vector is not None and lever is not None:
+            vector = lever(searcher, query.text, vector)
         for mode in MODES:
             pages: list[str] = []
-            if raw is not None:
-                vector = unit(raw.astype(np.float64))
-                if lever is not None:
-                    vector = lever(searcher, query.text, vector)
+            if vector is not None:
                 results = searcher.rank(query=query.text, vector=query_codes(vector), mode=mode,
                                         top_k=corpus.top_k, filters=None, min_score=None)
                 pages = list(dict.fromkeys(r.url for r in results))
@@ -142,12 +144,8 @@ def run_set(corpus: se.Corpus, embedder: OnnxEmbedder) -> dict:
         print(f"{corpus.name}: {label} done", file=sys.stderr, flush=True)
     rows["token-alone blend (weight 1)"] = {
         "static": measure(corpus, static, static_vector, token_blend(embedder, 1.0))}
-    rescaled = Searcher(corpus.bundle, None, encoder="static")
-    encoder = static.static
-    rescaled._static = StaticQueryEncoder(
-        tokenizer_path=corpus.bundle.static_tokenizer,
-        table=idf_rows(corpus, corpus.bundle.table, encoder.tokenizer),
-        max_tokens=encoder.max_tokens, prefix=encoder.prefix)
+    rescaled = Searcher(replace(corpus.bundle, table=idf_rows(
+        corpus, corpus.bundle.table, static.static.tokenizer)), encoder="static")
     rows["unit rows x IDF"] = {"static": measure(corpus, rescaled, rescaled.static.encode, None)}
     return {"queries": len(corpus.queries), "groups": corpus.groups, "levers": rows}
 
