@@ -515,7 +515,8 @@ def recipes() -> list[Recipe]:
     """Fixed before measuring, never tuned on one set: the recipe the plugin ships
     (1000 headings and 1000 sentences, lam 0.01), one-factor changes to it
     (lam 0.1; query-shaped spans of 3 to 10 words instead of sentences, 2000 or 4000),
-    spans beside sentences, and readers' questions (reader_questions) beside them. Which
+    spans beside sentences, readers' questions (reader_questions) beside them, and more
+    of the site's headings and sentences (2000 or 4000 of each). Which
     one the plugin ships shows as `same table as bundle`."""
     sentences = TableRecipe(texts=("chunks", "headings", "sentences"), lam=0.01,
                             weighting="idf", max_short=1000)
@@ -533,6 +534,10 @@ def recipes() -> list[Recipe]:
                replace(spans, texts=("chunks", "headings", "sentences", "spans"), lam=0.1)),
         Recipe("chunks+1000 headings+1000 sentences+readers' questions, lam 0.01",
                replace(sentences, texts=("chunks", "headings", "sentences", "questions"))),
+        Recipe("chunks+2000 headings+2000 sentences, lam 0.01",
+               replace(sentences, max_short=2000)),
+        Recipe("chunks+4000 headings+4000 sentences, lam 0.01",
+               replace(sentences, max_short=4000)),
     ]
 
 
