@@ -437,10 +437,22 @@ def reader_questions() -> list[str]:
 
 
 class RecipeFitter(TableFitter):
-    """The plugin's fitter, which may also train on the readers' questions."""
+    """The plugin's fitter, which may also train on the readers' questions, and may weigh
+    each kind of short text as `weighed_as` texts in all."""
+
+    def __init__(self, *args, weighed_as: int | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.weighed_as = weighed_as
 
     def texts_of(self, kind: str, chunks) -> list[str]:
         return reader_questions() if kind == "questions" else super().texts_of(kind, chunks)
+
+    def text_weights(self, chunks: int, short: dict[str, list[str]]) -> np.ndarray | None:
+        if self.weighed_as is None:
+            return None
+        return np.concatenate([np.ones(chunks), *(
+            np.full(len(texts), min(1.0, self.weighed_as / len(texts)) if texts else 1.0)
+            for texts in short.values())])
 
 
 class FitEmbeddings:
@@ -509,6 +521,8 @@ class FitEmbeddings:
 class Recipe:
     name: str
     table: TableRecipe
+    weighed_as: int | None = None
+    """Each kind of short text weighs, in all, as this many texts (None: each weighs 1)."""
 
 
 def recipes() -> list[Recipe]:
@@ -516,7 +530,9 @@ def recipes() -> list[Recipe]:
     (1000 headings and 1000 sentences, lam 0.01), one-factor changes to it
     (lam 0.1; query-shaped spans of 3 to 10 words instead of sentences, 2000 or 4000),
     spans beside sentences, readers' questions (reader_questions) beside them, and more
-    of the site's headings and sentences (2000 or 4000 of each). Which
+    of the site's headings and sentences (2000 or 4000 of each; or 4000 or 8000 weighed
+    in all as the shipped 1000, so as to learn from more of the site without shifting
+    the fit's balance between chunks and short texts). Which
     one the plugin ships shows as `same table as bundle`."""
     sentences = TableRecipe(texts=("chunks", "headings", "sentences"), lam=0.01,
                             weighting="idf", max_short=1000)
@@ -538,6 +554,10 @@ def recipes() -> list[Recipe]:
                replace(sentences, max_short=2000)),
         Recipe("chunks+4000 headings+4000 sentences, lam 0.01",
                replace(sentences, max_short=4000)),
+        Recipe("chunks+4000 headings+4000 sentences weighed as 1000 each, lam 0.01",
+               replace(sentences, max_short=4000), weighed_as=1000),
+        Recipe("chunks+8000 headings+8000 sentences weighed as 1000 each, lam 0.01",
+               replace(sentences, max_short=8000), weighed_as=1000),
     ]
 
 
@@ -550,7 +570,7 @@ def run_recipes(corpus: Corpus, embedder: OnnxEmbedder, tokenizer, picked: list[
         fitter = RecipeFitter(tokenizer=tokenizer,
                               embed_texts=embeddings.texts, embed_tokens=embeddings.tokens,
                               cache_path=None, document_prefix=embedder.spec.document_prefix,
-                              recipe=recipe.table)
+                              recipe=recipe.table, weighed_as=recipe.weighed_as)
         short = fitter.short_texts(corpus.chunks)
         embedded, embed_seconds = embeddings.embedded, embeddings.embed_seconds
         started = time.perf_counter()
@@ -565,6 +585,7 @@ def run_recipes(corpus: Corpus, embedder: OnnxEmbedder, tokenizer, picked: list[
             "recipe": recipe.name,
             "run": run,
             "table_recipe": asdict(recipe.table),
+            "weighed_as": recipe.weighed_as,
             "scores": evaluate(corpus, searcher, vectors),
             "queries_without_vector": sum(v is None for v in vectors),
             "short_texts": {kind: len(texts) for kind, texts in short.items()},

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import zlib
+
+import numpy as np
+
 from mkdocs_semantic.chunk import Chunk
 from mkdocs_semantic.indexing.query_table.fit import TableFitter, TableRecipe
 from mkdocs_semantic.indexing.query_table.texts import (
@@ -72,3 +76,39 @@ def test_a_recipe_with_spans_trains_on_them_and_not_on_sentences():
     assert set(short) == {"headings", "spans"}
     assert len(short["spans"]) == 7
     assert short["headings"] == ["Cookies > Declare"]
+
+
+class WeighedFitter(TableFitter):
+    """A fitter whose short texts each weigh `weight` in the solve."""
+
+    def __init__(self, *args, weight: float | None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.weight = weight
+
+    def text_weights(self, chunks, short):
+        if self.weight is None:
+            return None
+        count = sum(len(texts) for texts in short.values())
+        return np.concatenate([np.ones(chunks), np.full(count, self.weight)])
+
+
+def seeded_vectors(keys) -> np.ndarray:
+    """A fixed 8-dimensional vector per text or token id (what the fit is given to learn)."""
+    return np.stack([np.random.default_rng(zlib.crc32(str(key).encode())).normal(size=8)
+                     for key in keys]).astype(np.float32)
+
+
+def test_text_weights_reach_the_solve():
+    spec = default_model_spec()
+    tokenizer = load_tokenizer(spec.tokenizer_path, spec.max_tokens)
+    chunks = [chunk(TEXT, title="Cookies", path=("Declare",)),
+              chunk("Lifespan events run code on startup and on shutdown.", title="Lifespan")]
+
+    def table(weight: float | None):
+        fitter = WeighedFitter(tokenizer=tokenizer, embed_texts=seeded_vectors,
+                               embed_tokens=seeded_vectors, cache_path=None, weight=weight)
+        return fitter.fit(chunks, seeded_vectors([c.text for c in chunks]), fingerprint="t")
+
+    plain, ones, light = table(None), table(1.0), table(0.1)
+    assert np.array_equal(plain.rows, ones.rows)
+    assert not np.array_equal(plain.rows, light.rows)

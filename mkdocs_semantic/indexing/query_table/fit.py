@@ -88,6 +88,11 @@ class TableFitter:
         kinds = {"headings": headings_of, "sentences": sentences_of}
         return spread_sample(kinds[kind](chunks), self.recipe.max_short)
 
+    def text_weights(self, chunks: int, short: dict[str, list[str]]) -> np.ndarray | None:
+        """Each training text's weight in the fit, chunks first then the short texts in
+        `short`'s order; None: all weigh 1."""
+        return None
+
     def keeps_last(self, keep_last: bool) -> bool:
         """Whether `fit(..., keep_last=keep_last)` returns the last table unchecked."""
         return keep_last and self.last is not None
@@ -137,7 +142,8 @@ class TableFitter:
             log.info("query table: solving for %s tokens", f"{len(stats.token_ids):,}")
         with threadpool_limits(limits=SOLVE_BLAS_THREADS, user_api="blas"):
             fitted = fit_table(design, np.concatenate(targets), lam=self.recipe.lam,
-                               prior=prior, weights=weights)
+                               prior=prior, weights=weights,
+                               sample_weight=self.text_weights(len(chunks), short))
         table = _as_token_table(fitted.quantize())
         self._save(key, table)
         self.refitted = True
