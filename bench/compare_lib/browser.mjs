@@ -36,6 +36,14 @@ const RANK_DEPTH = 10;
 // ---------------------------------------------------------------- systems
 
 const since = (log, mark) => log.slice(mark).filter((e) => e.status === 200);
+/**
+ * What a query fetched: the files served since `mark` that were asked for before its
+ * answer was in hand (`answeredAt`, epoch ms, where the system reports it). The
+ * plugin's idle prefetch starts the moment an answer is out; it is no part of that
+ * answer's wait.
+ */
+const asked = (log, mark, answeredAt) => since(log, mark).filter((e) =>
+  answeredAt === undefined || e.start <= answeredAt - performance.timeOrigin);
 const missing = (log, mark) => [...new Set(log.slice(mark).filter((e) => e.status !== 200)
   .map((e) => e.path))];
 /** [path, file bytes, bytes sent, ms from `t0` to the request, to the response's end]. */
@@ -67,6 +75,56 @@ function inFlight(entries, t0, t1) {
     }
   }
   return { ms: from === null ? 0 : total + (to - from), rounds };
+}
+
+/** In a page or worker: keep every Resource Timing entry until read. */
+const KEEP_TIMINGS = () => performance.setResourceTimingBufferSize(1_000_000);
+
+/**
+ * The Resource Timing entries of the page and its workers since the last call (then
+ * cleared): `{path, start, end}` from the request's start to its response's end on the
+ * browser's clock, emulated latency and rate included, in this process's
+ * `performance.now()` time (both read the machine's clock).
+ */
+async function resourceSpans(page) {
+  const spans = [];
+  for (const target of [page, ...page.workers()]) {
+    const entries = await target.evaluate(() => {
+      const read = performance.getEntriesByType("resource").map((e) => [
+        e.name, performance.timeOrigin + e.startTime, performance.timeOrigin + e.responseEnd]);
+      performance.clearResourceTimings();
+      return read;
+    }).catch(() => []);
+    for (const [url, start, end] of entries) {
+      spans.push({ path: new URL(url).pathname, start: start - performance.timeOrigin,
+                   end: end - performance.timeOrigin });
+    }
+  }
+  return spans;
+}
+
+/**
+ * The rounds of `served` (the server's log of a phase that began at `t0`) on the
+ * browser's clock. The server cannot see a throttled request in flight: it serves each
+ * at once, so two requests of one step a few milliseconds apart look like two rounds
+ * there, where on the reader's network both are in flight together. A browser records
+ * a fetch's timing shortly after the fetch resolves, so this reads until every served
+ * path is there (at most about 2 s). Returns `{rounds, files}` (files: [path, ms to the
+ * request, ms to the response's end] from `t0`), or null when some never came (the
+ * caller then counts on the server's clock, and says so).
+ */
+async function browserRounds(page, log, served, t0) {
+  const wanted = new Set(served.map((e) => e.path));
+  for (let tries = 0; tries < 100; tries++) {
+    log.push(...await resourceSpans(page));
+    const spans = log.filter((e) => e.start >= t0 && wanted.has(e.path));
+    if (new Set(spans.map((e) => e.path)).size === wanted.size) {
+      return { rounds: inFlight(spans, t0, Infinity).rounds,
+               files: spans.map((e) => [e.path, round(e.start - t0), round(e.end - t0)]) };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return null;
 }
 
 /** Records Material's worker traffic: QUERY posts and RESULT arrivals, with times. */
@@ -147,13 +205,14 @@ const pagefind = {
       const searched = performance.now();
       const data = await Promise.all(found.results.slice(0, depth).map((r) => r.data()));
       return { ms: performance.now() - t, searchMs: searched - t,
+               answeredAt: performance.timeOrigin + performance.now(),
                hrefs: data.map((d) => new URL(d.url, location.href).href),
                count: found.results.length };
     }, [query, RANK_DEPTH]);
   },
   async cold(page, query, timeout, prefix) {
     await this.setup(page, prefix);
-    await this.query(page, query);
+    return this.query(page, query);
   },
 };
 
@@ -170,17 +229,18 @@ const semantic = {
       const t = performance.now();
       const hits = await window.__semantic.search(query, { topK });
       const ms = performance.now() - t;
+      const answeredAt = performance.timeOrigin + performance.now();
       const pages = [];
       for (const hit of hits) {
         const page = hit.page ?? hit.url.split("#")[0];
         if (!pages.includes(page)) pages.push(page);
       }
-      return { ms, hrefs: pages, count: hits.length };
+      return { ms, hrefs: pages, count: hits.length, answeredAt };
     }, [query, topK]);
   },
   async cold(page, query, timeout, prefix) {
     await this.setup(page, prefix);
-    await this.query(page, query, timeout);
+    return this.query(page, query, timeout);
   },
 };
 
@@ -202,24 +262,30 @@ async function measure(plan, run, tls) {
     const page = await browser.context.newPage();
     page.setDefaultTimeout(timeout);
     if (run.throttle) await throttle(browser.context, page, run.throttle);
+    const browserLog = []; // Resource Timing spans read so far (browserRounds)
+    page.on("worker", (worker) => worker.evaluate(KEEP_TIMINGS).catch(() => {}));
     page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
     page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
 
     let t0 = performance.now();
     await page.goto(server.url, { waitUntil: "networkidle", timeout });
+    await page.evaluate(KEEP_TIMINGS);
     const onLoad = since(server.log, 0);
     const load = { bytes: sum(onLoad), sent: sent(onLoad), requests: onLoad.length,
                    files: files(onLoad, t0) };
 
     let mark = server.log.length;
     t0 = performance.now();
-    await kind.cold(page, plan.firstQuery, timeout, plan.prefix);
+    const coldAnswer = await kind.cold(page, plan.firstQuery, timeout, plan.prefix);
     const t1 = performance.now();
-    const coldFetched = since(server.log, mark);
+    const coldFetched = asked(server.log, mark, coldAnswer?.answeredAt);
     const coldFlight = inFlight(coldFetched, t0, t1);
     const cold = { ms: t1 - t0, bytes: sum(coldFetched), sent: sent(coldFetched),
                    requests: coldFetched.length, files: files(coldFetched, t0),
-                   fetchMs: coldFlight.ms, rounds: coldFlight.rounds };
+                   fetchMs: coldFlight.ms, serverRounds: coldFlight.rounds };
+    const coldSeen = await browserRounds(page, browserLog, coldFetched, t0);
+    Object.assign(cold, { rounds: coldSeen?.rounds ?? coldFlight.rounds,
+                          browserFiles: coldSeen?.files ?? null });
 
     // Warm: every query once, after one untimed query that is in no list. Per query:
     // the files whose request came while it ran, and the ms any of them was in flight.
@@ -227,20 +293,23 @@ async function measure(plan, run, tls) {
     t0 = performance.now();
     await kind.query(page, plan.warmup ?? "path parameters", timeout);
     const warm = { ms: [], counts: [], shown: [], disagree: 0, queryFiles: [], querySent: [],
-                   queryFetchMs: [], queryRounds: [], queryWallMs: [] };
+                   queryFetchMs: [], queryRounds: [], queryServerRounds: [], queryWallMs: [] };
     const ranked = [];
     for (const query of plan.queries) {
       const before = server.log.length;
       const q0 = performance.now();
       const answer = await kind.query(page, query, timeout);
       const q1 = performance.now();
-      const fetched = since(server.log, before);
+      const fetched = asked(server.log, before, answer.answeredAt);
       warm.ms.push(answer.ms);
       warm.queryFiles.push(fetched.length);
       warm.querySent.push(sent(fetched));
       const flight = inFlight(fetched, q0, q1);
       warm.queryFetchMs.push(round(flight.ms));
-      warm.queryRounds.push(flight.rounds);
+      warm.queryServerRounds.push(flight.rounds);
+      const seen = await browserRounds(page, browserLog, fetched, q0);
+      if (seen === null) warm.roundsOnServerClock = (warm.roundsOnServerClock ?? 0) + 1;
+      warm.queryRounds.push(seen?.rounds ?? flight.rounds);
       warm.queryWallMs.push(round(q1 - q0));
       if (answer.searchMs !== undefined) (warm.searchMs ??= []).push(answer.searchMs);
       warm.counts.push(answer.count);

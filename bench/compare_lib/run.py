@@ -204,7 +204,9 @@ def warm_fetches(warm: dict) -> dict:
         "ms_fetching": spread(fetching), "ms_not_fetching": spread(still),
         "model": latency_model(ms, files),
         "per_query": {"ms": [round(m, 2) for m in ms], "files": files,
-                      "sent": warm["querySent"], "fetch_ms": fetch_ms, "rounds": rounds},
+                      "sent": warm["querySent"], "fetch_ms": fetch_ms, "rounds": rounds,
+                      "server_rounds": warm.get("queryServerRounds"),
+                      "rounds_on_server_clock": warm.get("roundsOnServerClock", 0)},
     }
 
 
@@ -226,6 +228,8 @@ def browser_figures(seen: dict) -> dict:
         "cold_ms": round(cold["ms"], 1),
         "cold_fetch_ms": round(cold["fetchMs"], 1),
         "cold_fetch_rounds": cold["rounds"],
+        "cold_server_rounds": cold.get("serverRounds"),
+        "cold_browser_files": cold.get("browserFiles"),
         "cold_bytes": cold["bytes"],
         "cold_sent_bytes": cold["sent"],
         "cold_requests": cold["requests"],
@@ -473,7 +477,7 @@ def one_scale(scale: int, args: argparse.Namespace, work: Path, cache_dir: Path,
     can_browse = have_semantic and client["present"] and (
         semantic_site / "semantic" / "semantic.js").is_file()
     # Pagefind and the plugin again on a reader's network: there a round trip costs 40 ms,
-    # so rounds count whole steps of the client, not CPU gaps between its requests.
+    # and rounds, counted on the browser's clock, are whole steps of the client.
     runs.append({"name": "pagefind-network", "kind": "pagefind", "root": str(nosearch),
                  "throttle": NETWORK})
     if can_browse:
