@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { makeFilter } from "../src/engine/engine.js";
 import {
-  blocksHolding, candidateIds, codesNorm, meanScore, probedPartitions, queryCodes, scoreAll, scorePartitions, signScores, signTables, topK,
-  unitLength,
+  blocksHolding, candidateIds, chunksOfRows, codesNorm, meanScore, probedPartitions, queryCodes, scoreAll,
+  scorePartitions, signScores, signTables, topK, unitLength,
 } from "../src/engine/scan.js";
 
 /** Sign bits of int8 rows, least significant bit first (partitions.sign_bits). */
@@ -109,4 +109,13 @@ test("candidates' exact scores, NaN elsewhere; the mean score from the column su
   assert.equal(fromBlock[1], 40 / 50);
   assert.throws(() => scorePartitions(set, [{ ...blocked, wanted: new Set([3]) }], codes), /block 0 were not read/);
   assert.equal(meanScore({ dtype: "i8", scale: 10, sum: Float64Array.from([10, 10]) }, 2, codes), 70 / (2 * 50));
+});
+
+test("a candidate row stands for every chunk that shares it, in chunk order after it", () => {
+  // partition 0: chunks 2, 5, 9, 12 in rows 0, 1, 0, 0 (9 and 12 copy 2); partition 1: one chunk a row
+  const shared = { ids: Uint32Array.from([2, 5, 9, 12]), rowOf: Uint32Array.from([0, 1, 0, 0]),
+                   firsts: Int32Array.from([2, 5]) };
+  const plain = { ids: Uint32Array.from([3, 4]), rowOf: null, firsts: Uint32Array.from([3, 4]) };
+  assert.deepEqual(chunksOfRows([shared, plain], [5, 2, 4]), [5, 2, 9, 12, 4]);
+  assert.deepEqual(chunksOfRows([plain], [4, 3]), [4, 3]);
 });

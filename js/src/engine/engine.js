@@ -24,6 +24,7 @@ import { VECTOR_CHUNKS, chunkOrder, fuse, keywordWeight, sizePriors } from "./ra
 import {
   blocksHolding,
   candidateIds,
+  chunksOfRows,
   meanScore,
   probedPartitions,
   queryCodes,
@@ -311,8 +312,8 @@ export class Engine {
    * `among`: a filtered query's partitions (those holding an eligible chunk), whose rows
    * are all scored exactly, so a filter misses no match. Once `signal` is aborted (the
    * reader typed on) no further partition file is asked for. `onCandidates(ids)`: the
-   * partitioned layout's candidates (first chunks, best sign score first), as soon as
-   * they are known, before their rows are read.
+   * partitioned layout's candidates (every chunk of each candidate row, best sign score
+   * first), as soon as they are known, before their rows are read.
    */
   async #vectorScores(query, { among = null, signal, onCandidates } = {}) {
     // The encoder's files first: the table shards wait for the tokenizer, while the
@@ -335,7 +336,7 @@ export class Engine {
       .map((p) => this.#partitionBits(set, p)));
     signal?.throwIfAborted();
     const candidates = candidateIds(probed, tables, set.candidates);
-    onCandidates?.(candidates);
+    if (onCandidates) onCandidates(chunksOfRows(probed, candidates));
     const wanted = new Set(candidates);
     const parts = await Promise.all(probed.map((part) => ({ part, read: blocksHolding(part, wanted) }))
       .filter(({ read }) => read.length).map(({ part, read }) => this.#withRows(part, read, wanted)));

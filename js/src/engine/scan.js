@@ -181,6 +181,26 @@ export function scorePartitions({ dim, scale, chunks }, partitions, codes) {
   return scores;
 }
 
+/**
+ * `candidates` (first chunks of rows, in order), each followed by the other chunks that
+ * share its row, in chunk order (`partitions`: `[{ids, rowOf, firsts}]`): a chunk stored
+ * once for several identical ones (copied pages) ranks on each of their pages.
+ */
+export function chunksOfRows(partitions, candidates) {
+  const wanted = new Set(candidates);
+  const sharing = new Map(); // first chunk -> every chunk of its row
+  for (const { ids, rowOf, firsts } of partitions) {
+    if (!rowOf) continue; // every row holds one chunk
+    for (let i = 0; i < ids.length; i++) {
+      const first = firsts[rowOf[i]];
+      if (!wanted.has(first)) continue;
+      if (!sharing.has(first)) sharing.set(first, []);
+      sharing.get(first).push(ids[i]);
+    }
+  }
+  return candidates.flatMap((first) => sharing.get(first) ?? [first]);
+}
+
 /** The blocks of a partition (`{blocks, firsts}`) holding a row whose first chunk is in `wanted`. */
 export function blocksHolding({ blocks, firsts }, wanted) {
   return blocks.filter(({ start, rows }) => {
