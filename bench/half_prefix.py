@@ -19,10 +19,8 @@ Writes bench/results/half_prefix.{json,md}.
 
 from __future__ import annotations
 
-import argparse
 import bisect
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -32,11 +30,9 @@ sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
 from readers_typing import ENCODERS, HALF_TARGET, copies, score  # noqa: E402
-from results_file import write_results  # noqa: E402
 
 from mkdocs_semantic.bundle.lexical import STOPWORDS, TOKEN, analyze, split_parts, stem  # noqa: E402
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
-from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 LIMIT = 16
@@ -155,19 +151,8 @@ def render(results: dict) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", default="fastapi,mkdocs,manpages,npm,postgres,python")
-    parser.add_argument("--out", type=Path, default=HERE / "results")
-    args = parser.parse_args()
-    sets = se.site_sets(parser, args.sets)
-    spec = default_model_spec()
-    embedder = OnnxEmbedder(spec)
-    loaders = se.set_loaders(spec, embedder, se.SHARED / "bench" / "scifact")
-    results = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
-    for name in sets:
-        results["sets"][name] = run_set(loaders[name](), name, embedder)
-    write_results(args.out, "half_prefix", results, render(results))
-    return 0
+    return se.run_trial(__doc__, "half_prefix", "fastapi,mkdocs,manpages,npm,postgres,python",
+                        run_set, render)
 
 
 if __name__ == "__main__":

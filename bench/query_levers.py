@@ -23,10 +23,8 @@ Writes bench/results/query_levers.{json,md}.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
-import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
@@ -38,14 +36,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
-from results_file import write_results  # noqa: E402
 
 from mkdocs_semantic.bundle.table import TokenTable  # noqa: E402
 from mkdocs_semantic.bundle.vectors.codes import query_codes  # noqa: E402
 from mkdocs_semantic.indexing.query_table.fit import SPECIAL_TOKENS  # noqa: E402
 from mkdocs_semantic.indexing.query_table.ridge import StaticTable  # noqa: E402
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
-from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 FEEDBACK = 5
@@ -123,7 +119,7 @@ def measure(corpus: se.Corpus, searcher: Searcher, embed: Callable[[str], np.nda
             for mode, groups in per.items()}
 
 
-def run_set(corpus: se.Corpus, embedder: OnnxEmbedder) -> dict:
+def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
     vectors = corpus.vectors / np.linalg.norm(corpus.vectors, axis=1, keepdims=True)
     static = Searcher(corpus.bundle, None, encoder="static")
     model = Searcher(corpus.bundle, embedder, encoder="transformer")
@@ -170,19 +166,8 @@ def render(results: dict) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", default="fastapi,npm,manshort,mkdocs,postgres,python")
-    parser.add_argument("--out", type=Path, default=HERE / "results")
-    args = parser.parse_args()
-    sets = se.site_sets(parser, args.sets)
-    spec = default_model_spec()
-    embedder = OnnxEmbedder(spec)
-    loaders = se.set_loaders(spec, embedder, se.SHARED / "bench" / "scifact")
-    results = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
-    for name in sets:
-        results["sets"][name] = run_set(loaders[name](), embedder)
-    write_results(args.out, "query_levers", results, render(results))
-    return 0
+    return se.run_trial(__doc__, "query_levers", "fastapi,npm,manshort,mkdocs,postgres,python",
+                        run_set, render)
 
 
 if __name__ == "__main__":

@@ -22,9 +22,7 @@ Writes bench/results/recipe_selection.{json,md}.
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,7 +32,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
-from results_file import write_results  # noqa: E402
 
 from mkdocs_semantic.bundle.format import STATIC_MAX_TOKENS  # noqa: E402
 from mkdocs_semantic.indexing.query_table.fidelity import measure  # noqa: E402
@@ -45,7 +42,6 @@ from mkdocs_semantic.indexing.query_table.texts import (  # noqa: E402
     spread_sample,
 )
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
-from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 HELD = 400
@@ -92,7 +88,8 @@ class HoldingOutFitter(se.RecipeFitter):
         return [kept[i] for i in sorted(at)]
 
 
-def run_set(corpus: se.Corpus, embedder: OnnxEmbedder, tokenizer) -> dict:
+def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
+    tokenizer = se.load_tokenizer(embedder.spec.tokenizer_path, embedder.spec.max_tokens)
     pool = [s for s in sentences_of(corpus.chunks) if len(s.split()) > 4]
     rng = np.random.default_rng(SEED)
     held = set(rng.choice(pool, size=min(HELD, len(pool) // 5), replace=False).tolist())
@@ -163,20 +160,8 @@ def render(results: dict) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", default="fastapi,npm,manshort,mkdocs,postgres,python")
-    parser.add_argument("--out", type=Path, default=HERE / "results")
-    args = parser.parse_args()
-    sets = se.site_sets(parser, args.sets)
-    spec = default_model_spec()
-    embedder = OnnxEmbedder(spec)
-    tokenizer = se.load_tokenizer(spec.tokenizer_path, spec.max_tokens)
-    loaders = se.set_loaders(spec, embedder, se.SHARED / "bench" / "scifact")
-    results = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
-    for name in sets:
-        results["sets"][name] = run_set(loaders[name](), embedder, tokenizer)
-    write_results(args.out, "recipe_selection", results, render(results))
-    return 0
+    return se.run_trial(__doc__, "recipe_selection", "fastapi,npm,manshort,mkdocs,postgres,python",
+                        run_set, render)
 
 
 if __name__ == "__main__":

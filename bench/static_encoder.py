@@ -43,6 +43,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -220,6 +221,30 @@ def set_loaders(spec, embedder: OnnxEmbedder, scifact: Path) -> dict:
         "scifact": lambda: scifact_corpus(scifact, spec, embedder),
         **{name: (lambda name=name: generated_corpus(name, spec)) for name in GENERATED},
     }
+
+
+def run_trial(doc: str, results_name: str, default_sets: str,
+              run_set: Callable[[Corpus, str, OnnxEmbedder], dict],
+              render: Callable[[dict], str]) -> int:
+    """The whole of a per-set trial bench: `--sets` (site sets, `default_sets` unless
+    given) and `--out`; each set loaded, built where missing, and measured by
+    `run_set(corpus, set name, embedder)`; the figures, stamped with the run's time,
+    written as <out>/<results_name>.{json,md}, the markdown by `render`."""
+    from results_file import write_results  # bench/results_file.py
+
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--sets", default=default_sets)
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    args = parser.parse_args()
+    sets = site_sets(parser, args.sets)
+    spec = default_model_spec()
+    embedder = OnnxEmbedder(spec)
+    loaders = set_loaders(spec, embedder, SHARED / "bench" / "scifact")
+    results = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
+    for name in sets:
+        results["sets"][name] = run_set(loaders[name](), name, embedder)
+    write_results(args.out, results_name, results, render(results))
+    return 0
 
 
 def scifact_corpus(data: Path, spec, embedder: OnnxEmbedder) -> Corpus:
