@@ -83,7 +83,7 @@ def render(f: dict) -> str:
     b, lay, cost, slow = f["browser"], f["layouts"], f["fetch_cost"], f["throttled"]
     v = lay["vector"]
     wf = b["warm_fetches"]
-    slow_rounds = f["throttled"]["warm_fetches"]["per_query"]["rounds"]
+    slow_warm = slow["warm_fetches"]["per_query"]
     model = wf.get("model") or {}
     probe = v.get("probe") or {}
     auto, exact = lay["auto"], lay["exact"]
@@ -119,11 +119,12 @@ layout's bundle is built beside it for the comparison.
 On a reader's network ({f['throttle']['mbps']} Mbit/s, {f['throttle']['latencyMs']} ms a request,
 CDP emulation in a fresh profile): first semantic result {slow['cold_ms']:.0f} ms
 ({slow['cold_fetch_rounds']} rounds on the browser's clock, {slow['cold_sent_bytes'] / 1000:,.0f} kB
-sent; modeled {slow['cold_fetch_rounds']} x 40 ms plus the bytes at 20 Mbit/s:
+sent; modeled as issue 28 models it, {report.ROUND_TRIP_MS} ms a round plus the bytes at
+{report.BYTES_PER_MS * 8 / 1000:.0f} Mbit/s:
 {report.modeled_ms(slow['cold_fetch_rounds'], slow['cold_sent_bytes']):,.0f} ms); warm p50
 {slow['warm_p50_ms']:.0f} ms, p95 {slow['warm_p95_ms']:.0f} ms, rounds p50 / max
-{run.percentile(slow_rounds, 50):.0f} / {max(slow_rounds)}, sent p50
-{run.percentile(slow['warm_fetches']['per_query']['sent'], 50) / 1000:,.1f} kB; the same
+{run.percentile(slow_warm['rounds'], 50):.0f} / {max(slow_warm['rounds'])}, sent p50
+{run.percentile(slow_warm['sent'], 50) / 1000:,.1f} kB; the same
 queries again p50 {slow.get('repeat_p50_ms', 0):.1f} ms, p95
 {slow.get('repeat_p95_ms', 0):.1f} ms.
 
