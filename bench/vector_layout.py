@@ -47,7 +47,12 @@ from mkdocs_semantic.bundle.format import VECTOR_PART_BYTES, partition_index_byt
 from mkdocs_semantic.bundle.quantize import Quantized, quantize
 from mkdocs_semantic.bundle.reader import read_bundle
 from mkdocs_semantic.bundle.vectors import partitions
-from mkdocs_semantic.bundle.vectors.store import VectorSet, bin_bytes, in_memory_partition
+from mkdocs_semantic.bundle.vectors.store import (
+    VectorSet,
+    bin_bytes,
+    in_memory_partition,
+    number_bytes,
+)
 from mkdocs_semantic.indexing.cache import cache_key
 from mkdocs_semantic.search.ranking import chunk_order
 from mkdocs_semantic.search.searcher import Searcher
@@ -187,6 +192,7 @@ def measure_layout(built: partitions.Partitions, stored: Quantized,
     dim = stored.vectors.shape[1]
     k = len(built.members)
     index_bytes = partition_index_bytes(k, dim)
+    id_bytes = number_bytes(len(stored.vectors))  # as if each chunk were a page of its own
     recall, sent, files, probed_rows, ms = [], [], [], [], []
     for q, want in zip(codes, exact_top):
         started = time.perf_counter()
@@ -197,7 +203,7 @@ def measure_layout(built: partitions.Partitions, stored: Quantized,
         blocks = [vs.partition(number).blocks[block]
                   for number, block in vs.candidate_blocks(vs.candidate_rows(q))]
         sent.append(index_bytes + sum(bin_bytes(int(vs.sizes[p]), len(vs.partition(p).bits),
-                                                len(vs.partition(p).blocks), dim)
+                                                len(vs.partition(p).blocks), dim, id_bytes)
                                       for p in probed)
                     + sum(count * dim for _, count in blocks))
         files.append(1 + len(probed) + len(blocks))

@@ -166,7 +166,7 @@ def tree_bytes(path: Path) -> int:
 
 
 def semantic_parts(site: Path) -> dict:
-    """The plugin's files in a site, from its bundle's catalog (format 5).
+    """The plugin's files in a site, from its bundle's catalog (format 6).
 
     `folders`: bytes of the payload files the catalog lists, by folder (fragments, text,
     vectors, lexical, table, model), each file once: payloads are named by their

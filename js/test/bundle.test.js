@@ -1,4 +1,4 @@
-// Reading format 5: refusals (other formats, tampered payloads, names that leave the
+// Reading format 6: refusals (other formats, tampered payloads, names that leave the
 // bundle folder) and what each kind of query downloads.
 
 import assert from "node:assert/strict";
@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { halfToFloat, parsePageTable, parsePartitionBits, parseTableShard, parseVectorPart } from "../src/bundle/binary.js";
-import { checkManifest, compareKeys, payloadUrl, shardOf } from "../src/bundle/bundle.js";
+import { FORMAT_VERSION, checkManifest, compareKeys, payloadUrl, shardOf } from "../src/bundle/bundle.js";
 import { BundleError } from "../src/bundle/error.js";
 import { Engine } from "../src/engine/engine.js";
 import { serve } from "./serve.js";
@@ -45,16 +45,16 @@ async function servedCopy(edit = () => {}, source = BUNDLE) {
   return { server, dir, catalog, engine: new Engine({ manifestUrl: `${server.url}manifest.json` }) };
 }
 
-test("a format-1, -2, -3 or -4 manifest is refused, naming both versions", async () => {
-  for (const version of [1, 2, 3, 4]) {
+test("a format-1 to -5 manifest is refused, naming both versions", async () => {
+  for (const version of [1, 2, 3, 4, 5]) {
     const old = JSON.parse(readFileSync(join(FROZEN(version), "manifest.json"), "utf8"));
     assert.throws(() => checkManifest(old, "manifest.json"), (error) => error instanceof BundleError &&
-      new RegExp(`format ${version}, but this search client reads format 5`).test(error.message));
+      new RegExp(`format ${version}, but this search client reads format ${FORMAT_VERSION}`).test(error.message));
     const { engine } = await servedCopy((dir, manifest) => {
       for (const key of Object.keys(manifest)) delete manifest[key];
       Object.assign(manifest, old);
     });
-    await assert.rejects(engine.search("cache"), new RegExp(`format ${version}.*reads format 5`));
+    await assert.rejects(engine.search("cache"), new RegExp(`format ${version}.*reads format ${FORMAT_VERSION}`));
   }
 });
 
@@ -291,6 +291,8 @@ test("a partitioned catalog with a bad field is refused by name", async () => {
     [(v) => { v.probe_rows = 0; }, /vectors\[0\]\.probe_rows is 0, not a whole number from 1/],
     [(v) => { delete v.probe_rows; }, /vectors\[0\]\.probe_rows is missing/],
     [(v) => { v.candidates = 5000; }, /vectors\[0\]\.candidates is 5000/],
+    [(v) => { v.id_bytes = 3; }, /vectors\[0\]\.id_bytes must be 1, 2 or 4/],
+    [(v) => { delete v.id_bytes; }, /vectors\[0\]\.id_bytes is missing/],
     [(v) => { v.partitions = 0; }, /vectors\[0\]\.partitions is 0, not a whole number from 1/],
     [(v) => { v.index[1] += 1; }, /vectors\[0\]\.index must be \[name, \d+\] for \d+ partitions of 384 dims/],
     [(v) => { v.index[0] = "../x.0123456789abcdef.bin"; }, /vectors\[0\]\.index lists .* not a payload name/],
@@ -309,11 +311,14 @@ test("a partitioned catalog with a bad field is refused by name", async () => {
 test("a partition names chunks by page and position, rising, each on its page; copies share rows; rows in blocks", () => {
   // pages of 3, 4 and 3 chunks: chunk ids 0-2, 3-6, 7-9
   const starts = Int32Array.from([0, 3, 7, 10]);
-  const partition = (pairs, rowOf = null, rows = pairs.length, blocks = [rows]) => {
-    const map = rowOf ? 4 * pairs.length : 0;
+  // page numbers and positions in `idBytes` each, row numbers in 1 byte (rows <= 256)
+  const partition = (pairs, rowOf = null, rows = pairs.length, blocks = [rows], idBytes = 1) => {
+    const map = rowOf ? pairs.length : 0;
     const head = 12 + blocks.length * 12;
-    const buffer = new ArrayBuffer(head + pairs.length * 8 + map + rows);
+    const buffer = new ArrayBuffer(head + pairs.length * 2 * idBytes + map + rows);
     const view = new DataView(buffer);
+    const put = (at, value) => (idBytes === 1 ? view.setUint8(at, value)
+      : idBytes === 2 ? view.setUint16(at, value, true) : view.setUint32(at, value, true));
     view.setUint32(0, pairs.length, true);
     view.setUint32(4, rows, true);
     view.setUint32(8, blocks.length, true);
@@ -322,15 +327,20 @@ test("a partition names chunks by page and position, rising, each on its page; c
       new Uint8Array(buffer, 12 + 4 * blocks.length + 8 * j, 8).set([0xab, 0xcd, 0, 1, 2, 3, 4, j]);
     });
     pairs.forEach(([page, local], i) => {
-      view.setUint32(head + 4 * i, page, true);
-      view.setUint32(head + 4 * (pairs.length + i), local, true);
-      if (rowOf) view.setUint32(head + 8 * pairs.length + 4 * i, rowOf[i], true);
+      put(head + idBytes * i, page);
+      put(head + idBytes * (pairs.length + i), local);
+      if (rowOf) view.setUint8(head + 2 * idBytes * pairs.length + i, rowOf[i]);
     });
     return buffer;
   };
-  const options = { dim: 2, chunks: 2, rows: 2, blocks: 1, starts, name: "vectors/bin.0123456789abcdef.bin" };
+  const options = { dim: 2, chunks: 2, rows: 2, blocks: 1, idBytes: 1, starts, name: "vectors/bin.0123456789abcdef.bin" };
   const parsed = parsePartitionBits(partition([[1, 0], [2, 0]]), options);
   assert.deepEqual(Array.from(parsed.ids), [3, 7]);
+  for (const idBytes of [2, 4]) {
+    const wide = parsePartitionBits(partition([[1, 0], [2, 0]], null, 2, [2], idBytes), { ...options, idBytes });
+    assert.deepEqual(Array.from(wide.ids), [3, 7]);
+    assert.throws(() => parsePartitionBits(partition([[1, 0], [2, 0]], null, 2, [2], idBytes), options), /not a partition/);
+  }
   assert.equal(parsed.rowOf, null);
   assert.deepEqual(Array.from(parsed.firsts), [3, 7]);
   assert.deepEqual(parsed.blocks, [{ name: "vectors/row.abcd000102030400.i8", bytes: 4, start: 0, rows: 2 }]);

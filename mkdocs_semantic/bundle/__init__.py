@@ -1,4 +1,4 @@
-"""The search bundle (format 5): its format (`format`), writer (`writer`) and reader
+"""The search bundle (format 6): its format (`format`), writer (`writer`) and reader
 (`reader`), side by side, and the payloads they share.
 
 Layout of `<site>/<bundle_dir>/`:
@@ -20,7 +20,7 @@ Layout of `<site>/<bundle_dir>/`:
     for unfiltered queries) and a shard list of terms (first term);
   - `vectors`: vector sets, each `{model, dtype, scale, dim, metric, sum, layout, ...}`
     (bundle/vectors/store.py): `exact` with `parts` (first page), or `partitioned` with
-    `partitions`, `probe_rows`, `candidates`, `index` and `centroids`;
+    `partitions`, `probe_rows`, `candidates`, `id_bytes`, `index` and `centroids`;
   - `encoders`: `static` (`vectors`: the set it queries, `tokenizer`, `max_tokens`,
     `dtype`, `scale`, `dim`, a shard list of token ids) and, when the site ships its
     model, `transformer` (`vectors`, `model`, `tokenizer`).

@@ -1,4 +1,4 @@
-"""Bundle format 5: its constants, and the checks every Python reader runs on the JSON
+"""Bundle format 6: its constants, and the checks every Python reader runs on the JSON
 it did not write (the manifest and the catalog), so that nothing downstream meets a
 wrong type, a path out of the bundle or an absurd number. The layout is in bundle/__init__.py.
 """
@@ -156,13 +156,16 @@ def partition_index_bytes(partitions: int, dim: int) -> int:
 def _check_partitioned(check: Checker, vectors: dict, where: str, *, dim: int,
                        chunks: int) -> None:
     """A partitioned vector set (bundle/vectors/store.py): int8, `partitions` (how many, at least
-    one when there are chunks), `probe_rows` and `candidates` (at least one each), and the
-    `index` and `centroids` payloads, their sizes those of that many partitions."""
+    one when there are chunks), `probe_rows` and `candidates` (at least one each),
+    `id_bytes` (1, 2 or 4: the bytes of a page number or position in a bits file), and
+    the `index` and `centroids` payloads, their sizes those of that many partitions."""
     if vectors["dtype"] != "i8":
         check.fail(f"{where}.dtype must be i8 in the partitioned layout")
     count = check.int(vectors, "partitions", where, 1 if chunks else 0, max(chunks, 0))
     check.int(vectors, "probe_rows", where, 1)
     check.int(vectors, "candidates", where, 1, MAX_TOP_K)
+    if check.int(vectors, "id_bytes", where, 1, 4) == 3:
+        check.fail(f"{where}.id_bytes must be 1, 2 or 4")
     for key, size in (("index", partition_index_bytes(count, dim)), ("centroids", count * dim)):
         entry = check.list(vectors, key, where)
         if not (len(entry) == 2 and isinstance(entry[1], int) and not isinstance(entry[1], bool)

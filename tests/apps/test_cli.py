@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from mkdocs_semantic.apps.cli import cli, format_results
 from mkdocs_semantic.bundle.reader import read_bundle
+from mkdocs_semantic.constants import FORMAT_VERSION
 
 from ..conftest import SITE_TOP_K, Project
 
@@ -303,7 +304,7 @@ def test_unknown_manifest_format_names_both_versions(bundle_copy):
     (bundle_copy / "manifest.json").write_text(json.dumps(manifest))
     result = CliRunner().invoke(cli, ["stats", str(bundle_copy)])
     assert result.exit_code == 1
-    assert "format 99" in result.stderr and "reads format 5" in result.stderr
+    assert "format 99" in result.stderr and f"reads format {FORMAT_VERSION}" in result.stderr
 
 
 def test_missing_source_and_unreachable_url(tmp_path):

@@ -22,6 +22,7 @@ from click.testing import CliRunner
 
 from mkdocs_semantic.apps.limits import RateLimitFilter
 from mkdocs_semantic.apps.service import Query, QueryService
+from mkdocs_semantic.constants import FORMAT_VERSION
 from mkdocs_semantic.search.searcher import Searcher
 
 from ..conftest import SITE_TOP_K
@@ -76,7 +77,7 @@ def service(site) -> Iterator[str]:
 def test_health_describes_the_bundle(service):
     status, _, body = get(service + "/health")
     assert status == 200
-    assert body["status"] == "ok" and body["pages"] == 4 and body["format"] == 5
+    assert body["status"] == "ok" and body["pages"] == 4 and body["format"] == FORMAT_VERSION
     assert body["query_encoder"] == "static"
     assert "vector" in body["modes"] and "section" in body["filters"]
 

@@ -15,7 +15,11 @@ from mkdocs_semantic.bundle.quantize import quantize
 from mkdocs_semantic.bundle.reader import read_bundle
 from mkdocs_semantic.bundle.vectors import partitions
 from mkdocs_semantic.bundle.vectors.codes import query_codes
-from mkdocs_semantic.bundle.vectors.store import parse_partition, partition_bytes
+from mkdocs_semantic.bundle.vectors.store import (
+    chunk_id_bytes,
+    parse_partition,
+    partition_bytes,
+)
 from mkdocs_semantic.bundle.writer import write_bundle
 from mkdocs_semantic.model.spec import default_model_spec
 from mkdocs_semantic.search.searcher import Searcher
@@ -173,8 +177,9 @@ def test_a_bits_file_whose_blocks_do_not_add_up_is_refused(tmp_path, small_parti
     data[12:16] = (int.from_bytes(data[12:16], "little") + 1).to_bytes(4, "little")
     with pytest.raises(BundleError, match=rf"in {len(part.blocks)} blocks"):
         parse_partition(bytes(data), chunks=len(part.ids), rows=len(part.bits),
-                        blocks=len(part.blocks), dim=384, starts=bundle.pages.starts,
-                        source="bin")
+                        blocks=len(part.blocks), dim=384,
+                        id_bytes=chunk_id_bytes(bundle.pages.starts),
+                        starts=bundle.pages.starts, source="bin")
 
 
 def test_a_filtered_query_misses_no_match_in_partitions_it_would_not_probe(
@@ -255,6 +260,9 @@ def test_an_empty_site_in_the_partitioned_layout(tmp_path):
     ("vectors.0.centroids.1", 7, r"vectors\[0\]\.centroids must be \[name, \d+\]"),
     ("vectors.0.centroids", DELETE, r"vectors\[0\]\.centroids is missing"),
     ("vectors.0.metric", "l2", r"vectors\[0\]\.metric is not ip"),
+    ("vectors.0.id_bytes", 3, r"vectors\[0\]\.id_bytes must be 1, 2 or 4"),
+    ("vectors.0.id_bytes", DELETE, r"vectors\[0\]\.id_bytes is missing"),
+    ("vectors.0.id_bytes", 4, r"id_bytes is 4 where this site's pages need 1"),
 ])
 def test_bad_partitioned_fields_are_refused_by_name(tmp_path, small_partitions, field, value,
                                                     message):
@@ -503,5 +511,6 @@ def test_a_row_map_that_breaks_the_row_order_is_refused(tmp_path, small_partitio
                         bundle.pages.starts, row_of=row_of)
     with pytest.raises(BundleError, match="sharing"):
         parse_partition(data, chunks=len(part.ids), rows=len(part.bits),
-                        blocks=len(part.blocks), dim=384, starts=bundle.pages.starts,
-                        source="bin")
+                        blocks=len(part.blocks), dim=384,
+                        id_bytes=chunk_id_bytes(bundle.pages.starts),
+                        starts=bundle.pages.starts, source="bin")

@@ -211,15 +211,15 @@ def test_unknown_format_names_both_versions(tmp_path):
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     manifest["format"] = 99
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(BundleError, match=r"format 99.*reads format 5"):
+    with pytest.raises(BundleError, match=r"format 99.*reads format 6"):
         read_bundle(tmp_path)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5])
 def test_an_older_format_is_refused_with_what_to_do(tmp_path, version):
     shutil.copytree(FIXTURES / f"v{version}", tmp_path / "old")
-    with pytest.raises(BundleError,
-                       match=rf"format {version}; .* reads format 5: rebuild the site"):
+    wanted = rf"format {version}; .* reads format {FORMAT_VERSION}: rebuild the site"
+    with pytest.raises(BundleError, match=wanted):
         read_bundle(tmp_path / "old")
 
 

@@ -11,6 +11,7 @@ import pytest
 from mkdocs.exceptions import MkDocsException
 
 from mkdocs_semantic.bundle.reader import read_bundle
+from mkdocs_semantic.constants import FORMAT_VERSION
 from mkdocs_semantic.indexing.indexer import human_bytes
 from mkdocs_semantic.search.searcher import Searcher
 
@@ -76,7 +77,7 @@ def site(project):
 def test_build_writes_a_bundle_that_answers_paraphrases(site):
     plugin = site.build()
     manifest = json.loads((site.bundle / "manifest.json").read_text())
-    assert manifest["format"] == 5 and manifest["query_encoder"] == "static"
+    assert manifest["format"] == FORMAT_VERSION and manifest["query_encoder"] == "static"
     assert manifest["counts"]["pages"] == 3
     bundle = read_bundle(site.site)
     assert bundle.catalog["model"]["dim"] == 384

@@ -67,10 +67,18 @@ export function partitionIndexBytes(partitions, dim) {
 /** Whether a bits file lists each chunk's row: when chunks share rows, or when blocks
  * reorder the rows (else chunk i has row i). */
 const hasRowMap = (chunks, rows, blocks) => rows < chunks || blocks > 1;
-/** A bits file's size: `chunks` chunks sharing `rows` distinct rows in `blocks` rows files. */
-function bitsFileBytes(chunks, rows, blocks, dim) {
-  const mapping = hasRowMap(chunks, rows, blocks) ? 4 * chunks : 0;
-  return 12 + blocks * (4 + HASH_BYTES) + 8 * chunks + mapping + rows * Math.ceil(dim / 8);
+/** The bytes a bits file gives each number below `limit`: 1, 2 or 4. */
+const numberBytes = (limit) => (limit <= 1 << 8 ? 1 : limit <= 1 << 16 ? 2 : 4);
+/** Unsigned little-endian number of `width` bytes at `at`. */
+function readNumber(view, at, width) {
+  if (width === 1) return view.getUint8(at);
+  return width === 2 ? view.getUint16(at, true) : view.getUint32(at, true);
+}
+/** A bits file's size: `chunks` chunks sharing `rows` distinct rows in `blocks` rows
+ * files, each page number and position in `idBytes`. */
+function bitsFileBytes(chunks, rows, blocks, dim, idBytes) {
+  const mapping = hasRowMap(chunks, rows, blocks) ? numberBytes(rows) * chunks : 0;
+  return 12 + blocks * (4 + HASH_BYTES) + 2 * idBytes * chunks + mapping + rows * Math.ceil(dim / 8);
 }
 /** Lowercase hex of `bytes`. */
 export const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
@@ -81,7 +89,7 @@ export const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2
  * file name), k x ceil(dim / 8) bytes of centroid sign bits. Returns `{sizes, distinct,
  * blocks, bitsFiles: [{name, bytes}], centroidBits}` (sizes: chunks per partition).
  */
-export function parsePartitionIndex(buffer, { partitions, dim, name }) {
+export function parsePartitionIndex(buffer, { partitions, dim, idBytes, name }) {
   const width = Math.ceil(dim / 8);
   const view = new DataView(buffer);
   if (buffer.byteLength !== partitionIndexBytes(partitions, dim) || view.getUint32(0, true) !== partitions ||
@@ -102,7 +110,7 @@ export function parsePartitionIndex(buffer, { partitions, dim, name }) {
     }
     bitsFiles.push({
       name: `vectors/bin.${hex(hashes.subarray(p * HASH_BYTES, (p + 1) * HASH_BYTES))}.bin`,
-      bytes: bitsFileBytes(sizes[p], distinct[p], blocks[p], dim),
+      bytes: bitsFileBytes(sizes[p], distinct[p], blocks[p], dim, idBytes),
     });
   }
   const centroidBits = new Uint8Array(buffer, 8 + partitions * (12 + HASH_BYTES), partitions * width);
@@ -111,21 +119,22 @@ export function parsePartitionIndex(buffer, { partitions, dim, name }) {
 
 /**
  * A partition's bits file: u32 n (chunks), u32 d (distinct rows), u32 b (blocks), b x u32
- * rows in each block, b x 8 bytes (the hash in each block's rows file name), n u32 page
- * numbers, n u32 positions on the page (the chunks ascending), when d < n or b > 1 n u32
- * row numbers (block 0's rows first, each block's in the order of their first chunk), d x
- * ceil(dim / 8) bytes of the rows' sign bits. Returns `{ids, rowOf, firsts, bits, blocks:
+ * rows in each block, b x 8 bytes (the hash in each block's rows file name), n page
+ * numbers and n positions on the page (the chunks ascending; `idBytes` each), when d < n
+ * or b > 1 n row numbers (in the fewest of 1, 2 or 4 bytes that hold d; block 0's rows
+ * first, each block's in the order of their first chunk), d x ceil(dim / 8) bytes of the
+ * rows' sign bits. Returns `{ids, rowOf, firsts, bits, blocks:
  * [{name, bytes, start, rows}]}`: ids the chunk numbers, rowOf each chunk's row (null:
  * chunk i has row i), firsts each row's first chunk, blocks the rows files (block j holds
  * the `rows` rows from `start` on).
  */
-export function parsePartitionBits(buffer, { dim, chunks, rows, blocks: blockCount, starts, name }) {
+export function parsePartitionBits(buffer, { dim, chunks, rows, blocks: blockCount, idBytes, starts, name }) {
   const width = Math.ceil(dim / 8);
   const view = new DataView(buffer);
   const fail = () => {
     throw new BundleError(`${name} is not a partition of ${chunks} distinct chunks ascending sharing ${rows} rows in ${blockCount} blocks: rebuild the site`);
   };
-  if (buffer.byteLength !== bitsFileBytes(chunks, rows, blockCount, dim) || view.getUint32(0, true) !== chunks ||
+  if (buffer.byteLength !== bitsFileBytes(chunks, rows, blockCount, dim, idBytes) || view.getUint32(0, true) !== chunks ||
       view.getUint32(4, true) !== rows || view.getUint32(8, true) !== blockCount) fail();
   const blocks = [];
   let start = 0;
@@ -141,8 +150,8 @@ export function parsePartitionBits(buffer, { dim, chunks, rows, blocks: blockCou
   const pages = starts.length - 1;
   const at = 12 + blockCount * (4 + HASH_BYTES);
   for (let i = 0; i < chunks; i++) {
-    const page = view.getUint32(at + 4 * i, true);
-    const id = page < pages ? starts[page] + view.getUint32(at + 4 * (chunks + i), true) : -1;
+    const page = readNumber(view, at + idBytes * i, idBytes);
+    const id = page < pages ? starts[page] + readNumber(view, at + idBytes * (chunks + i), idBytes) : -1;
     if (id < 0 || id >= starts[page + 1] || (i && id <= ids[i - 1])) fail();
     ids[i] = id;
   }
@@ -151,8 +160,9 @@ export function parsePartitionBits(buffer, { dim, chunks, rows, blocks: blockCou
   if (hasRowMap(chunks, rows, blockCount)) {
     rowOf = new Uint32Array(chunks);
     firsts = new Int32Array(rows).fill(-1);
+    const rowBytes = numberBytes(rows);
     for (let i = 0; i < chunks; i++) {
-      const row = view.getUint32(at + 8 * chunks + 4 * i, true);
+      const row = readNumber(view, at + 2 * idBytes * chunks + rowBytes * i, rowBytes);
       if (row >= rows) fail();
       if (firsts[row] < 0) firsts[row] = ids[i]; // ids ascend: the first is the lowest
       rowOf[i] = row;

@@ -1,4 +1,4 @@
-// Reading a search bundle written by mkdocs_semantic/bundle/writer.py (format 5): checks of the
+// Reading a search bundle written by mkdocs_semantic/bundle/writer.py (format 6): checks of the
 // manifest, the catalog and shard list directories, payload names and URLs, and hashes.
 // The binary payloads are binary.js's. Pure functions over parsed JSON and ArrayBuffers,
 // so they run in workers and in node tests.
@@ -406,20 +406,23 @@ function checkColumnSums(check, set, where, { dtype, dim, chunks }) {
 
 /**
  * A partitioned vector set (mkdocs_semantic/bundle/format.py _check_partitioned): int8,
- * `partitions` (how many), `probe_rows` and `candidates`, and the `index` and
- * `centroids` payloads, their sizes those of that many partitions.
+ * `partitions` (how many), `probe_rows` and `candidates`, `id_bytes` (1, 2 or 4: the
+ * bytes of a page number or position in a bits file), and the `index` and `centroids`
+ * payloads, their sizes those of that many partitions.
  */
 function checkPartitioned(check, set, where, { dim, chunks }) {
   if (set.dtype !== "i8") check.fail(`${where}.dtype must be i8 in the partitioned layout`);
   const partitions = check.int(set, "partitions", where, chunks ? 1 : 0, Math.max(chunks, 0));
   const probeRows = check.int(set, "probe_rows", where, 1);
   const candidates = check.int(set, "candidates", where, 1, MAX_TOP_K);
+  const idBytes = check.int(set, "id_bytes", where, 1, 4);
+  if (idBytes === 3) check.fail(`${where}.id_bytes must be 1, 2 or 4`);
   const index = check.file(set, "index", where);
   const expected = partitionIndexBytes(partitions, dim);
   if (index.bytes !== expected) check.fail(`${where}.index must be [name, ${expected}] for ${partitions} partitions of ${dim} dims`);
   const centroids = check.file(set, "centroids", where);
   if (centroids.bytes !== partitions * dim) check.fail(`${where}.centroids must be [name, ${partitions * dim}] for ${partitions} partitions of ${dim} dims`);
-  return { layout: "partitioned", partitions, probeRows, candidates, index, parts: [] };
+  return { layout: "partitioned", partitions, probeRows, candidates, idBytes, index, parts: [] };
 }
 
 /**

@@ -169,7 +169,7 @@ export class Engine {
       const set = this.catalog.vectors[this.encoder.vectors];
       if (set.layout === "partitioned") {
         const index = await this.store.get(set.index, (buffer) => parsePartitionIndex(buffer, {
-          partitions: set.partitions, dim: set.dim, name: set.index.name,
+          partitions: set.partitions, dim: set.dim, idBytes: set.idBytes, name: set.index.name,
         }), onBytes);
         const partitioned = { ...set, ...index, chunks: this.manifest.counts.chunks };
         // A set no larger than a query probes is probed whole by every query: its bits
@@ -195,7 +195,7 @@ export class Engine {
       const [buffer] = await Promise.all([this.store.get(set.bitsFiles[p]), this.open()]);
       return parsePartitionBits(buffer, {
         dim: set.dim, chunks: set.sizes[p], rows: set.distinct[p], blocks: set.blocks[p],
-        starts: this.starts, name: set.bitsFiles[p].name,
+        idBytes: set.idBytes, starts: this.starts, name: set.bitsFiles[p].name,
       });
     });
   }

@@ -1,6 +1,6 @@
 """The stored chunk vectors: their payload files, and scoring a query where they lie.
 
-Two layouts (bundle format 5):
+Two layouts (bundle format 6):
 
 - exact: `vectors/vec.<h>.<dtype>`, parts of whole pages in chunk order, raw
   little-endian rows; every query scores every row.
@@ -13,9 +13,11 @@ Two layouts (bundle format 5):
     ceil(dim / 8) bytes of centroid sign bits;
   - `vectors/bin.<h>.bin`: u32 n (chunks), u32 d (distinct rows), u32 b (blocks), b x
     u32 rows in each block, b x 8 bytes (the hash in the name of each block's rows file),
-    n x u32 page numbers, n x u32 positions on the page (the chunks ascending), when
-    d < n or b > 1 n x u32 row numbers (each chunk's row; the rows of block 0 come
-    first, then those of block 1, ...), d x ceil(dim / 8) bytes of the rows' sign bits;
+    n page numbers, n positions on the page (the chunks ascending; `id_bytes` each, a
+    field of the set: 1, 2 or 4, the fewest that hold the site's page count and its
+    longest page's chunk count), when d < n or b > 1 n row numbers (each chunk's row,
+    in the fewest of 1, 2 or 4 bytes that hold d; the rows of block 0 come first, then
+    those of block 1, ...), d x ceil(dim / 8) bytes of the rows' sign bits;
   - `vectors/row.<h>.i8`: one block's int8 rows, in row order;
   - `vectors/cent.<h>.i8`: the centroids' int8 codes, which only the next build reads
     (indexing/layout_basis.py) so that unchanged chunks keep their partitions.
@@ -47,6 +49,23 @@ HASH_BYTES = HASH_CHARS // 2
 
 def sign_bytes(dim: int) -> int:
     return (dim + 7) // 8
+
+
+def number_bytes(limit: int) -> int:
+    """The bytes a bits file gives each number below `limit`: 1, 2 or 4."""
+    return 1 if limit <= 1 << 8 else 2 if limit <= 1 << 16 else 4
+
+
+def chunk_id_bytes(starts: np.ndarray) -> int:
+    """`id_bytes` of a site whose pages start at `starts`: the bytes of each page number
+    and position on a page in its bits files."""
+    pages = len(starts) - 1
+    longest = int(np.diff(starts).max()) if pages > 0 else 0
+    return number_bytes(max(pages, longest))
+
+
+def _unsigned(width: int) -> str:
+    return f"<u{width}"
 
 
 @dataclass
@@ -334,7 +353,7 @@ def write_vectors(put: Callable[[str, str, str, bytes], list], stored: Quantized
              + partitions.sign_bits(built.centroids).tobytes())
     return {"layout": "partitioned", "partitions": len(sizes),
             "probe_rows": partitions.PROBE_ROWS, "candidates": partitions.CANDIDATES,
-            "index": put("vectors", "ivf", "bin", index),
+            "id_bytes": chunk_id_bytes(starts), "index": put("vectors", "ivf", "bin", index),
             "centroids": put("vectors", "cent", "i8", built.centroids.tobytes())}, \
         partition_of_chunk
 
@@ -401,12 +420,14 @@ def partition_bytes(members: np.ndarray, rows: np.ndarray, row_of: np.ndarray,
     `rows` its distinct rows, `row_of` each chunk's row, `block_rows` the rows in each
     block and `rows_names` the blocks' rows files."""
     pages = np.searchsorted(starts, members, side="right") - 1
+    ids = _unsigned(chunk_id_bytes(starts))
     mapped = has_row_map(len(members), len(rows), len(block_rows))
-    mapping = np.asarray(row_of).astype("<u4").tobytes() if mapped else b""
+    mapping = (np.asarray(row_of).astype(_unsigned(number_bytes(len(rows)))).tobytes()
+               if mapped else b"")
     return (np.array([len(members), len(rows), len(block_rows)], dtype="<u4").tobytes()
             + np.array(block_rows, dtype="<u4").tobytes()
             + b"".join(bytes.fromhex(_hash_of(name)) for name in rows_names)
-            + pages.astype("<u4").tobytes() + (members - starts[pages]).astype("<u4").tobytes()
+            + pages.astype(ids).tobytes() + (members - starts[pages]).astype(ids).tobytes()
             + mapping + partitions.sign_bits(rows).tobytes())
 
 
@@ -485,23 +506,23 @@ def block_files(bits_data: bytes, blocks: int) -> list[tuple[str, int]]:
              int(count)) for i, count in enumerate(rows)]
 
 
-def bin_bytes(chunks: int, rows: int, blocks: int, dim: int) -> int:
+def bin_bytes(chunks: int, rows: int, blocks: int, dim: int, id_bytes: int) -> int:
     """A bits file's size: `chunks` chunks sharing `rows` distinct rows in `blocks`
-    rows files."""
-    mapping = 4 * chunks if has_row_map(chunks, rows, blocks) else 0
-    return (12 + blocks * (4 + HASH_BYTES) + 8 * chunks + mapping
+    rows files, each page number and position in `id_bytes`."""
+    mapping = number_bytes(rows) * chunks if has_row_map(chunks, rows, blocks) else 0
+    return (12 + blocks * (4 + HASH_BYTES) + 2 * id_bytes * chunks + mapping
             + rows * sign_bytes(dim))
 
 
 def parse_partition(data: bytes, *, chunks: int, rows: int, blocks: int, dim: int,
-                    starts: np.ndarray, source: str) -> Partition:
+                    id_bytes: int, starts: np.ndarray, source: str) -> Partition:
     """A partition's bits file: its chunk ids, each chunk's row, the rows' sign bits, its
     blocks' rows files (BundleError naming `source` when its counts, pages, positions or
     row numbers are wrong, its chunks not ascending or a block's rows not in the order of
     their first chunk)."""
     width = sign_bytes(dim)
     head = np.frombuffer(data[:12], dtype="<u4") if len(data) >= 12 else None
-    ok = (len(data) == bin_bytes(chunks, rows, blocks, dim) and head is not None
+    ok = (len(data) == bin_bytes(chunks, rows, blocks, dim, id_bytes) and head is not None
           and [int(x) for x in head] == [chunks, rows, blocks])
     row_of = None
     if ok:
@@ -509,16 +530,17 @@ def parse_partition(data: bytes, *, chunks: int, rows: int, blocks: int, dim: in
         block_rows = np.array([count for _, count in files], dtype=np.int64)
         ok = block_rows.min() >= 1 and int(block_rows.sum()) == rows
         at = 12 + blocks * (4 + HASH_BYTES)
-        pages = np.frombuffer(data, dtype="<u4", count=chunks, offset=at).astype(np.int64)
-        local = np.frombuffer(data, dtype="<u4", count=chunks,
-                              offset=at + 4 * chunks).astype(np.int64)
+        ids_type = _unsigned(id_bytes)
+        pages = np.frombuffer(data, dtype=ids_type, count=chunks, offset=at).astype(np.int64)
+        local = np.frombuffer(data, dtype=ids_type, count=chunks,
+                              offset=at + id_bytes * chunks).astype(np.int64)
         ok = ok and (not chunks or pages.max() < len(starts) - 1)
     if ok:
         ids = starts[pages] + local
         ok = not (np.any(ids >= starts[pages + 1]) or np.any(np.diff(ids) <= 0))
     if ok and has_row_map(chunks, rows, blocks):
-        row_of = np.frombuffer(data, dtype="<u4", count=chunks,
-                               offset=at + 8 * chunks).astype(np.int64)
+        row_of = np.frombuffer(data, dtype=_unsigned(number_bytes(rows)), count=chunks,
+                               offset=at + 2 * id_bytes * chunks).astype(np.int64)
         # every row used; within a block, rows in the order of their first chunk
         numbers, first = np.unique(row_of, return_index=True)
         cuts = np.cumsum(block_rows)[:-1]
@@ -537,16 +559,19 @@ def read_partitioned(spec: dict, starts: np.ndarray, read: Callable[[str, int], 
     """The partitioned set: its index now, and every partition now (checking that each
     chunk is in exactly one) unless `lazy` (a bundle downloaded without them: each is
     read, or fetched, when a query first needs it)."""
-    dim, k = spec["dim"], spec["partitions"]
+    dim, k, id_bytes = spec["dim"], spec["partitions"], spec["id_bytes"]
+    if id_bytes != chunk_id_bytes(starts):
+        raise BundleError(f"the vector set's id_bytes is {id_bytes} where this site's pages "
+                          f"need {chunk_id_bytes(starts)}: rebuild the site")
     name, size = spec["index"]
     index = parse_index(read(name, size), partitions_count=k, dim=dim, source=name)
 
     def read_partition(number: int) -> Partition:
         chunks, rows = int(index.sizes[number]), int(index.distinct[number])
         blocks, name = int(index.blocks[number]), index.bin_names[number]
-        return parse_partition(read(name, bin_bytes(chunks, rows, blocks, dim)),
+        return parse_partition(read(name, bin_bytes(chunks, rows, blocks, dim, id_bytes)),
                                chunks=chunks, rows=rows, blocks=blocks, dim=dim,
-                               starts=starts, source=name)
+                               id_bytes=id_bytes, starts=starts, source=name)
 
     def read_rows(part: Partition, block: int) -> np.ndarray:
         name, rows = part.blocks[block]
@@ -578,7 +603,7 @@ def payloads_of_index(spec: dict, index_data: bytes) -> list[tuple[str, int]]:
     dim = spec["dim"]
     index = parse_index(index_data, partitions_count=spec["partitions"], dim=dim,
                         source=spec["index"][0])
-    return [(name, bin_bytes(int(chunks), int(rows), int(blocks), dim))
+    return [(name, bin_bytes(int(chunks), int(rows), int(blocks), dim, spec["id_bytes"]))
             for name, chunks, rows, blocks in zip(index.bin_names, index.sizes,
                                                   index.distinct, index.blocks)]
 
