@@ -224,23 +224,29 @@ const semantic = {
       window.__semantic.init();
     }, prefix);
   },
-  async query(page, query, timeout, topK = RANK_DEPTH) {
-    return page.evaluate(async ([query, topK]) => {
+  /** With `progressive`, also `keywordAt`: when the keyword results came (the search's
+   * partial answer, as the search box shows it; the final answer when none came first). */
+  async query(page, query, timeout, topK = RANK_DEPTH, progressive = false) {
+    return page.evaluate(async ([query, topK, progressive]) => {
       const t = performance.now();
-      const hits = await window.__semantic.search(query, { topK });
+      const now = () => performance.timeOrigin + performance.now();
+      let keywordAt;
+      const onPartial = progressive ? () => { keywordAt ??= now(); } : undefined;
+      const hits = await window.__semantic.search(query, { topK, onPartial });
       const ms = performance.now() - t;
-      const answeredAt = performance.timeOrigin + performance.now();
+      const answeredAt = now();
       const pages = [];
       for (const hit of hits) {
         const page = hit.page ?? hit.url.split("#")[0];
         if (!pages.includes(page)) pages.push(page);
       }
-      return { ms, hrefs: pages, count: hits.length, answeredAt };
-    }, [query, topK]);
+      return { ms, hrefs: pages, count: hits.length, answeredAt,
+               keywordAt: progressive ? keywordAt ?? answeredAt : undefined };
+    }, [query, topK, progressive]);
   },
   async cold(page, query, timeout, prefix) {
     await this.setup(page, prefix);
-    return this.query(page, query, timeout);
+    return this.query(page, query, timeout, RANK_DEPTH, true);
   },
 };
 
@@ -286,6 +292,14 @@ async function measure(plan, run, tls) {
     const coldSeen = await browserRounds(page, browserLog, coldFetched, t0);
     Object.assign(cold, { rounds: coldSeen?.rounds ?? coldFlight.rounds,
                           browserFiles: coldSeen?.files ?? null });
+    if (coldAnswer?.keywordAt !== undefined) {
+      // the keyword results' own wait: the files asked for before they came
+      const keywordFetched = asked(server.log, mark, coldAnswer.keywordAt);
+      const keywordSeen = await browserRounds(page, browserLog, keywordFetched, t0);
+      cold.keyword = { ms: coldAnswer.keywordAt - performance.timeOrigin - t0,
+                       sent: sent(keywordFetched), requests: keywordFetched.length,
+                       rounds: keywordSeen?.rounds ?? inFlight(keywordFetched, t0, t1).rounds };
+    }
 
     // Warm: every query once, after one untimed query that is in no list. Per query:
     // the files whose request came while it ran, and the ms any of them was in flight.

@@ -840,6 +840,13 @@ def network_section(out: dict) -> str:
                 f"{ms(b['warm_p50_ms'])} / {ms(b['warm_p95_ms'])} |")
     if not rows:
         return ""
+    keyword = [f"{scale}x: {k['rounds']} rounds, {k['sent_bytes'] / 1000:,.0f} kB "
+               f"(modeled {modeled_ms(k['rounds'], k['sent_bytes']):,.0f} ms)"
+               for scale, record in out["scales"].items()
+               if (k := record["browser"].get("plugin-network", {}).get("cold_keyword"))]
+    keyword_line = ([f"The plugin's keyword results of the first query (shown while its "
+                     f"final ranking loads), on the browser's clock: {'; '.join(keyword)}.",
+                     ""] if keyword else [])
     return "\n".join([
         "## On a reader's network",
         "",
@@ -857,7 +864,7 @@ def network_section(out: dict) -> str:
         " warm rounds: p50 / max | warm sent: p50 | warm modeled: p50 / p95 |"
         " warm measured: p50 / p95 |",
         "|---|---|---|---|---|---|---|---|---|",
-        *rows, ""])
+        *rows, "", *keyword_line])
 
 
 def analysis(out: dict, one: dict, c1: dict) -> str:

@@ -234,6 +234,12 @@ def browser_figures(seen: dict) -> dict:
         "cold_sent_bytes": cold["sent"],
         "cold_requests": cold["requests"],
         "cold_files": cold["files"],
+        # the plugin's keyword results, shown before the first query's final ranking
+        **({"cold_keyword": {"ms": round(cold["keyword"]["ms"], 1),
+                             "rounds": cold["keyword"]["rounds"],
+                             "sent_bytes": cold["keyword"]["sent"],
+                             "requests": cold["keyword"]["requests"]}}
+           if cold.get("keyword") else {}),
         "warm_p50_ms": round(percentile(warm["ms"], 50), 2),
         "warm_p95_ms": round(percentile(warm["ms"], 95), 2),
         "warm_max_ms": round(max(warm["ms"]), 2),
