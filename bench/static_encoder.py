@@ -56,10 +56,11 @@ from mkdocs_semantic.bundle.reader import Bundle, read_bundle
 from mkdocs_semantic.bundle.shard_lists import write_shard_list
 from mkdocs_semantic.bundle.table import TokenTable
 from mkdocs_semantic.bundle.writer import table_shards
-from mkdocs_semantic.chunk import Chunk
+from mkdocs_semantic.chunk import Chunk, context_line
 from mkdocs_semantic.indexing.cache import EmbeddingCache, cache_key
 from mkdocs_semantic.indexing.indexer import Indexer, IndexOptions, model_fingerprint
 from mkdocs_semantic.indexing.query_table.fit import TableFitter, TableRecipe
+from mkdocs_semantic.indexing.query_table.texts import sentences_of
 from mkdocs_semantic.model.onnx import OnnxEmbedder, load_tokenizer, single_token_vectors
 from mkdocs_semantic.model.spec import default_model_spec
 from mkdocs_semantic.search.searcher import Searcher
@@ -548,6 +549,31 @@ class Recipe:
     table: TableRecipe
     weighed_as: int | None = None
     """Each kind of short text weighs, in all, as this many texts (None: each weighs 1)."""
+    own_share: float | None = None
+    """A sentence's or heading line's target: this share of the model's vector of it, the
+    rest the mean model vector of the chunks it comes from (None: its own vector)."""
+
+
+def source_targets(chunks, vectors: np.ndarray, embed_texts, own_share: float):
+    """`embed_texts`, with each sentence's and heading line's vector mixed with the unit
+    mean of its chunks' vectors: `own_share` of its own, the rest its chunks'."""
+    sources: dict[str, list[int]] = {}
+    for number, chunk in enumerate(chunks):
+        if line := context_line(chunk.title, chunk.path):
+            sources.setdefault(line, []).append(number)
+        for sentence in sentences_of([chunk]):
+            sources.setdefault(sentence, []).append(number)
+
+    def embed(texts: list[str]) -> np.ndarray:
+        own = embed_texts(texts)
+        out = np.array(own, dtype=np.float32)
+        for at, text in enumerate(texts):
+            if found := sources.get(text):
+                mean = np.asarray(vectors[found], dtype=np.float32).mean(axis=0)
+                mean /= np.linalg.norm(mean) or 1.0
+                out[at] = own_share * own[at] + (1 - own_share) * mean
+        return out
+    return embed
 
 
 def recipes() -> list[Recipe]:
@@ -557,7 +583,9 @@ def recipes() -> list[Recipe]:
     spans beside sentences, readers' questions (reader_questions) beside them, and more
     of the site's headings and sentences (2000 or 4000 of each; or 4000 or 8000 weighed
     in all as the shipped 1000, so as to learn from more of the site without shifting
-    the fit's balance between chunks and short texts). Which
+    the fit's balance between chunks and short texts), and the shipped texts aimed half
+    or wholly at the chunks they come from (`own_share`: a reader's words should find
+    the chunk, not only mean what the model reads in them). Which
     one the plugin ships shows as `same table as bundle`."""
     sentences = TableRecipe(texts=("chunks", "headings", "sentences"), lam=0.01,
                             weighting="idf", max_short=1000)
@@ -583,6 +611,10 @@ def recipes() -> list[Recipe]:
                replace(sentences, max_short=4000), weighed_as=1000),
         Recipe("chunks+8000 headings+8000 sentences weighed as 1000 each, lam 0.01",
                replace(sentences, max_short=8000), weighed_as=1000),
+        Recipe("chunks+1000 headings+1000 sentences, targets half their chunks', lam 0.01",
+               sentences, own_share=0.5),
+        Recipe("chunks+1000 headings+1000 sentences, targets their chunks', lam 0.01",
+               sentences, own_share=0.0),
     ]
 
 
@@ -592,8 +624,11 @@ def run_recipes(corpus: Corpus, embedder: OnnxEmbedder, tokenizer, picked: list[
     rows = []
     for recipe in picked:
         print(f"{corpus.name}: recipe {recipe.name}", file=sys.stderr)
+        embed_texts = (embeddings.texts if recipe.own_share is None else
+                       source_targets(corpus.chunks, corpus.vectors, embeddings.texts,
+                                      recipe.own_share))
         fitter = RecipeFitter(tokenizer=tokenizer,
-                              embed_texts=embeddings.texts, embed_tokens=embeddings.tokens,
+                              embed_texts=embed_texts, embed_tokens=embeddings.tokens,
                               cache_path=None, document_prefix=embedder.spec.document_prefix,
                               recipe=recipe.table, weighed_as=recipe.weighed_as)
         short = fitter.short_texts(corpus.chunks)
@@ -611,6 +646,7 @@ def run_recipes(corpus: Corpus, embedder: OnnxEmbedder, tokenizer, picked: list[
             "run": run,
             "table_recipe": asdict(recipe.table),
             "weighed_as": recipe.weighed_as,
+            "own_share": recipe.own_share,
             "scores": evaluate(corpus, searcher, vectors),
             "queries_without_vector": sum(v is None for v in vectors),
             "short_texts": {kind: len(texts) for kind, texts in short.items()},
