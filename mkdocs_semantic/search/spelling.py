@@ -25,6 +25,11 @@ exactly as typed.
 3. Parts of names: a code name the site does not use (`daemon-reoad`,
    `max-mouunt-counts`) has each part between its separators corrected as a word is
    (same length, tokenizer and site checks), the separators kept.
+4. A name being typed: while the reader types, a query that ends in a code name's
+   separators (`. _ : -`) right after its last word (`daemon-`) is typing a name: the
+   word and the separators become the site's name that starts with them as rule 1
+   picks it, even when the site uses the word. Without such a name, rules 1 to 3 look
+   at the word as usual.
 
 Both signals then search the changed text: its keyword terms and the tokens the static
 encoder sums.
@@ -46,6 +51,8 @@ from ..constants import LONG_WORD, MIN_CORRECTED
 
 PARTS = re.compile(r"([._:\-]+)")
 """A code name's separators, kept by `split` between its parts."""
+TRAILING_SEPARATORS = re.compile(r"[._:\-]+$")
+"""Separators that end a query (rule 4)."""
 
 
 class WordSource(Protocol):
@@ -151,6 +158,20 @@ def corrected_parts(token: str, *, known: Callable[[list[str]], list[bool]],
     return "".join(pieces) if changed else None
 
 
+def typing_name(query: str, last: re.Match, words: WordSource
+                ) -> tuple[int, int, Change] | None:
+    """Rule 4: the change that completes the name a query ends in the middle of (its last
+    word `last`, then separators), or None."""
+    tail = TRAILING_SEPARATORS.search(query)
+    if tail is None or tail.start() != last.end():
+        return None
+    prefix = (last.group() + tail.group()).lower()
+    used = completion(prefix, words.starting([prefix]))
+    if used is None:
+        return None
+    return last.start(), len(query), Change(query[last.start():], used, "completed")
+
+
 def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
                words: WordSource | None, typing: bool = False,
                model_word: Callable[[str], bool] = lambda word: False) -> Reading:
@@ -169,6 +190,9 @@ def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
         return Reading(query, query)
     held = known([m.group() for m, _, _ in found])
     changes: list[tuple[int, int, Change]] = []
+    typed_name = typing_name(query, found[-1][0], words) if typing else None
+    if typed_name is not None:
+        found, held = found[:-1], held[:-1]
     for (match, word, name), is_known in zip(found, held):
         if is_known:
             continue
@@ -184,6 +208,8 @@ def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
                                          model_word=model_word), "corrected"
         if used is not None:
             changes.append((match.start(), match.end(), Change(match.group(), used, kind)))
+    if typed_name is not None:
+        changes.append(typed_name)
     text = query
     for start, end, change in reversed(changes):
         text = text[:start] + change.used + text[end:]

@@ -92,6 +92,21 @@ def test_a_half_typed_code_name_is_completed_as_the_site_spells_it():
         "HTTPExc is"
 
 
+def test_a_query_ending_in_a_separator_is_typing_a_name_even_after_a_known_word():
+    words = Words({"daemon": 9, "daemon-reload": 3, "reload": 4, "lifespan": 2},
+                  {"daemon-reload": "daemon-reload"})
+    known_here = lambda tokens: [t.lower() in {"daemon", "reload", "lifespan"}  # noqa: E731
+                                 for t in tokens]
+    reading = read_query("systemctl lifespn daemon-", known=known_here, words=words,
+                         typing=True)
+    assert reading.text == "systemctl lifespan daemon-reload"
+    assert reading.changes == (Change("lifespn", "lifespan", "corrected"),
+                               Change("daemon-", "daemon-reload", "completed"))
+    # not while the reader is done typing, nor without a name that starts so
+    assert read_query("daemon-", known=known_here, words=words).text == "daemon-"
+    assert read_query("reload-", known=known_here, words=words, typing=True).text == "reload-"
+
+
 def test_words_the_site_uses_are_never_changed():
     reading = read_query("deploy the Lifespan events", known=known, words=SITE, typing=True)
     assert reading.text == "deploy the Lifespan events"

@@ -110,6 +110,20 @@ async function correctedParts(token, { known, words, stopwords, modelWord }) {
   return changed ? pieces.join("") : null;
 }
 
+const TRAILING_SEPARATORS = /[._:\-]+$/;
+
+/** Rule 4: the change that completes the name a query ends in the middle of (its last
+ * word `last`, then separators), or null. */
+async function typingName(query, last, words) {
+  const tail = TRAILING_SEPARATORS.exec(query);
+  const end = last.index + last[0].length;
+  if (tail === null || tail.index !== end) return null;
+  const prefix = (last[0] + tail[0]).toLowerCase();
+  const used = completion(prefix, await words.starting([prefix]));
+  if (used === null) return null;
+  return { start: last.index, end: query.length, change: { typed: query.slice(last.index), used, kind: "completed" } };
+}
+
 /**
  * The query as searched: `{typed, text, changes: [{typed, used, kind}]}`, its unknown
  * words completed or corrected. `known(tokens)` resolves, for each token, whether the
@@ -127,6 +141,8 @@ export async function readQuery(query, { known, words, stopwords, typing = false
   }
   if (!found.length) return plain;
   const held = await known(found.map(({ match }) => match[0]));
+  const typedName = typing ? await typingName(query, found[found.length - 1].match, words) : null;
+  if (typedName !== null) found.pop();
   const unknown = found.filter((_, i) => !held[i]);
   const changes = await Promise.all(unknown.map(async ({ match, word, name }) => {
     const end = match.index + match[0].length;
@@ -148,7 +164,7 @@ export async function readQuery(query, { known, words, stopwords, typing = false
     return used === null ? null : { start: match.index, end, change: { typed: match[0], used, kind } };
   }));
   let text = query;
-  const made = changes.filter((c) => c !== null);
+  const made = [...changes.filter((c) => c !== null), ...(typedName === null ? [] : [typedName])];
   for (const { start, end, change } of [...made].reverse()) {
     text = text.slice(0, start) + change.used + text.slice(end);
   }
