@@ -32,7 +32,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
-from readers_typing import ENCODERS, HALF_TARGET, copies, score  # noqa: E402
+from half_prefix import half_table  # noqa: E402
+from readers_typing import ENCODERS, copies, score  # noqa: E402
 
 from mkdocs_semantic.bundle.lexical import TOKEN, analyze  # noqa: E402
 from mkdocs_semantic.bundle.vocabulary import identifier_key, vocabulary_word  # noqa: E402
@@ -107,19 +108,8 @@ def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
 
 
 def render(results: dict) -> str:
-    lines = ["# Trial: a half-typed last word the site uses", "",
-             f"Reproduce: `python bench/half_known.py`. Measured {results['run']}. Hybrid "
-             "MRR@10 read while typing; the rules are in the bench's docstring. Target of the "
-             f"typing issue: half >= {HALF_TARGET} x complete.", "",
-             "| set | encoder | reading | complete | half | half / complete |",
-             "|---|---|---|---|---|---|"]
-    for name, s in results["sets"].items():
-        for encoder, rows in s["encoders"].items():
-            for label, r in rows.items():
-                ratio = r["half"] / r["complete"] if r["complete"] else 0.0
-                lines.append(f"| {name} ({s['queries']}) | {encoder} | {label} "
-                             f"| {r['complete']:.3f} | {r['half']:.3f} | {ratio:.2f} |")
-    return "\n".join(lines) + "\n"
+    return half_table("a half-typed last word the site uses", "half_known", "the rules are",
+                      results)
 
 
 def main() -> int:

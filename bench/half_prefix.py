@@ -135,9 +135,16 @@ def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
 
 
 def render(results: dict) -> str:
-    lines = ["# Trial: the half-typed last word matching as a prefix", "",
-             f"Reproduce: `python bench/half_prefix.py`. Measured {results['run']}. Hybrid "
-             "MRR@10 read while typing; the rule is in the bench's docstring. Target of the "
+    return half_table("the half-typed last word matching as a prefix", "half_prefix",
+                      "the rule is", results)
+
+
+def half_table(title: str, bench: str, rules: str, results: dict) -> str:
+    """A half-typed trial's report: per set, encoder and reading, the complete and
+    half-typed queries' hybrid MRR@10 and their ratio."""
+    lines = [f"# Trial: {title}", "",
+             f"Reproduce: `python bench/{bench}.py`. Measured {results['run']}. Hybrid "
+             f"MRR@10 read while typing; {rules} in the bench's docstring. Target of the "
              f"typing issue: half >= {HALF_TARGET} x complete.", "",
              "| set | encoder | reading | complete | half | half / complete |",
              "|---|---|---|---|---|---|"]
