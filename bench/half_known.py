@@ -9,11 +9,14 @@ a word cut short is often a word of its own (`term` of `terminal`, `Proxy` of
   search/spelling.py) is held by at least `RATIO` times as many chunks as the word;
 - trailing separator: a query that ends in a code name's separator (`daemon-`,
   `CLONE_`) right after its last word is typing a name: the word and the separator
-  become the site's most used name that starts with them.
+  become the site's most used name that starts with them;
+- not a site word: a last word the keyword index holds only as the stem of other words
+  (`EPOL`, a stem of `epoll`), so that no word of the site's vocabulary is spelled so,
+  is completed when a site word starts with it.
 
-The trailing-separator rule has since shipped (rule 4 of search/spelling.py), so a run
-now finds it in "shipped" too. Everything else is the product's reading and ranking
-(`Searcher.answer`, typing).
+The trailing-separator rule has since shipped (rule 4 of search/spelling.py), and so has
+the not-a-site-word rule (rule 1), so a run now finds them in "shipped" too. Everything
+else is the product's reading and ranking (`Searcher.answer`, typing).
 Compared on the half-typed copies of bench/readers_typing.py and the complete queries
 they were cut from (both read while typing), hybrid MRR@10, both encoders.
 
@@ -48,10 +51,20 @@ TRAILING = re.compile(r"([._:\-]+)$")
 class TrialSearcher(Searcher):
     """The product's searcher, reading while typing with the trial's rules."""
 
-    def __init__(self, *args, ratio: int | None, trailing: bool, **kwargs) -> None:
+    def __init__(self, *args, ratio: int | None, trailing: bool, stems: bool = False,
+                 **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.ratio = ratio
         self.trailing = trailing
+        self.stems = stems
+
+    def only_a_stem(self, token: str) -> bool:
+        key = vocabulary_word(token) or identifier_key(token)
+        if key is None:
+            return False
+        entries = self.bundle.vocabulary.starting([key])
+        return (not any(e.key == key for e in entries)
+                and completion(key, entries) is not None)
 
     def frequent_completion(self, token: str) -> bool:
         key = vocabulary_word(token) or identifier_key(token)
@@ -72,15 +85,16 @@ class TrialSearcher(Searcher):
             if used is not None:
                 query = query[:last[-1].start()] + used
                 last = list(TOKEN.finditer(query))
-        open_last = (typing and self.ratio is not None and last
+        open_last = (typing and (self.ratio is not None or self.stems) and last
                      and last[-1].end() == len(query))
 
         def known(tokens: list[str]) -> list[bool]:
             terms = [analyze(token) for token in tokens]
             held = dict(zip(flat := [t for ts in terms for t in ts], lexical.holds(flat)))
             out = [all(held[t] for t in ts) for ts in terms]
-            if open_last and tokens and tokens[-1] == last[-1].group() and out[-1] \
-                    and self.frequent_completion(tokens[-1]):
+            if open_last and tokens and tokens[-1] == last[-1].group() and out[-1] and (
+                    (self.ratio is not None and self.frequent_completion(tokens[-1]))
+                    or (self.stems and self.only_a_stem(tokens[-1]))):
                 out[-1] = False
             return out
 
@@ -91,16 +105,18 @@ class TrialSearcher(Searcher):
 def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
     variants = copies(corpus, name)
     pairs = {"complete": variants["complete"], "half": variants["half"]}
-    rules = {"shipped": (None, False), "trailing separator": (None, True),
-             **{f"frequent completion x{r}": (r, False) for r in RATIOS},
-             **{f"both, x{r}": (r, True) for r in RATIOS}}
+    rules = {"shipped": (None, False, False), "trailing separator": (None, True, False),
+             **{f"frequent completion x{r}": (r, False, False) for r in RATIOS},
+             **{f"both, x{r}": (r, True, False) for r in RATIOS},
+             "not a site word": (None, False, True)}
     out: dict = {"queries": len(pairs["half"]), "encoders": {}}
     for encoder in ENCODERS:
         rows = {}
-        for label, (ratio, trailing) in rules.items():
+        for label, (ratio, trailing, stems) in rules.items():
             searcher = TrialSearcher(corpus.bundle,
                                      embedder if encoder == "transformer" else None,
-                                     encoder=encoder, ratio=ratio, trailing=trailing)
+                                     encoder=encoder, ratio=ratio, trailing=trailing,
+                                     stems=stems)
             rows[label] = {v: score(corpus, searcher, q, "hybrid", typing=True,
                                     as_typed=False)[0] for v, q in pairs.items()}
         out["encoders"][encoder] = rows

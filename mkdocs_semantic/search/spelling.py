@@ -11,7 +11,9 @@ exactly as typed.
    unknown last word is a prefix: it becomes the site's word or code name (bundle/
    vocabulary.py) whose key starts with it (lowercased) and is held by the most chunks
    (then the shorter, then the first in order), spelled as the site spells it most. A
-   half-typed code name (`HTTPExc`) is completed too; a name is never corrected.
+   half-typed code name (`HTTPExc`) is completed too; a name is never corrected. So is
+   a last word the keyword index holds only as the stem of longer words (`EPOL`, which
+   `epoll` stems to): no site word or name is spelled so, and one starts with it.
 2. Correction: an unknown word of `MIN_CORRECTED` letters or more, unless the model's
    tokenizer holds it whole (a real word the site happens not to use keeps its meaning
    for the vector signal: "teams", "chart"), becomes the site's word within
@@ -172,6 +174,21 @@ def typing_name(query: str, last: re.Match, words: WordSource
     return last.start(), len(query), Change(query[last.start():], used, "completed")
 
 
+def stem_completion(last: tuple[re.Match, str | None, str | None], words: WordSource
+                    ) -> tuple[int, int, Change] | None:
+    """Rule 1 for a last word the site uses only as a stem (`last`: its match, word and
+    name key): its completion, when no site word or name is spelled as it is."""
+    match, word, name = last
+    key = word or name or ""
+    entries = words.starting([key])
+    if any(entry.key == key for entry in entries):
+        return None
+    used = completion(key, entries)
+    if used is None:
+        return None
+    return match.start(), match.end(), Change(match.group(), used, "completed")
+
+
 def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
                words: WordSource | None, typing: bool = False,
                model_word: Callable[[str], bool] = lambda word: False) -> Reading:
@@ -191,6 +208,8 @@ def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
     held = known([m.group() for m, _, _ in found])
     changes: list[tuple[int, int, Change]] = []
     typed_name = typing_name(query, found[-1][0], words) if typing else None
+    if typed_name is None and typing and held[-1] and found[-1][0].end() == len(query):
+        typed_name = stem_completion(found[-1], words)
     if typed_name is not None:
         found, held = found[:-1], held[:-1]
     for (match, word, name), is_known in zip(found, held):

@@ -107,6 +107,17 @@ def test_a_query_ending_in_a_separator_is_typing_a_name_even_after_a_known_word(
     assert read_query("reload-", known=known_here, words=words, typing=True).text == "reload-"
 
 
+def test_a_last_word_the_site_holds_only_as_a_stem_is_completed_while_typing():
+    words = Words({"epoll": 6, "epoll_wait": 2, "poll": 9}, {"epoll_wait": "epoll_wait"})
+    stems = lambda tokens: [t.lower() in {"epol", "poll", "epoll"} for t in tokens]  # noqa: E731
+    reading = read_query("wait on EPOL", known=stems, words=words, typing=True)
+    assert reading.changes == (Change("EPOL", "epoll", "completed"),)
+    # a site word stays, and so does the stem once the reader is done typing
+    assert read_query("wait on poll", known=stems, words=words, typing=True).text == \
+        "wait on poll"
+    assert read_query("wait on EPOL", known=stems, words=words).text == "wait on EPOL"
+
+
 def test_words_the_site_uses_are_never_changed():
     reading = read_query("deploy the Lifespan events", known=known, words=SITE, typing=True)
     assert reading.text == "deploy the Lifespan events"

@@ -124,6 +124,17 @@ async function typingName(query, last, words) {
   return { start: last.index, end: query.length, change: { typed: query.slice(last.index), used, kind: "completed" } };
 }
 
+/** Rule 1 for a last word the site uses only as a stem (`last`: {match, word, name}): its
+ * completion, when no site word or name is spelled as it is, or null. */
+async function stemCompletion({ match, word, name }, words) {
+  const key = word ?? name;
+  const entries = await words.starting([key]);
+  if (entries.some((entry) => entry.key === key)) return null;
+  const used = completion(key, entries);
+  if (used === null) return null;
+  return { start: match.index, end: match.index + match[0].length, change: { typed: match[0], used, kind: "completed" } };
+}
+
 /**
  * The query as searched: `{typed, text, changes: [{typed, used, kind}]}`, its unknown
  * words completed or corrected. `known(tokens)` resolves, for each token, whether the
@@ -141,7 +152,11 @@ export async function readQuery(query, { known, words, stopwords, typing = false
   }
   if (!found.length) return plain;
   const held = await known(found.map(({ match }) => match[0]));
-  const typedName = typing ? await typingName(query, found[found.length - 1].match, words) : null;
+  const last = found[found.length - 1];
+  let typedName = typing ? await typingName(query, last.match, words) : null;
+  if (typedName === null && typing && held[found.length - 1] && last.match.index + last.match[0].length === query.length) {
+    typedName = await stemCompletion(last, words);
+  }
   if (typedName !== null) found.pop();
   const unknown = found.filter((_, i) => !held[i]);
   const changes = await Promise.all(unknown.map(async ({ match, word, name }) => {
