@@ -14,7 +14,7 @@ Every other reader (the browser client) must return the same top-k.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -200,19 +200,21 @@ class Searcher:
                                      top_k=top_k, filters=filters, min_score=min_score)
 
     def read(self, query: str, *, typing: bool = False,
-             words: WordSource | None = None) -> Reading:
+             words: WordSource | None = None,
+             known: Callable[[list[str]], list[bool]] | None = None) -> Reading:
         """The query as it is searched (search/spelling.py); `words`: another reader of
-        the bundle's vocabulary (a benchmark's, counting what it reads)."""
-        lexical = self.bundle.lexical
-
-        def known(tokens: list[str]) -> list[bool]:
-            terms = [analyze(token) for token in tokens]
-            held = dict(zip(flat := [t for ts in terms for t in ts], lexical.holds(flat)))
-            return [all(held[t] for t in ts) for ts in terms]
-
+        the bundle's vocabulary (a benchmark's, counting what it reads); `known`: another
+        test of the tokens the site uses (a benchmark's; `known` below unless given)."""
         return read_query(query, words=words or self.bundle.vocabulary, typing=typing,
-                          known=known,
+                          known=known or self.known,
                           model_word=lambda word: word in self.model_words)
+
+    def known(self, tokens: list[str]) -> list[bool]:
+        """For each token, whether the keyword index holds every term of it."""
+        terms = [analyze(token) for token in tokens]
+        held = dict(zip(flat := [t for ts in terms for t in ts],
+                        self.bundle.lexical.holds(flat)))
+        return [all(held[t] for t in ts) for ts in terms]
 
     @property
     def model_words(self) -> frozenset[str]:
