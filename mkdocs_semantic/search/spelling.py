@@ -207,10 +207,10 @@ def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
         return Reading(query, query)
     held = known([m.group() for m, _, _ in found])
     changes: list[tuple[int, int, Change]] = []
-    typed_name = typing_name(query, found[-1][0], words) if typing else None
-    if typed_name is None and typing and held[-1] and found[-1][0].end() == len(query):
-        typed_name = stem_completion(found[-1], words)
-    if typed_name is not None:
+    last_change = typing_name(query, found[-1][0], words) if typing else None
+    if last_change is None and typing and held[-1] and found[-1][0].end() == len(query):
+        last_change = stem_completion(found[-1], words)
+    if last_change is not None:
         found, held = found[:-1], held[:-1]
     for (match, word, name), is_known in zip(found, held):
         if is_known:
@@ -227,8 +227,8 @@ def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
                                          model_word=model_word), "corrected"
         if used is not None:
             changes.append((match.start(), match.end(), Change(match.group(), used, kind)))
-    if typed_name is not None:
-        changes.append(typed_name)
+    if last_change is not None:
+        changes.append(last_change)
     text = query
     for start, end, change in reversed(changes):
         text = text[:start] + change.used + text[end:]

@@ -153,11 +153,11 @@ export async function readQuery(query, { known, words, stopwords, typing = false
   if (!found.length) return plain;
   const held = await known(found.map(({ match }) => match[0]));
   const last = found[found.length - 1];
-  let typedName = typing ? await typingName(query, last.match, words) : null;
-  if (typedName === null && typing && held[found.length - 1] && last.match.index + last.match[0].length === query.length) {
-    typedName = await stemCompletion(last, words);
+  let lastChange = typing ? await typingName(query, last.match, words) : null;
+  if (lastChange === null && typing && held[found.length - 1] && last.match.index + last.match[0].length === query.length) {
+    lastChange = await stemCompletion(last, words);
   }
-  if (typedName !== null) found.pop();
+  if (lastChange !== null) found.pop();
   const unknown = found.filter((_, i) => !held[i]);
   const changes = await Promise.all(unknown.map(async ({ match, word, name }) => {
     const end = match.index + match[0].length;
@@ -179,7 +179,7 @@ export async function readQuery(query, { known, words, stopwords, typing = false
     return used === null ? null : { start: match.index, end, change: { typed: match[0], used, kind } };
   }));
   let text = query;
-  const made = [...changes.filter((c) => c !== null), ...(typedName === null ? [] : [typedName])];
+  const made = [...changes.filter((c) => c !== null), ...(lastChange === null ? [] : [lastChange])];
   for (const { start, end, change } of [...made].reverse()) {
     text = text.slice(0, start) + change.used + text.slice(end);
   }
