@@ -34,7 +34,6 @@ recorded results, each set stamped with the run that measured it.
 from __future__ import annotations
 
 import argparse
-import bisect
 import gzip
 import hashlib
 import json
@@ -53,9 +52,7 @@ import numpy as np
 from mkdocs_semantic.bundle.format import STATIC_MAX_TOKENS
 from mkdocs_semantic.bundle.lexical import analyze
 from mkdocs_semantic.bundle.reader import Bundle, read_bundle
-from mkdocs_semantic.bundle.shard_lists import write_shard_list
-from mkdocs_semantic.bundle.table import TokenTable
-from mkdocs_semantic.bundle.writer import table_shards
+from mkdocs_semantic.bundle.table import TokenTable, row_name, row_payload, table_hash
 from mkdocs_semantic.chunk import Chunk, context_line
 from mkdocs_semantic.indexing.cache import EmbeddingCache, cache_key
 from mkdocs_semantic.indexing.indexer import Indexer, IndexOptions, model_fingerprint
@@ -425,31 +422,21 @@ def static_tokenizer():
 
 
 def first_query_table_bytes(table: TokenTable, texts: list[str]) -> list[int]:
-    """Per query, the gzip bytes of the table files a reader fetches for it: the shards
-    holding its known tokens and the shard-list directories that name them."""
-    sizes: dict[str, int] = {}
+    """Per query, the gzip bytes of the table files a reader fetches for it: the rows
+    of its known tokens, one file each (bundle/table.py)."""
+    digest = table_hash(table)
+    at = {int(token): i for i, token in enumerate(table.token_ids.tolist())}
+    sizes: dict[int, int] = {}
 
-    def put(folder: str, stem: str, ext: str, data: bytes) -> list:
-        name = f"{folder}/{stem}.{hashlib.sha256(data).hexdigest()[:16]}.{ext}"
-        sizes[name] = len(gzip.compress(data, 6))
-        return [name, len(data)]
+    def row_gzip(token: int) -> int:
+        if token not in sizes:
+            name = row_name(token, digest)
+            data = row_payload(name, np.ascontiguousarray(table.rows[at[token]]).tobytes())
+            sizes[token] = len(gzip.compress(data, 6))
+        return sizes[token]
 
-    shards = table_shards(put, table)
-    listing = write_shard_list(shards, "tab", put)
-    firsts = [s[0] for s in shards]
-    dirs = listing["dirs"] if isinstance(listing, dict) else []
-    dir_firsts = [d[0] for d in dirs]
-    known = set(table.token_ids.tolist())
-    out = []
-    for encoding in static_tokenizer().encode_batch(texts):
-        files = set()
-        for token in set(encoding.ids) & known:
-            shard = shards[bisect.bisect_right(firsts, token) - 1]
-            files.add(shard[1])
-            if dirs:
-                files.add(dirs[bisect.bisect_right(dir_firsts, shard[0]) - 1][1])
-        out.append(sum(sizes[f] for f in files))
-    return out
+    return [sum(row_gzip(token) for token in set(encoding.ids) & at.keys())
+            for encoding in static_tokenizer().encode_batch(texts)]
 
 
 # --- recipes -------------------------------------------------------------------------

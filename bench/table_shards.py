@@ -1,8 +1,9 @@
 """Cost model of the query table's shards: rows per shard, and how shards are named.
 
-A query fetches the table shards of its tokens; the catalog lists every shard. Today a
-shard holds TABLE_SHARD_ROWS rows and is named by its content's hash, so the catalog
-gives each shard its first token id, its name (16 hex digits of hash) and its size.
+A query fetches the table shards of its tokens; the catalog lists every shard. Format 6
+cut the table into FORMAT_6_ROWS-row shards, each named by its content's hash, so the
+catalog gave each shard its first token id, its name (16 hex digits of hash) and its
+size. (Format 7 chose from this model: one row a file, named by the table's hash.)
 Yet a refit changes every row of the table, so per-shard hashes let a reader keep no
 more of it across rebuilds than one hash of the whole table would: the alternative
 names shard i of a table by the table's hash and i, and the catalog then lists only
@@ -33,11 +34,11 @@ sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
 
-from mkdocs_semantic.bundle.format import TABLE_SHARD_ROWS  # noqa: E402
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 ROWS = (1, 2, 4, 8, 16)
+FORMAT_6_ROWS = 8
 
 
 def gzip_json(value) -> int:
@@ -74,8 +75,8 @@ def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
 
 def render(results: dict) -> str:
     lines = ["# Cost model: the query table's shards", "",
-             f"Reproduce: `python bench/table_shards.py`. Measured {results['run']}. Today: "
-             f"{TABLE_SHARD_ROWS} rows a shard, each named by its hash. Bytes a query fetches with "
+             f"Reproduce: `python bench/table_shards.py`. Measured {results['run']}. Format 6: "
+             f"{FORMAT_6_ROWS} rows a shard, each named by its hash. Bytes a query fetches with "
              "nothing cached (median / p90, as served), its files (median), and the gzip bytes "
              "of the catalog's table list named per shard (today) or by the table's one hash "
              "(token ids only); see the bench's docstring.", "",

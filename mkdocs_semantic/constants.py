@@ -33,6 +33,8 @@ LONG_WORD: int = _SHARED["LONG_WORD"]
 """From this many letters a word may be two edits from its correction."""
 HASH_CHARS: int = _SHARED["HASH_CHARS"]
 """Hex characters of sha256 in a payload's name."""
+ROW_CHECK_BYTES: int = _SHARED["ROW_CHECK_BYTES"]
+"""Bytes of sha256 that end a query table row's payload (bundle/names.py)."""
 MAX_MANIFEST_BYTES: int = _SHARED["MAX_MANIFEST_BYTES"]
 """A real manifest is under 1 kB; anything past this is not one."""
 CATALOG_COPY: str = _SHARED["CATALOG_COPY"]

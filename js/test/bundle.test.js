@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { halfToFloat, parsePageTable, parsePartitionBits, parseTableShard, parseVectorPart } from "../src/bundle/binary.js";
+import { halfToFloat, parsePageTable, parsePartitionBits, parseRow, parseVectorPart } from "../src/bundle/binary.js";
 import { FORMAT_VERSION, checkManifest, compareKeys, payloadUrl, shardOf } from "../src/bundle/bundle.js";
 import { BundleError } from "../src/bundle/error.js";
 import { Engine } from "../src/engine/engine.js";
@@ -45,8 +45,8 @@ async function servedCopy(edit = () => {}, source = BUNDLE) {
   return { server, dir, catalog, engine: new Engine({ manifestUrl: `${server.url}manifest.json` }) };
 }
 
-test("a format-1 to -5 manifest is refused, naming both versions", async () => {
-  for (const version of [1, 2, 3, 4, 5]) {
+test("a format-1 to -6 manifest is refused, naming both versions", async () => {
+  for (const version of [1, 2, 3, 4, 5, 6]) {
     const old = JSON.parse(readFileSync(join(FROZEN(version), "manifest.json"), "utf8"));
     assert.throws(() => checkManifest(old, "manifest.json"), (error) => error instanceof BundleError &&
       new RegExp(`format ${version}, but this search client reads format ${FORMAT_VERSION}`).test(error.message));
@@ -81,6 +81,19 @@ test("a tampered payload is refused; the same size, other bytes", async () => {
     (error) => error instanceof BundleError && error.message.includes(`${changed} does not match its hash`));
 });
 
+test("a table row served under another token's name is refused", async () => {
+  let swapped;
+  const { engine } = await servedCopy((dir, manifest, catalog) => {
+    const { table, ids } = catalog.encoders.static.rows;
+    const [first, second] = [ids[0], ids[0] + ids[1]].map((id) => join(dir, `table/row${id}.${table}.bin`));
+    swapped = `table/row${ids[0]}.${table}.bin`;
+    writeFileSync(first, readFileSync(second));
+  });
+  await engine.open();
+  await assert.rejects(engine.store.get({ name: swapped, bytes: engine.catalog.encoders.static.dim + 4 }),
+    (error) => error instanceof BundleError && error.message.includes(`${swapped} does not match its hash`));
+});
+
 test("a truncated payload and a changed catalog are refused", async () => {
   const { engine } = await servedCopy((dir, manifest) => {
     for (const path of [join(dir, manifest.catalog.name), join(dir, "catalog.json")]) {
@@ -110,6 +123,11 @@ test("a catalog naming a file outside the bundle folder is refused", async () =>
   }
   assert.equal(payloadUrl("table/tab.0123456789abcdef.bin", "https://site.example/docs/semantic/manifest.json?v=1"),
     "https://site.example/docs/semantic/table/tab.0123456789abcdef.bin");
+  assert.equal(payloadUrl("table/row1012.0123456789abcdef.bin", "https://site.example/docs/semantic/manifest.json"),
+    "https://site.example/docs/semantic/table/row1012.0123456789abcdef.bin");
+  for (const name of ["table/row012.0123456789abcdef.bin", "lexical/row1.0123456789abcdef.bin", "table/row1.0123456789abcdef.json"]) {
+    assert.throws(() => payloadUrl(name, "https://site.example/docs/semantic/manifest.json"), BundleError, name);
+  }
 });
 
 test("bad catalog fields are refused with the field's name", async () => {
@@ -117,8 +135,10 @@ test("bad catalog fields are refused with the field's name", async () => {
     [(c) => { c.pages.count += 1; }, /pages\.count is not the manifest's page count/],
     [(c) => { c.pages.table[1] += 1; }, /pages\.table must be \[name, bytes\] of \d+ bytes/],
     [(c) => { c.vectors[0].dtype = "i4"; }, /vectors\[0\]\.dtype must be one of i8, f16, f32/],
-    [(c) => { c.encoders.static.shards.dirs.reverse(); }, /encoders\.static\.shards\.dirs is not in ascending order/],
-    [(c) => { c.encoders.static.shards = { dirs: [], more: 1 }; }, /encoders\.static\.shards must be a list or \{dirs\}/],
+    [(c) => { c.encoders.static.rows.ids[1] = 0; }, /encoders\.static\.rows\.ids must list ascending token ids as gaps/],
+    [(c) => { c.encoders.static.rows.ids[0] = -1; }, /encoders\.static\.rows\.ids must list ascending token ids as gaps/],
+    [(c) => { c.encoders.static.rows.ids = "1,2"; }, /encoders\.static\.rows\.ids must be a list/],
+    [(c) => { c.encoders.static.rows.table = "../x"; }, /encoders\.static\.rows\.table must be 16 hex digits/],
     [(c) => { c.lexical.version = 2; }, /lexical\.version is not 3/],
     [(c) => { c.lexical.head = 0; }, /lexical\.head is 0/],
     [(c) => { c.facets = "facets.json"; }, /facets must be a list/],
@@ -243,16 +263,10 @@ test("shard lookup: last shard whose first key is not above the key, strings by 
   assert.equal(shardOf([{ first: 0 }, { first: 100 }], 99), 0);
 });
 
-test("binary payloads: table shards and f16/f32 vector parts, little-endian", () => {
-  const table = new DataView(new ArrayBuffer(4 + 8 + 4));
-  table.setUint32(0, 2, true);
-  table.setUint32(4, 7, true);
-  table.setUint32(8, 9, true);
-  [1, -2, 3, -4].forEach((v, i) => table.setInt8(12 + i, v));
-  const { ids, rows } = parseTableShard(table.buffer, 2, "t");
-  assert.deepEqual([...ids], [7, 9]);
-  assert.deepEqual([...rows], [1, -2, 3, -4]);
-  assert.throws(() => parseTableShard(table.buffer, 3, "t"), /not a token table shard of 3 dims/);
+test("binary payloads: table rows and f16/f32 vector parts, little-endian", () => {
+  const row = new Int8Array([1, -2, 3, 0, 0, 0, 0]);
+  assert.deepEqual([...parseRow(row.buffer, 3, "t")], [1, -2, 3]);
+  assert.throws(() => parseRow(row.buffer, 4, "t"), /t is not a token table row of 4 dims/);
   const values = [1, -0.5, 0.25, 2];
   const f32 = new DataView(new ArrayBuffer(16));
   values.forEach((v, i) => f32.setFloat32(4 * i, v, true));

@@ -40,6 +40,7 @@ import platformdirs
 
 from ..bundle.format import MANIFEST, BundleError, Manifest, check_catalog
 from ..bundle.load_once import in_parallel
+from ..bundle.names import ROW_NAME, PayloadError, verify
 from ..bundle.reader import (
     ON_DEMAND,
     PayloadFetch,
@@ -240,20 +241,28 @@ def payload_fetcher(root: Path) -> Callable[[str, int], None] | None:
     return fetch
 
 
-def _hash_in_name(name: str) -> str:
-    """The sha256 prefix a payload's name carries (payloads.NAME)."""
-    return name.rsplit(".", 2)[-2]
+def _hash_in_name(name: str) -> str | None:
+    """The sha256 prefix a payload's name carries (names.NAME); None for a table row,
+    whose name carries its table's hash and whose own bytes end with its check."""
+    return None if ROW_NAME.match(name) else name.rsplit(".", 2)[-2]
 
 
-def _fetch(manifest_url: str, target: Path, name: str, *, size: int, sha256: str,
+def _fetch(manifest_url: str, target: Path, name: str, *, size: int, sha256: str | None,
            opener: urllib.request.OpenerDirector, deadline: _Deadline,
            listed_by: str = "catalog") -> None:
-    """Download one file of the bundle unless the cached copy already matches."""
+    """Download one file of the bundle unless the cached copy already matches (`sha256`
+    None: a table row, checked as names.verify checks it)."""
     local = target / name
     local.parent.mkdir(parents=True, exist_ok=True)
-    if not _matches(local, size, sha256):
-        _download(urllib.parse.urljoin(manifest_url, name), local, size=size, sha256=sha256,
-                  opener=opener, deadline=deadline, listed_by=listed_by)
+    if _matches(local, size, sha256, name):
+        return
+    url = urllib.parse.urljoin(manifest_url, name)
+    _download(url, local, size=size, sha256=sha256 or "", opener=opener, deadline=deadline,
+              listed_by=listed_by)
+    if sha256 is None and not _matches(local, size, None, name):
+        local.unlink(missing_ok=True)
+        raise RemoteError(f"{url} does not match its {listed_by} (its check bytes differ): "
+                          f"{_MISMATCH}")
 
 
 @contextmanager
@@ -480,6 +489,9 @@ def _blocks(response, url: str, deadline: _Deadline, *, limit: int) -> Iterator[
         yield block
 
 
+_MISMATCH = "the site may be mid-deploy, try again; if it persists, rebuild and redeploy the site"
+
+
 def _download(url: str, dest: Path, *, size: int, sha256: str,
               opener: urllib.request.OpenerDirector, deadline: _Deadline,
               listed_by: str = "catalog") -> None:
@@ -491,25 +503,23 @@ def _download(url: str, dest: Path, *, size: int, sha256: str,
     digest = hashlib.sha256()
     got = 0
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=dest.parent)
-    mismatch = ("the site may be mid-deploy, try again; if it persists, rebuild and "
-                "redeploy the site")
     try:
         with os.fdopen(fd, "wb") as out, _open(url, opener, deadline) as response:
             declared = _content_length(response)
             if declared is not None and declared > size:
                 raise RemoteError(f"{url} is {declared:,} bytes, larger than the {size:,} its "
-                                  f"{listed_by} declares, so it was not downloaded: {mismatch}")
+                                  f"{listed_by} declares, so it was not downloaded: {_MISMATCH}")
             for block in _blocks(response, url, deadline, limit=size + 1):
                 got += len(block)
                 if got > size:
                     raise RemoteError(f"{url} is larger than the {size:,} bytes its {listed_by} "
-                                      f"declares, so the download was stopped: {mismatch}")
+                                      f"declares, so the download was stopped: {_MISMATCH}")
                 digest.update(block)
                 out.write(block)
         if got != size or not digest.hexdigest().startswith(sha256):
             raise RemoteError(
                 f"{url} does not match its {listed_by} ({got} bytes, sha256 "
-                f"{digest.hexdigest()[:12]}…; expected {size} bytes, {sha256[:12]}…): {mismatch}"
+                f"{digest.hexdigest()[:12]}…; expected {size} bytes, {sha256[:12]}…): {_MISMATCH}"
             )
         os.replace(tmp, dest)
     except OSError as exc:
@@ -518,6 +528,13 @@ def _download(url: str, dest: Path, *, size: int, sha256: str,
         Path(tmp).unlink(missing_ok=True)
 
 
-def _matches(path: Path, size: int, sha256: str) -> bool:
-    return path.is_file() and path.stat().st_size == size \
-        and sha256_file(path).startswith(sha256)
+def _matches(path: Path, size: int, sha256: str | None, name: str) -> bool:
+    if not (path.is_file() and path.stat().st_size == size):
+        return False
+    if sha256 is not None:
+        return sha256_file(path).startswith(sha256)
+    try:
+        verify(name, path.read_bytes(), size=size)
+    except PayloadError:
+        return False
+    return True

@@ -1,4 +1,4 @@
-"""The search bundle (format 6): its format (`format`), writer (`writer`) and reader
+"""The search bundle (format 7): its format (`format`), writer (`writer`) and reader
 (`reader`), side by side, and the payloads they share.
 
 Layout of `<site>/<bundle_dir>/`:
@@ -22,7 +22,7 @@ Layout of `<site>/<bundle_dir>/`:
     (bundle/vectors/store.py): `exact` with `parts` (first page), or `partitioned` with
     `partitions`, `probe_rows`, `candidates`, `id_bytes`, `index` and `centroids`;
   - `encoders`: `static` (`vectors`: the set it queries, `tokenizer`, `max_tokens`,
-    `dtype`, `scale`, `dim`, a shard list of token ids) and, when the site ships its
+    `dtype`, `scale`, `dim`, `rows`: the table's hash and its token ids as gaps) and, when the site ships its
     model, `transformer` (`vectors`, `model`, `tokenizer`).
 - payloads, named by content hash (see bundle/names.py), in folders:
   - `pages/pages.<h>.bin`: the page table; `facets/facets.<h>.json`: the facets;
@@ -36,7 +36,8 @@ Layout of `<site>/<bundle_dir>/`:
     deep link and the path results show);
   - `vectors/...`: see bundle/vectors/store.py;
   - `lexical/lex.<h>.json` and `lexical/tail.<h>.json`: see `LexicalIndex.to_shards`;
-  - `table/tab.<h>.bin`: u32 n, n u32 token ids ascending, n x dim int8 rows;
+  - `table/row<token id>.<h>.bin`: one row of the query table, dim int8 values and a
+    4-byte check; `<h>` is the table's hash, not the file's (bundle/table.py);
   - `model/model.<h>.onnx`, `model/tokenizer.<h>.json`.
 
 Chunk ids are positions in page order: chunk `starts[page] + local`. Everything a page

@@ -1,4 +1,4 @@
-"""Bundle format 6: its constants, and the checks every Python reader runs on the JSON
+"""Bundle format 7: its constants, and the checks every Python reader runs on the JSON
 it did not write (the manifest and the catalog), so that nothing downstream meets a
 wrong type, a path out of the bundle or an absurd number. The layout is in bundle/__init__.py.
 """
@@ -28,6 +28,7 @@ from .names import CATALOG_NAME, HASH_CHARS, PayloadError, check_name
 from .page_table import page_table_size
 
 MANIFEST = "manifest.json"
+TABLE_HASH = re.compile(r"^[0-9a-f]{16}\Z")
 METRIC = "ip"
 VECTOR_LAYOUTS = ("auto", "exact", "partitioned")
 """The writer's choices; a catalog names `exact` or `partitioned` (vectors/partitions.py)."""
@@ -39,15 +40,12 @@ STATIC_MAX_TOKENS = 128
 
 # Shard sizes: small enough that a query fetches little, large enough to keep the file
 # count sane (measured in bench/: bytes per query against files per build). A query
-# touches about one table shard per token, one lexical shard per term and one fragments
-# shard per page shown, whatever their size, so these are small: on fastapi-docs 8
-# rows a table shard (not 32) and about a page of fragments (not four) took a typed
-# query's first result from 1.9 to 1.47 MB sent (bench/browser.py).
+# touches one lexical shard per term and one fragments shard per page shown, whatever
+# their size, so these are small; the query table is one row a file (bundle/table.py).
 VECTOR_PART_BYTES = 128 << 10
 FRAGMENT_SHARD_BYTES = 4 << 10
 TEXT_SHARD_BYTES = 256 << 10
 LEXICAL_SHARD_BYTES = 4 << 10
-TABLE_SHARD_ROWS = 8
 
 
 class BundleError(ValueError):
@@ -191,6 +189,18 @@ def _check_column_sums(check: Checker, vectors: dict, where: str, *, dim: int,
         check.fail(f"{where}.sum must list {dim} {kind}, one per dimension")
 
 
+def _check_rows(check: Checker, encoder: dict, where: str) -> None:
+    """`rows` of the static encoder (bundle/table.py): the table's hash and its token ids
+    as gaps, the first at least 0, every later one at least 1."""
+    rows = check.dict(encoder, "rows", where)
+    if not isinstance(rows.get("table"), str) or not TABLE_HASH.match(rows["table"]):
+        check.fail(f"{where}.rows.table must be {HASH_CHARS} hex digits")
+    gaps = check.list(rows, "ids", f"{where}.rows")
+    if not all(isinstance(g, int) and not isinstance(g, bool) and g >= (1 if i else 0)
+               for i, g in enumerate(gaps)) or sum(gaps) >= 1 << 32:
+        check.fail(f"{where}.rows.ids must list ascending token ids as gaps")
+
+
 def _check_payload_name(check: Checker, name: object, where: str) -> None:
     try:
         check_name(name)
@@ -286,7 +296,7 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
             check.number(encoder, "scale", where, positive=True)
             if check.int(encoder, "dim", where, 1, MAX_DIM) != sets[encoder["vectors"]]["dim"]:
                 check.fail(f"{where}.dim differs from its vector set's")
-            check.shard_list(encoder, "shards", where, int)
+            _check_rows(check, encoder, where)
             if "pieces" in encoder:
                 pieces = check.dict(encoder, "pieces", where)
                 if check.int(pieces, "version", f"{where}.pieces") != PIECES_VERSION:

@@ -3,6 +3,11 @@
 A payload's name is `<folder>/<stem>.<h>.<ext>`, `<h>` being the first `HASH_CHARS` hex
 digits of the sha256 of its bytes. A name therefore never points at other bytes: files
 may be cached forever, and a reader checks what it got against the name it asked for.
+
+A query table row is the one exception (bundle/table.py): `table/row<token id>.<h>.bin`,
+`<h>` being the hash of the whole table, so that a reader can name the rows a query
+needs from the catalog's token ids alone. Its payload ends with `ROW_CHECK_BYTES` of
+the sha256 of its name and row (`row_check`), which a reader checks instead.
 """
 
 from __future__ import annotations
@@ -14,12 +19,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..constants import HASH_CHARS
+from ..constants import HASH_CHARS, ROW_CHECK_BYTES
 from ..files import atomic_write
 
 CATALOG_NAME = re.compile(r"^catalog\.[0-9a-f]{16}\.json\Z")
 NAME = re.compile(r"^(?:[a-z]+/)?[a-z]+\.([0-9a-f]{16})\.[a-z0-9]+\Z")
 """Every payload name a bundle may list: no `..`, no absolute path, no other folders."""
+ROW_NAME = re.compile(r"^table/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.bin\Z")
+"""A query table row's name: its token id and the table's hash."""
 
 
 class PayloadError(ValueError):
@@ -51,9 +58,15 @@ def write_payload(out: Path, *, folder: str, stem: str, ext: str, data: bytes) -
     return Payload(name=name, bytes=len(data))
 
 
+def row_check(name: str, row: bytes) -> bytes:
+    """The bytes that end a table row's payload: the start of the sha256 of its name and
+    row, so that a row changed, cut or read under another name fails its check."""
+    return hashlib.sha256(name.encode("ascii") + row).digest()[:ROW_CHECK_BYTES]
+
+
 def check_name(name: object) -> str:
     """`name` if it is a payload name a bundle may list; PayloadError otherwise."""
-    if not isinstance(name, str) or NAME.match(name) is None:
+    if not isinstance(name, str) or (NAME.match(name) is None and ROW_NAME.match(name) is None):
         raise PayloadError(f"{name!r} is not a payload name of this format")
     return name
 
@@ -61,12 +74,17 @@ def check_name(name: object) -> str:
 def verify(name: str, data: bytes, *, size: int | None = None) -> bytes:
     """`data` if it is what `name` promises (and `size` bytes long); PayloadError otherwise."""
     match = NAME.match(name)
-    if match is None:
+    if match is None and ROW_NAME.match(name) is None:
         raise PayloadError(f"{name!r} is not a payload name of this format")
     if size is not None and len(data) != size:
         raise PayloadError(f"{name} is {len(data)} bytes, the catalog says {size} "
                            "(truncated or changed)")
-    if not hashlib.sha256(data).hexdigest().startswith(match.group(1)):
+    if match is not None:
+        good = hashlib.sha256(data).hexdigest().startswith(match.group(1))
+    else:
+        good = (len(data) > ROW_CHECK_BYTES
+                and data[-ROW_CHECK_BYTES:] == row_check(name, data[:-ROW_CHECK_BYTES]))
+    if not good:
         raise PayloadError(f"{name} does not match its hash (changed or corrupt)")
     return data
 

@@ -21,10 +21,10 @@ from ..model.spec import DEFAULT_MODEL_SHA256, ModelSpec, default_model_spec
 from .chunks import PageChunks
 from .format import MANIFEST, BundleError, Manifest, check_catalog, check_directory
 from .lexical import LexicalIndex
-from .names import Payload, PayloadError, check_name, verify
+from .names import ROW_CHECK_BYTES, Payload, PayloadError, check_name, verify
 from .page_table import PageTable, parse_page_table
 from .shard_lists import ShardList, ShardReader, resolve
-from .table import ShardedTokenTable, TokenTable, table_shard
+from .table import RowTable, TokenTable, row_name, token_ids_of
 from .vectors.store import (
     VectorSet,
     payloads_of_index,
@@ -53,7 +53,7 @@ class Bundle:
     a `PageChunks` that reads each page when one of its chunks is first asked for."""
     vectors: VectorSet
     lexical: LexicalIndex
-    table: TokenTable | ShardedTokenTable | None
+    table: TokenTable | RowTable | None
     files: list[Payload]
     """Every payload of the bundle (the catalog itself included)."""
     vocabulary: Vocabulary | None = None
@@ -252,9 +252,8 @@ ON_DEMAND = ("vectors/bin.", "vectors/row.", "lexical/", "fragments/", "text/", 
 """The payloads a downloaded bundle fetches when a query first needs them: vector
 partitions, keyword shards and tails, result fragments, texts, token table shards,
 vocabulary shards and word piece shards (their directories come down with the catalog)."""
-SHARD_LISTS = (("fragments",), ("text",), ("lexical", "shards"), ("encoders", "static",
-                                                                   "shards"),
-               ("vocabulary", "shards"), ("encoders", "static", "pieces", "shards"))
+SHARD_LISTS = (("fragments",), ("text",), ("lexical", "shards"), ("vocabulary", "shards"),
+               ("encoders", "static", "pieces", "shards"))
 """Where the catalog holds shard lists (a path of keys)."""
 
 
@@ -297,6 +296,10 @@ def walk_levels(catalog: dict, read: Callable[[str, int], bytes], *,
             level += [Payload(name, size) for _, name, size in vectors["parts"]]
     for encoder in catalog["encoders"].values():
         level += [Payload(*encoder[key]) for key in ("tokenizer", "model") if key in encoder]
+        if "rows" in encoder:
+            level += [Payload(row_name(token, encoder["rows"]["table"]),
+                              encoder["dim"] + ROW_CHECK_BYTES)
+                      for token in token_ids_of(encoder["rows"]["ids"], "the catalog").tolist()]
     seen: set[str] = set()
     while level:
         fresh = []
@@ -482,15 +485,14 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
         vectors = read_exact(root, spec, starts, lambda name, size: read_payload(root, name,
                                                                                  size))
     static = catalog["encoders"].get("static")
-    table: TokenTable | ShardedTokenTable | None = None
-    if static and lazy:
-        dim = static["dim"]
-        table = ShardedTokenTable(
-            ShardReader(entries(static["shards"]),
-                        lambda name, size: table_shard(read(name, size), dim, root / name)),
-            dim=dim, scale=float(static["scale"]))
-    elif static:
-        table = _read_table(root, static, entries(static["shards"]))
+    table: TokenTable | RowTable | None = None
+    if static:
+        table = RowTable(token_ids_of(static["rows"]["ids"], str(root)),
+                         digest=static["rows"]["table"], dim=static["dim"],
+                         scale=float(static["scale"]), read=read)
+        if not lazy:
+            table = TokenTable(token_ids=table.token_ids, rows=table.rows_for(table.token_ids),
+                               scale=table.scale)
     for encoder in catalog["encoders"].values():
         read_payload(root, *encoder["tokenizer"])
         if "model" in encoder:  # 23 MB: checked here by size, by hash when loaded
@@ -540,18 +542,3 @@ def _check_facets(facets: object, *, pages: int, partitions: int | None) -> dict
     if partitions is not None and not isinstance(facets.get("partitions"), dict):
         raise ValueError("the facets payload has no partitions")
     return facets
-
-
-def _read_table(root: Path, static: dict, shards: list[tuple]) -> TokenTable:
-    parsed = [table_shard(read_payload(root, name, size), static["dim"], root / name)
-              for _, name, size in shards]
-    token_ids = (np.concatenate([ids for ids, _ in parsed]) if parsed
-                 else np.zeros(0, dtype=np.uint32))
-    if np.any(np.diff(token_ids.astype(np.int64)) <= 0):
-        raise BundleError(f"the token table in {root} is not in token order: rebuild the site")
-    return TokenTable(token_ids=token_ids,
-                      rows=(np.concatenate([rows for _, rows in parsed]) if parsed
-                            else np.zeros((0, static["dim"]), np.int8)),
-                      scale=float(static["scale"]))
-
-

@@ -1,16 +1,23 @@
 """The static query table as a bundle holds it: token ids and int8 rows, whole
-(`TokenTable`) or read by shard as a query needs them (`ShardedTokenTable`)."""
+(`TokenTable`) or read row by row as queries need them (`RowTable`).
+
+Each row is a payload of its own, `table/row<token id>.<h>.bin`, `<h>` being the
+table's hash (`table_hash`): the catalog lists the token ids (`token_gaps`) and the
+hash, and a reader names the rows of a query's tokens from those alone.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .format import BundleError
-from .shard_lists import ShardReader
+from .load_once import LoadOnce, in_parallel
+from .names import HASH_CHARS, ROW_CHECK_BYTES, row_check
 
 
 @dataclass(frozen=True)
@@ -33,28 +40,39 @@ class TokenTable:
         return _rows_for(self.token_ids, self.rows, ids)
 
 
-class ShardedTokenTable:
-    """The token table of a bundle downloaded without its shards: each shard read (and
-    checked) when a query first has one of its tokens."""
+class RowTable:
+    """The token table of a bundle downloaded without its rows: each row read (and
+    checked) when a query first has its token, the rows of one query at the same time."""
 
-    def __init__(self, shards: ShardReader, *, dim: int, scale: float) -> None:
-        self.shards = shards
+    def __init__(self, token_ids: np.ndarray, *, digest: str, dim: int, scale: float,
+                 read: Callable[[str, int], bytes]) -> None:
+        self.token_ids = token_ids
+        self.digest = digest
         self.dim = dim
         self.scale = scale
+        self._read = read
+        self._rows: LoadOnce[np.ndarray] = LoadOnce()
+
+    def holds(self, token: int) -> bool:
+        at = int(np.searchsorted(self.token_ids, token))
+        return at < len(self.token_ids) and int(self.token_ids[at]) == token
 
     def rows_for(self, ids: Sequence[int]) -> np.ndarray:
         """The rows of those of `ids` the table has, in order (repeats repeated)."""
-        self.shards.prefetch(int(token) for token in ids)
-        found = []
-        for token in ids:
-            held = self.shards.holding(int(token))
-            if held is not None:
-                token_ids, rows = held[1]
-                found.append(_rows_for(token_ids, rows, [token]))
-        return np.concatenate(found) if found else np.zeros((0, self.dim), dtype=np.int8)
+        held = [int(token) for token in ids if self.holds(int(token))]
+        in_parallel(lambda token=token: self._row(token)
+                    for token in dict.fromkeys(held) if token not in self._rows)
+        if not held:
+            return np.zeros((0, self.dim), dtype=np.int8)
+        return np.stack([self._row(token) for token in held])
+
+    def _row(self, token: int) -> np.ndarray:
+        name = row_name(token, self.digest)
+        return self._rows.get(token, lambda: row_from(
+            self._read(name, self.dim + ROW_CHECK_BYTES), self.dim, name))
 
 
-def summed_rows(table: TokenTable | ShardedTokenTable, ids: Sequence[int]) -> np.ndarray | None:
+def summed_rows(table: TokenTable | RowTable, ids: Sequence[int]) -> np.ndarray | None:
     """The static query vector of token `ids`: the integer sum of the rows of those the
     table has (so every reader computes the same one); None when it has none."""
     rows = table.rows_for(ids)
@@ -71,15 +89,42 @@ def _rows_for(token_ids: np.ndarray, rows: np.ndarray, ids: Sequence[int]) -> np
     return rows[at[token_ids[at] == wanted]]
 
 
-def table_shard(data: bytes, dim: int, source: Path | str) -> tuple[np.ndarray, np.ndarray]:
-    """A token table shard's (token ids ascending, int8 rows)."""
-    count = int(np.frombuffer(data[:4], dtype="<u4")[0]) if len(data) >= 4 else -1
-    if count < 0 or len(data) != 4 + count * (4 + dim):
-        raise BundleError(f"{source} is not a token table shard of {dim} dims: "
+def table_hash(table: TokenTable) -> str:
+    """The `<h>` of the table's row names: the start of the sha256 of its token ids and
+    rows, so that a refit table's rows never share a name with the table's before."""
+    digest = hashlib.sha256(np.asarray(table.token_ids, dtype="<u4").tobytes())
+    digest.update(np.ascontiguousarray(table.rows, dtype=np.int8).tobytes())
+    return digest.hexdigest()[:HASH_CHARS]
+
+
+def row_name(token: int, digest: str) -> str:
+    """The payload name of token `token`'s row in the table of hash `digest`."""
+    return f"table/row{token}.{digest}.bin"
+
+
+def row_payload(name: str, row: bytes) -> bytes:
+    """A row's payload: its `dim` int8 values, then its check (names.row_check)."""
+    return row + row_check(name, row)
+
+
+def row_from(data: bytes, dim: int, source: Path | str) -> np.ndarray:
+    """The int8 row of a checked row payload."""
+    if len(data) != dim + ROW_CHECK_BYTES:
+        raise BundleError(f"{source} is not a token table row of {dim} dims: rebuild the site")
+    return np.frombuffer(data, dtype=np.int8, count=dim)
+
+
+def token_gaps(token_ids: np.ndarray) -> list[int]:
+    """The catalog's list of the table's token ids: the first, then each one's distance
+    from the one before (ascending ids make the list short)."""
+    ids = np.asarray(token_ids, dtype=np.int64)
+    return np.diff(ids, prepend=0).tolist() if len(ids) else []
+
+
+def token_ids_of(gaps: list[int], source: str) -> np.ndarray:
+    """The token ids that `token_gaps` listed (BundleError unless they ascend)."""
+    ids = np.cumsum(np.asarray(gaps, dtype=np.int64))
+    if len(ids) and (ids[0] < 0 or np.any(np.diff(ids) <= 0) or ids[-1] >= 1 << 32):
+        raise BundleError(f"{source}: the token table's ids are not ascending token ids: "
                           "rebuild the site")
-    ids = np.frombuffer(data, dtype="<u4", count=count, offset=4)
-    if np.any(np.diff(ids.astype(np.int64)) <= 0):
-        raise BundleError(f"{source} is not in token order: rebuild the site")
-    return ids, np.frombuffer(data, dtype=np.int8, offset=4 + 4 * count).reshape(count, dim)
-
-
+    return ids.astype(np.uint32)

@@ -31,7 +31,6 @@ from .format import (
     MANIFEST,
     METRIC,
     STATIC_MAX_TOKENS,
-    TABLE_SHARD_ROWS,
     TEXT_SHARD_BYTES,
     VECTOR_LAYOUTS,
     BundleError,
@@ -43,7 +42,7 @@ from .names import CATALOG_NAME, HASH_CHARS, Payload, group_by_size, json_bytes,
 from .page_table import MAX_PAGE_CHUNKS, PageTable, continuations, page_table_bytes
 from .quantize import Quantized
 from .shard_lists import write_shard_list
-from .table import TokenTable
+from .table import TokenTable, row_name, row_payload, table_hash, token_gaps
 from .vectors.store import column_sums, write_vectors
 from .vocabulary import VOCABULARY_SHARD_BYTES, build_vocabulary, vocabulary_shards
 from .wordpieces import wordpiece_shards
@@ -159,7 +158,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         catalog["encoders"]["static"] = {
             "vectors": 0, "tokenizer": tokenizer, "max_tokens": STATIC_MAX_TOKENS,
             "dtype": "i8", "scale": table.scale, "dim": int(table.rows.shape[1]),
-            "shards": write_shard_list(table_shards(put, table), "tab", put),
+            "rows": write_table_rows(out, written, table),
         }
         pieces = wordpiece_shards(spec.tokenizer_path)
         if pieces is not None:  # so that a browser fetches the vocabulary by need
@@ -245,16 +244,18 @@ def _page_shards(put, folder: str, stem: str, ext: str, rows: list, target: int)
             for a, b in zip(cuts, [*cuts[1:], len(rows)])]
 
 
-def table_shards(put, table: TokenTable) -> list:
-    ids = np.asarray(table.token_ids, dtype="<u4")
-    rows = np.asarray(table.rows, dtype=np.int8)
-    shards = []
-    for a in range(0, len(ids), TABLE_SHARD_ROWS):
-        part = ids[a:a + TABLE_SHARD_ROWS]
-        data = (np.array([len(part)], dtype="<u4").tobytes() + part.tobytes()
-                + rows[a:a + TABLE_SHARD_ROWS].tobytes())
-        shards.append([int(part[0]), *put("table", "tab", "bin", data)])
-    return shards
+def write_table_rows(out: Path, written: list[Payload], table: TokenTable) -> dict:
+    """Each row of `table` as its own payload (bundle/table.py); the catalog's `rows`."""
+    digest = table_hash(table)
+    rows = np.ascontiguousarray(table.rows, dtype=np.int8)
+    for token, row in zip(table.token_ids.tolist(), rows):
+        name = row_name(token, digest)
+        data = row_payload(name, row.tobytes())
+        target = out / name
+        if not (target.is_file() and target.stat().st_size == len(data)):
+            atomic_write(target, data, shared=True)
+        written.append(Payload(name=name, bytes=len(data)))
+    return {"table": digest, "ids": token_gaps(table.token_ids)}
 
 
 def _copy_payload(out: Path, written: list[Payload], folder: str, stem: str, source: Path,

@@ -391,6 +391,20 @@ def test_a_shard_that_is_not_what_its_name_says_is_refused_when_read(deployed, t
     assert not (folder / "fragments").exists() or not any((folder / "fragments").iterdir())
 
 
+def test_a_table_row_served_under_another_name_is_refused_and_not_kept(deployed, tmp_path):
+    """A row is named by its table's hash, not its own: its check bytes catch a swap."""
+    root, _ = bundle_files(deployed)
+    rows = sorted((root / "table").iterdir())
+    for path in rows:
+        path.write_bytes(rows[0].read_bytes() if path != rows[0] else rows[1].read_bytes())
+    result = run("query", deployed.url + "docs/", "cookies", "--cache-dir",
+                 str(tmp_path / "cache"))
+    assert result.exit_code == 1 and "does not match its catalog" in result.stderr
+    assert result.stderr.count("\n") == 1 and "/table/row" in result.stderr
+    folder = next((tmp_path / "cache").iterdir())
+    assert not (folder / "table").exists() or not any((folder / "table").iterdir())
+
+
 @pytest.mark.parametrize("folder", ["fragments", "lexical", "table"])
 def test_a_damaged_file_in_the_cache_is_fetched_again_once_and_said(deployed, tmp_path,
                                                                      folder):

@@ -13,7 +13,13 @@ import numpy as np
 import pytest
 
 from mkdocs_semantic.bundle.format import BundleError
-from mkdocs_semantic.bundle.names import PayloadError, check_name
+from mkdocs_semantic.bundle.names import (
+    ROW_CHECK_BYTES,
+    ROW_NAME,
+    PayloadError,
+    check_name,
+    row_check,
+)
 from mkdocs_semantic.bundle.quantize import quantize
 from mkdocs_semantic.bundle.reader import find_bundle_dir, read_bundle
 from mkdocs_semantic.bundle.table import TokenTable
@@ -138,9 +144,14 @@ def test_payload_names_carry_their_hash_and_old_payloads_are_removed(tmp_path):
     write_sample(tmp_path, 4)
     second = {p.name for p in read_bundle(tmp_path).files}
     assert first != second
+    rows = [name for name in second if ROW_NAME.match(name)]
+    assert rows, "the sample has a static query table"
     for name in second:
-        digest = hashlib.sha256((tmp_path / name).read_bytes()).hexdigest()
-        assert name.split("/")[-1].split(".")[1] == digest[:16]
+        data = (tmp_path / name).read_bytes()
+        if name in rows:  # named by the table's hash, checked by its last bytes
+            assert data[-ROW_CHECK_BYTES:] == row_check(name, data[:-ROW_CHECK_BYTES])
+        else:
+            assert name.split("/")[-1].split(".")[1] == hashlib.sha256(data).hexdigest()[:16]
     on_disk = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()}
     assert on_disk == {"manifest.json", "catalog.json", *second}
     # the current catalog's copy under a stable name, for a browser to ask for at once
@@ -211,16 +222,26 @@ def test_unknown_format_names_both_versions(tmp_path):
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     manifest["format"] = 99
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(BundleError, match=r"format 99.*reads format 6"):
+    with pytest.raises(BundleError, match=rf"format 99.*reads format {FORMAT_VERSION}"):
         read_bundle(tmp_path)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6])
 def test_an_older_format_is_refused_with_what_to_do(tmp_path, version):
     shutil.copytree(FIXTURES / f"v{version}", tmp_path / "old")
     wanted = rf"format {version}; .* reads format {FORMAT_VERSION}: rebuild the site"
     with pytest.raises(BundleError, match=wanted):
         read_bundle(tmp_path / "old")
+
+
+def test_a_table_row_under_another_tokens_name_is_refused(tmp_path):
+    write_sample(tmp_path)
+    rows = catalog_of(tmp_path)["encoders"]["static"]["rows"]
+    first, second = (tmp_path / f"table/row{token}.{rows['table']}.bin"
+                     for token in (rows["ids"][0], rows["ids"][0] + rows["ids"][1]))
+    first.write_bytes(second.read_bytes())
+    with pytest.raises(BundleError, match=re.escape(f"{first.name} does not match its hash")):
+        read_bundle(tmp_path)
 
 
 def test_changed_truncated_or_missing_payloads_are_named(tmp_path):
@@ -374,6 +395,10 @@ def test_bad_manifest_fields_are_refused_by_name(tmp_path, field, value, message
     ("lexical.head", 0, r"lexical\.head is 0"),
     ("pages.boosts", {"0": -1}, r"pages\.boosts has a bad entry"),
     ("encoders.static.dim", 12, r"encoders\.static\.dim"),
+    ("encoders.static.rows.ids.1", 0, r"encoders\.static\.rows\.ids must list ascending"),
+    ("encoders.static.rows.ids.0", -1, r"encoders\.static\.rows\.ids must list ascending"),
+    ("encoders.static.rows.table", "../x", r"encoders\.static\.rows\.table must be 16 hex"),
+    ("encoders.static.rows", DELETE, r"encoders\.static\.rows is missing"),
 ])
 def test_bad_catalog_fields_are_refused_by_name(tmp_path, field, value, message):
     write_sample(tmp_path)

@@ -1,12 +1,12 @@
-// The binary payloads of a format-5 bundle (written by mkdocs_semantic/bundle/: page_table.py,
-// table.py's token table shards, vectors/store.py and vectors/partitions.py): their sizes, which
+// The binary payloads of a format-7 bundle (written by mkdocs_semantic/bundle/: page_table.py,
+// table.py's token table rows, vectors/store.py and vectors/partitions.py): their sizes, which
 // bundle.js's catalog checks compare with the sizes listed, and parsers that refuse any
 // other layout.
 
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
 import { BundleError } from "./error.js";
 
-const { HASH_CHARS } = constants;
+const { HASH_CHARS, ROW_CHECK_BYTES } = constants;
 
 /** The page table's size: a u32 page count and chunk count, a u16 a page, a bit a chunk. */
 export function pageTableBytes(pages, chunks) {
@@ -42,19 +42,12 @@ export function parsePageTable(buffer, { pages, chunks, name }) {
   return { starts, pageOfChunk, sections };
 }
 
-/** A token table shard: u32 n, n u32 token ids ascending, n x dim int8 rows. */
-export function parseTableShard(buffer, dim, name) {
-  const count = buffer.byteLength >= 4 ? new DataView(buffer).getUint32(0, true) : -1;
-  if (count < 0 || buffer.byteLength !== 4 + count * (4 + dim)) {
-    throw new BundleError(`${name} is not a token table shard of ${dim} dims: rebuild the site`);
+/** A token table row (mkdocs_semantic/bundle/table.py): dim int8 values, then its check. */
+export function parseRow(buffer, dim, name) {
+  if (buffer.byteLength !== dim + ROW_CHECK_BYTES) {
+    throw new BundleError(`${name} is not a token table row of ${dim} dims: rebuild the site`);
   }
-  const view = new DataView(buffer);
-  const ids = new Uint32Array(count);
-  for (let i = 0; i < count; i++) {
-    ids[i] = view.getUint32(4 + 4 * i, true);
-    if (i && ids[i] <= ids[i - 1]) throw new BundleError(`${name} is not in token order: rebuild the site`);
-  }
-  return { ids, rows: new Int8Array(buffer, 4 + 4 * count, count * dim) };
+  return new Int8Array(buffer, 0, dim);
 }
 
 const HASH_BYTES = HASH_CHARS / 2;

@@ -1,4 +1,4 @@
-// Reading a search bundle written by mkdocs_semantic/bundle/writer.py (format 6): checks of the
+// Reading a search bundle written by mkdocs_semantic/bundle/writer.py (format 7): checks of the
 // manifest, the catalog and shard list directories, payload names and URLs, and hashes.
 // The binary payloads are binary.js's. Pure functions over parsed JSON and ArrayBuffers,
 // so they run in workers and in node tests.
@@ -10,11 +10,14 @@ import { BundleError } from "./error.js";
 // The format's constants, written once for Python and this client in constants.json.
 // SEARCH_MODES: the ranking modes; MAX_TOP_K: the most results a search may ask for.
 export const { FORMAT_VERSION, SCALAR_BYTES, QUERY_ENCODERS, SEARCH_MODES, MAX_TOP_K } = constants;
-const { LEXICAL_VERSION, VOCABULARY_VERSION, PIECES_VERSION, MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS } = constants;
+const { LEXICAL_VERSION, VOCABULARY_VERSION, PIECES_VERSION, MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS, ROW_CHECK_BYTES } = constants;
 
 // mkdocs_semantic/bundle/names.py NAME: no "..", no absolute path, no other folders.
 const PAYLOAD_NAME = /^(?:[a-z]+\/)?[a-z]+\.([0-9a-f]{16})\.[a-z0-9]+$/;
 const CATALOG_NAME = /^catalog\.[0-9a-f]{16}\.json$/;
+// names.py ROW_NAME: a query table row, named by its token id and the table's hash.
+const ROW_NAME = /^table\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.bin$/;
+const TABLE_HASH = /^[0-9a-f]{16}$/;
 
 /** Type and range checks of untrusted JSON; every failure names the file and the field. */
 class Checker {
@@ -310,7 +313,7 @@ export function checkCatalog(data, manifest, source) {
       out.scale = check.number(encoder, "scale", where, { positive: true });
       out.dim = check.int(encoder, "dim", where, 1, MAX_DIM);
       if (out.dim !== vectors[out.vectors].dim) check.fail(`${where}.dim differs from its vector set's`);
-      out.shards = check.shardList(encoder, "shards", where, "int");
+      out.rows = checkRows(check, encoder, where);
       if (Object.hasOwn(encoder, "pieces")) out.pieces = checkPieces(check, encoder, where);
     }
     checked[kind] = out;
@@ -326,6 +329,34 @@ export function checkCatalog(data, manifest, source) {
     vectors,
     encoders: checked,
   };
+}
+
+/**
+ * `encoders.static.rows` (mkdocs_semantic/bundle/table.py): the table's hash and its token
+ * ids as gaps; returns `{table, ids}`, the ids ascending in a Uint32Array.
+ */
+function checkRows(check, encoder, where) {
+  const rows = check.object(encoder, "rows", where);
+  if (typeof rows.table !== "string" || !TABLE_HASH.test(rows.table)) {
+    check.fail(`${where}.rows.table must be ${HASH_CHARS} hex digits`);
+  }
+  const gaps = rows.ids;
+  if (!Array.isArray(gaps)) check.fail(`${where}.rows.ids must be a list`);
+  const ids = new Uint32Array(gaps.length);
+  let id = 0;
+  gaps.forEach((gap, i) => {
+    id += gap;
+    if (!Number.isSafeInteger(gap) || gap < (i ? 1 : 0) || id >= 2 ** 32) {
+      check.fail(`${where}.rows.ids must list ascending token ids as gaps`);
+    }
+    ids[i] = id;
+  });
+  return { table: rows.table, ids };
+}
+
+/** The payload of token `token`'s row in the table of hash `table`: `{name, bytes}`. */
+export function rowFile(token, table, dim) {
+  return { name: `table/row${token}.${table}.bin`, bytes: dim + ROW_CHECK_BYTES };
 }
 
 /**
@@ -430,7 +461,7 @@ function checkPartitioned(check, set, where, { dim, chunks }) {
  * is not a payload name or a URL outside the manifest's folder.
  */
 export function payloadUrl(name, manifestUrl) {
-  if (typeof name !== "string" || !(PAYLOAD_NAME.test(name) || CATALOG_NAME.test(name))) {
+  if (typeof name !== "string" || !(PAYLOAD_NAME.test(name) || ROW_NAME.test(name) || CATALOG_NAME.test(name))) {
     throw new BundleError(`${show(name)} is not a payload name of this format: rebuild the site`);
   }
   const folder = new URL("./", manifestUrl);
@@ -441,6 +472,18 @@ export function payloadUrl(name, manifestUrl) {
   return url.href;
 }
 
+/** Whether a row payload ends with the start of the SHA-256 of its name and row. */
+async function rowCheckHolds(buffer, name) {
+  const bytes = new Uint8Array(buffer);
+  const end = bytes.length - ROW_CHECK_BYTES;
+  const label = new TextEncoder().encode(name);
+  const signed = new Uint8Array(label.length + end);
+  signed.set(label);
+  signed.set(bytes.subarray(0, end), label.length);
+  const digest = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", signed));
+  return digest.subarray(0, ROW_CHECK_BYTES).every((byte, i) => byte === bytes[end + i]);
+}
+
 /** Lowercase hex of the SHA-256 of `buffer` (SubtleCrypto, in browsers and node). */
 export async function sha256Hex(buffer) {
   return hex(new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", buffer)));
@@ -448,11 +491,18 @@ export async function sha256Hex(buffer) {
 
 /**
  * `buffer` if it is what `name` promises: `bytes` long, its sha256 starting with the
- * name's hash (or equal to `sha256`, for the catalog). Throws a BundleError otherwise.
+ * name's hash (or equal to `sha256`, for the catalog); a table row ending with the start
+ * of the sha256 of its name and row (names.py row_check). Throws a BundleError otherwise.
  */
 export async function verifyPayload(buffer, { name, bytes, sha256 }) {
   if (buffer.byteLength !== bytes) {
     throw new BundleError(`${name} is ${buffer.byteLength} bytes, the bundle says ${bytes} (truncated or changed): rebuild the site`);
+  }
+  if (!sha256 && ROW_NAME.test(name)) {
+    if (buffer.byteLength <= ROW_CHECK_BYTES || !(await rowCheckHolds(buffer, name))) {
+      throw new BundleError(`${name} does not match its hash (changed or corrupt): rebuild the site`);
+    }
+    return buffer;
   }
   const digest = await sha256Hex(buffer);
   const expected = sha256 ?? PAYLOAD_NAME.exec(name)?.[1];

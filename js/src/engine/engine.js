@@ -11,10 +11,10 @@
 // and onnxruntime-web (imported on first use).
 
 import {
-  parsePageTable, parsePartitionBits, parsePartitionIndex, parseTableShard, parseVectorPart,
+  parsePageTable, parsePartitionBits, parsePartitionIndex, parseRow, parseVectorPart,
 } from "../bundle/binary.js";
 import {
-  MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, checkPieceShard, exactParts, verifyPayload,
+  MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, checkPieceShard, exactParts, rowFile, verifyPayload,
 } from "../bundle/bundle.js";
 import { BundleError } from "../bundle/error.js";
 import { PayloadStore, fetchBytes, fetchCatalogCopy, fetchManifest, parseJson } from "../bundle/fetch.js";
@@ -242,9 +242,11 @@ export class Engine {
       }
       return new StaticEncoder({
         encoder,
-        shards: this.#shardList(encoder.shards),
         tokenize,
-        loadShard: (shard) => this.store.get(shard, (buffer) => parseTableShard(buffer, encoder.dim, shard.name)),
+        loadRow: (token) => {
+          const file = rowFile(token, encoder.rows.table, encoder.dim);
+          return this.store.get(file, (buffer) => parseRow(buffer, encoder.dim, file.name));
+        },
       });
     });
   }

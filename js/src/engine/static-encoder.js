@@ -1,38 +1,31 @@
 // The static query encoder (mkdocs_semantic/search/query_encoder.py): the query's tokens each
-// add their row of the bundle's token table; no model runs. Only the table shards the
-// query's token ids fall into are downloaded.
+// add their row of the bundle's token table; no model runs. Only the rows of the query's
+// own tokens are downloaded, each a file named by its token id (bundle/table.py).
 
 export class StaticEncoder {
   /**
-   * `encoder`: the catalog's checked `encoders.static`; `shards`: a ShardList of its
-   * table shards; `tokenize(text) -> ids` or a promise of them (special tokens included,
-   * already cut to max_tokens); `loadShard(shard)` -> `{ids, rows}`.
+   * `encoder`: the catalog's checked `encoders.static` (its `rows.ids`, the token ids the
+   * table has, ascending); `tokenize(text) -> ids` or a promise of them (special tokens
+   * included, already cut to max_tokens); `loadRow(token)` -> its Int8Array row.
    */
-  constructor({ encoder, shards, tokenize, loadShard }) {
-    Object.assign(this, { shards, tokenize, loadShard });
+  constructor({ encoder, tokenize, loadRow }) {
+    Object.assign(this, { tokenize, loadRow });
     this.dim = encoder.dim;
+    this.held = encoder.rows.ids;
   }
 
   /** The query's integer vector (Int32Array, an exact sum), or null when no token is known. */
   async encode(text) {
-    const ids = await this.tokenize(text);
-    const shards = await Promise.all(ids.map((id) => this.shards.find(id)));
-    const tables = new Map(); // shard name -> its parsed rows (the store fetches it once)
-    for (const shard of shards) {
-      if (shard && !tables.has(shard.name)) tables.set(shard.name, this.loadShard(shard));
-    }
+    const ids = (await this.tokenize(text)).filter((id) => indexOf(this.held, id) >= 0);
+    if (!ids.length) return null;
+    const rows = new Map(); // token -> its row (the store fetches each once)
+    for (const id of ids) if (!rows.has(id)) rows.set(id, this.loadRow(id));
     const sum = new Int32Array(this.dim);
-    let known = false;
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i];
-      if (!shards[i]) continue;
-      const { ids: tokens, rows } = await tables.get(shards[i].name);
-      const row = indexOf(tokens, id);
-      if (row < 0) continue;
-      known = true;
-      for (let d = 0, base = row * this.dim; d < this.dim; d++) sum[d] += rows[base + d];
+    for (const id of ids) {
+      const row = await rows.get(id);
+      for (let d = 0; d < this.dim; d++) sum[d] += row[d];
     }
-    return known ? sum : null;
+    return sum;
   }
 }
 
