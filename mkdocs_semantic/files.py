@@ -27,6 +27,15 @@ def atomic_write(path: Path, data: bytes, *, shared: bool = False) -> None:
         raise
 
 
+def write_unlisted(path: Path, data: bytes) -> None:
+    """Write `data` to `path` in place, for a file whose name no published listing names
+    yet and whose bytes the name fixes: readers cannot meet it half written, and a file
+    cut short by a crash has the wrong size, which the next build and every reader
+    catch. Many times faster than `atomic_write` for thousands of small files."""
+    with open(path, "wb") as fh:
+        fh.write(data)
+
+
 def sha256_file(path: Path) -> str:
     """The file's sha256 as hex digits, read in blocks (model files are tens of MB)."""
     digest = hashlib.sha256()

@@ -22,8 +22,8 @@ Layout of `<site>/<bundle_dir>/`:
     (bundle/vectors/store.py): `exact` with `parts` (first page), or `partitioned` with
     `partitions`, `probe_rows`, `candidates`, `id_bytes`, `index` and `centroids`;
   - `encoders`: `static` (`vectors`: the set it queries, `tokenizer`, `max_tokens`,
-    `dtype`, `scale`, `dim`, `rows`: the table's hash and its token ids as gaps) and, when the site ships its
-    model, `transformer` (`vectors`, `model`, `tokenizer`).
+    `dtype`, `scale`, `dim`, `rows`: the table's hash and its token ids as gaps) and,
+    when the site ships its model, `transformer` (`vectors`, `model`, `tokenizer`).
 - payloads, named by content hash (see bundle/names.py), in folders:
   - `pages/pages.<h>.bin`: the page table; `facets/facets.<h>.json`: the facets;
   - `index/<kind>.<h>.json`: a shard list's directory, `[[first key, name, bytes], ...]`;

@@ -20,7 +20,7 @@ from ..constants import (
     VOCABULARY_VERSION,
     __version__,
 )
-from ..files import atomic_write, sha256_file
+from ..files import atomic_write, sha256_file, write_unlisted
 from ..model.spec import ModelSpec
 from .folder import OLD_PAYLOAD, PAYLOAD_FOLDERS, claim_bundle_dir
 from .format import (
@@ -248,12 +248,13 @@ def write_table_rows(out: Path, written: list[Payload], table: TokenTable) -> di
     """Each row of `table` as its own payload (bundle/table.py); the catalog's `rows`."""
     digest = table_hash(table)
     rows = np.ascontiguousarray(table.rows, dtype=np.int8)
+    (out / "table").mkdir(exist_ok=True)
     for token, row in zip(table.token_ids.tolist(), rows):
         name = row_name(token, digest)
         data = row_payload(name, row.tobytes())
         target = out / name
         if not (target.is_file() and target.stat().st_size == len(data)):
-            atomic_write(target, data, shared=True)
+            write_unlisted(target, data)  # a new table's names: no catalog lists them yet
         written.append(Payload(name=name, bytes=len(data)))
     return {"table": digest, "ids": token_gaps(table.token_ids)}
 

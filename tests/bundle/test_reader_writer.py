@@ -449,3 +449,16 @@ def test_a_page_with_more_chunks_than_a_bundle_holds_is_named(tmp_path, monkeypa
                                           r"holds for one page: split the page"):
         write_sample(tmp_path)
     assert not (tmp_path / "manifest.json").exists()
+
+
+def test_every_payload_is_readable_by_a_web_server_of_another_user(tmp_path):
+    """Payloads and table rows alike: the usual permissions (0666 less the umask)."""
+    old = os.umask(0o022)
+    try:
+        write_sample(tmp_path)
+    finally:
+        os.umask(old)
+    names = [p.name for p in read_bundle(tmp_path).files]
+    assert any(ROW_NAME.match(name) for name in names)
+    for name in names:
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o644, name
