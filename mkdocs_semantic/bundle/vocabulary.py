@@ -78,9 +78,12 @@ class Entry:
 def build_vocabulary(documents: Iterable[LexicalFields]) -> list[Entry]:
     """The site's words and code names, keys ascending: each with the number of
     documents (chunks) holding it and, for a name, its most used spelling (ties: the
-    first in order)."""
+    first in order). A key the site also writes as a plain word counts those uses as
+    the lowercase spelling, so that one `authoriZation` among many `authorization`s
+    does not make the word a name."""
     counts: Counter[str] = Counter()
     spellings: dict[str, Counter[str]] = {}
+    word_uses: Counter[str] = Counter()
     for doc in documents:
         held = set()
         for text in (doc.title, doc.heading, doc.body):
@@ -89,6 +92,7 @@ def build_vocabulary(documents: Iterable[LexicalFields]) -> list[Entry]:
                 word = vocabulary_word(token)
                 if word is not None:
                     held.add(word)
+                    word_uses[word] += 1
                     continue
                 key = identifier_key(token)
                 if key is not None:
@@ -98,6 +102,8 @@ def build_vocabulary(documents: Iterable[LexicalFields]) -> list[Entry]:
     out = []
     for key in sorted(counts):
         spelled = spellings.get(key)
+        if spelled and word_uses[key]:
+            spelled[key] += word_uses[key]
         form = min(spelled.items(), key=lambda item: (-item[1], item[0]))[0] if spelled else key
         out.append(Entry(key, counts[key], form))
     return out

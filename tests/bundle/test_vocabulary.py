@@ -29,6 +29,20 @@ def test_words_are_lowercased_letters_counted_once_per_chunk():
     assert vocabulary_word("A" * 33) is None and vocabulary_word("\U0001d400\U0001d401") is None
 
 
+def test_a_key_written_mostly_as_a_plain_word_stays_a_word():
+    """One odd spelling (a man page's `authoriZation`) does not turn a word the site
+    writes plainly into a name: a reader's completion then shows the word."""
+    words = build_vocabulary([
+        LexicalFields("", "", "Authorization needs an authorization header."),
+        LexicalFields("", "", "See authoriZation, then authorization again."),
+        LexicalFields("", "", "Call fetchData, fetchdata or fetchData."),
+    ])
+    by_key = {e.key: e for e in words}
+    assert by_key["authorization"].form == "authorization"
+    assert by_key["authorization"].is_word and by_key["authorization"].count == 2
+    assert by_key["fetchdata"].form == "fetchData" and not by_key["fetchdata"].is_word
+
+
 def test_shards_cover_the_words_in_order_and_prefixes_read_only_their_shards():
     counts = {f"{a}{b}word": i + 1 for i, (a, b) in enumerate(
         (a, b) for a in "abcdefgh" for b in "abcdefgh")}
