@@ -36,7 +36,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
-from nearness import mrr  # noqa: E402
 
 from mkdocs_semantic.bundle.names import json_bytes  # noqa: E402
 from mkdocs_semantic.bundle.wordpieces import piece_key, wordpiece_shards  # noqa: E402
@@ -80,9 +79,7 @@ def query_bytes(tokenizer, prefix: str, firsts: list[str], sizes: list[int],
 def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
     from tokenizers import Tokenizer
 
-    groups = {"all": corpus.queries}
-    for query in corpus.queries:
-        groups.setdefault(query.group, []).append(query)
+    groups = se.query_subsets(corpus)
     searcher = Searcher(corpus.bundle, None, encoder="static")
     static = searcher.static
     whole = json.loads((corpus.bundle.root / corpus.bundle.catalog["encoders"]["static"]
@@ -114,9 +111,7 @@ def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
         static.tokenizer = tokenizer
         searcher._model_words = words
         try:
-            out["rows"][label] = {mode: {g: mrr(corpus, searcher, q, mode)
-                                         for g, q in groups.items()}
-                                  for mode in ("vector", "hybrid")}
+            out["rows"][label] = se.subset_mrrs(corpus, searcher, groups, ("vector", "hybrid"))
         finally:
             static.tokenizer = shipped_tokenizer
             searcher._model_words = None
@@ -132,8 +127,7 @@ def render(results: dict) -> str:
              "| set | variant | vector | hybrid |", "|---|---|---|---|"]
     for name, s in results["sets"].items():
         for label, modes in s["rows"].items():
-            cells = [", ".join(f"{g} ({s['queries'][g]}) {v:.3f}" for g, v in by.items())
-                     for by in modes.values()]
+            cells = se.subset_cells(modes, s["queries"])
             lines.append(f"| {name} | {label} | {cells[0]} | {cells[1]} |")
     lines += ["", "| set | pieces whole / cut | shards whole / cut | all gzip whole / cut | "
               "median query gzip whole / cut |", "|---|---|---|---|---|"]

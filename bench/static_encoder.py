@@ -300,6 +300,33 @@ def mrr_at_10(pages: list[str], relevant: dict[str, int]) -> float:
     return 1 / first if first else 0.0
 
 
+def query_subsets(corpus: Corpus) -> dict[str, list[Query]]:
+    """The set's queries, `all` then each subset (paraphrase, exact, ...)."""
+    groups = {"all": corpus.queries}
+    for query in corpus.queries:
+        groups.setdefault(query.group, []).append(query)
+    return groups
+
+
+def subset_mrrs(corpus: Corpus, searcher: Searcher, groups: dict[str, list[Query]],
+                modes: tuple[str, ...]) -> dict[str, dict[str, float]]:
+    """Page MRR@10 of `searcher` per mode and query subset."""
+    def mrr(queries: list[Query], mode: str) -> float:
+        total = 0.0
+        for query in queries:
+            results = searcher.search(query.text, mode=mode, top_k=corpus.top_k)
+            total += mrr_at_10(list(dict.fromkeys(r.url for r in results)), query.relevant)
+        return round(total / len(queries), 4) if queries else 0.0
+
+    return {mode: {g: mrr(q, mode) for g, q in groups.items()} for mode in modes}
+
+
+def subset_cells(by_mode: dict[str, dict[str, float]], counts: dict[str, int]) -> list[str]:
+    """A report cell per mode: `subset (queries) MRR, ...`."""
+    return [", ".join(f"{g} ({counts[g]}) {v:.3f}" for g, v in by.items())
+            for by in by_mode.values()]
+
+
 def ndcg_at_10(pages: list[str], relevant: dict[str, int]) -> float:
     dcg = sum(relevant.get(d, 0) / np.log2(i + 2) for i, d in enumerate(pages[:K]))
     ideal = sorted(relevant.values(), reverse=True)[:K]
