@@ -8,11 +8,13 @@ Each word counts the chunks holding it.
 
 Beside the words, the code names (`identifier_key`: `HTTPException`, `root_path`),
 keyed lowercased, with their most used spelling: a half-typed name is completed to it.
+A key the site writes as a long flag (`--workers`, `--create-home`) is marked: a flag
+being typed is completed to one.
 
 The bundle stores the keys sorted, cut into shards of about `VOCABULARY_SHARD_BYTES`
-of JSON: `{"words": [...], "counts": [...], "forms": [[i, spelling], ...]}` (a
-spelling for each name whose key is not its spelling), named in a shard list by first
-key. A
+of JSON: `{"words": [...], "counts": [...], "forms": [[i, spelling], ...], "flags":
+[i, ...]}` (a spelling for each name whose key is not its spelling; the positions of
+the flags, ascending), named in a shard list by first key. A
 reader fetches only the shards a word's candidates can fall in (search/spelling.py).
 """
 
@@ -67,6 +69,8 @@ class Entry:
     key: str
     count: int
     form: str
+    flag: bool = False
+    """The site writes it as a long flag (`--key`)."""
 
     @cached_property
     def is_word(self) -> bool:
@@ -84,19 +88,22 @@ def build_vocabulary(documents: Iterable[LexicalFields]) -> list[Entry]:
     counts: Counter[str] = Counter()
     spellings: dict[str, Counter[str]] = {}
     word_uses: Counter[str] = Counter()
+    flags: set[str] = set()
     for doc in documents:
         held = set()
         for text in (doc.title, doc.heading, doc.body):
             for match in TOKEN.finditer(text):
                 token = match.group()
                 word = vocabulary_word(token)
-                if word is not None:
-                    held.add(word)
-                    word_uses[word] += 1
+                key = word if word is not None else identifier_key(token)
+                if key is None:
                     continue
-                key = identifier_key(token)
-                if key is not None:
-                    held.add(key)
+                held.add(key)
+                if after_long_dashes(text, match.start()):
+                    flags.add(key)
+                if word is not None:
+                    word_uses[word] += 1
+                else:
                     spellings.setdefault(key, Counter())[token] += 1
         counts.update(held)
     out = []
@@ -105,8 +112,15 @@ def build_vocabulary(documents: Iterable[LexicalFields]) -> list[Entry]:
         if spelled and word_uses[key]:
             spelled[key] += word_uses[key]
         form = min(spelled.items(), key=lambda item: (-item[1], item[0]))[0] if spelled else key
-        out.append(Entry(key, counts[key], form))
+        out.append(Entry(key, counts[key], form, key in flags))
     return out
+
+
+def after_long_dashes(text: str, start: int) -> bool:
+    """Whether the token at `start` is written as a long flag: right after `--` that
+    follows no letter, digit, `_` or `-` (`--workers`, not `a--b` or `---x`)."""
+    return (text[max(start - 2, 0):start] == "--"
+            and (start == 2 or not (text[start - 3].isalnum() or text[start - 3] in "_-")))
 
 
 def vocabulary_shards(entries: list[Entry], *,
@@ -115,12 +129,13 @@ def vocabulary_shards(entries: list[Entry], *,
     if not entries:
         return []
     sizes = [len(e.key) + 4 + len(str(e.count)) + (len(e.form) + 6 if e.form != e.key else 0)
-             for e in entries]
+             + 4 * e.flag for e in entries]
     cuts = [*group_by_size(sizes, target_bytes), len(entries)]
     return [(entries[a].key, {
         "words": [e.key for e in entries[a:b]],
         "counts": [e.count for e in entries[a:b]],
         "forms": [[i, e.form] for i, e in enumerate(entries[a:b]) if e.form != e.key],
+        "flags": [i for i, e in enumerate(entries[a:b]) if e.flag],
     }) for a, b in pairwise(cuts)]
 
 
@@ -165,8 +180,9 @@ def checked_shard(shard: object) -> VocabularyShard:
     if not isinstance(shard, dict):
         raise ValueError("a vocabulary shard is not an object")
     words, counts, forms = shard.get("words"), shard.get("counts"), shard.get("forms")
+    flags = shard.get("flags")
     if not (isinstance(words, list) and isinstance(counts, list) and len(words) == len(counts)
-            and isinstance(forms, list)
+            and isinstance(forms, list) and isinstance(flags, list)
             and all(isinstance(w, str) for w in words)
             and all(isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in counts)):
         raise ValueError("a vocabulary shard does not list words with their counts")
@@ -179,4 +195,9 @@ def checked_shard(shard: object) -> VocabularyShard:
                 and isinstance(entry[1], str)):
             raise ValueError(f"a vocabulary shard's spelling {str(entry)[:60]} names no word")
         spelled[entry[0]] = entry[1]
-    return VocabularyShard(words, [Entry(w, c, f) for w, c, f in zip(words, counts, spelled)])
+    if not (all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(words)
+                for i in flags) and all(a < b for a, b in pairwise(flags))):
+        raise ValueError("a vocabulary shard's flags are not ascending positions of its words")
+    flagged = set(flags)
+    return VocabularyShard(words, [Entry(w, c, f, i in flagged)
+                                   for i, (w, c, f) in enumerate(zip(words, counts, spelled))])

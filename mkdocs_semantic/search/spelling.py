@@ -32,6 +32,10 @@ exactly as typed.
    word and the separators become the site's name that starts with them as rule 1
    picks it, even when the site uses the word. Without such a name, rules 1 to 3 look
    at the word as usual.
+5. A flag being typed: while the reader types, a last word written right after `--`
+   (`--wor`) becomes the site's long flag (bundle/vocabulary.py) that starts with it as
+   rule 1 picks it, even when the site uses the word, unless the site writes the word
+   itself as a flag. Without such a flag, rules 1 to 4 look at the word as usual.
 
 Both signals then search the changed text: its keyword terms and the tokens the static
 encoder sums.
@@ -48,7 +52,7 @@ from rapidfuzz.distance import OSA
 from rapidfuzz.process import extract_iter
 
 from ..bundle.lexical import STOPWORDS, TOKEN
-from ..bundle.vocabulary import Entry, identifier_key, vocabulary_word
+from ..bundle.vocabulary import Entry, after_long_dashes, identifier_key, vocabulary_word
 from ..constants import LONG_WORD, MIN_CORRECTED
 
 PARTS = re.compile(r"([._:\-]+)")
@@ -174,6 +178,23 @@ def typing_name(query: str, last: re.Match, words: WordSource
     return last.start(), len(query), Change(query[last.start():], used, "completed")
 
 
+def typing_flag(query: str, last: tuple[re.Match, str | None, str | None],
+                words: WordSource) -> tuple[int, int, Change] | None:
+    """Rule 5: the change that completes the long flag a query ends in (its last word
+    `last`, written right after `--`), or None."""
+    match, word, name = last
+    if match.end() != len(query) or not after_long_dashes(query, match.start()):
+        return None
+    key = word or name or ""
+    flags = [entry for entry in words.starting([key]) if entry.flag]
+    if any(entry.key == key for entry in flags):
+        return None
+    used = completion(key, flags)
+    if used is None:
+        return None
+    return match.start(), match.end(), Change(match.group(), used, "completed")
+
+
 def stem_completion(last: tuple[re.Match, str | None, str | None], words: WordSource
                     ) -> tuple[int, int, Change] | None:
     """Rule 1 for a last word the site uses only as a stem (`last`: its match, word and
@@ -207,7 +228,9 @@ def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
         return Reading(query, query)
     held = known([m.group() for m, _, _ in found])
     changes: list[tuple[int, int, Change]] = []
-    last_change = typing_name(query, found[-1][0], words) if typing else None
+    last_change = typing_flag(query, found[-1], words) if typing else None
+    if last_change is None and typing:
+        last_change = typing_name(query, found[-1][0], words)
     if last_change is None and typing and held[-1] and found[-1][0].end() == len(query):
         last_change = stem_completion(found[-1], words)
     if last_change is not None:

@@ -43,6 +43,18 @@ def test_a_key_written_mostly_as_a_plain_word_stays_a_word():
     assert by_key["fetchdata"].form == "fetchData" and not by_key["fetchdata"].is_word
 
 
+def test_keys_written_as_long_flags_are_marked_and_kept_in_the_shards():
+    words = build_vocabulary([
+        LexicalFields("", "", "Run with --workers 4 or --worker-class, then work."),
+        LexicalFields("", "", "a--b ---reload and x --Verbose; flags: --log-level."),
+    ])
+    assert {e.key for e in words if e.flag} == {"workers", "worker-class", "verbose",
+                                                "log-level"}
+    shards = vocabulary_shards(words, target_bytes=40)
+    read = [e for _, shard in shards for e in checked_shard(shard).entries]
+    assert read == words and len(shards) > 1
+
+
 def test_shards_cover_the_words_in_order_and_prefixes_read_only_their_shards():
     counts = {f"{a}{b}word": i + 1 for i, (a, b) in enumerate(
         (a, b) for a in "abcdefgh" for b in "abcdefgh")}
@@ -68,6 +80,9 @@ def test_shards_cover_the_words_in_order_and_prefixes_read_only_their_shards():
 
 
 @pytest.mark.parametrize("shard", [
+    {"words": ["a", "b"], "counts": [1, 1], "forms": [], "flags": [1, 0]},
+    {"words": ["a"], "counts": [1], "forms": [], "flags": [1]},
+    {"words": ["a"], "counts": [1], "forms": []},
     [], {"words": ["a"], "forms": []}, {"words": ["a", "b"], "counts": [1], "forms": []},
     {"words": ["b", "a"], "counts": [1, 1], "forms": []},
     {"words": ["a"], "counts": [0], "forms": []}, {"words": [1], "counts": [1], "forms": []},

@@ -17,13 +17,16 @@ from mkdocs_semantic.search.spelling import (
 class Words:
     """A vocabulary in memory, with the calls it got."""
 
-    def __init__(self, counts: dict[str, int], names: dict[str, str] | None = None) -> None:
+    def __init__(self, counts: dict[str, int], names: dict[str, str] | None = None,
+                 flags: set[str] | None = None) -> None:
         self.counts = counts
         self.names = names or {}
+        self.flags = flags or set()
         self.asked: list[list[str]] = []
 
     def entries(self):
-        return [Entry(w, c, self.names.get(w, w)) for w, c in sorted(self.counts.items())]
+        return [Entry(w, c, self.names.get(w, w), w in self.flags)
+                for w, c in sorted(self.counts.items())]
 
     def starting(self, prefixes):
         self.asked.append(list(prefixes))
@@ -116,6 +119,27 @@ def test_a_last_word_the_site_holds_only_as_a_stem_is_completed_while_typing():
     assert read_query("wait on poll", known=stems, words=words, typing=True).text == \
         "wait on poll"
     assert read_query("wait on EPOL", known=stems, words=words).text == "wait on EPOL"
+
+
+def test_a_long_flag_being_typed_becomes_the_sites_flag_even_after_a_known_word():
+    words = Words({"work": 9, "workers": 2, "worker-class": 2, "reload": 3, "auto": 4,
+                   "autosquash": 1}, {"worker-class": "worker-class"},
+                  flags={"workers", "worker-class", "auto", "autosquash"})
+    site = lambda tokens: [t.lower() in words.counts for t in tokens]  # noqa: E731
+    reading = read_query("uvicorn --wor", known=site, words=words, typing=True)
+    assert reading.text == "uvicorn --workers"  # the shorter of two flags as used
+    assert reading.changes == (Change("wor", "workers", "completed"),)
+    assert read_query("--work", known=site, words=words, typing=True).text == "--workers"
+    assert read_query("--worker-c", known=site, words=words, typing=True).text == \
+        "--worker-class"
+    # a flag the site writes stays; without dashes, done typing or with a flag not
+    # at the end, the other rules read the word
+    assert read_query("--auto", known=site, words=words, typing=True).text == "--auto"
+    assert read_query("wor", known=site, words=words, typing=True).text == "work"
+    assert read_query("a--wor", known=site, words=words, typing=True).text == "a--wor"
+    assert read_query("--wor", known=site, words=words).text == "--wor"
+    assert read_query("--wor fast", known=site, words=words, typing=True).text == \
+        "--wor fast"
 
 
 def test_words_the_site_uses_are_never_changed():

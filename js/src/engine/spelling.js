@@ -3,7 +3,7 @@
 
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
 import { TOKEN } from "./lexical.js";
-import { identifierKey, isWord, vocabularyWord } from "./vocabulary.js";
+import { afterLongDashes, identifierKey, isWord, vocabularyWord } from "./vocabulary.js";
 
 const { MIN_CORRECTED, LONG_WORD } = constants;
 
@@ -124,6 +124,18 @@ async function typingName(query, last, words) {
   return { start: last.index, end: query.length, change: { typed: query.slice(last.index), used, kind: "completed" } };
 }
 
+/** Rule 5: the change that completes the long flag a query ends in (its last word
+ * `last`: {match, word, name}, written right after `--`), or null. */
+async function typingFlag(query, { match, word, name }, words) {
+  if (match.index + match[0].length !== query.length || !afterLongDashes(query, match.index)) return null;
+  const key = word ?? name;
+  const flags = (await words.starting([key])).filter((entry) => entry.flag);
+  if (flags.some((entry) => entry.key === key)) return null;
+  const used = completion(key, flags);
+  if (used === null) return null;
+  return { start: match.index, end: query.length, change: { typed: match[0], used, kind: "completed" } };
+}
+
 /** Rule 1 for a last word the site uses only as a stem (`last`: {match, word, name}): its
  * completion, when no site word or name is spelled as it is, or null. */
 async function stemCompletion({ match, word, name }, words) {
@@ -153,7 +165,8 @@ export async function readQuery(query, { known, words, stopwords, typing = false
   if (!found.length) return plain;
   const held = await known(found.map(({ match }) => match[0]));
   const last = found[found.length - 1];
-  let lastChange = typing ? await typingName(query, last.match, words) : null;
+  let lastChange = typing ? await typingFlag(query, last, words) : null;
+  if (lastChange === null && typing) lastChange = await typingName(query, last.match, words);
   if (lastChange === null && typing && held[found.length - 1] && last.match.index + last.match[0].length === query.length) {
     lastChange = await stemCompletion(last, words);
   }

@@ -33,6 +33,14 @@ export function identifierKey(token) {
   return splitParts(token).length > 1 || SEPARATOR.test(key) ? key : null;
 }
 
+/**
+ * Whether the token at `start` of `text` is written as a long flag: right after `--`
+ * that follows no letter, digit, `_` or `-` (`--workers`, not `a--b` or `---x`).
+ */
+export function afterLongDashes(text, start) {
+  return text.slice(Math.max(start - 2, 0), start) === "--" && (start === 2 || !/[\p{L}\p{N}_-]/u.test(text[start - 3]));
+}
+
 /** An entry is a word (what slips are corrected to) rather than a code name. */
 export const isWord = ({ key, form }) => form === key && LETTERS.test(key);
 
@@ -43,14 +51,14 @@ export class Vocabulary {
     this.parsed = new Map(); // shard name -> promise of {words, counts}
   }
 
-  /** The entries `{key, count, form}` whose key k is low <= k < high, ascending. */
+  /** The entries `{key, count, form, flag}` whose key k is low <= k < high, ascending. */
   async between(low, high) {
     const entries = await this.shards.between(low, high);
     const shards = await Promise.all(entries.map((entry) => this.#shard(entry)));
     const out = [];
-    for (const { words, counts, forms } of shards) {
+    for (const { words, counts, forms, flags } of shards) {
       for (let i = lowerBound(words, low), end = lowerBound(words, high); i < end; i++) {
-        out.push({ key: words[i], count: counts[i], form: forms.get(i) ?? words[i] });
+        out.push({ key: words[i], count: counts[i], form: forms.get(i) ?? words[i], flag: flags.has(i) });
       }
     }
     return out;
@@ -74,15 +82,16 @@ export class Vocabulary {
 }
 
 function checkShard(data, name) {
-  const { words, counts, forms } = data ?? {};
+  const { words, counts, forms, flags } = data ?? {};
   const ok = Array.isArray(words) && Array.isArray(counts) && words.length === counts.length &&
-    Array.isArray(forms) &&
+    Array.isArray(forms) && Array.isArray(flags) &&
+    flags.every((f, i) => Number.isSafeInteger(f) && f >= 0 && f < words.length && (i === 0 || flags[i - 1] < f)) &&
     words.every((w, i) => typeof w === "string" && (i === 0 || words[i - 1] < w)) &&
     counts.every((c) => Number.isSafeInteger(c) && c > 0) &&
     forms.every((f) => Array.isArray(f) && f.length === 2 && Number.isSafeInteger(f[0]) &&
       f[0] >= 0 && f[0] < words.length && typeof f[1] === "string");
   if (!ok) throw new BundleError(`${name} is not a vocabulary shard of words in order with their counts: rebuild the site`);
-  return { words, counts, forms: new Map(forms) };
+  return { words, counts, forms: new Map(forms), flags: new Set(flags) };
 }
 
 /** The first position in sorted `words` whose word is not below `key`. */
