@@ -185,23 +185,24 @@ def typing_flag(query: str, last: tuple[re.Match, str | None, str | None],
     match, word, name = last
     if match.end() != len(query) or not after_long_dashes(query, match.start()):
         return None
-    key = word or name or ""
-    flags = [entry for entry in words.starting([key]) if entry.flag]
-    if any(entry.key == key for entry in flags):
-        return None
-    used = completion(key, flags)
-    if used is None:
-        return None
-    return match.start(), match.end(), Change(match.group(), used, "completed")
+    return _completed(last, [entry for entry in words.starting([word or name or ""])
+                             if entry.flag])
 
 
 def stem_completion(last: tuple[re.Match, str | None, str | None], words: WordSource
                     ) -> tuple[int, int, Change] | None:
     """Rule 1 for a last word the site uses only as a stem (`last`: its match, word and
     name key): its completion, when no site word or name is spelled as it is."""
+    _, word, name = last
+    return _completed(last, words.starting([word or name or ""]))
+
+
+def _completed(last: tuple[re.Match, str | None, str | None], entries: Sequence[Entry]
+               ) -> tuple[int, int, Change] | None:
+    """The change that completes `last` to one of `entries` (rule 1's pick), or None
+    when one of them is spelled as it is."""
     match, word, name = last
     key = word or name or ""
-    entries = words.starting([key])
     if any(entry.key == key for entry in entries):
         return None
     used = completion(key, entries)

@@ -126,21 +126,22 @@ async function typingName(query, last, words) {
 
 /** Rule 5: the change that completes the long flag a query ends in (its last word
  * `last`: {match, word, name}, written right after `--`), or null. */
-async function typingFlag(query, { match, word, name }, words) {
+async function typingFlag(query, last, words) {
+  const { match, word, name } = last;
   if (match.index + match[0].length !== query.length || !afterLongDashes(query, match.index)) return null;
-  const key = word ?? name;
-  const flags = (await words.starting([key])).filter((entry) => entry.flag);
-  if (flags.some((entry) => entry.key === key)) return null;
-  const used = completion(key, flags);
-  if (used === null) return null;
-  return { start: match.index, end: query.length, change: { typed: match[0], used, kind: "completed" } };
+  return completed(last, (await words.starting([word ?? name])).filter((entry) => entry.flag));
 }
 
 /** Rule 1 for a last word the site uses only as a stem (`last`: {match, word, name}): its
  * completion, when no site word or name is spelled as it is, or null. */
-async function stemCompletion({ match, word, name }, words) {
+async function stemCompletion(last, words) {
+  return completed(last, await words.starting([last.word ?? last.name]));
+}
+
+/** The change that completes `last` to one of `entries` (rule 1's pick), or null when one
+ * of them is spelled as it is. */
+function completed({ match, word, name }, entries) {
   const key = word ?? name;
-  const entries = await words.starting([key]);
   if (entries.some((entry) => entry.key === key)) return null;
   const used = completion(key, entries);
   if (used === null) return null;
