@@ -254,15 +254,9 @@ def _fetch(manifest_url: str, target: Path, name: str, *, size: int, sha256: str
     None: a table row, checked as names.verify checks it)."""
     local = target / name
     local.parent.mkdir(parents=True, exist_ok=True)
-    if _matches(local, size, sha256, name):
-        return
-    url = urllib.parse.urljoin(manifest_url, name)
-    _download(url, local, size=size, sha256=sha256 or "", opener=opener, deadline=deadline,
-              listed_by=listed_by)
-    if sha256 is None and not _matches(local, size, None, name):
-        local.unlink(missing_ok=True)
-        raise RemoteError(f"{url} does not match its {listed_by} (its check bytes differ): "
-                          f"{_MISMATCH}")
+    if not _matches(local, size, sha256, name):
+        _download(urllib.parse.urljoin(manifest_url, name), local, name=name, size=size,
+                  sha256=sha256, opener=opener, deadline=deadline, listed_by=listed_by)
 
 
 @contextmanager
@@ -492,10 +486,11 @@ def _blocks(response, url: str, deadline: _Deadline, *, limit: int) -> Iterator[
 _MISMATCH = "the site may be mid-deploy, try again; if it persists, rebuild and redeploy the site"
 
 
-def _download(url: str, dest: Path, *, size: int, sha256: str,
+def _download(url: str, dest: Path, *, name: str, size: int, sha256: str | None,
               opener: urllib.request.OpenerDirector, deadline: _Deadline,
               listed_by: str = "catalog") -> None:
-    """Stream `url` into `dest`, keeping it only if size and sha256 match the manifest.
+    """Stream `url` into `dest`, keeping it only if size and sha256 match the manifest
+    (`sha256` None: payload `name` is a table row, kept only if its check bytes hold).
 
     Reads at most one byte more than the listing declares: a larger file is
     refused at that point, not after it has filled the disk.
@@ -516,10 +511,14 @@ def _download(url: str, dest: Path, *, size: int, sha256: str,
                                       f"declares, so the download was stopped: {_MISMATCH}")
                 digest.update(block)
                 out.write(block)
-        if got != size or not digest.hexdigest().startswith(sha256):
+        if sha256 is None:
+            good, expected = _row_holds(name, Path(tmp).read_bytes(), size), "its check bytes"
+        else:
+            good, expected = digest.hexdigest().startswith(sha256), f"{sha256[:12]}…"
+        if got != size or not good:
             raise RemoteError(
                 f"{url} does not match its {listed_by} ({got} bytes, sha256 "
-                f"{digest.hexdigest()[:12]}…; expected {size} bytes, {sha256[:12]}…): {_MISMATCH}"
+                f"{digest.hexdigest()[:12]}…; expected {size} bytes, {expected}): {_MISMATCH}"
             )
         os.replace(tmp, dest)
     except OSError as exc:
@@ -533,8 +532,13 @@ def _matches(path: Path, size: int, sha256: str | None, name: str) -> bool:
         return False
     if sha256 is not None:
         return sha256_file(path).startswith(sha256)
+    return _row_holds(name, path.read_bytes(), size)
+
+
+def _row_holds(name: str, data: bytes, size: int) -> bool:
+    """Whether `data` is the table row `name` promises (names.verify)."""
     try:
-        verify(name, path.read_bytes(), size=size)
+        verify(name, data, size=size)
     except PayloadError:
         return False
     return True
