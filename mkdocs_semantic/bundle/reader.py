@@ -299,7 +299,7 @@ def walk_levels(catalog: dict, read: Callable[[str, int], bytes], *,
         if "rows" in encoder:
             level += [Payload(row_name(token, encoder["rows"]["table"]),
                               encoder["dim"] + ROW_CHECK_BYTES)
-                      for token in token_ids_of(encoder["rows"]["ids"], "the catalog").tolist()]
+                      for token in token_ids_of(encoder["rows"]["ids"]).tolist()]
     seen: set[str] = set()
     while level:
         fresh = []
@@ -487,7 +487,7 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
     static = catalog["encoders"].get("static")
     table: TokenTable | RowTable | None = None
     if static:
-        table = RowTable(token_ids_of(static["rows"]["ids"], str(root)),
+        table = RowTable(token_ids_of(static["rows"]["ids"]),
                          digest=static["rows"]["table"], dim=static["dim"],
                          scale=float(static["scale"]), read=read)
         if not lazy:
