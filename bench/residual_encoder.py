@@ -21,6 +21,7 @@ Writes bench/results/residual_encoder.{json,md}.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -97,10 +98,10 @@ class Residual:
         dh = (dy @ self.U) * (h_pre > 0)
         return float(-np.log(held).mean()), [dh.T @ x, dh.sum(axis=0), dU]
 
-    def fit(self, x: np.ndarray, t: np.ndarray, held_x: np.ndarray, held_t: np.ndarray,
-            grads_of=None, held_score=None) -> tuple[int, float]:
-        grads_of = grads_of or (lambda: self.loss_grads(x, t)[1])
-        held_score = held_score or (lambda: cosine(self(held_x), held_t))
+    def fit(self, grads_of: Callable[[], list[np.ndarray]], held_score: Callable[[], float]
+            ) -> tuple[int, float]:
+        """Adam on `grads_of()` for STEPS steps, keeping the parameters of the step (every
+        20th) with the best `held_score()`; returns that step and score."""
         m = [np.zeros_like(p) for p in self.params()]
         v = [np.zeros_like(p) for p in self.params()]
         best = (0, held_score(), [p.copy() for p in self.params()])
@@ -161,7 +162,8 @@ def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
     fitted = {}
     by_cosine = Residual(static.dim, HIDDEN)
     fitted["corrected by cosine"] = (by_cosine, by_cosine.fit(
-        x[train], targets[train], x[held], targets[held]))
+        lambda: by_cosine.loss_grads(x[train], targets[train])[1],
+        lambda: cosine(by_cosine(x[held]), targets[held])))
     by_retrieval = Residual(static.dim, HIDDEN)
 
     def batch_grads() -> list[np.ndarray]:
@@ -170,8 +172,8 @@ def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
 
     held_positive = positives(held)
     fitted["corrected by retrieval"] = (by_retrieval, by_retrieval.fit(
-        x[train], targets[train], x[held], targets[held], grads_of=batch_grads,
-        held_score=lambda: -by_retrieval.retrieval_grads(x[held], docs, held_positive)[0]))
+        batch_grads,
+        lambda: -by_retrieval.retrieval_grads(x[held], docs, held_positive)[0]))
 
     groups = se.query_subsets(corpus)
     out: dict = {"queries": {g: len(q) for g, q in groups.items()}, "texts": len(x),
