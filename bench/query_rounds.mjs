@@ -6,9 +6,12 @@
 //
 // After each query the engine's idle prefetch runs to its end before the next query (a
 // reader reading the results), its files counted apart (`prefetched`); with "off" as the
-// third argument the engine prefetches nothing.
+// third argument the engine prefetches nothing. Options after it: `--cold-each`, every
+// query on a new engine (each a first query); `--unheld <folder>`, the files of that
+// folder answered at once (as if they had come before the query, beside the catalog).
 //
 //   node bench/query_rounds.mjs <bundle folder> <queries file: one per line> [off]
+//       [--cold-each] [--unheld <folder>]
 // prints JSON: {queries: [{query, rounds, files, bytes, sent, kinds,
 // kindSent, steps}]}: kindSent is bytes sent per kind of file, steps the kinds each round asked for 
 // (the first is cold).
@@ -21,7 +24,9 @@ import { serve } from "../js/test/serve.js";
 
 const DELAY_MS = 100;
 const GAP_MS = 50;
-const [root, queriesFile, prefetch = "on"] = process.argv.slice(2);
+const [root, queriesFile, prefetch = "on", ...options] = process.argv.slice(2);
+const coldEach = options.includes("--cold-each");
+const unheld = options.includes("--unheld") ? `/${options[options.indexOf("--unheld") + 1]}/` : null;
 const queries = readFileSync(queriesFile, "utf8").split("\n").filter(Boolean);
 
 const start = performance.now();
@@ -29,7 +34,7 @@ const log = [];
 const server = await serve(root, {
   hold: (path) => {
     log.push([performance.now() - start, path]);
-    return new Promise((resolve) => setTimeout(resolve, DELAY_MS));
+    return new Promise((resolve) => setTimeout(resolve, unheld && path.includes(unheld) ? 0 : DELAY_MS));
   },
 });
 const sentCache = new Map();
@@ -41,10 +46,15 @@ function sent(path) {
   return sentCache.get(path);
 }
 
-const engine = new Engine({ manifestUrl: `${server.url}manifest.json` });
-if (prefetch === "off") engine.prefetchBudget = 0;
+const newEngine = () => {
+  const engine = new Engine({ manifestUrl: `${server.url}manifest.json` });
+  if (prefetch === "off") engine.prefetchBudget = 0;
+  return engine;
+};
+let engine = newEngine();
 const out = [];
 for (const query of queries) {
+  if (coldEach && out.length) engine = newEngine();
   log.length = 0;
   await engine.answer(query);
   const own = log.slice();
