@@ -18,8 +18,6 @@ Writes bench/results/early_pieces.{json,md}.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -31,6 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
+from query_rounds import measure  # noqa: E402
 
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
 
@@ -43,12 +42,8 @@ def first_query_steps(bundle: Path, queries: list[str], options: list[str]) -> l
         query_file = Path(tmp) / "queries.txt"
         query_file.write_text("\n".join(q.replace("\n", " ") for q in queries) + "\n",
                               encoding="utf-8")
-        proc = subprocess.run(["node", str(HERE / "query_rounds.mjs"), str(bundle),
-                               str(query_file), "off", "--cold-each", *options],
-                              capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise SystemExit(f"query_rounds.mjs failed:\n{proc.stderr[-3000:]}")
-    return [q["rounds"] for q in json.loads(proc.stdout)["queries"]]
+        run = measure(bundle, query_file, "off", ["--cold-each", *options])
+    return [q["rounds"] for q in run["queries"]]
 
 
 def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:

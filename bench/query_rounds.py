@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from browser import build_site  # bench/browser.py
@@ -48,9 +49,12 @@ def queries() -> list[str]:
     return out
 
 
-def measure(site: Path, query_file: Path, prefetch: str) -> dict:
-    proc = subprocess.run(["node", str(HERE / "query_rounds.mjs"), str(site / "semantic"),
-                           str(query_file), prefetch], capture_output=True, text=True, check=False)
+def measure(bundle: Path, query_file: Path, prefetch: str, options: Sequence[str] = ()) -> dict:
+    """query_rounds.mjs on `bundle` (its folder) for the queries of `query_file`;
+    `options`: its options after `prefetch` (`--cold-each`, `--unheld <folder>`)."""
+    proc = subprocess.run(["node", str(HERE / "query_rounds.mjs"), str(bundle),
+                           str(query_file), prefetch, *options],
+                          capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"query_rounds.mjs failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout)
@@ -124,7 +128,7 @@ def main() -> int:
                                               {"vector_layout": layout})
             manifest = json.loads((sites[layout] / "semantic" / "manifest.json").read_text("utf-8"))
             chunks = manifest["counts"]["chunks"]
-            runs[name] = measure(sites[layout], query_file, prefetch)
+            runs[name] = measure(sites[layout] / "semantic", query_file, prefetch)
             layouts[name] = summary(runs[name])
     some = next(iter(runs.values()))
     results = {"run": time.strftime("%Y-%m-%d %H:%M"), "chunks": chunks, "queries": len(texts),

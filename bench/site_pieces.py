@@ -64,13 +64,17 @@ def shard_sizes(data: dict, path: Path) -> tuple[list[str], list[int]]:
             [len(gzip.compress(json_bytes(shard), 6)) for _, shard in shards.shards])
 
 
+def words_of(tokenizer, text: str) -> list[str]:
+    """`text` as the tokenizer's words: normalized, then pre-tokenized."""
+    normalized = tokenizer.normalizer.normalize_str(text) if tokenizer.normalizer else text
+    return [word for word, _ in tokenizer.pre_tokenizer.pre_tokenize_str(normalized)]
+
+
 def query_bytes(tokenizer, prefix: str, firsts: list[str], sizes: list[int],
                 text: str) -> int:
     """The gzip bytes of the pieces shards the query's words read (wordpieces.js keys)."""
-    normalized = tokenizer.normalizer.normalize_str(text) if tokenizer.normalizer else text
-    words = [w for w, _ in tokenizer.pre_tokenizer.pre_tokenize_str(normalized)]
     keys = set()
-    for word in words:
+    for word in words_of(tokenizer, text):
         keys |= {word[0], word[:2], *(prefix + c for c in word[1:])}
     shards = {int(np.searchsorted(firsts, key, side="right")) - 1 for key in keys}
     return sum(sizes[s] for s in shards if s >= 0)

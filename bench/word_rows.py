@@ -41,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
-from site_pieces import query_bytes, shard_sizes  # noqa: E402
+from site_pieces import query_bytes, shard_sizes, words_of  # noqa: E402
 
 from mkdocs_semantic.constants import ROW_CHECK_BYTES  # noqa: E402
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
@@ -61,12 +61,6 @@ def bloom_bytes(items: int, rate: float) -> int:
 
 def bucket_of(word: str, buckets: int) -> int:
     return int.from_bytes(hashlib.sha256(word.encode("utf-8")).digest()[:8], "little") % buckets
-
-
-def words_of(tokenizer, text: str) -> list[str]:
-    """`text` as the tokenizer's words: normalized, then pre-tokenized."""
-    normalized = tokenizer.normalizer.normalize_str(text) if tokenizer.normalizer else text
-    return [word for word, _ in tokenizer.pre_tokenizer.pre_tokenize_str(normalized)]
 
 
 def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:

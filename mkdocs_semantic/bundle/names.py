@@ -73,9 +73,8 @@ def check_name(name: object) -> str:
 
 def verify(name: str, data: bytes, *, size: int | None = None) -> bytes:
     """`data` if it is what `name` promises (and `size` bytes long); PayloadError otherwise."""
+    check_name(name)
     match = NAME.match(name)
-    if match is None and ROW_NAME.match(name) is None:
-        raise PayloadError(f"{name!r} is not a payload name of this format")
     if size is not None and len(data) != size:
         raise PayloadError(f"{name} is {len(data)} bytes, the catalog says {size} "
                            "(truncated or changed)")
