@@ -32,6 +32,7 @@ const queries = readFileSync(queriesFile, "utf8").split("\n").filter(Boolean);
 const start = performance.now();
 const log = [];
 const server = await serve(root, {
+  gzip: true, // JSON as static hosts send it
   hold: (path) => {
     log.push([performance.now() - start, path]);
     return new Promise((resolve) => setTimeout(resolve, unheld && path.includes(unheld) ? 0 : DELAY_MS));

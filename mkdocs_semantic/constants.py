@@ -21,7 +21,13 @@ LEXICAL_VERSION: int = _SHARED["LEXICAL_VERSION"]
 VOCABULARY_VERSION: int = _SHARED["VOCABULARY_VERSION"]
 """The vocabulary's shard format (bundle/vocabulary.py)."""
 PIECES_VERSION: int = _SHARED["PIECES_VERSION"]
-"""The word piece shards' format (bundle/wordpieces.py)."""
+"""The word piece files' format (bundle/wordpieces.py)."""
+PIECE_KEY_CHARS: str = _SHARED["PIECE_KEY_CHARS"]
+"""The characters of the word piece keys that have files of their own."""
+PIECE_PUNCTUATION: str = _SHARED["PIECE_PUNCTUATION"]
+"""The ASCII punctuation whose pieces (each its own word) share one keyed file."""
+MAX_PIECE_FILE_BYTES: int = _SHARED["MAX_PIECE_FILE_BYTES"]
+"""No keyed word piece file is larger: a reader stops reading one there."""
 MIN_WORD: int = _SHARED["MIN_WORD"]
 MAX_WORD: int = _SHARED["MAX_WORD"]
 """The letters of a vocabulary word: at least MIN_WORD, at most MAX_WORD."""

@@ -45,8 +45,8 @@ async function servedCopy(edit = () => {}, source = BUNDLE) {
   return { server, dir, catalog, engine: new Engine({ manifestUrl: `${server.url}manifest.json` }) };
 }
 
-test("a format-1 to -6 manifest is refused, naming both versions", async () => {
-  for (const version of [1, 2, 3, 4, 5, 6]) {
+test("a format-1 to -7 manifest is refused, naming both versions", async () => {
+  for (const version of [1, 2, 3, 4, 5, 6, 7]) {
     const old = JSON.parse(readFileSync(join(FROZEN(version), "manifest.json"), "utf8"));
     assert.throws(() => checkManifest(old, "manifest.json"), (error) => error instanceof BundleError &&
       new RegExp(`format ${version}, but this search client reads format ${FORMAT_VERSION}`).test(error.message));
@@ -107,7 +107,9 @@ test("a truncated payload and a changed catalog are refused", async () => {
       writeFileSync(path, readFileSync(path).subarray(0, 1000));
     }
   });
-  await assert.rejects(short.engine.embed("cache"), /piece\.[0-9a-f]{16}\.json is 1000 bytes, the bundle says \d+/);
+  await assert.rejects(short.engine.embed("日本"), /piece\.[0-9a-f]{16}\.json is 1000 bytes, the bundle says \d+/);
+  // a keyed word piece file, whose size no catalog lists, fails its own check
+  await assert.rejects(short.engine.embed("configuration"), /pieces\/(s[0-9a-z]+|c[0-9a-z]|p)\.[0-9a-f]{16}\.json does not match its hash/);
 });
 
 test("a catalog naming a file outside the bundle folder is refused", async () => {

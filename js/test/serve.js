@@ -1,11 +1,13 @@
 // A static file server on 127.0.0.1 for the engine's tests: real fetches, and a record
-// of every path requested. `hold(path)`: a promise the answer waits for (a slow file).
+// of every path requested. `hold(path)`: a promise the answer waits for (a slow file);
+// `gzip`: JSON sent gzipped, as static hosts send it.
 
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { join, normalize } from "node:path";
+import { gzipSync } from "node:zlib";
 
-export async function serve(root, { hold = () => null } = {}) {
+export async function serve(root, { hold = () => null, gzip = false } = {}) {
   const requests = [];
   const server = createServer(async (request, response) => {
     const path = decodeURIComponent(new URL(request.url, "http://x").pathname);
@@ -17,8 +19,13 @@ export async function serve(root, { hold = () => null } = {}) {
       return;
     }
     try {
-      const body = await readFile(file);
-      response.writeHead(200, { "content-length": body.length }).end(body);
+      let body = await readFile(file);
+      const headers = {};
+      if (gzip && file.endsWith(".json")) {
+        body = gzipSync(body);
+        headers["content-encoding"] = "gzip";
+      }
+      response.writeHead(200, { ...headers, "content-length": body.length }).end(body);
     } catch {
       response.writeHead(404).end();
     }

@@ -1,12 +1,14 @@
-// The static encoder's tokenizer with its vocabulary in shards (engine/wordpieces.js): the
-// same ids as the whole tokenizer for every text, from only the shards a text needs.
+// The static encoder's tokenizer with its vocabulary in keyed files and shards
+// (engine/wordpieces.js): the same ids as the whole tokenizer for every text, from only the
+// files a text needs, named from its words.
 
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { checkCatalog, checkManifest, checkPieceShard } from "../src/bundle/bundle.js";
+import { checkCatalog, checkManifest, checkPieceShard, selfCheckedBody, verifyPayload } from "../src/bundle/bundle.js";
+import { pieceKeyStem } from "../src/bundle/piece-names.js";
 import { ShardList } from "../src/bundle/shard-list.js";
 import { createTokenIds } from "../src/engine/tokenize.js";
 import { WordPieces } from "../src/engine/wordpieces.js";
@@ -14,6 +16,10 @@ import { WordPieces } from "../src/engine/wordpieces.js";
 const BUNDLE = fileURLToPath(new URL("../../tests/fixtures/parity/bundle/", import.meta.url));
 const RELEVANCE = fileURLToPath(new URL("../../bench/relevance/", import.meta.url));
 const readJson = (name) => JSON.parse(readFileSync(join(BUNDLE, name), "utf8"));
+const readBuffer = (name) => {
+  const bytes = readFileSync(join(BUNDLE, name));
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+};
 
 function open() {
   const manifest = checkManifest(readJson("manifest.json"), "manifest.json");
@@ -22,10 +28,12 @@ function open() {
   const read = [];
   const pieces = new WordPieces({
     config: encoder.pieces.config,
+    keyed: encoder.pieces.keyed,
     shards: new ShardList(encoder.pieces.shards, { loadJson: async (file) => readJson(file.name) }),
     load: async (entry) => {
       read.push(entry.name);
-      return checkPieceShard(readJson(entry.name), entry.name);
+      const buffer = await verifyPayload(readBuffer(entry.name), entry);
+      return checkPieceShard(JSON.parse(new TextDecoder().decode(selfCheckedBody(buffer, entry.name))), entry.name);
     },
     maxTokens: encoder.maxTokens,
   });
@@ -53,22 +61,35 @@ test("word pieces by need give the whole tokenizer's ids for every text", async 
   for (const text of texts) assert.deepEqual(await pieces.tokenize(text), whole(text), JSON.stringify(text));
 });
 
-test("a query reads the shards of its words' keys only, each once", async () => {
+test("a query reads the files of its words' keys only, each once, named from the keys", async () => {
   const { pieces, whole, read } = open();
-  const all = (await pieces.shards.all()).length;
   assert.deepEqual(await pieces.tokenize("lifespan events"), whole("lifespan events"));
-  const first = read.length;
-  assert.ok(first > 0 && first < all / 2, `${first} of ${all} shards`);
-  await pieces.tokenize("lifespan events");
-  assert.equal(read.length, first);
+  const stems = ["sli", "sev", ..."ifespanvnts".split("").map((c) => `c${c}`)];
+  assert.deepEqual(new Set(read), new Set(stems.map((stem) => `pieces/${stem}.${pieces.keyed}.json`)));
   assert.equal(new Set(read).size, read.length);
+  await pieces.tokenize("lifespan events");
+  assert.equal(read.length, new Set(stems).size); // the second time, nothing more
 });
 
-test("whether the vocabulary holds a word whole reads one shard", async () => {
+test("key stems: letters and digits, one or two of them, or ## and one", () => {
+  assert.equal(pieceKeyStem("li", "##"), "sli");
+  assert.equal(pieceKeyStem("7", "##"), "s7");
+  assert.equal(pieceKeyStem("##p", "##"), "cp");
+  assert.equal(pieceKeyStem("-", "##"), "p");
+  for (const other of ["##", "日本", "l日", "##日", "Li", "l-", "-l", "—", "##-", "abc", ""]) assert.equal(pieceKeyStem(other, "##"), null, other);
+});
+
+test("a word that starts with other characters reads the catalog's shards", async () => {
+  const { pieces, whole, read } = open();
+  assert.deepEqual(await pieces.tokenize("日本"), whole("日本"));
+  assert.ok(read.length >= 1 && read.every((name) => /^pieces\/piece\.[0-9a-f]{16}\.json$/.test(name)), read.join());
+});
+
+test("whether the vocabulary holds a word whole reads one file", async () => {
   const { pieces, read } = open();
   assert.equal(await pieces.holds("middleware"), false);
   assert.equal(await pieces.holds("might"), true);
-  assert.equal(read.length, 1);
+  assert.deepEqual(read, [`pieces/smi.${pieces.keyed}.json`]);
 });
 
 test("a malformed piece shard is refused, naming it", () => {
@@ -79,3 +100,4 @@ test("a malformed piece shard is refused, naming it", () => {
       /piece\.0123456789abcdef\.json: it does not list word pieces with ascending ids: rebuild the site/);
   }
 });
+

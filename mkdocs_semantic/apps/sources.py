@@ -40,7 +40,7 @@ import platformdirs
 
 from ..bundle.format import MANIFEST, BundleError, Manifest, check_catalog
 from ..bundle.load_once import in_parallel
-from ..bundle.names import ROW_NAME, PayloadError, verify
+from ..bundle.names import PayloadError, self_checked, verify
 from ..bundle.reader import (
     ON_DEMAND,
     PayloadFetch,
@@ -242,9 +242,9 @@ def payload_fetcher(root: Path) -> Callable[[str, int], None] | None:
 
 
 def _hash_in_name(name: str) -> str | None:
-    """The sha256 prefix a payload's name carries (names.NAME); None for a table row,
-    whose name carries its table's hash and whose own bytes end with its check."""
-    return None if ROW_NAME.match(name) else name.rsplit(".", 2)[-2]
+    """The sha256 prefix a payload's name carries (names.NAME); None for a self-checked
+    payload (a table row, a keyed word piece file), whose bytes end with their check."""
+    return None if self_checked(name) else name.rsplit(".", 2)[-2]
 
 
 def _fetch(manifest_url: str, target: Path, name: str, *, size: int, sha256: str | None,

@@ -29,6 +29,7 @@ from .page_table import page_table_size
 
 MANIFEST = "manifest.json"
 TABLE_HASH = re.compile(r"^[0-9a-f]{16}\Z")
+"""The hash a query table's rows, and the keyed word piece files, are named by."""
 METRIC = "ip"
 VECTOR_LAYOUTS = ("auto", "exact", "partitioned")
 """The writer's choices; a catalog names `exact` or `partitioned` (vectors/partitions.py)."""
@@ -107,6 +108,17 @@ class Checker:
         if not re.fullmatch(f"[0-9a-f]{{{length}}}", value):
             self.fail(f"{where}.{key} is not {length} hex digits")
         return value
+
+    def payload(self, data: object, key: str, where: str) -> list:
+        """A payload entry `[name, bytes]`."""
+        entry = self.list(data, key, where)
+        if len(entry) != 2 or not isinstance(entry[1], int) or isinstance(entry[1], bool):
+            self.fail(f"{where}.{key} must be [name, bytes]")
+        try:
+            check_name(entry[0])
+        except PayloadError as exc:
+            self.fail(f"{where}.{key}: {exc}")
+        return entry
 
     def payloads(self, data: object, key: str, where: str, first: type) -> list[tuple]:
         """A shard list `[[first key, name, bytes], ...]`, first keys ascending."""
@@ -282,13 +294,7 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
         check.int(encoder, "vectors", where, 0, len(sets) - 1)
         names = ("tokenizer", "model") if kind == "transformer" else ("tokenizer",)
         for key in names:
-            entry = check.list(encoder, key, where)
-            if len(entry) != 2 or not isinstance(entry[1], int):
-                check.fail(f"{where}.{key} must be [name, bytes]")
-            try:
-                check_name(entry[0])
-            except PayloadError as exc:
-                check.fail(f"{where}.{key}: {exc}")
+            check.payload(encoder, key, where)
         if kind == "static":
             check.int(encoder, "max_tokens", where, 1, MAX_MODEL_TOKENS)
             if check.str(encoder, "dtype", where) != "i8":
@@ -305,7 +311,12 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
                                    f"{where}.pieces.config")
                 if model.get("type") != "WordPiece":
                     check.fail(f"{where}.pieces.config.model is not a WordPiece model")
+                keyed = check.dict(pieces, "keyed", f"{where}.pieces")
+                if not TABLE_HASH.match(check.str(keyed, "hash", f"{where}.pieces.keyed")):
+                    check.fail(f"{where}.pieces.keyed.hash is not {HASH_CHARS} hex digits")
+                check.payload(keyed, "list", f"{where}.pieces.keyed")
                 check.shard_list(pieces, "shards", f"{where}.pieces", str)
+                check.int(pieces, "sent", f"{where}.pieces")
     return catalog
 
 

@@ -4,10 +4,13 @@ A payload's name is `<folder>/<stem>.<h>.<ext>`, `<h>` being the first `HASH_CHA
 digits of the sha256 of its bytes. A name therefore never points at other bytes: files
 may be cached forever, and a reader checks what it got against the name it asked for.
 
-A query table row is the one exception (bundle/table.py): `table/row<token id>.<h>.bin`,
-`<h>` being the hash of the whole table, so that a reader can name the rows a query
-needs from the catalog's token ids alone. Its payload ends with `ROW_CHECK_BYTES` of
-the sha256 of its name and row (`row_check`), which a reader checks instead.
+Two kinds of payload are named from what a reader knows before it reads them, and so
+check themselves instead: a query table row (bundle/table.py), `table/row<token id>.<h>.bin`,
+`<h>` being the hash of the whole table, so that a reader names the rows a query needs
+from the catalog's token ids alone; and a word piece file (bundle/wordpieces.py),
+`pieces/<key stem>.<h>.json`, `<h>` being the hash of all of them, so that a reader names
+the files a query's words need from the words alone. Such a payload ends with
+`ROW_CHECK_BYTES` of the sha256 of its name and body (`self_check`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,13 @@ NAME = re.compile(r"^(?:[a-z]+/)?[a-z]+\.([0-9a-f]{16})\.[a-z0-9]+\Z")
 """Every payload name a bundle may list: no `..`, no absolute path, no other folders."""
 ROW_NAME = re.compile(r"^table/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.bin\Z")
 """A query table row's name: its token id and the table's hash."""
+PIECE_NAME = re.compile(r"^pieces/(s[0-9a-z]{1,2}|c[0-9a-z]|p)\.([0-9a-f]{16})\.json\Z")
+"""A keyed word piece file's name: its key's stem and the hash of every keyed file."""
+
+
+def self_checked(name: str) -> bool:
+    """Whether payload `name` carries its own check rather than its hash in its name."""
+    return ROW_NAME.match(name) is not None or PIECE_NAME.match(name) is not None
 
 
 class PayloadError(ValueError):
@@ -58,15 +68,20 @@ def write_payload(out: Path, *, folder: str, stem: str, ext: str, data: bytes) -
     return Payload(name=name, bytes=len(data))
 
 
-def row_check(name: str, row: bytes) -> bytes:
-    """The bytes that end a table row's payload: the start of the sha256 of its name and
-    row, so that a row changed, cut or read under another name fails its check."""
-    return hashlib.sha256(name.encode("ascii") + row).digest()[:ROW_CHECK_BYTES]
+def self_check(name: str, body: bytes) -> bytes:
+    """The bytes that end a self-checked payload: the start of the sha256 of its name and
+    body, so that a body changed, cut or read under another name fails its check."""
+    return hashlib.sha256(name.encode("ascii") + body).digest()[:ROW_CHECK_BYTES]
+
+
+def self_checked_body(name: str, data: bytes) -> bytes:
+    """The body of a self-checked payload that `verify` passed: its check cut off."""
+    return data[:-ROW_CHECK_BYTES]
 
 
 def check_name(name: object) -> str:
     """`name` if it is a payload name a bundle may list; PayloadError otherwise."""
-    if not isinstance(name, str) or (NAME.match(name) is None and ROW_NAME.match(name) is None):
+    if not isinstance(name, str) or (NAME.match(name) is None and not self_checked(name)):
         raise PayloadError(f"{name!r} is not a payload name of this format")
     return name
 
@@ -74,15 +89,16 @@ def check_name(name: object) -> str:
 def verify(name: str, data: bytes, *, size: int | None = None) -> bytes:
     """`data` if it is what `name` promises (and `size` bytes long); PayloadError otherwise."""
     check_name(name)
-    match = NAME.match(name)
+    own = self_checked(name)
     if size is not None and len(data) != size:
         raise PayloadError(f"{name} is {len(data)} bytes, the catalog says {size} "
                            "(truncated or changed)")
-    if match is not None:
-        good = hashlib.sha256(data).hexdigest().startswith(match.group(1))
-    else:
+    if own:
         good = (len(data) > ROW_CHECK_BYTES
-                and data[-ROW_CHECK_BYTES:] == row_check(name, data[:-ROW_CHECK_BYTES]))
+                and data[-ROW_CHECK_BYTES:] == self_check(name, data[:-ROW_CHECK_BYTES]))
+    else:
+        match = NAME.match(name)
+        good = match is not None and hashlib.sha256(data).hexdigest().startswith(match.group(1))
     if not good:
         raise PayloadError(f"{name} does not match its hash (changed or corrupt)")
     return data

@@ -21,7 +21,7 @@ from ..model.spec import DEFAULT_MODEL_SHA256, ModelSpec, default_model_spec
 from .chunks import PageChunks
 from .format import MANIFEST, BundleError, Manifest, check_catalog, check_directory
 from .lexical import LexicalIndex
-from .names import ROW_CHECK_BYTES, Payload, PayloadError, check_name, verify
+from .names import ROW_CHECK_BYTES, Payload, PayloadError, check_name, self_checked_body, verify
 from .page_table import PageTable, parse_page_table
 from .shard_lists import ShardList, ShardReader, resolve
 from .table import RowTable, TokenTable, row_name, token_ids_of
@@ -33,7 +33,7 @@ from .vectors.store import (
     read_partitioned,
 )
 from .vocabulary import Vocabulary, checked_shard
-from .wordpieces import checked_piece_shard
+from .wordpieces import checked_keyed_list, checked_piece_shard, keyed_name
 
 
 @dataclass
@@ -245,7 +245,7 @@ def shard_list(value: object) -> ShardList:
     return ShardList(entries=tuple(tuple(e) for e in value))
 
 
-CONTAINERS = ("index/", "lexical/lex.", "vectors/ivf.", "vectors/bin.")
+CONTAINERS = ("index/", "lexical/lex.", "vectors/ivf.", "vectors/bin.", "pieces/keyed.")
 """The payloads that name other payloads (see `walk_payloads`)."""
 ON_DEMAND = ("vectors/bin.", "vectors/row.", "lexical/", "fragments/", "text/", "table/",
              "vocabulary/", "pieces/")
@@ -296,6 +296,8 @@ def walk_levels(catalog: dict, read: Callable[[str, int], bytes], *,
             level += [Payload(name, size) for _, name, size in vectors["parts"]]
     for encoder in catalog["encoders"].values():
         level += [Payload(*encoder[key]) for key in ("tokenizer", "model") if key in encoder]
+        if "pieces" in encoder:
+            level.append(Payload(*encoder["pieces"]["keyed"]["list"]))
         if "rows" in encoder:
             level += [Payload(row_name(token, encoder["rows"]["table"]),
                               encoder["dim"] + ROW_CHECK_BYTES)
@@ -333,6 +335,14 @@ def _named_in(catalog: dict, payload: Payload, read: Callable[[str, int], bytes]
                 raise BundleError(f"{name} lists a malformed tail: rebuild the site")
             out.append(Payload(check_payload_name(entry[1], name), entry[2]))
         return out
+    if name.startswith("pieces/keyed."):
+        digest = catalog["encoders"]["static"]["pieces"]["keyed"]["hash"]
+        data = parse_json(read(name, payload.bytes), name)
+        try:
+            listed = checked_keyed_list(data, name)
+        except ValueError as exc:
+            raise BundleError(f"{exc}: rebuild the site") from exc
+        return [Payload(keyed_name(stem, digest), size) for stem, size in listed]
     spec = catalog["vectors"][0]
     if spec["layout"] == "partitioned" and name == spec["index"][0]:
         return [Payload(n, size) for n, size in payloads_of_index(spec, read(name,
@@ -458,6 +468,14 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
             load_piece_shard = load_checked(checked_piece_shard)
             for _, name, size in entries(pieces["shards"]):
                 load_piece_shard(name, size)
+            listed = Payload(*pieces["keyed"]["list"])
+            for keyed in _named_in(catalog, listed, read):
+                shard = parse_json(self_checked_body(keyed.name, read(keyed.name, keyed.bytes)),
+                                   root / keyed.name)
+                try:
+                    checked_piece_shard(shard)
+                except ValueError as exc:
+                    raise BundleError(f"{root / keyed.name}: {exc}: rebuild the site") from exc
         if lazy:
             chunks: Sequence[Chunk] = paged
             lexical = LexicalIndex.lazy(

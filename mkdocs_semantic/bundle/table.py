@@ -17,7 +17,7 @@ import numpy as np
 
 from .format import BundleError
 from .load_once import LoadOnce, in_parallel
-from .names import HASH_CHARS, ROW_CHECK_BYTES, row_check
+from .names import HASH_CHARS, ROW_CHECK_BYTES, self_check
 
 
 @dataclass(frozen=True)
@@ -103,8 +103,8 @@ def row_name(token: int, digest: str) -> str:
 
 
 def row_payload(name: str, row: bytes) -> bytes:
-    """A row's payload: its `dim` int8 values, then its check (names.row_check)."""
-    return row + row_check(name, row)
+    """A row's payload: its `dim` int8 values, then its check (names.self_check)."""
+    return row + self_check(name, row)
 
 
 def row_from(data: bytes, dim: int, source: Path | str) -> np.ndarray:

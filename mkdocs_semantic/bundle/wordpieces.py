@@ -1,38 +1,57 @@
-"""The tokenizer's vocabulary cut into shards a browser fetches by need.
+"""The tokenizer's vocabulary cut into files a browser fetches by need.
 
 A WordPiece tokenizer splits each word greedily: the longest piece the word starts
 with, then the longest continuation piece (`##` and the text) at each later position.
 So a word only ever looks up pieces that start as it starts, and continuation pieces
 that start with one of its later characters. A piece is keyed by its first two
 characters, a continuation piece by `##` and its first (`piece_key`: `li` for `lifes`,
-`##p` for `##pan`); the pieces are cut into shards at key boundaries only, so one shard
-holds every piece of a key, and a reader fetches the shards of its query's keys (a
-word's first character, its first two, and `##` with each later one) and tokenizes
-exactly as with the whole vocabulary.
+`##p` for `##pan`).
 
-A shard is `{"pieces": [...], "ids": [...]}`: the pieces in id order, the ids as the
-first id then the gaps between ids. The tokenizer's other settings (normalizer,
-pre-tokenizer, post-processor, special tokens) go in the catalog as `config`.
+The pieces are cut into shards at key boundaries, listed in the catalog by first key:
+one shard holds every piece of a key, and a reader that has read them all (in idle time)
+tokenizes every text. Keys of the characters `PIECE_KEY_CHARS` (lowercase letters and
+digits: nearly every word a reader types) also have a small file each, and the ASCII
+punctuation one between them, named from the key
+and one hash of all such files (`keyed_name`), so that a query reads only its words'
+keys, named from the words alone. The file of a two-character key also holds the piece
+of its first character alone, so a word needs one file for its start (`word_keys`).
+Every such key has its file, an empty one when no piece has that key; a word looks its
+other keys up in the shards.
+
+The catalog also says what the shards come to compressed (`sent`: gzip, as static hosts
+send JSON), which a reader's idle-time budget counts.
+
+A file or shard is `{"pieces": [...], "ids": [...]}`: the pieces in id order, the ids as
+the first id then the gaps between ids. A keyed file ends with its check
+(names.self_check). The tokenizer's other settings (normalizer, pre-tokenizer,
+post-processor, special tokens) go in the catalog as `config`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from dataclasses import dataclass
 from itertools import accumulate, pairwise
 from pathlib import Path
 
-from .names import group_by_size
+from ..constants import HASH_CHARS, MAX_PIECE_FILE_BYTES, PIECE_KEY_CHARS, PIECE_PUNCTUATION
+from .names import group_by_size, json_bytes, self_check
 
 PIECE_SHARD_BYTES = 8 << 10
+START_STEM, CONTINUATION_STEM, PUNCTUATION_STEM = "s", "c", "p"
 
 
 @dataclass(frozen=True)
 class WordPieceShards:
-    """A WordPiece tokenizer as the catalog's `config` and (first key, shard) pairs."""
+    """A WordPiece tokenizer as the catalog's `config`, the keyed files (stem -> shard,
+    every stem of `keyed_stems`) and their hash, and the whole vocabulary as (first key,
+    shard) pairs."""
 
     config: dict
+    keyed: dict[str, dict]
+    keyed_hash: str
     shards: list[tuple[str, dict]]
 
 
@@ -44,10 +63,60 @@ def piece_key(piece: str, prefix: str) -> str:
     return piece[:2]
 
 
+def key_stem(key: str, prefix: str) -> str | None:
+    """The file stem of a key of `PIECE_KEY_CHARS` (`sli` for `li`, `cp` for `##p`), or
+    `p` for one character of `PIECE_PUNCTUATION` (the pre-tokenizer makes each its own
+    word); None for a key of other characters, which only the catalog's shards hold."""
+    if len(key) == 1 and key in PIECE_PUNCTUATION:
+        return PUNCTUATION_STEM
+    if prefix and key.startswith(prefix) and len(key) == len(prefix) + 1:
+        rest, stem = key[len(prefix):], CONTINUATION_STEM
+    else:
+        rest, stem = key, START_STEM
+    if 1 <= len(rest) <= 2 and all(c in PIECE_KEY_CHARS for c in rest):
+        return stem + rest
+    return None
+
+
+def keyed_stems() -> list[str]:
+    """Every keyed file's stem, in order."""
+    return ([START_STEM + a for a in PIECE_KEY_CHARS]
+            + [START_STEM + a + b for a in PIECE_KEY_CHARS for b in PIECE_KEY_CHARS]
+            + [CONTINUATION_STEM + a for a in PIECE_KEY_CHARS] + [PUNCTUATION_STEM])
+
+
+def keyed_name(stem: str, digest: str) -> str:
+    """The payload name of the keyed file `stem` among keyed files of hash `digest`."""
+    return f"pieces/{stem}.{digest}.json"
+
+
+def keyed_payload(name: str, shard: dict) -> bytes:
+    """A keyed file's bytes: its shard's JSON, then its check (names.self_check)."""
+    body = json_bytes(shard)
+    return body + self_check(name, body)
+
+
+def word_keys(word: str, prefix: str) -> set[str]:
+    """The keys of every piece a (normalized, pre-tokenized) word may look up, as a
+    reader of keyed files asks for them: its first two characters (a keyed file holds
+    the first alone too, a shard may not), and `prefix` with each later character."""
+    keys = {word[:2]}
+    if key_stem(word[:2], prefix) is None:
+        keys.add(word[:1])
+    keys.update(prefix + c for c in word[1:])
+    return keys
+
+
+def _shard(pieces: list[tuple[int, str]]) -> dict:
+    pieces = sorted(pieces)
+    ids = [i for i, _ in pieces]
+    return {"pieces": [p for _, p in pieces], "ids": ids[:1] + [y - x for x, y in pairwise(ids)]}
+
+
 def wordpiece_shards(tokenizer_path: Path, *,
                      target_bytes: int = PIECE_SHARD_BYTES) -> WordPieceShards | None:
-    """The tokenizer's vocabulary in shards of about `target_bytes`, or None when it is
-    not a WordPiece tokenizer (the reader then fetches the tokenizer whole)."""
+    """The tokenizer's vocabulary as keyed files and shards of about `target_bytes`, or
+    None when it is not a WordPiece tokenizer (the reader then fetches it whole)."""
     data = json.loads(tokenizer_path.read_text(encoding="utf-8"))
     model = data.get("model") or {}
     vocab = model.get("vocab")
@@ -58,18 +127,25 @@ def wordpiece_shards(tokenizer_path: Path, *,
     for piece, token_id in vocab.items():
         if piece:
             by_key[piece_key(piece, prefix)].append((token_id, piece))
+    keyed: dict[str, list[tuple[int, str]]] = {stem: [] for stem in keyed_stems()}
+    for key, pieces in by_key.items():
+        stem = key_stem(key, prefix)
+        if stem is None:
+            continue
+        keyed[stem] += pieces
+        if stem.startswith(START_STEM) and len(stem) == 2:  # a first character alone
+            for second in PIECE_KEY_CHARS:
+                keyed[stem + second] += pieces
+    files = {stem: _shard(pieces) for stem, pieces in keyed.items()}
+    digest = hashlib.sha256(json_bytes(files)).hexdigest()[:HASH_CHARS]
     keys = sorted(by_key)  # by code point, as every reader compares keys
     sizes = [sum(len(p.encode("utf-8")) + 10 for _, p in by_key[k]) for k in keys]
     cuts = [*group_by_size(sizes, target_bytes), len(keys)]
-    shards = []
-    for a, b in pairwise(cuts):
-        pieces = sorted(p for k in keys[a:b] for p in by_key[k])
-        ids = [i for i, _ in pieces]
-        shards.append((keys[a], {"pieces": [p for _, p in pieces],
-                                 "ids": ids[:1] + [y - x for x, y in pairwise(ids)]}))
+    shards = [(keys[a], _shard([x for k in keys[a:b] for x in by_key[k]]))
+              for a, b in pairwise(cuts)]
     config = {k: v for k, v in data.items() if k not in ("model", "truncation", "padding")}
     config["model"] = {k: v for k, v in model.items() if k != "vocab"}
-    return WordPieceShards(config=config, shards=shards)
+    return WordPieceShards(config=config, keyed=files, keyed_hash=digest, shards=shards)
 
 
 def checked_piece_shard(shard: object) -> dict[str, int]:
@@ -83,3 +159,16 @@ def checked_piece_shard(shard: object) -> dict[str, int]:
             and all(g > 0 for g in gaps[1:]) and (not gaps or gaps[0] >= 0)):
         raise ValueError("a word piece shard does not list pieces with ascending ids")
     return dict(zip(pieces, accumulate(gaps)))
+
+
+def checked_keyed_list(data: object, source: str) -> list[tuple[str, int]]:
+    """The keyed files' list (`[[stem, bytes], ...]`, every stem of `keyed_stems` in
+    order) as (stem, bytes) pairs; ValueError when it is not that list."""
+    stems = keyed_stems()
+    ok = (isinstance(data, list) and len(data) == len(stems)
+          and all(isinstance(row, list) and len(row) == 2 and row[0] == stem
+                  and isinstance(row[1], int) and not isinstance(row[1], bool)
+                  and 0 < row[1] <= MAX_PIECE_FILE_BYTES for row, stem in zip(data, stems)))
+    if not ok:
+        raise ValueError(f"{source} does not list every keyed word piece file")
+    return [(stem, size) for stem, size in data]

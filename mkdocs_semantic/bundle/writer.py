@@ -3,9 +3,11 @@ content-hashed payloads, a catalog and a manifest (`write_bundle`)."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +47,7 @@ from .shard_lists import write_shard_list
 from .table import TokenTable, row_name, row_payload, table_hash, token_gaps
 from .vectors.store import column_sums, write_vectors
 from .vocabulary import VOCABULARY_SHARD_BYTES, build_vocabulary, vocabulary_shards
-from .wordpieces import wordpiece_shards
+from .wordpieces import WordPieceShards, keyed_name, keyed_payload, wordpiece_shards
 
 
 def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: ModelSpec,
@@ -164,9 +166,12 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         if pieces is not None:  # so that a browser fetches the vocabulary by need
             catalog["encoders"]["static"]["pieces"] = {
                 "version": PIECES_VERSION, "config": pieces.config,
+                "keyed": write_keyed_pieces(out, written, pieces, put),
                 "shards": write_shard_list(
                     [[first, *put("pieces", "piece", "json", json_bytes(shard))]
                      for first, shard in pieces.shards], "piece", put),
+                "sent": sum(len(gzip.compress(json_bytes(shard), compresslevel=6, mtime=0))
+                            for _, shard in pieces.shards),
             }
         if fidelity is not None:  # how the build measured it against the model
             catalog["encoders"]["static"]["fidelity"] = fidelity
@@ -257,6 +262,24 @@ def write_table_rows(out: Path, written: list[Payload], table: TokenTable) -> di
             write_unlisted(target, data)  # a new table's names: no catalog lists them yet
         written.append(Payload(name=name, bytes=len(data)))
     return {"table": digest, "ids": token_gaps(table.token_ids)}
+
+
+def write_keyed_pieces(out: Path, written: list[Payload], pieces: WordPieceShards,
+                       put: Callable[[str, str, str, bytes], list]) -> dict:
+    """Each keyed word piece file (bundle/wordpieces.py), and the list of them with their
+    sizes, which Python readers walk and browsers never need; the catalog's `keyed`."""
+    (out / "pieces").mkdir(exist_ok=True)
+    listed = []
+    for stem, shard in pieces.keyed.items():
+        name = keyed_name(stem, pieces.keyed_hash)
+        data = keyed_payload(name, shard)
+        target = out / name
+        if not (target.is_file() and target.stat().st_size == len(data)):
+            write_unlisted(target, data)  # named by the hash of them all: no catalog lists it
+        written.append(Payload(name=name, bytes=len(data)))
+        listed.append([stem, len(data)])
+    return {"hash": pieces.keyed_hash,
+            "list": put("pieces", "keyed", "json", json_bytes(listed))}
 
 
 def _copy_payload(out: Path, written: list[Payload], folder: str, stem: str, source: Path,

@@ -14,17 +14,19 @@ import pytest
 
 from mkdocs_semantic.bundle.format import BundleError
 from mkdocs_semantic.bundle.names import (
+    PIECE_NAME,
     ROW_CHECK_BYTES,
     ROW_NAME,
     PayloadError,
     check_name,
-    row_check,
+    self_check,
 )
 from mkdocs_semantic.bundle.quantize import quantize
 from mkdocs_semantic.bundle.reader import find_bundle_dir, read_bundle
 from mkdocs_semantic.bundle.table import TokenTable
 from mkdocs_semantic.bundle.vectors.codes import query_codes
 from mkdocs_semantic.bundle.vectors.store import VectorSet
+from mkdocs_semantic.bundle.wordpieces import keyed_stems
 from mkdocs_semantic.bundle.writer import write_bundle
 from mkdocs_semantic.chunk import Chunk
 from mkdocs_semantic.constants import FORMAT_VERSION
@@ -146,10 +148,12 @@ def test_payload_names_carry_their_hash_and_old_payloads_are_removed(tmp_path):
     assert first != second
     rows = [name for name in second if ROW_NAME.match(name)]
     assert rows, "the sample has a static query table"
+    keyed = [name for name in second if PIECE_NAME.match(name)]
+    assert len(keyed) == len(keyed_stems()), "every keyed word piece file"
     for name in second:
         data = (tmp_path / name).read_bytes()
-        if name in rows:  # named by the table's hash, checked by its last bytes
-            assert data[-ROW_CHECK_BYTES:] == row_check(name, data[:-ROW_CHECK_BYTES])
+        if name in rows or name in keyed:  # named by a hash of them all, checked by their end
+            assert data[-ROW_CHECK_BYTES:] == self_check(name, data[:-ROW_CHECK_BYTES])
         else:
             assert name.split("/")[-1].split(".")[1] == hashlib.sha256(data).hexdigest()[:16]
     on_disk = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()}
@@ -226,7 +230,7 @@ def test_unknown_format_names_both_versions(tmp_path):
         read_bundle(tmp_path)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7])
 def test_an_older_format_is_refused_with_what_to_do(tmp_path, version):
     shutil.copytree(FIXTURES / f"v{version}", tmp_path / "old")
     wanted = rf"format {version}; .* reads format {FORMAT_VERSION}: rebuild the site"
@@ -288,7 +292,9 @@ def test_a_payload_that_is_no_regular_file_of_its_size_is_refused_unread(tmp_pat
 
 def test_every_damaged_payload_says_rebuild_the_site_once(tmp_path):
     write_sample(tmp_path)
-    for payload in read_bundle(tmp_path).files:
+    files = read_bundle(tmp_path).files
+    keyed = [p for p in files if PIECE_NAME.match(p.name)]  # alike: the first and the last
+    for payload in [p for p in files if p not in keyed] + [keyed[0], keyed[-1]]:
         path = tmp_path / payload.name
         original = path.read_bytes()
         path.write_bytes(original[: len(original) // 2])

@@ -1,4 +1,4 @@
-// Reading a search bundle written by mkdocs_semantic/bundle/writer.py (format 7): checks of the
+// Reading a search bundle written by mkdocs_semantic/bundle/writer.py (format 8): checks of the
 // manifest, the catalog and shard list directories, payload names and URLs, and hashes.
 // The binary payloads are binary.js's. Pure functions over parsed JSON and ArrayBuffers,
 // so they run in workers and in node tests.
@@ -10,14 +10,20 @@ import { BundleError } from "./error.js";
 // The format's constants, written once for Python and this client in constants.json.
 // SEARCH_MODES: the ranking modes; MAX_TOP_K: the most results a search may ask for.
 export const { FORMAT_VERSION, SCALAR_BYTES, QUERY_ENCODERS, SEARCH_MODES, MAX_TOP_K } = constants;
-const { LEXICAL_VERSION, VOCABULARY_VERSION, PIECES_VERSION, MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS, ROW_CHECK_BYTES } = constants;
+const {
+  LEXICAL_VERSION, VOCABULARY_VERSION, PIECES_VERSION, MAX_PIECE_FILE_BYTES, MAX_DIM,
+  MAX_MODEL_TOKENS, HASH_CHARS, ROW_CHECK_BYTES,
+} = constants;
 
 // mkdocs_semantic/bundle/names.py NAME: no "..", no absolute path, no other folders.
 const PAYLOAD_NAME = /^(?:[a-z]+\/)?[a-z]+\.([0-9a-f]{16})\.[a-z0-9]+$/;
 const CATALOG_NAME = /^catalog\.[0-9a-f]{16}\.json$/;
 // names.py ROW_NAME: a query table row, named by its token id and the table's hash.
 const ROW_NAME = /^table\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.bin$/;
+// names.py PIECE_NAME: a keyed word piece file, named by its key and the hash of them all.
+const PIECE_NAME = /^pieces\/(s[0-9a-z]{1,2}|c[0-9a-z]|p)\.([0-9a-f]{16})\.json$/;
 const TABLE_HASH = /^[0-9a-f]{16}$/;
+const selfChecked = (name) => ROW_NAME.test(name) || PIECE_NAME.test(name);
 
 /** Type and range checks of untrusted JSON; every failure names the file and the field. */
 class Checker {
@@ -361,8 +367,9 @@ export function rowFile(token, table, dim) {
 
 /**
  * `encoders.static.pieces` (mkdocs_semantic/bundle/wordpieces.py): the tokenizer's
- * settings and its vocabulary's shard list, keyed by a piece's first two characters
- * (a continuation piece's: `##` and its first).
+ * settings, the hash that names the keyed files (keys of PIECE_KEY_CHARS: a piece's first
+ * two characters, a continuation piece's `##` and its first), the shard list of every
+ * key's pieces, and `sent`: what those shards come to gzipped.
  */
 function checkPieces(check, encoder, where) {
   const pieces = check.object(encoder, "pieces", where);
@@ -373,7 +380,11 @@ function checkPieces(check, encoder, where) {
   const model = check.object(config, "model", `${where}.pieces.config`);
   if (model.type !== "WordPiece") check.fail(`${where}.pieces.config.model is not a WordPiece model`);
   if (!Array.isArray(config.added_tokens ?? [])) check.fail(`${where}.pieces.config.added_tokens must be a list`);
-  return { config, shards: check.shardList(pieces, "shards", `${where}.pieces`, "string") };
+  const keyed = check.object(pieces, "keyed", `${where}.pieces`);
+  const hash = check.string(keyed, "hash", `${where}.pieces.keyed`);
+  if (!TABLE_HASH.test(hash)) check.fail(`${where}.pieces.keyed.hash is not ${HASH_CHARS} hex digits`);
+  const shards = check.shardList(pieces, "shards", `${where}.pieces`, "string");
+  return { config, keyed: hash, shards, sent: check.int(pieces, "sent", `${where}.pieces`, 0) };
 }
 
 /**
@@ -461,7 +472,7 @@ function checkPartitioned(check, set, where, { dim, chunks }) {
  * is not a payload name or a URL outside the manifest's folder.
  */
 export function payloadUrl(name, manifestUrl) {
-  if (typeof name !== "string" || !(PAYLOAD_NAME.test(name) || ROW_NAME.test(name) || CATALOG_NAME.test(name))) {
+  if (typeof name !== "string" || !(PAYLOAD_NAME.test(name) || selfChecked(name) || CATALOG_NAME.test(name))) {
     throw new BundleError(`${show(name)} is not a payload name of this format: rebuild the site`);
   }
   const folder = new URL("./", manifestUrl);
@@ -472,8 +483,13 @@ export function payloadUrl(name, manifestUrl) {
   return url.href;
 }
 
-/** Whether a row payload ends with the start of the SHA-256 of its name and row. */
-async function rowCheckHolds(buffer, name) {
+/** The body of a self-checked payload that verifyPayload passed: its check cut off. */
+export function selfCheckedBody(buffer, name) {
+  return selfChecked(name) ? buffer.slice(0, buffer.byteLength - ROW_CHECK_BYTES) : buffer;
+}
+
+/** Whether a self-checked payload ends with the start of the SHA-256 of its name and body. */
+async function selfCheckHolds(buffer, name) {
   const bytes = new Uint8Array(buffer);
   const end = bytes.length - ROW_CHECK_BYTES;
   const label = new TextEncoder().encode(name);
@@ -491,15 +507,18 @@ export async function sha256Hex(buffer) {
 
 /**
  * `buffer` if it is what `name` promises: `bytes` long, its sha256 starting with the
- * name's hash (or equal to `sha256`, for the catalog); a table row ending with the start
- * of the sha256 of its name and row (names.py row_check). Throws a BundleError otherwise.
+ * name's hash (or equal to `sha256`, for the catalog); a table row or keyed word piece
+ * file ending with the start of the sha256 of its name and body (names.py self_check),
+ * and at most MAX_PIECE_FILE_BYTES for the latter when its size is not known (`bytes`
+ * undefined). Throws a BundleError otherwise.
  */
 export async function verifyPayload(buffer, { name, bytes, sha256 }) {
-  if (buffer.byteLength !== bytes) {
-    throw new BundleError(`${name} is ${buffer.byteLength} bytes, the bundle says ${bytes} (truncated or changed): rebuild the site`);
+  const size = bytes ?? (PIECE_NAME.test(name) ? MAX_PIECE_FILE_BYTES : -1);
+  if (bytes === undefined ? buffer.byteLength > size : buffer.byteLength !== bytes) {
+    throw new BundleError(`${name} is ${buffer.byteLength} bytes, the bundle says ${bytes ?? `at most ${size}`} (truncated or changed): rebuild the site`);
   }
-  if (!sha256 && ROW_NAME.test(name)) {
-    if (buffer.byteLength <= ROW_CHECK_BYTES || !(await rowCheckHolds(buffer, name))) {
+  if (!sha256 && selfChecked(name)) {
+    if (buffer.byteLength <= ROW_CHECK_BYTES || !(await selfCheckHolds(buffer, name))) {
       throw new BundleError(`${name} does not match its hash (changed or corrupt): rebuild the site`);
     }
     return buffer;

@@ -25,8 +25,9 @@ async function request(url, init) {
   return response;
 }
 
-// No manifest is larger than MAX_MANIFEST_BYTES; CATALOG_COPY: the catalog's stable name.
-const { MAX_MANIFEST_BYTES, CATALOG_COPY, MAX_CATALOG_COPY_BYTES } = constants;
+// No manifest is larger than MAX_MANIFEST_BYTES; CATALOG_COPY: the catalog's stable name;
+// a payload of no listed size (a keyed word piece file) is at most MAX_PIECE_FILE_BYTES.
+const { MAX_MANIFEST_BYTES, CATALOG_COPY, MAX_CATALOG_COPY_BYTES, MAX_PIECE_FILE_BYTES } = constants;
 
 /** The manifest is never cached long: a cache-buster makes every visit see the latest build. */
 export async function fetchManifest(url) {
@@ -52,10 +53,12 @@ export function fetchCatalogCopy(manifestUrl) {
 /**
  * Downloads `url` as an ArrayBuffer, calling `onBytes(n)` as chunks arrive. With a
  * `limit`, a response that declares or sends more bytes is dropped as soon as that shows
- * (BundleError `tooLarge`), however much more the server would send.
+ * (BundleError `tooLarge`), however much more the server would send; `onResponse`
+ * sees the response's headers first.
  */
 export async function fetchBytes(url, onBytes = () => {}, init = undefined, cap = undefined) {
   const response = await request(url, init);
+  cap?.onResponse?.(response);
   const limit = cap?.limit ?? Infinity;
   const overflow = () => new BundleError(cap.tooLarge ?? `${url} is larger than the ${limit} ` +
     "bytes its catalog lists: rebuild the site");
@@ -113,6 +116,7 @@ export class PayloadStore {
   constructor(manifestUrl) {
     this.manifestUrl = manifestUrl;
     this.loads = new Map();
+    this.compressesJson = false; // whether the host sent the last JSON payload compressed
   }
 
   get({ name, bytes, sha256 }, parse = (buffer) => buffer, onBytes = undefined) {
@@ -120,7 +124,12 @@ export class PayloadStore {
     if (!load) {
       load = (async () => {
         const url = payloadUrl(name, this.manifestUrl);
-        const buffer = await fetchBytes(url, onBytes, undefined, { limit: bytes });
+        const buffer = await fetchBytes(url, onBytes, undefined, {
+          limit: bytes ?? MAX_PIECE_FILE_BYTES,
+          onResponse: (response) => {
+            if (name.endsWith(".json")) this.compressesJson = (response.headers.get("content-encoding") ?? "identity") !== "identity";
+          },
+        });
         return parse(await verifyPayload(buffer, { name, bytes, sha256 }));
       })();
       this.loads.set(name, load);

@@ -14,7 +14,7 @@ import {
   parsePageTable, parsePartitionBits, parsePartitionIndex, parseRow, parseVectorPart,
 } from "../bundle/binary.js";
 import {
-  MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, checkPieceShard, exactParts, rowFile, verifyPayload,
+  MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, checkPieceShard, exactParts, rowFile, selfCheckedBody, verifyPayload,
 } from "../bundle/bundle.js";
 import { BundleError } from "../bundle/error.js";
 import { PayloadStore, fetchBytes, fetchCatalogCopy, fetchManifest, parseJson } from "../bundle/fetch.js";
@@ -217,14 +217,21 @@ export class Engine {
     return new ShardList(value, { loadJson: (file) => this.store.json(file) });
   }
 
+  /** A word piece file's or shard's pieces, `{piece: id}`, read once. */
+  #pieceShard(entry) {
+    return this.store.get(entry, (buffer) => checkPieceShard(
+      parseJson(selfCheckedBody(buffer, entry.name), entry.name), entry.name));
+  }
+
   /** The static encoder's tokenizer: its vocabulary by need when the bundle has it in shards. */
   #wordPieces() {
     return this.#once("pieces", async () => {
       const { pieces, maxTokens } = this.catalog.encoders.static;
       return new WordPieces({
         config: pieces.config,
+        keyed: pieces.keyed,
         shards: this.#shardList(pieces.shards),
-        load: (entry) => this.store.get(entry, (buffer) => checkPieceShard(parseJson(buffer, entry.name), entry.name)),
+        load: (entry) => this.#pieceShard(entry),
         maxTokens,
       });
     });
@@ -386,9 +393,10 @@ export class Engine {
 
   /**
    * Once no answer is under way: the word-piece shards no query has read yet (within
-   * PREFETCH_BYTES, never on a connection that saves data), so that a later query's new
-   * words wait for no shard. A new query stops it at its next batch; `prefetching` is
-   * the prefetch under way.
+   * PREFETCH_BYTES sent, never on a connection that saves data), so that a later query's
+   * new words wait for no shard. A shard costs its listed bytes, or its share of what the
+   * catalog says the shards come to gzipped once the host has sent JSON compressed. A
+   * new query stops it at its next batch; `prefetching` is the prefetch under way.
    */
   #idle() {
     if (this.encoder?.kind !== "static" || !this.catalog.encoders.static.pieces || this.prefetchBudget <= 0
@@ -396,8 +404,12 @@ export class Engine {
     this.prefetching = this.prefetching.then(async () => {
       if (this.running) return;
       const pieces = await this.#wordPieces();
-      this.prefetchBudget -= await prefetch(await pieces.unread(), {
+      const unread = await pieces.unread();
+      const listed = pieces.everyShard.reduce((n, entry) => n + entry.bytes, 0);
+      const ratio = this.store.compressesJson && listed ? Math.min(1, this.catalog.encoders.static.pieces.sent / listed) : 1;
+      this.prefetchBudget -= await prefetch(unread, {
         read: (entries) => pieces.read(entries), busy: () => this.running > 0, budget: this.prefetchBudget,
+        cost: (entry) => Math.ceil(entry.bytes * ratio),
       });
     }).catch(() => {}); // a shard that failed is asked for again by the query that needs it
   }

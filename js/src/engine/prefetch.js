@@ -19,21 +19,22 @@ export function mayPrefetch(nav) {
 
 /**
  * Reads `entries` (`{name, bytes}`, in order) in batches of `batch` with `read(batch)`,
- * taking the first that fit in `budget` bytes, and stops before a batch once `busy()`
- * (a query is running). Returns the bytes it asked for.
+ * taking the first whose `cost(entry)` (the bytes sent for it; its listed bytes unless
+ * told) fit in `budget`, and stops before a batch once `busy()` (a query is running).
+ * Returns the cost of what it asked for.
  */
-export async function prefetch(entries, { read, busy, budget, batch = PREFETCH_BATCH }) {
+export async function prefetch(entries, { read, busy, budget, batch = PREFETCH_BATCH, cost = (entry) => entry.bytes }) {
   const taken = [];
   let spent = 0;
   for (const entry of entries) {
-    if (spent + entry.bytes > budget) break;
-    spent += entry.bytes;
+    if (spent + cost(entry) > budget) break;
+    spent += cost(entry);
     taken.push(entry);
   }
   let asked = 0;
   for (let i = 0; i < taken.length && !busy(); i += batch) {
     const next = taken.slice(i, i + batch);
-    asked += next.reduce((n, entry) => n + entry.bytes, 0);
+    asked += next.reduce((n, entry) => n + cost(entry), 0);
     await read(next);
   }
   return asked;

@@ -1,29 +1,38 @@
 // The static encoder's tokenizer with its vocabulary fetched by need
 // (mkdocs_semantic/bundle/wordpieces.py). A WordPiece word only looks up pieces that start
 // as it starts (keyed by their first two characters) and continuation pieces that start
-// with one of its later characters, so the shards of those keys tokenize it exactly as
-// the whole vocabulary does.
+// with one of its later characters, so the pieces of those keys tokenize it exactly as
+// the whole vocabulary does. A key of letters and digits has a small file named from the
+// key alone (the file of a pair holds its first character's piece too); the catalog's
+// shards hold every key's pieces, and are what idle time reads ahead.
 
 import { Tokenizer } from "@huggingface/tokenizers";
+import { shardOf } from "../bundle/bundle.js";
+import { pieceFile, pieceKeyStem } from "../bundle/piece-names.js";
 
 export class WordPieces {
   /**
-   * `config` and `shards` (as a ShardList): the catalog's checked
-   * `encoders.static.pieces`; `load(entry)` -> a shard's pieces as `{piece: id}`;
-   * `maxTokens`: the encoder's token limit.
+   * `config`, `keyed` (the keyed files' hash) and `shards` (as a ShardList): the catalog's
+   * checked `encoders.static.pieces`; `load(entry)` -> a file's or shard's pieces as
+   * `{piece: id}`; `maxTokens`: the encoder's token limit.
    */
-  constructor({ config, shards, load, maxTokens }) {
-    Object.assign(this, { config, shards, load, maxTokens });
+  constructor({ config, keyed, shards, load, maxTokens }) {
+    Object.assign(this, { config, keyed, shards, load, maxTokens });
     this.prefix = config.model.continuing_subword_prefix ?? "";
     const specials = Object.fromEntries((config.added_tokens ?? []).map((t) => [t.content, t.id]));
     // Built once; each shard read adds its pieces to the model's map of piece -> id, which
     // is what the model splits words by (rebuilding a tokenizer costs tens of ms).
     this.tokenizer = new Tokenizer({ ...config, model: { ...config.model, vocab: specials } }, {});
     this.ids = this.tokenizer.model.tokens_to_ids;
-    this.merged = new Set(); // names of the shards already in `ids`
+    this.merged = new Set(); // names of the files and shards already in `ids`
+    this.everyShard = null; // the shard list's entries, once `unread` listed them
   }
 
-  /** The keys of every piece the words of `text` may look up. */
+  /**
+   * The keys of every piece the words of `text` may look up (wordpieces.py word_keys):
+   * a word's first two characters (and its first alone, unless the pair has a file,
+   * which holds it), and the prefix with each later character.
+   */
   keys(text) {
     const { normalizer, pre_tokenizer: preTokenizer } = this.tokenizer;
     const normalized = normalizer ? normalizer(text) : text;
@@ -32,16 +41,34 @@ export class WordPieces {
     for (const word of words) {
       const chars = [...word];
       if (!chars.length) continue;
-      keys.add(chars[0]);
-      keys.add(chars.slice(0, 2).join(""));
+      const start = chars.slice(0, 2).join("");
+      keys.add(start);
+      if (pieceKeyStem(start, this.prefix) === null) keys.add(chars[0]);
       for (const c of chars.slice(1)) keys.add(this.prefix + c);
     }
     return keys;
   }
 
-  /** Reads the shards of `keys` not read yet into the vocabulary. */
+  /**
+   * The file to read for key `key`'s pieces: its keyed file, unless the shards that
+   * hold it are read already (then null); a shard list entry for any other key.
+   */
+  async entry(key) {
+    const stem = pieceKeyStem(key, this.prefix);
+    if (stem === null) return this.shards.find(key);
+    const held = stem.length === 3 ? [key, [...key][0]] : [key]; // a pair's file holds its first character
+    return held.every((k) => this.#inReadShard(k)) ? null : pieceFile(stem, this.keyed);
+  }
+
+  /** Whether the shard that holds `key` is read (known once `unread` listed them all). */
+  #inReadShard(key) {
+    const at = this.everyShard ? shardOf(this.everyShard, key) : -1;
+    return at >= 0 && this.merged.has(this.everyShard[at].name);
+  }
+
+  /** Reads the files of `keys` not read yet into the vocabulary. */
   async #need(keys) {
-    await this.read(await Promise.all([...keys].map((key) => this.shards.find(key))));
+    await this.read(await Promise.all([...keys].map((key) => this.entry(key))));
   }
 
   /**
@@ -62,7 +89,8 @@ export class WordPieces {
 
   /** The shard list entries not read yet, in order. */
   async unread() {
-    return (await this.shards.all()).filter((entry) => !this.merged.has(entry.name));
+    this.everyShard ??= await this.shards.all();
+    return this.everyShard.filter((entry) => !this.merged.has(entry.name));
   }
 
   /** `text`'s token ids, special tokens included, cut to the first `maxTokens`. */
