@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { checkCatalog, checkManifest, checkPieceShard, selfCheckedBody, verifyPayload } from "../src/bundle/bundle.js";
-import { pieceKeyStem } from "../src/bundle/piece-names.js";
+import { guessedPieceFiles, pieceKeyStem } from "../src/bundle/piece-names.js";
 import { ShardList } from "../src/bundle/shard-list.js";
 import { createTokenIds } from "../src/engine/tokenize.js";
 import { WordPieces } from "../src/engine/wordpieces.js";
@@ -101,3 +101,12 @@ test("a malformed piece shard is refused, naming it", () => {
   }
 });
 
+test("the piece files a page guesses from a query: its words' starts and later letters, keyed ones only", () => {
+  const hash = "0123456789abcdef";
+  const names = guessedPieceFiles("Lifespan Événements, 日本 x", hash);
+  const stems = names.map((name) => name.split("/")[1].split(".")[0]).sort();
+  assert.deepEqual(stems, ["ce", "cf", "cm", "cn", "cp", "cs", "ct", "ci", "ca", "cv", "p", "sev", "sli", "sx"].sort()); // "p": the comma
+  assert.ok(names.every((name) => name.endsWith(`.${hash}.json`)));
+  assert.deepEqual(guessedPieceFiles("日本 — ✨", hash), []);
+  assert.deepEqual(guessedPieceFiles("MAP_ANONYMOUS", hash).filter((name) => name.startsWith("pieces/p.")), [`pieces/p.${hash}.json`]);
+});

@@ -148,6 +148,14 @@ def wordpiece_shards(tokenizer_path: Path, *,
     return WordPieceShards(config=config, keyed=files, keyed_hash=digest, shards=shards)
 
 
+def keyed_pieces_hash(tokenizer_path: Path) -> str | None:
+    """The hash that names the keyed files of this tokenizer's bundle (what a page tells
+    the browser, so that it names a first query's files before the catalog), or None
+    when it is not a WordPiece tokenizer."""
+    pieces = wordpiece_shards(tokenizer_path)
+    return pieces.keyed_hash if pieces is not None else None
+
+
 def checked_piece_shard(shard: object) -> dict[str, int]:
     """A piece shard's parsed JSON as piece -> id (ValueError when malformed)."""
     if not isinstance(shard, dict):

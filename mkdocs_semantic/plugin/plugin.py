@@ -12,6 +12,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 
 from ..bundle.folder import bundle_dir_problem, installed_client, site_folder
 from ..bundle.format import BundleError
+from ..bundle.wordpieces import keyed_pieces_hash
 from ..chunk import Chunk, PageFacts
 from ..constants import MAX_TOP_K
 from ..files import sha256_file
@@ -47,6 +48,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         self.last_build: BuildStats | None = None
         self.client: theme.ClientAssets | None = None
         self.ui = "none"
+        self.pieces_hash: str | None = None
         self.command: str | None = None
         """`build`, `gh-deploy` or `serve`, when MkDocs says (on_startup)."""
 
@@ -83,6 +85,9 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         self.indexer.embed_early = True
         self._validate_model()
         self._setup_client(config)
+        # what the pages tell the browser, so that a first query names its words' files
+        self.pieces_hash = (keyed_pieces_hash(spec.tokenizer_path)
+                            if self.config.query_encoder == "static" else None)
         return config
 
     def _setup_client(self, config: MkDocsConfig) -> None:
@@ -250,7 +255,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         if not self.config.enabled:
             return output
         where = {"page_url": page.url, "bundle_dir": self.config.bundle_dir,
-                 "assets": self.client}
+                 "assets": self.client, "pieces": self.pieces_hash}
         if self.ui == "material":
             output = theme.point_material_search(output, theme.material_worker_url(**where))
             output = theme.skip_material_index(output)
@@ -264,7 +269,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                 or self.ui not in theme.SEARCH_PLUGIN_BOXES:
             return output_content
         tags = theme.page_tags(page_url=SEARCH_PAGE, bundle_dir=self.config.bundle_dir,
-                                assets=self.client, ui=self.ui)
+                                assets=self.client, ui=self.ui, pieces=self.pieces_hash)
         return theme.add_to_head(output_content, tags)
 
     def _excluded(self, page: Page) -> bool:

@@ -131,14 +131,17 @@ def relative_url(target: str, page_url: str) -> str:
     return rel + "/" if target.endswith("/") or not target else rel
 
 
-def page_tags(*, page_url: str, bundle_dir: str, assets: ClientAssets, ui: str) -> str:
-    """What every page gets in its <head>: where the bundle is, and (unless `ui` is
+def page_tags(*, page_url: str, bundle_dir: str, assets: ClientAssets, ui: str,
+              pieces: str | None = None) -> str:
+    """What every page gets in its <head>: where the bundle is, the hash that names its
+    keyed word piece files (`pieces`, for the static query encoder), and (unless `ui` is
     `none`) the loader that wires the search box."""
     manifest = relative_url(posixpath.join(bundle_dir.strip("/"), "manifest.json"), page_url)
     root = relative_url("", page_url)
     loader = relative_url(posixpath.join(assets.folder(bundle_dir), "auto.js"), page_url)
+    keyed = f' data-pieces="{_attr(pieces)}"' if pieces else ""
     meta = (f'<meta name="semantic-search" content="{_attr(manifest)}" '
-            f'data-site-root="{_attr(root)}" data-ui="{_attr(ui)}">\n')
+            f'data-site-root="{_attr(root)}" data-ui="{_attr(ui)}"{keyed}>\n')
     if ui == "none":
         return meta
     return meta + f'<script type="module" src="{_attr(loader)}"></script>\n'
@@ -155,12 +158,14 @@ def add_to_head(page_html: str, tags: str) -> str:
     return page_html[: match.start()] + tags + page_html[match.start():]
 
 
-def material_worker_url(*, page_url: str, bundle_dir: str, assets: ClientAssets) -> str:
-    """Material's `__config.search` value: our worker, told where the manifest is."""
+def material_worker_url(*, page_url: str, bundle_dir: str, assets: ClientAssets,
+                        pieces: str | None = None) -> str:
+    """Material's `__config.search` value: our worker, told where the manifest is (and
+    the hash that names the keyed word piece files, `pieces`)."""
     folder = assets.folder(bundle_dir)
     manifest = posixpath.relpath(posixpath.join(bundle_dir.strip("/"), "manifest.json"), folder)
     return relative_url(posixpath.join(folder, "material-worker.js"), page_url) + \
-        f"?manifest={manifest}"
+        f"?manifest={manifest}" + (f"&pieces={pieces}" if pieces else "")
 
 
 def skip_material_index(page_html: str) -> str:

@@ -448,8 +448,13 @@ def test_keyword_results_come_before_the_model_and_hybrid_after(sites, tmp_path,
 def test_built_pages_point_at_the_bundle_relative_to_themselves(sites):
     site = sites["mkdocs"]
     nested = (site / "cache-busting" / "index.html").read_text(encoding="utf-8")
+    catalog = json.loads((site / "semantic" / "catalog.json").read_text(encoding="utf-8"))
+    keyed = catalog["encoders"]["static"]["pieces"]["keyed"]["hash"]
     assert '<meta name="semantic-search" content="../semantic/manifest.json" ' \
-           'data-site-root="../" data-ui="mkdocs">' in nested
+           f'data-site-root="../" data-ui="mkdocs" data-pieces="{keyed}">' in nested
+    # a transformer site's pages name no word piece files: its browser reads none
+    home = (sites["transformer"] / "index.html").read_text(encoding="utf-8")
+    assert 'name="semantic-search"' in home and "data-pieces" not in home
     client = next((site / "semantic" / "client").iterdir())
     assert f'src="../semantic/client/{client.name}/auto.js"' in nested
     # a static site ships no onnxruntime-web runtime; a transformer site does
@@ -460,7 +465,7 @@ def test_built_pages_point_at_the_bundle_relative_to_themselves(sites):
         f'export * from "./client/{client.name}/semantic.js";\n'
     material = (sites["material"] / "index.html").read_text(encoding="utf-8")
     assert f'"search": "semantic/client/{client.name}/material-worker.js' \
-           f'?manifest=../../manifest.json"' in material
+           f'?manifest=../../manifest.json\\u0026pieces={keyed}"' in material  # & as JSON escapes it
 
 
 # Issue #13's reader: human typing speed on a slow network, the model still downloading.

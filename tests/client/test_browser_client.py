@@ -52,6 +52,10 @@ def test_page_tags_for_a_nested_page_with_a_custom_bundle_dir():
     bare = page_tags(page_url="", bundle_dir="semantic", assets=ASSETS, ui="none")
     assert bare == ('<meta name="semantic-search" content="semantic/manifest.json" '
                     'data-site-root="./" data-ui="none">\n')
+    keyed = page_tags(page_url="", bundle_dir="semantic", assets=ASSETS, ui="none",
+                      pieces="0123456789abcdef")
+    assert keyed == ('<meta name="semantic-search" content="semantic/manifest.json" '
+                     'data-site-root="./" data-ui="none" data-pieces="0123456789abcdef">\n')
 
 
 def test_material_config_points_at_our_worker_and_stays_inert_json():
@@ -60,6 +64,8 @@ def test_material_config_points_at_our_worker_and_stays_inert_json():
             '"translations": {"x": "\\u003c/script\\u003e"}}</script>')
     url = material_worker_url(page_url="a/", bundle_dir="semantic", assets=ASSETS)
     assert url == "../semantic/client/abc123/material-worker.js?manifest=../../manifest.json"
+    assert material_worker_url(page_url="a/", bundle_dir="semantic", assets=ASSETS,
+                               pieces="0123456789abcdef") == f"{url}&pieces=0123456789abcdef"
     out = point_material_search(page, url)
     body = out.removeprefix('<script id="__config" type="application/json">')
     body = body.removesuffix("</script>")

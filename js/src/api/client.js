@@ -8,13 +8,16 @@ export class SemanticSearch {
    * `manifest`: URL of the bundle's manifest.json. `siteRoot`: URL that page URLs in
    * the bundle are relative to (default: the folder above the bundle folder).
    * `onProgress({phase, loaded, total})`: model download progress (only a site built
-   * with `query_encoder: transformer` downloads a model).
+   * with `query_encoder: transformer` downloads a model). `pieces`: the hash of the
+   * bundle's keyed word piece files (the page's meta tag says it), so that a first query
+   * asks for its words' files beside the catalog.
    */
-  constructor({ manifest, siteRoot, onProgress = () => {} }) {
+  constructor({ manifest, siteRoot, pieces = null, onProgress = () => {} }) {
     if (!manifest) throw new Error("semantic search needs the URL of the bundle's manifest.json");
     this.manifestUrl = new URL(manifest, document.baseURI).href;
     this.siteRoot = new URL(siteRoot ?? "../", siteRoot ? document.baseURI : this.manifestUrl).href;
     this.onProgress = onProgress;
+    this.pieces = pieces;
     this.progressWatchers = new Set();
     this.worker = null;
     this.pending = new Map();
@@ -22,7 +25,8 @@ export class SemanticSearch {
     this.ready = null;
   }
 
-  #start() {
+  /** The worker, started with the page's opening (`query`: a first query's text, if any). */
+  #start(query = "") {
     if (this.worker) return;
     this.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
     this.worker.onmessage = ({ data }) => this.#receive(data);
@@ -30,12 +34,13 @@ export class SemanticSearch {
       event.preventDefault();
       this.#failAll(`the search worker failed to start (${event.message || "script error"})`);
     };
-    this.#call("init", { manifestUrl: this.manifestUrl });
+    this.#call("init", { manifestUrl: this.manifestUrl, pieces: this.pieces });
     // the manifest and catalog come while the worker's code does, not after it
     const worker = this.worker;
-    fetchOpening(this.manifestUrl).then(
-      ({ manifest, copy }) => worker.postMessage({ type: "opening", manifest, copy }, copy ? [copy] : []),
-      () => worker.postMessage({ type: "opening", manifest: null, copy: null }),
+    fetchOpening(this.manifestUrl, { query, pieces: this.pieces }).then(
+      ({ manifest, copy, pieces }) => worker.postMessage({ type: "opening", manifest, copy, pieces },
+        [...(copy ? [copy] : []), ...pieces.map((file) => file.buffer)]),
+      () => worker.postMessage({ type: "opening", manifest: null, copy: null, pieces: [] }),
     );
   }
 
@@ -72,7 +77,7 @@ export class SemanticSearch {
    * answers, until the request is answered or aborted.
    */
   #call(type, payload = {}, { signal, onPartial } = {}) {
-    this.#start();
+    this.#start(typeof payload.query === "string" ? payload.query : "");
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       if (signal?.aborted) {

@@ -12,7 +12,10 @@ export { SemanticSearch };
 
 let current = null;
 
-/** Where the built pages say the bundle is: `<meta name="semantic-search" content=...>`. */
+/**
+ * Where the built pages say the bundle is: `<meta name="semantic-search" content=...>`,
+ * and the hash that names its keyed word piece files (`data-pieces`).
+ */
 export function pageOptions(doc = document) {
   const meta = doc.querySelector('meta[name="semantic-search"]');
   if (!meta) return {};
@@ -20,6 +23,7 @@ export function pageOptions(doc = document) {
     manifest: new URL(meta.content, doc.baseURI).href,
     siteRoot: new URL(meta.dataset.siteRoot ?? "../", doc.baseURI).href,
     ui: meta.dataset.ui,
+    pieces: meta.dataset.pieces ?? null,
   };
 }
 

@@ -1,7 +1,7 @@
 // The module worker behind semantic.js: query encoding and scanning off the main thread.
 // Requests: {id, type: "init" | "load" | "answer" | "searchVector" | "embed", ...}, and
-// after init {type: "opening", manifest, copy} (manifest null when the page could not
-// fetch it: the engine then asks itself); answers
+// after init {type: "opening", manifest, copy, pieces} (manifest null when the page could
+// not fetch it: the engine then asks itself); answers
 // {id, type: "done", value} or {id, type: "error", message}; plus {type: "progress"}.
 // An answer with `partial: true` may first answer {id, type: "partial", value, ranking}
 // (keyword results while the query encoder loads); {type: "abort", id} stops a request.
@@ -20,11 +20,12 @@ let opened = null; // resolves the engine's `opening` with the page's {manifest,
 const running = new Map(); // request id -> AbortController
 
 const handlers = {
-  init({ manifestUrl }) {
+  init({ manifestUrl, pieces }) {
     engine?.destroy();
     opened?.(null);
     engine = new Engine({
       manifestUrl,
+      pieces,
       opening: new Promise((resolve) => { opened = resolve; }),
       runtime: runtimeFiles(self.location.href),
       onProgress: (progress) => self.postMessage({ type: "progress", ...progress }),
@@ -46,7 +47,7 @@ const handlers = {
 async function receive({ data }) {
   const { id, type } = data;
   if (type === "opening") { // what the page fetched for the engine meanwhile (after init)
-    opened?.(data.manifest ? { manifest: data.manifest, copy: data.copy } : null);
+    opened?.(data.manifest ? { manifest: data.manifest, copy: data.copy, pieces: data.pieces ?? [] } : null);
     opened = null;
     return;
   }

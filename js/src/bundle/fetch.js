@@ -3,6 +3,8 @@
 
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
 import { payloadUrl, verifyPayload } from "./bundle.js";
+
+export { payloadUrl };
 import { BundleError } from "./error.js";
 
 export class LoadError extends Error {
@@ -116,13 +118,25 @@ export class PayloadStore {
   constructor(manifestUrl) {
     this.manifestUrl = manifestUrl;
     this.loads = new Map();
+    this.offered = new Map(); // name -> bytes fetched for this store before it was asked
     this.compressesJson = false; // whether the host sent the last JSON payload compressed
+  }
+
+  /** Bytes fetched elsewhere for payload `name` (a page's guess), used if it is asked for. */
+  offer(name, buffer) {
+    if (!this.loads.has(name)) this.offered.set(name, buffer);
   }
 
   get({ name, bytes, sha256 }, parse = (buffer) => buffer, onBytes = undefined) {
     let load = this.loads.get(name);
     if (!load) {
+      const offered = this.offered.get(name);
+      this.offered.delete(name);
       load = (async () => {
+        if (offered) {
+          const checked = await verifyPayload(offered, { name, bytes, sha256 }).catch(() => null);
+          if (checked) return parse(checked); // otherwise fetched as if never offered
+        }
         const url = payloadUrl(name, this.manifestUrl);
         const buffer = await fetchBytes(url, onBytes, undefined, {
           limit: bytes ?? MAX_PIECE_FILE_BYTES,

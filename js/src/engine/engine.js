@@ -40,6 +40,7 @@ import { StaticEncoder } from "./static-encoder.js";
 import { Vocabulary } from "./vocabulary.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
 import { WordPieces } from "./wordpieces.js";
+import { guessedPieceFiles, piecesHash } from "../bundle/piece-names.js";
 import { PREFETCH_BYTES, mayPrefetch, prefetch } from "./prefetch.js";
 
 /**
@@ -57,11 +58,14 @@ const GUESSED_BYTES = 64_000;
  * total})` reports the transformer's downloads (phase "download"), then "start".
  * `opening`: a promise of `fetchOpening(manifestUrl)` (opening.js) asked for before the
  * engine was made, used by its first read of the catalog (if it fails, the engine asks).
+ * `pieces`: the hash of the bundle's keyed word piece files, as the page says it, so
+ * that a query that comes before the catalog asks for its words' files at once.
  */
 export class Engine {
-  constructor({ manifestUrl, runtime, encoder, opening = null, onProgress = () => {} }) {
+  constructor({ manifestUrl, runtime, encoder, opening = null, pieces = null, onProgress = () => {} }) {
     this.manifestUrl = new URL(manifestUrl).href;
     this.early = opening; // fetchOpening's promise, used once by #readCatalog
+    this.pagePieces = piecesHash(pieces);
     this.runtime = runtime;
     this.encoderKind = encoder;
     this.onProgress = onProgress;
@@ -110,6 +114,7 @@ export class Engine {
     // Both may have been asked for before the engine was (`opening`), once.
     const early = await this.early?.catch(() => null);
     this.early = null;
+    for (const { name, buffer } of early?.pieces ?? []) this.store.offer(name, buffer);
     const copy = early ? Promise.resolve(early.copy) : fetchCatalogCopy(this.manifestUrl);
     const manifest = checkManifest(early ? early.manifest : await fetchManifest(this.manifestUrl),
       this.manifestUrl);
@@ -221,6 +226,17 @@ export class Engine {
   #pieceShard(entry) {
     return this.store.get(entry, (buffer) => checkPieceShard(
       parseJson(selfCheckedBody(buffer, entry.name), entry.name), entry.name));
+  }
+
+  /**
+   * Before the catalog is read: the keyed word piece files `query`'s words would read,
+   * named with the page's hash, asked for now rather than a step after the catalog.
+   */
+  #askPiecesEarly(query) {
+    if (!this.pagePieces || this.catalog || this.encoderKind === "transformer") return;
+    for (const name of guessedPieceFiles(query, this.pagePieces)) {
+      this.#pieceShard({ name }).catch(() => {}); // asked again when needed
+    }
   }
 
   /** The static encoder's tokenizer: its vocabulary by need when the bundle has it in shards. */
@@ -382,6 +398,7 @@ export class Engine {
    * typed. `onPartial(answer, {ranking})` gets the keyword answer as `search` does.
    */
   async answer(query, options = {}) {
+    this.#askPiecesEarly(String(query ?? ""));
     this.running += 1;
     try {
       return await this.#answer(query, options);

@@ -2,7 +2,8 @@
 // QUERY, RESULT; see integrations/search/worker/message in Material's source), so
 // Material's own result list, highlighting and keyboard handling show our results.
 // Built as a classic script: Material starts its worker with `new Worker(url)`.
-// The plugin points Material's `__config.search` here, with `?manifest=<url>`.
+// The plugin points Material's `__config.search` here, with `?manifest=<url>` (and
+// `&pieces=<hash>`, which names the keyed word piece files a first query reads).
 //
 // Material sends a QUERY when a key is released; our page script (material-page.js)
 // also sends the box's text on every input event, over a BroadcastChannel, so the
@@ -20,6 +21,7 @@ const RESULT = 3;
 
 const here = new URL(self.location.href);
 const manifestUrl = new URL(here.searchParams.get("manifest") ?? "manifest.json", here).href;
+const pieces = here.searchParams.get("pieces"); // the hash of the keyed word piece files
 const channel = new BroadcastChannel(CHANNEL);
 let search = null; // a promise of the engine's search, loaded on the first query that is not empty
 let current = null; // the newest text's search: {query, controller}
@@ -68,23 +70,27 @@ async function answer(mine) {
     self.postMessage({ type: RESULT, data: { items } });
   };
   if (!mine.query) return show([], "hybrid");
-  search ??= loadSearch();
+  search ??= loadSearch(mine.query);
   return (await search)(mine.query, show, mine.controller.signal, { asTyped: mine.asTyped });
 }
 
-/** The engine's search, loaded once (a failed load is tried again by the next query). */
-async function loadSearch() {
+/**
+ * The engine's search, loaded once (a failed load is tried again by the next query);
+ * `query`: the first query, whose word piece files come beside the catalog.
+ */
+async function loadSearch(query) {
   try {
     // material-search.js imports the engine from the built client's worker.js (js/build.mjs):
     // asked for at once, both arrive in one round trip rather than one after the other;
     // the manifest and catalog come beside them.
-    const opening = fetchOpening(manifestUrl);
+    const opening = fetchOpening(manifestUrl, { query, pieces });
     opening.catch(() => {}); // the engine asks again
     const [{ createSearch }] = await Promise.all([
       import("./material-search.js"), import(new URL("worker.js", here).href)]);
     return createSearch({
       manifestUrl,
       opening,
+      pieces,
       workerUrl: here.href,
       onProgress: (text) => announce("progress", text),
     });
