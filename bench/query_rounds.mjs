@@ -8,10 +8,12 @@
 // reader reading the results), its files counted apart (`prefetched`); with "off" as the
 // third argument the engine prefetches nothing. Options after it: `--cold-each`, every
 // query on a new engine (each a first query); `--unheld <folder>`, the files of that
-// folder answered at once (as if they had come before the query, beside the catalog).
+// folder answered at once (as if they had come before the query, beside the catalog);
+// `--page-pieces`, the engine told the hash of the keyed word piece files, as a built
+// page tells it.
 //
 //   node bench/query_rounds.mjs <bundle folder> <queries file: one per line> [off]
-//       [--cold-each] [--unheld <folder>]
+//       [--cold-each] [--unheld <folder>] [--page-pieces]
 // prints JSON: {queries: [{query, rounds, files, bytes, sent, kinds,
 // kindSent, steps}]}: kindSent is bytes sent per kind of file, steps the kinds each round asked for 
 // (the first is cold).
@@ -27,6 +29,9 @@ const GAP_MS = 50;
 const [root, queriesFile, prefetch = "on", ...options] = process.argv.slice(2);
 const coldEach = options.includes("--cold-each");
 const unheld = options.includes("--unheld") ? `/${options[options.indexOf("--unheld") + 1]}/` : null;
+// --page-pieces: the engine told the keyed word piece files' hash, as a built page tells it
+const pagePieces = options.includes("--page-pieces")
+  ? JSON.parse(readFileSync(join(root, "catalog.json"), "utf8")).encoders.static.pieces.keyed.hash : null;
 const queries = readFileSync(queriesFile, "utf8").split("\n").filter(Boolean);
 
 const start = performance.now();
@@ -48,7 +53,7 @@ function sent(path) {
 }
 
 const newEngine = () => {
-  const engine = new Engine({ manifestUrl: `${server.url}manifest.json` });
+  const engine = new Engine({ manifestUrl: `${server.url}manifest.json`, pieces: pagePieces });
   if (prefetch === "off") engine.prefetchBudget = 0;
   return engine;
 };
