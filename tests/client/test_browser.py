@@ -464,8 +464,9 @@ def test_built_pages_point_at_the_bundle_relative_to_themselves(sites):
     assert (site / "semantic" / "semantic.js").read_text(encoding="utf-8") == \
         f'export * from "./client/{client.name}/semantic.js";\n'
     material = (sites["material"] / "index.html").read_text(encoding="utf-8")
+    # the page's JSON config writes & as \u0026
     assert f'"search": "semantic/client/{client.name}/material-worker.js' \
-           f'?manifest=../../manifest.json\\u0026pieces={keyed}"' in material  # & as JSON escapes it
+           f'?manifest=../../manifest.json\\u0026pieces={keyed}"' in material
 
 
 # Issue #13's reader: human typing speed on a slow network, the model still downloading.
