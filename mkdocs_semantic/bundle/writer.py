@@ -256,12 +256,19 @@ def write_table_rows(out: Path, written: list[Payload], table: TokenTable) -> di
     (out / "table").mkdir(exist_ok=True)
     for token, row in zip(table.token_ids.tolist(), rows):
         name = row_name(token, digest)
-        data = row_payload(name, row.tobytes())
-        target = out / name
-        if not (target.is_file() and target.stat().st_size == len(data)):
-            write_unlisted(target, data)  # a new table's names: no catalog lists them yet
-        written.append(Payload(name=name, bytes=len(data)))
+        _write_self_checked(out, written, name, row_payload(name, row.tobytes()))
     return {"table": digest, "ids": token_gaps(table.token_ids)}
+
+
+def _write_self_checked(out: Path, written: list[Payload], name: str, data: bytes) -> int:
+    """Write a self-checked payload (names.self_checked) unless it is there already;
+    returns its size. Its name holds the hash of a whole set, so no catalog lists it
+    yet: it is written as unlisted."""
+    target = out / name
+    if not (target.is_file() and target.stat().st_size == len(data)):
+        write_unlisted(target, data)
+    written.append(Payload(name=name, bytes=len(data)))
+    return len(data)
 
 
 def write_keyed_pieces(out: Path, written: list[Payload], pieces: WordPieceShards,
@@ -272,12 +279,7 @@ def write_keyed_pieces(out: Path, written: list[Payload], pieces: WordPieceShard
     listed = []
     for stem, shard in pieces.keyed.items():
         name = keyed_name(stem, pieces.keyed_hash)
-        data = keyed_payload(name, shard)
-        target = out / name
-        if not (target.is_file() and target.stat().st_size == len(data)):
-            write_unlisted(target, data)  # named by the hash of them all: no catalog lists it
-        written.append(Payload(name=name, bytes=len(data)))
-        listed.append([stem, len(data)])
+        listed.append([stem, _write_self_checked(out, written, name, keyed_payload(name, shard))])
     return {"hash": pieces.keyed_hash,
             "list": put("pieces", "keyed", "json", json_bytes(listed))}
 
