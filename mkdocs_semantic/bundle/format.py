@@ -168,7 +168,8 @@ def _check_partitioned(check: Checker, vectors: dict, where: str, *, dim: int,
     """A partitioned vector set (bundle/vectors/store.py): int8, `partitions` (how many, at least
     one when there are chunks), `probe_rows` and `candidates` (at least one each),
     `id_bytes` (1, 2 or 4: the bytes of a page number or position in a bits file), and
-    the `index` and `centroids` payloads, their sizes those of that many partitions."""
+    the `index` and `centroids` payloads, their sizes those of that many partitions;
+    `bits`, when a query probes every partition, lists their bits files."""
     if vectors["dtype"] != "i8":
         check.fail(f"{where}.dtype must be i8 in the partitioned layout")
     count = check.int(vectors, "partitions", where, 1 if chunks else 0, max(chunks, 0))
@@ -183,6 +184,15 @@ def _check_partitioned(check: Checker, vectors: dict, where: str, *, dim: int,
             check.fail(f"{where}.{key} must be [name, {size}] for {count} partitions of "
                        f"{dim} dims")
         _check_payload_name(check, entry[0], f"{where}.{key}")
+    if "bits" in vectors:
+        files = check.list(vectors, "bits", where)
+        if len(files) != count or not all(
+                isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], int)
+                and not isinstance(entry[1], bool) and entry[1] > 0 for entry in files):
+            check.fail(f"{where}.bits must list [name, bytes] of each of its {count} "
+                       "partitions' bits files")
+        for entry in files:
+            _check_payload_name(check, entry[0], f"{where}.bits")
 
 
 def _check_column_sums(check: Checker, vectors: dict, where: str, *, dim: int,

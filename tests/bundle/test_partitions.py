@@ -235,6 +235,38 @@ def test_partitions_are_deterministic_and_a_rebuild_writes_the_same_files(tmp_pa
     assert catalog_of(tmp_path / "a") == catalog_of(tmp_path / "b")
 
 
+def test_a_set_every_query_probes_whole_lists_its_bits_files_in_the_catalog(
+        tmp_path, small_partitions, monkeypatch):
+    from mkdocs_semantic.bundle.vectors.store import payloads_of_index
+
+    write(tmp_path / "probed", "partitioned")  # 48 chunks, a query probes 12 rows
+    assert "bits" not in catalog_of(tmp_path / "probed")["vectors"][0]
+    monkeypatch.setattr(partitions, "PROBE_ROWS", CHUNKS)
+    write(tmp_path / "whole", "partitioned")
+    spec = catalog_of(tmp_path / "whole")["vectors"][0]
+    index = (tmp_path / "whole" / spec["index"][0]).read_bytes()
+    assert [tuple(entry) for entry in spec["bits"]] == payloads_of_index(spec, index)
+    assert len(spec["bits"]) == spec["partitions"] > 4
+    assert read_bundle(tmp_path / "whole").vectors.probe_rows == CHUNKS
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda bits: bits[:-1], r"vectors\[0\]\.bits must list \[name, bytes\] of each of its \d+"),
+    (lambda bits: [[name, 0] for name, _ in bits], r"vectors\[0\]\.bits must list"),
+    (lambda bits: [["../x.bin", size] for _, size in bits], r"not a payload name"),
+    (lambda bits: [bits[1], bits[0], *bits[2:]], r"catalog's bits files are not the ones"),
+])
+def test_catalog_bits_files_that_are_not_the_index_s_are_refused(
+        tmp_path, small_partitions, monkeypatch, edit, message):
+    monkeypatch.setattr(partitions, "PROBE_ROWS", CHUNKS)
+    write(tmp_path, "partitioned")
+    catalog = catalog_of(tmp_path)
+    catalog["vectors"][0]["bits"] = edit(catalog["vectors"][0]["bits"])
+    publish_catalog(tmp_path, catalog)
+    with pytest.raises(BundleError, match=message):
+        read_bundle(tmp_path)
+
+
 def test_an_empty_site_in_the_partitioned_layout(tmp_path):
     write_bundle(tmp_path, chunks=[], stored=quantize(np.zeros((0, 384), np.float32), "i8"),
                  spec=default_model_spec(), table=sample_table([]),

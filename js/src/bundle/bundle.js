@@ -450,7 +450,8 @@ function checkColumnSums(check, set, where, { dtype, dim, chunks }) {
  * A partitioned vector set (mkdocs_semantic/bundle/format.py _check_partitioned): int8,
  * `partitions` (how many), `probe_rows` and `candidates`, `id_bytes` (1, 2 or 4: the
  * bytes of a page number or position in a bits file), and the `index` and `centroids`
- * payloads, their sizes those of that many partitions.
+ * payloads, their sizes those of that many partitions; `bits`, when a query probes every
+ * partition, their bits files (else null).
  */
 function checkPartitioned(check, set, where, { dim, chunks }) {
   if (set.dtype !== "i8") check.fail(`${where}.dtype must be i8 in the partitioned layout`);
@@ -464,7 +465,16 @@ function checkPartitioned(check, set, where, { dim, chunks }) {
   if (index.bytes !== expected) check.fail(`${where}.index must be [name, ${expected}] for ${partitions} partitions of ${dim} dims`);
   const centroids = check.file(set, "centroids", where);
   if (centroids.bytes !== partitions * dim) check.fail(`${where}.centroids must be [name, ${partitions * dim}] for ${partitions} partitions of ${dim} dims`);
-  return { layout: "partitioned", partitions, probeRows, candidates, idBytes, index, parts: [] };
+  let bits = null;
+  if (set.bits !== undefined) {
+    const listed = check.list(set, "bits", where);
+    if (listed.length !== partitions || !listed.every((entry) => Array.isArray(entry) &&
+        entry.length === 2 && isInt(entry[1]) && entry[1] > 0)) {
+      check.fail(`${where}.bits must list [name, bytes] of each of its ${partitions} partitions' bits files`);
+    }
+    bits = listed.map(([name, bytes]) => ({ name: check.name(name, `${where}.bits`), bytes }));
+  }
+  return { layout: "partitioned", partitions, probeRows, candidates, idBytes, index, bits, parts: [] };
 }
 
 /**

@@ -173,9 +173,15 @@ export class Engine {
     return this.#once("vectors", async () => {
       const set = this.catalog.vectors[this.encoder.vectors];
       if (set.layout === "partitioned") {
+        // A set every query probes whole lists its bits files in the catalog: asked for
+        // now, beside the index and the query's table rows, not a step after the index.
+        for (const file of set.bits ?? []) this.store.get(file).catch(() => {});
         const index = await this.store.get(set.index, (buffer) => parsePartitionIndex(buffer, {
           partitions: set.partitions, dim: set.dim, idBytes: set.idBytes, name: set.index.name,
         }), onBytes);
+        if (set.bits && set.bits.some((file, p) => file.name !== index.bitsFiles[p].name)) {
+          throw new BundleError(`the catalog's bits files are not the ones ${set.index.name} names: rebuild the site`);
+        }
         const partitioned = { ...set, ...index, chunks: this.manifest.counts.chunks };
         // A set no larger than a query probes is probed whole by every query: its bits
         // files are asked for now, beside the query's table shards, not after them.

@@ -332,16 +332,18 @@ def write_vectors(put: Callable[[str, str, str, bytes], list], stored: Quantized
                                          previous=previous)
     rows = np.ascontiguousarray(stored.vectors, dtype=np.int8)
     dim = rows.shape[1]
-    sizes, distinct, block_counts, hashes = [], [], [], []
+    sizes, distinct, block_counts, hashes, bits_files = [], [], [], [], []
     partition_of_chunk = np.zeros(len(rows), dtype=np.int64)
     for number, members in enumerate(built.members):
         partition_of_chunk[members] = number
         kept, row_of, block_rows = blocked_rows(rows[members])
         names = [put("vectors", "row", "i8", block.tobytes())[0]
                  for block in split_blocks(kept, block_rows)]
-        name, _ = put("vectors", "bin", "bin",
-                      partition_bytes(members, kept, row_of, starts, block_rows=block_rows,
-                                      rows_names=names))
+        bits_file = put("vectors", "bin", "bin",
+                        partition_bytes(members, kept, row_of, starts, block_rows=block_rows,
+                                        rows_names=names))
+        name = bits_file[0]
+        bits_files.append(bits_file)
         sizes.append(len(members))
         distinct.append(len(kept))
         block_counts.append(len(names))
@@ -351,11 +353,14 @@ def write_vectors(put: Callable[[str, str, str, bytes], list], stored: Quantized
              + np.array(distinct, dtype="<u4").tobytes()
              + np.array(block_counts, dtype="<u4").tobytes() + b"".join(hashes)
              + partitions.sign_bits(built.centroids).tobytes())
-    return {"layout": "partitioned", "partitions": len(sizes),
-            "probe_rows": partitions.PROBE_ROWS, "candidates": partitions.CANDIDATES,
-            "id_bytes": chunk_id_bytes(starts), "index": put("vectors", "ivf", "bin", index),
-            "centroids": put("vectors", "cent", "i8", built.centroids.tobytes())}, \
-        partition_of_chunk
+    catalog = {"layout": "partitioned", "partitions": len(sizes),
+               "probe_rows": partitions.PROBE_ROWS, "candidates": partitions.CANDIDATES,
+               "id_bytes": chunk_id_bytes(starts), "index": put("vectors", "ivf", "bin", index),
+               "centroids": put("vectors", "cent", "i8", built.centroids.tobytes())}
+    if len(rows) <= partitions.PROBE_ROWS:
+        # every query probes every partition: a reader asks for their bits with the index
+        catalog["bits"] = bits_files
+    return catalog, partition_of_chunk
 
 
 def _exact_parts(put, stored: Quantized, starts: np.ndarray, row_bytes: int) -> list:
@@ -565,6 +570,9 @@ def read_partitioned(spec: dict, starts: np.ndarray, read: Callable[[str, int], 
                           f"need {chunk_id_bytes(starts)}: rebuild the site")
     name, size = spec["index"]
     index = parse_index(read(name, size), partitions_count=k, dim=dim, source=name)
+    if "bits" in spec and [entry[0] for entry in spec["bits"]] != list(index.bin_names):
+        raise BundleError(f"the catalog's bits files are not the ones {name} names: rebuild "
+                          "the site")
 
     def read_partition(number: int) -> Partition:
         chunks, rows = int(index.sizes[number]), int(index.distinct[number])

@@ -1,0 +1,88 @@
+// A partitioned set that every query probes whole lists its bits files in the catalog
+// (mkdocs_semantic/bundle/vectors/store.py): the engine asks for them beside the index,
+// not a step after it, and refuses a catalog whose list is not the index's.
+
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { parsePartitionIndex } from "../src/bundle/binary.js";
+import { BundleError } from "../src/bundle/error.js";
+import { Engine } from "../src/engine/engine.js";
+import { serve } from "./serve.js";
+
+const PARTITIONED = fileURLToPath(new URL("../../tests/fixtures/parity/bundle-partitioned/", import.meta.url));
+const QUERY = "service worker offline cache";
+const cleanups = [];
+after(() => Promise.all(cleanups.map((clean) => clean())));
+
+/** A copy of the partitioned fixture whose set a query probes whole, `edit(bits)` applied to the catalog's list. */
+function wholeProbed(edit = (bits) => bits) {
+  const root = mkdtempSync(join(tmpdir(), "whole-probed-"));
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  cpSync(PARTITIONED, root, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(root, "manifest.json"), "utf8"));
+  const catalog = JSON.parse(readFileSync(join(root, manifest.catalog.name), "utf8"));
+  const [set] = catalog.vectors;
+  const index = readFileSync(join(root, set.index[0]));
+  const { bitsFiles } = parsePartitionIndex(index.buffer.slice(index.byteOffset, index.byteOffset + index.length), {
+    partitions: set.partitions, dim: set.dim, idBytes: set.id_bytes, name: set.index[0],
+  });
+  set.probe_rows = manifest.counts.chunks;
+  set.bits = edit(bitsFiles.map(({ name, bytes }) => [name, bytes]));
+  const body = Buffer.from(JSON.stringify(catalog));
+  const sha256 = createHash("sha256").update(body).digest("hex");
+  const name = `catalog.${sha256.slice(0, 16)}.json`;
+  writeFileSync(join(root, name), body);
+  writeFileSync(join(root, "catalog.json"), body);
+  manifest.catalog = { name, bytes: body.length, sha256 };
+  writeFileSync(join(root, "manifest.json"), JSON.stringify(manifest));
+  return { root, bits: set.bits.map(([file]) => `/${file}`), index: `/${set.index[0]}` };
+}
+
+async function served(root, options) {
+  const server = await serve(root, options);
+  cleanups.push(() => server.close());
+  return { server, url: `${server.url}manifest.json` };
+}
+
+test("a set probed whole: its bits files are asked for while the index is still on its way", { timeout: 20_000 }, async () => {
+  const { root, bits, index } = wholeProbed();
+  let release;
+  const indexHeld = new Promise((resolve) => { release = resolve; });
+  const asked = new Set();
+  let sawAll;
+  const allAsked = new Promise((resolve) => { sawAll = resolve; });
+  const { server, url } = await served(root, {
+    hold: (path) => {
+      if (bits.includes(path)) asked.add(path);
+      if (asked.size === bits.length) sawAll();
+      return path === index ? indexHeld : null;
+    },
+  });
+  const answer = new Engine({ manifestUrl: url }).search(QUERY);
+  await allAsked; // would never resolve if the engine waited for the index
+  release();
+  const results = await answer;
+  assert.ok(results.length > 0);
+  for (const path of bits) assert.equal(server.requests.filter((p) => p === path).length, 1, `${path} asked once`);
+  const { url: plain } = await served(root);
+  assert.deepEqual(results.map((r) => r.id), (await new Engine({ manifestUrl: plain }).search(QUERY)).map((r) => r.id));
+});
+
+test("a catalog whose bits files are not the index's is refused with the fix", async () => {
+  const { root } = wholeProbed((bits) => [bits[1], bits[0], ...bits.slice(2)]);
+  const { url } = await served(root);
+  await assert.rejects(new Engine({ manifestUrl: url }).search(QUERY, { mode: "vector" }),
+    (error) => error instanceof BundleError && /catalog's bits files are not the ones .* names: rebuild the site/.test(error.message));
+});
+
+test("a catalog bits list of the wrong length is refused by name", async () => {
+  const { root } = wholeProbed((bits) => bits.slice(1));
+  const { url } = await served(root);
+  await assert.rejects(new Engine({ manifestUrl: url }).search(QUERY),
+    (error) => error instanceof BundleError && /vectors\[0\]\.bits must list \[name, bytes\]/.test(error.message));
+});
