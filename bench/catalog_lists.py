@@ -1,0 +1,102 @@
+"""What a first query's catalog is made of, and what its shard lists would cost named
+by number.
+
+A first query reads the whole catalog. On a large site most of it is shard lists,
+`[[first key, name, bytes], ...]`, each name carrying its own 16-digit hash, which gzip
+cannot shrink. Payloads that a build rewrites together anyway (the keyword shards: their
+scores depend on site-wide statistics) could be named from one hash and their number,
+as the query table's rows are; the catalog would then list only first keys (and sizes).
+
+For each bundle folder given (by default the one bench/large_site.py builds, Debian's
+manual pages), the gzip bytes of every top-level catalog
+entry and, per shard list held in the catalog, its gzip bytes as written, as
+`[first key, bytes]` pairs and as first keys alone.
+
+    python bench/catalog_lists.py [BUNDLE_FOLDER ...]
+
+Writes bench/results/catalog_lists.{json,md}.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+import time
+from pathlib import Path
+
+from results_file import write_results  # bench/results_file.py
+
+HERE = Path(__file__).resolve().parent
+DEFAULTS = (HERE / ".cache" / "large-site" / "auto" / "site" / "semantic",)
+
+
+def gz(value: object) -> int:
+    """Bytes of `value` as compact JSON, gzipped as a static host sends it."""
+    return len(gzip.compress(json.dumps(value, separators=(",", ":")).encode(), 6))
+
+
+def shard_lists(catalog: dict) -> dict[str, list]:
+    """The catalog's shard lists held in the catalog itself, by their path."""
+    found = {}
+
+    def walk(value: object, path: str) -> None:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                walk(inner, f"{path}.{key}" if path else key)
+        elif (isinstance(value, list) and value and all(
+                isinstance(e, list) and len(e) == 3 and isinstance(e[1], str) for e in value)):
+            found[path] = value
+
+    walk(catalog, "")
+    return found
+
+
+def measure(folder: Path) -> dict:
+    manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+    catalog = json.loads((folder / manifest["catalog"]["name"]).read_text("utf-8"))
+    lists = {path: {"entries": len(entries), "as_written": gz(entries),
+                    "first_and_bytes": gz([[e[0], e[2]] for e in entries]),
+                    "first_keys": gz([e[0] for e in entries])}
+             for path, entries in shard_lists(catalog).items()}
+    where = folder.resolve()
+    shown = where.relative_to(HERE.parent) if where.is_relative_to(HERE.parent) else where.name
+    return {"folder": str(shown),
+            "chunks": manifest["counts"]["chunks"], "catalog_gz": gz(catalog),
+            "parts_gz": {key: gz(value) for key, value in catalog.items()}, "lists": lists}
+
+
+def render(results: dict) -> str:
+    lines = ["# The catalog's parts and its shard lists named by number", "",
+             f"Reproduce: `python bench/catalog_lists.py` (after `python bench/large_site.py`, "
+             f"which builds the large site). Measured {results['run']}. Bytes are gzip bytes "
+             "of compact JSON, as a static host sends the catalog.", ""]
+    for site in results["sites"]:
+        parts = sorted(site["parts_gz"].items(), key=lambda kv: -kv[1])
+        lines += [f"## `{site['folder']}` ({site['chunks']:,} chunks): catalog "
+                  f"{site['catalog_gz'] / 1000:,.1f} kB", "",
+                  "Largest parts: " + ", ".join(f"`{k}` {v / 1000:,.1f} kB" for k, v in parts[:5])
+                  + ".", "",
+                  "| shard list | entries | as written | first key and bytes | first keys alone |",
+                  "|---|---|---|---|---|"]
+        for path, row in site["lists"].items():
+            lines.append(f"| `{path}` | {row['entries']:,} | {row['as_written'] / 1000:,.1f} kB | "
+                         f"{row['first_and_bytes'] / 1000:,.1f} kB | "
+                         f"{row['first_keys'] / 1000:,.1f} kB |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    folders = [Path(a) for a in sys.argv[1:]] or [f for f in DEFAULTS if f.is_dir()]
+    missing = [f for f in folders if not (f / "manifest.json").is_file()]
+    if missing:
+        raise SystemExit(f"{missing[0]} holds no bundle: build it first "
+                         "(python bench/large_site.py builds the large site)")
+    results = {"run": time.strftime("%Y-%m-%d %H:%M"), "sites": [measure(f) for f in folders]}
+    write_results(HERE / "results", "catalog_lists", results, render(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
