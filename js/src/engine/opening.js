@@ -14,10 +14,13 @@ import { guessedPieceFiles, piecesHash } from "../bundle/piece-names.js";
  * `manifestUrl`: `{manifest, copy, pieces}`. `query` and `pieces` (the hash): optional.
  */
 export async function fetchOpening(manifestUrl, { query = "", pieces = null } = {}) {
+  // asked for in the order they are needed: the manifest checks the catalog, which
+  // names everything else; a browser may hold back the last of many requests
+  const manifest = fetchManifest(manifestUrl);
+  manifest.catch(() => {}); // awaited below, where its error surfaces
   const copy = fetchCatalogCopy(manifestUrl);
   const hash = piecesHash(pieces);
   const files = hash ? guessedPieceFiles(query, hash).map((name) => fetchBytes(payloadUrl(name, manifestUrl))
     .then((buffer) => ({ name, buffer }), () => null)) : [];
-  const manifest = await fetchManifest(manifestUrl);
-  return { manifest, copy: await copy, pieces: (await Promise.all(files)).filter(Boolean) };
+  return { manifest: await manifest, copy: await copy, pieces: (await Promise.all(files)).filter(Boolean) };
 }
