@@ -1,0 +1,158 @@
+"""Fewer bytes of sign bits a row: what shorter candidate codes cost in recall.
+
+A query in the partitioned layout reads the sign bits of every row of the partitions it
+probes (4,096 rows at least, 48 bytes a row at 384 dimensions) to choose its candidates,
+then the int8 rows of the blocks holding them. On a large site of distinct chunks the
+bits are the largest part of a first query. This bench keeps the probe and the exact
+rescoring as they are and changes only the code candidates are chosen by:
+
+- `signs 384`: the shipped code, one sign bit per dimension;
+- `top-variance D`: the sign bits of the D dimensions whose values vary most over the
+  site's rows (a list of D dimension numbers the catalog would carry);
+- `sums of k`: the sign of each sum of k neighbouring dimensions (384 / k bits), the query
+  summed the same way.
+
+Per variant and number of candidates: vector recall@10 against the exact scan (a hit is a
+result whose exact score is at least the exact 10th score) and the vector bytes of a
+first query (the probed partitions' bits files with the code's bytes a row in place of
+48, plus the rows files holding the candidates). Queries: bench/relevance/manpages-*,
+embedded by the bundle's static encoder as the browser does. The bundle: Debian's manual
+pages as bench/large_site.py builds it (25,440 distinct chunks).
+
+    python bench/sign_codes.py [BUNDLE_FOLDER]
+
+Writes bench/results/sign_codes.{json,md}.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from results_file import write_results  # bench/results_file.py
+
+from mkdocs_semantic.bundle.vectors import partitions
+from mkdocs_semantic.bundle.vectors.store import payloads_of_index
+from mkdocs_semantic.search.searcher import Searcher
+
+HERE = Path(__file__).resolve().parent
+DEFAULT = HERE / ".cache" / "large-site" / "auto" / "site" / "semantic"
+QUERY_FILES = ("manpages-paraphrase.tsv", "manpages-exact.tsv")
+CANDIDATES = (100, 150, 200)
+Code = Callable[[np.ndarray], np.ndarray]  # int rows (n x dim) -> values whose signs are the code
+
+
+def queries() -> list[str]:
+    out = []
+    for name in QUERY_FILES:
+        for line in (HERE / "relevance" / name).read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                out.append(line.split("\t")[0])
+    return out
+
+
+def variants(matrix: np.ndarray) -> dict[str, tuple[Code, int]]:
+    """Each code: how rows and queries are mapped before their signs are taken, and its bits."""
+    spread = np.argsort(-matrix.astype(np.float64).std(axis=0), kind="stable")
+    out: dict[str, tuple[Code, int]] = {"signs 384": (lambda x: x, 384)}
+    for d in (256, 192, 128):
+        dims = np.sort(spread[:d])
+        out[f"top-variance {d}"] = (lambda x, dims=dims: x[:, dims], d)
+    for k in (2, 3):
+        out[f"sums of {k}"] = (lambda x, k=k: x.reshape(len(x), -1, k).sum(axis=2), 384 // k)
+    return out
+
+
+def sign_scores(values: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """partitions.sign_scores on the mapped rows and query (the query's mapped values
+    act as its codes)."""
+    return (np.where(values >= 0, 1, -1).astype(np.int64) @ query.astype(np.int64))
+
+
+def measure(folder: Path) -> dict:
+    searcher = Searcher.open(folder)
+    vectors = searcher.bundle.vectors
+    if vectors.layout != "partitioned":
+        raise SystemExit(f"{folder} is not in the partitioned layout: build the large site first")
+    matrix = vectors.matrix().astype(np.int32)
+    spec = searcher.bundle.catalog["vectors"][0]
+    index = (folder / spec["index"][0]).read_bytes()
+    bits_bytes = [size for _, size in payloads_of_index(spec, index)]
+    codes_of = variants(matrix)
+    rows: dict[str, list[dict]] = {}
+    for text in queries():
+        codes = searcher.embed(text)
+        if codes is None:
+            continue
+        exact = vectors.scores(codes, every=True)
+        tenth = np.sort(exact)[-10]
+        probed = vectors.probed(codes)
+        parts = [vectors.partition(p) for p in probed]
+        firsts = np.concatenate([p.first_chunks for p in parts])
+        owner = np.concatenate([[k] * len(p.bits) for k, p in enumerate(parts)])
+        local = np.concatenate([np.arange(len(p.bits)) for p in parts])
+        chunk_rows = matrix[firsts]
+        distinct = sum(len(p.bits) for p in parts)
+        for name, (code, bits) in codes_of.items():
+            scores = sign_scores(code(chunk_rows), code(np.asarray(codes, dtype=np.int32)[None])[0])
+            for count in CANDIDATES:
+                best = partitions.best_rows(firsts, scores, count)
+                chosen = firsts[best]
+                top = chosen[np.argsort(-exact[chosen], kind="stable")][:10]
+                hits = int((exact[top] >= tenth).sum())
+                blocks = {(int(owner[b]), int(parts[owner[b]].block_of(np.array([local[b]]))[0]))
+                          for b in best}
+                rows_bytes = sum(parts[k].blocks[j][1] * vectors.dim for k, j in blocks)
+                bits_now = sum(bits_bytes[p] for p in probed)
+                bits_then = bits_now - distinct * (vectors.dim // 8) + distinct * (bits // 8)
+                rows.setdefault(f"{name}|{count}", []).append(
+                    {"recall": hits / 10, "bits": bits_then, "rows": rows_bytes,
+                     "files": len(probed) + len(blocks)})
+    summary = {}
+    for key, per in rows.items():
+        name, count = key.split("|")
+        summary[key] = {"code": name, "candidates": int(count), "queries": len(per),
+                        "recall": statistics.mean(r["recall"] for r in per),
+                        "below_1": sum(r["recall"] < 1 for r in per),
+                        "min": min(r["recall"] for r in per),
+                        "bits": statistics.median(r["bits"] for r in per),
+                        "rows": statistics.median(r["rows"] for r in per),
+                        "files": statistics.median(r["files"] for r in per)}
+    return {"run": time.strftime("%Y-%m-%d %H:%M"), "chunks": int(vectors.rows),
+            "partitions": len(vectors.partitions), "probe_rows": vectors.probe_rows,
+            "variants": summary}
+
+
+def render(results: dict) -> str:
+    lines = ["# Shorter sign codes: recall and bytes of a first query's vectors", "",
+             f"Reproduce: `python bench/sign_codes.py` (after `python bench/large_site.py`). "
+             f"Measured {results['run']} on Debian's manual pages ({results['chunks']:,} distinct "
+             f"chunks, {results['partitions']} partitions, at least {results['probe_rows']:,} rows "
+             "probed); bench/relevance/manpages-* queries, static encoder. Recall@10 of the "
+             "partitioned search against the exact scan (tie-aware); bytes: the median query's "
+             "bits files and rows files (binary, sent as they are).", "",
+             "| code | candidates | recall@10 (queries below 1, min) | bits | rows "
+             "| vectors in all (index apart) | files |", "|---|---|---|---|---|---|---|"]
+    for row in results["variants"].values():
+        lines.append(f"| {row['code']} | {row['candidates']} | {row['recall']:.3f} "
+                     f"({row['below_1']}, {row['min']:.1f}) | {row['bits'] / 1000:,.0f} kB | "
+                     f"{row['rows'] / 1000:,.0f} kB | "
+                     f"{(row['bits'] + row['rows']) / 1000:,.0f} kB | {row['files']:g} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT
+    if not (folder / "manifest.json").is_file():
+        raise SystemExit(f"{folder} holds no bundle: run python bench/large_site.py first")
+    results = measure(folder)
+    write_results(HERE / "results", "sign_codes", results, render(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
