@@ -12,6 +12,10 @@ rescoring as they are and changes only the code candidates are chosen by:
 - `sums of k`: the sign of each sum of k neighbouring dimensions (384 / k bits), the query
   summed the same way.
 
+Then, for the shipped code and 100 candidates, the rows files the candidates lie in
+when a partition's rows are grouped in blocks of about R rows (partitions.row_blocks):
+their bytes and number.
+
 Per variant and number of candidates: vector recall@10 against the exact scan (a hit is a
 result whose exact score is at least the exact 10th score) and the vector bytes of a
 first query (the probed partitions' bits files with the code's bytes a row in place of
@@ -36,13 +40,14 @@ import numpy as np
 from results_file import write_results  # bench/results_file.py
 
 from mkdocs_semantic.bundle.vectors import partitions
-from mkdocs_semantic.bundle.vectors.store import payloads_of_index
+from mkdocs_semantic.bundle.vectors.store import HASH_BYTES, VectorSet, payloads_of_index
 from mkdocs_semantic.search.searcher import Searcher
 
 HERE = Path(__file__).resolve().parent
 DEFAULT = HERE / ".cache" / "large-site" / "auto" / "site" / "semantic"
 QUERY_FILES = ("manpages-paraphrase.tsv", "manpages-exact.tsv")
 CANDIDATES = (100, 150, 200)
+BLOCK_ROWS = (1, 2, 4, 8)
 Code = Callable[[np.ndarray], np.ndarray]  # int rows (n x dim) -> values whose signs are the code
 
 
@@ -112,6 +117,7 @@ def measure(folder: Path) -> dict:
                 rows.setdefault(f"{name}|{count}", []).append(
                     {"recall": hits / 10, "bits": bits_then, "rows": rows_bytes,
                      "files": len(probed) + len(blocks)})
+    blocking = rows_by_block_size(vectors, searcher)
     summary = {}
     for key, per in rows.items():
         name, count = key.split("|")
@@ -124,7 +130,41 @@ def measure(folder: Path) -> dict:
                         "files": statistics.median(r["files"] for r in per)}
     return {"run": time.strftime("%Y-%m-%d %H:%M"), "chunks": int(vectors.rows),
             "partitions": len(vectors.partitions), "probe_rows": vectors.probe_rows,
-            "variants": summary}
+            "variants": summary, "blocks": blocking}
+
+
+def rows_by_block_size(vectors: VectorSet, searcher: Searcher) -> dict:
+    """Median bytes and files of the shipped candidates' rows, blocks of about R rows:
+    the rows files, plus what the probed partitions' bits files list of them beyond the
+    shipped blocks."""
+    assignment: dict[tuple[int, int], np.ndarray] = {}
+    per: dict[int, list[tuple[int, int]]] = {r: [] for r in BLOCK_ROWS}
+    for text in queries():
+        codes = searcher.embed(text)
+        if codes is None:
+            continue
+        holding = vectors.candidate_rows(codes)
+        for number, _ in holding:
+            for r in BLOCK_ROWS:
+                key = (number, r)
+                if key not in assignment:
+                    assignment[key] = partitions.row_blocks(vectors.partition_rows(number),
+                                                            rows_per_block=r)
+        probed = vectors.probed(codes)
+        for r in BLOCK_ROWS:
+            # each block's rows file is named in its partition's bits file (a count and a hash)
+            listed = sum(max(1, round(len(vectors.partition(p).bits) / r))
+                         - len(vectors.partition(p).blocks) for p in probed)
+            bytes_, files = listed * (4 + HASH_BYTES), 0
+            for number, at in holding:
+                blocks = assignment[(number, r)]
+                used = np.unique(blocks[at])
+                sizes = np.bincount(blocks)
+                bytes_ += int(sizes[used].sum()) * vectors.dim
+                files += len(used)
+            per[r].append((bytes_, files))
+    return {str(r): {"rows": statistics.median(b for b, _ in v),
+                     "files": statistics.median(f for _, f in v)} for r, v in per.items()}
 
 
 def render(results: dict) -> str:
@@ -142,6 +182,12 @@ def render(results: dict) -> str:
                      f"({row['below_1']}, {row['min']:.1f}) | {row['bits'] / 1000:,.0f} kB | "
                      f"{row['rows'] / 1000:,.0f} kB | "
                      f"{(row['bits'] + row['rows']) / 1000:,.0f} kB | {row['files']:g} |")
+    lines += ["", "The shipped code's 100 candidates, a partition's rows in blocks of about R rows "
+              "(shipped: 4): the median query's rows files, their bytes counting what the bits "
+              "files of its probed partitions grow by to name more blocks (12 bytes a block).",
+              "", "| R | rows | rows files |", "|---|---|---|"]
+    for r, row in results["blocks"].items():
+        lines.append(f"| {r} | {row['rows'] / 1000:,.0f} kB | {row['files']:g} |")
     return "\n".join(lines) + "\n"
 
 
