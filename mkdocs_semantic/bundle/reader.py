@@ -292,6 +292,7 @@ def walk_levels(catalog: dict, read: Callable[[str, int], bytes], *,
     for vectors in catalog["vectors"]:
         if vectors["layout"] == "partitioned":
             level += [Payload(*vectors["index"]), Payload(*vectors["centroids"])]
+            level += [Payload(*entry) for entry in vectors.get("bits", [])]
         else:
             level += [Payload(name, size) for _, name, size in vectors["parts"]]
     for encoder in catalog["encoders"].values():

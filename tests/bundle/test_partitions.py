@@ -12,7 +12,7 @@ import pytest
 
 from mkdocs_semantic.bundle.format import BundleError
 from mkdocs_semantic.bundle.quantize import quantize
-from mkdocs_semantic.bundle.reader import read_bundle
+from mkdocs_semantic.bundle.reader import read_bundle, walk_levels
 from mkdocs_semantic.bundle.vectors import partitions
 from mkdocs_semantic.bundle.vectors.codes import query_codes
 from mkdocs_semantic.bundle.vectors.store import (
@@ -248,6 +248,10 @@ def test_a_set_every_query_probes_whole_lists_its_bits_files_in_the_catalog(
     assert [tuple(entry) for entry in spec["bits"]] == payloads_of_index(spec, index)
     assert len(spec["bits"]) == spec["partitions"] > 4
     assert read_bundle(tmp_path / "whole").vectors.probe_rows == CHUNKS
+    # a copy fetches them with the index, a level before the index names them
+    first = next(walk_levels(catalog_of(tmp_path / "whole"),
+                             lambda name, size: (tmp_path / "whole" / name).read_bytes()))
+    assert {name for name, _ in spec["bits"]} <= {payload.name for payload in first}
 
 
 @pytest.mark.parametrize("edit, message", [
