@@ -41,9 +41,10 @@ VARIANTS = {  # name: (vector_layout, idle prefetch, query_rounds.mjs options)
 }
 
 
-def queries() -> list[str]:
+def queries(files: Sequence[str] = QUERY_FILES) -> list[str]:
+    """The queries of bench/relevance's `files`, in order."""
     out = []
-    for name in QUERY_FILES:
+    for name in files:
         for line in (HERE / "relevance" / name).read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.startswith("#"):
                 out.append(line.split("\t")[0])

@@ -37,6 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from query_rounds import queries as relevance_queries  # bench/query_rounds.py
 from results_file import write_results  # bench/results_file.py
 
 from mkdocs_semantic.bundle.vectors import partitions
@@ -52,12 +53,7 @@ Code = Callable[[np.ndarray], np.ndarray]  # int rows (n x dim) -> values whose 
 
 
 def queries() -> list[str]:
-    out = []
-    for name in QUERY_FILES:
-        for line in (HERE / "relevance" / name).read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.startswith("#"):
-                out.append(line.split("\t")[0])
-    return out
+    return relevance_queries(QUERY_FILES)
 
 
 def variants(matrix: np.ndarray) -> dict[str, tuple[Code, int]]:
