@@ -19,8 +19,11 @@ const QUERY = "service worker offline cache";
 const cleanups = [];
 after(() => Promise.all(cleanups.map((clean) => clean())));
 
-/** A copy of the partitioned fixture whose set a query probes whole, `edit(bits)` applied to the catalog's list. */
-function wholeProbed(edit = (bits) => bits) {
+/**
+ * A copy of the partitioned fixture whose catalog lists its bits files, `edit(bits)`
+ * applied to the list; its set probed whole unless `partly`.
+ */
+function wholeProbed(edit = (bits) => bits, { partly = false } = {}) {
   const root = mkdtempSync(join(tmpdir(), "whole-probed-"));
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   cpSync(PARTITIONED, root, { recursive: true });
@@ -31,7 +34,7 @@ function wholeProbed(edit = (bits) => bits) {
   const { bitsFiles } = parsePartitionIndex(index.buffer.slice(index.byteOffset, index.byteOffset + index.length), {
     partitions: set.partitions, dim: set.dim, idBytes: set.id_bytes, name: set.index[0],
   });
-  set.probe_rows = manifest.counts.chunks;
+  if (!partly) set.probe_rows = manifest.counts.chunks;
   set.bits = edit(bitsFiles.map(({ name, bytes }) => [name, bytes]));
   const body = Buffer.from(JSON.stringify(catalog));
   const sha256 = createHash("sha256").update(body).digest("hex");
@@ -80,9 +83,25 @@ test("a catalog whose bits files are not the index's is refused with the fix", a
     (error) => error instanceof BundleError && /catalog's bits files are not the ones .* names: rebuild the site/.test(error.message));
 });
 
-test("a catalog bits list of the wrong length is refused by name", async () => {
-  const { root } = wholeProbed((bits) => bits.slice(1));
+test("a catalog bits list whose sizes are not the index's is refused with the fix", async () => {
+  const { root } = wholeProbed((bits) => bits.map(([name, bytes]) => [name, bytes + 1]));
+  const { url } = await served(root);
+  await assert.rejects(new Engine({ manifestUrl: url }).search(QUERY, { mode: "vector" }),
+    (error) => error instanceof BundleError && /catalog's bits files are not the ones/.test(error.message));
+});
+
+test("a catalog bits list of the wrong length or names is refused by name", async () => {
+  for (const edit of [(bits) => bits.slice(1), (bits) => bits.map(([, bytes]) => ["pages/pages.0123456789abcdef.bin", bytes])]) {
+    const { root } = wholeProbed(edit);
+    const { url } = await served(root);
+    await assert.rejects(new Engine({ manifestUrl: url }).search(QUERY),
+      (error) => error instanceof BundleError && /vectors\[0\]\.bits must list \[name, bytes\]/.test(error.message));
+  }
+});
+
+test("a catalog that lists bits files of a set a query probes in part is refused", async () => {
+  const { root } = wholeProbed(undefined, { partly: true });
   const { url } = await served(root);
   await assert.rejects(new Engine({ manifestUrl: url }).search(QUERY),
-    (error) => error instanceof BundleError && /vectors\[0\]\.bits must list \[name, bytes\]/.test(error.message));
+    (error) => error instanceof BundleError && /bits lists bits files, but a query probes only some of its \d+ chunks/.test(error.message));
 });

@@ -20,7 +20,8 @@ Layout of `<site>/<bundle_dir>/`:
     for unfiltered queries) and a shard list of terms (first term);
   - `vectors`: vector sets, each `{model, dtype, scale, dim, metric, sum, layout, ...}`
     (bundle/vectors/store.py): `exact` with `parts` (first page), or `partitioned` with
-    `partitions`, `probe_rows`, `candidates`, `id_bytes`, `index` and `centroids`;
+    `partitions`, `probe_rows`, `candidates`, `id_bytes`, `index` and `centroids`
+    (and `bits`, every partition's bits file, when a query probes them all);
   - `encoders`: `static` (`vectors`: the set it queries, `tokenizer`, `max_tokens`,
     `dtype`, `scale`, `dim`, `rows`: the table's hash and its token ids as gaps) and,
     when the site ships its model, `transformer` (`vectors`, `model`, `tokenizer`).

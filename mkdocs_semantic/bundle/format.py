@@ -156,6 +156,12 @@ class Checker:
         return out
 
 
+BITS_NAME = re.compile(r"^vectors/bin\.[0-9a-f]{16}\.bin\Z")
+"""A partition's bits file name."""
+MAX_SAFE_INTEGER = 2**53 - 1
+"""The largest size both readers take (JavaScript's safe integers)."""
+
+
 def partition_index_bytes(partitions: int, dim: int) -> int:
     """The partition index's size (bundle/vectors/store.py): u32 count and dim, then per
     partition its chunk, distinct row and block counts (u32 each), its bits file's hash
@@ -186,13 +192,16 @@ def _check_partitioned(check: Checker, vectors: dict, where: str, *, dim: int,
         _check_payload_name(check, entry[0], f"{where}.{key}")
     if "bits" in vectors:
         files = check.list(vectors, "bits", where)
+        if chunks > vectors["probe_rows"]:
+            check.fail(f"{where}.bits lists bits files, but a query probes only some of its "
+                       f"{chunks} chunks")
         if len(files) != count or not all(
                 isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], int)
-                and not isinstance(entry[1], bool) and entry[1] > 0 for entry in files):
+                and not isinstance(entry[1], bool) and 0 < entry[1] <= MAX_SAFE_INTEGER
+                and isinstance(entry[0], str) and BITS_NAME.match(entry[0])
+                for entry in files):
             check.fail(f"{where}.bits must list [name, bytes] of each of its {count} "
-                       "partitions' bits files")
-        for entry in files:
-            _check_payload_name(check, entry[0], f"{where}.bits")
+                       "partitions' bits files (vectors/bin.<hash>.bin)")
 
 
 def _check_column_sums(check: Checker, vectors: dict, where: str, *, dim: int,

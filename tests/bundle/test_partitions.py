@@ -257,8 +257,12 @@ def test_a_set_every_query_probes_whole_lists_its_bits_files_in_the_catalog(
 @pytest.mark.parametrize("edit, message", [
     (lambda bits: bits[:-1], r"vectors\[0\]\.bits must list \[name, bytes\] of each of its \d+"),
     (lambda bits: [[name, 0] for name, _ in bits], r"vectors\[0\]\.bits must list"),
-    (lambda bits: [["../x.bin", size] for _, size in bits], r"not a payload name"),
+    (lambda bits: [[name, 2**53] for name, _ in bits], r"vectors\[0\]\.bits must list"),
+    (lambda bits: [["../x.bin", size] for _, size in bits], r"vectors\[0\]\.bits must list"),
+    (lambda bits: [["pages/pages.0123456789abcdef.bin", size] for _, size in bits],
+     r"vectors\[0\]\.bits must list"),
     (lambda bits: [bits[1], bits[0], *bits[2:]], r"catalog's bits files are not the ones"),
+    (lambda bits: [[name, size + 1] for name, size in bits], r"catalog's bits files are not"),
 ])
 def test_catalog_bits_files_that_are_not_the_index_s_are_refused(
         tmp_path, small_partitions, monkeypatch, edit, message):
@@ -268,6 +272,21 @@ def test_catalog_bits_files_that_are_not_the_index_s_are_refused(
     catalog["vectors"][0]["bits"] = edit(catalog["vectors"][0]["bits"])
     publish_catalog(tmp_path, catalog)
     with pytest.raises(BundleError, match=message):
+        read_bundle(tmp_path)
+
+
+def test_bits_files_in_the_catalog_of_a_set_a_query_probes_in_part_are_refused(
+        tmp_path, small_partitions):
+    from mkdocs_semantic.bundle.vectors.store import payloads_of_index
+
+    write(tmp_path, "partitioned")  # 48 chunks, a query probes 12 rows
+    catalog = catalog_of(tmp_path)
+    spec = catalog["vectors"][0]
+    spec["bits"] = [list(entry) for entry in
+                    payloads_of_index(spec, (tmp_path / spec["index"][0]).read_bytes())]
+    publish_catalog(tmp_path, catalog)
+    with pytest.raises(BundleError, match=r"vectors\[0\]\.bits lists bits files, but a "
+                                          r"query probes only some of its 48 chunks"):
         read_bundle(tmp_path)
 
 

@@ -135,6 +135,7 @@ class Checker {
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const isInt = (v) => Number.isSafeInteger(v);
 const at = (where, key) => (where ? `${where}.${key}` : key);
+const BITS_NAME = /^vectors\/bin\.[0-9a-f]{16}\.bin$/; // a partition's bits file
 const show = (v) => {
   try {
     return JSON.stringify(v) ?? String(v);
@@ -468,11 +469,12 @@ function checkPartitioned(check, set, where, { dim, chunks }) {
   let bits = null;
   if (set.bits !== undefined) {
     const listed = check.list(set, "bits", where);
+    if (chunks > probeRows) check.fail(`${where}.bits lists bits files, but a query probes only some of its ${chunks} chunks`);
     if (listed.length !== partitions || !listed.every((entry) => Array.isArray(entry) &&
-        entry.length === 2 && isInt(entry[1]) && entry[1] > 0)) {
-      check.fail(`${where}.bits must list [name, bytes] of each of its ${partitions} partitions' bits files`);
+        entry.length === 2 && BITS_NAME.test(entry[0]) && isInt(entry[1]) && entry[1] > 0)) {
+      check.fail(`${where}.bits must list [name, bytes] of each of its ${partitions} partitions' bits files (vectors/bin.<hash>.bin)`);
     }
-    bits = listed.map(([name, bytes]) => ({ name: check.name(name, `${where}.bits`), bytes }));
+    bits = listed.map(([name, bytes]) => ({ name, bytes }));
   }
   return { layout: "partitioned", partitions, probeRows, candidates, idBytes, index, bits, parts: [] };
 }

@@ -179,7 +179,8 @@ export class Engine {
         const index = await this.store.get(set.index, (buffer) => parsePartitionIndex(buffer, {
           partitions: set.partitions, dim: set.dim, idBytes: set.idBytes, name: set.index.name,
         }), onBytes);
-        if (set.bits && set.bits.some((file, p) => file.name !== index.bitsFiles[p].name)) {
+        if (set.bits && set.bits.some((file, p) => file.name !== index.bitsFiles[p].name ||
+            file.bytes !== index.bitsFiles[p].bytes)) {
           throw new BundleError(`the catalog's bits files are not the ones ${set.index.name} names: rebuild the site`);
         }
         const partitioned = { ...set, ...index, chunks: this.manifest.counts.chunks };

@@ -570,7 +570,8 @@ def read_partitioned(spec: dict, starts: np.ndarray, read: Callable[[str, int], 
                           f"need {chunk_id_bytes(starts)}: rebuild the site")
     name, size = spec["index"]
     index = parse_index(read(name, size), partitions_count=k, dim=dim, source=name)
-    if "bits" in spec and [entry[0] for entry in spec["bits"]] != list(index.bin_names):
+    if "bits" in spec and [tuple(entry) for entry in spec["bits"]] != bits_files_of(
+            index, dim=dim, id_bytes=id_bytes):
         raise BundleError(f"the catalog's bits files are not the ones {name} names: rebuild "
                           "the site")
 
@@ -608,10 +609,14 @@ def read_partitioned(spec: dict, starts: np.ndarray, read: Callable[[str, int], 
 
 def payloads_of_index(spec: dict, index_data: bytes) -> list[tuple[str, int]]:
     """The bits files a partitioned set's index names, with their sizes."""
-    dim = spec["dim"]
-    index = parse_index(index_data, partitions_count=spec["partitions"], dim=dim,
+    index = parse_index(index_data, partitions_count=spec["partitions"], dim=spec["dim"],
                         source=spec["index"][0])
-    return [(name, bin_bytes(int(chunks), int(rows), int(blocks), dim, spec["id_bytes"]))
+    return bits_files_of(index, dim=spec["dim"], id_bytes=spec["id_bytes"])
+
+
+def bits_files_of(index: PartitionIndex, *, dim: int, id_bytes: int) -> list[tuple[str, int]]:
+    """Each partition's bits file as `index` names it, with its size."""
+    return [(name, bin_bytes(int(chunks), int(rows), int(blocks), dim, id_bytes))
             for name, chunks, rows, blocks in zip(index.bin_names, index.sizes,
                                                   index.distinct, index.blocks)]
 
