@@ -2,9 +2,7 @@
 // bundle folder) and what each kind of query downloads.
 
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -12,6 +10,7 @@ import { halfToFloat, parsePageTable, parsePartitionBits, parseRow, parseVectorP
 import { FORMAT_VERSION, checkManifest, compareKeys, payloadUrl, shardOf } from "../src/bundle/bundle.js";
 import { BundleError } from "../src/bundle/error.js";
 import { Engine } from "../src/engine/engine.js";
+import { editedCopy } from "./bundle-copy.js";
 import { serve } from "./serve.js";
 
 const BUNDLE = fileURLToPath(new URL("../../tests/fixtures/parity/bundle/", import.meta.url));
@@ -26,20 +25,8 @@ after(async () => {
 
 /** A copy of the parity bundle, changed by `edit(dir, manifest, catalog)`, served. */
 async function servedCopy(edit = () => {}, source = BUNDLE) {
-  const dir = mkdtempSync(join(tmpdir(), "semantic-bundle-"));
+  const { dir, catalog } = editedCopy(source, edit);
   temporary.push(dir);
-  cpSync(source, dir, { recursive: true });
-  const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
-  const catalog = JSON.parse(readFileSync(join(dir, manifest.catalog.name), "utf8"));
-  if (edit(dir, manifest, catalog) === "catalog") {
-    // re-sign the edited catalog, as a writer would: only its contents are wrong
-    unlinkSync(join(dir, manifest.catalog.name));
-    const data = Buffer.from(JSON.stringify(catalog));
-    const sha256 = createHash("sha256").update(data).digest("hex");
-    manifest.catalog = { name: `catalog.${sha256.slice(0, 16)}.json`, bytes: data.length, sha256 };
-    writeFileSync(join(dir, manifest.catalog.name), data);
-  }
-  writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
   const server = await serve(dir);
   servers.push(server);
   return { server, dir, catalog, engine: new Engine({ manifestUrl: `${server.url}manifest.json` }) };

@@ -3,15 +3,14 @@
 // not a step after it, and refuses a catalog whose list is not the index's.
 
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parsePartitionIndex } from "../src/bundle/binary.js";
 import { BundleError } from "../src/bundle/error.js";
 import { Engine } from "../src/engine/engine.js";
+import { editedCopy } from "./bundle-copy.js";
 import { serve } from "./serve.js";
 
 const PARTITIONED = fileURLToPath(new URL("../../tests/fixtures/parity/bundle-partitioned/", import.meta.url));
@@ -24,26 +23,19 @@ after(() => Promise.all(cleanups.map((clean) => clean())));
  * applied to the list; its set probed whole unless `partly`.
  */
 function wholeProbed(edit = (bits) => bits, { partly = false } = {}) {
-  const root = mkdtempSync(join(tmpdir(), "whole-probed-"));
-  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
-  cpSync(PARTITIONED, root, { recursive: true });
-  const manifest = JSON.parse(readFileSync(join(root, "manifest.json"), "utf8"));
-  const catalog = JSON.parse(readFileSync(join(root, manifest.catalog.name), "utf8"));
-  const [set] = catalog.vectors;
-  const index = readFileSync(join(root, set.index[0]));
-  const { bitsFiles } = parsePartitionIndex(index.buffer.slice(index.byteOffset, index.byteOffset + index.length), {
-    partitions: set.partitions, dim: set.dim, idBytes: set.id_bytes, name: set.index[0],
+  const { dir, catalog } = editedCopy(PARTITIONED, (root, manifest, edited) => {
+    const [set] = edited.vectors;
+    const index = readFileSync(join(root, set.index[0]));
+    const { bitsFiles } = parsePartitionIndex(index.buffer.slice(index.byteOffset, index.byteOffset + index.length), {
+      partitions: set.partitions, dim: set.dim, idBytes: set.id_bytes, name: set.index[0],
+    });
+    if (!partly) set.probe_rows = manifest.counts.chunks;
+    set.bits = edit(bitsFiles.map(({ name, bytes }) => [name, bytes]));
+    return "catalog";
   });
-  if (!partly) set.probe_rows = manifest.counts.chunks;
-  set.bits = edit(bitsFiles.map(({ name, bytes }) => [name, bytes]));
-  const body = Buffer.from(JSON.stringify(catalog));
-  const sha256 = createHash("sha256").update(body).digest("hex");
-  const name = `catalog.${sha256.slice(0, 16)}.json`;
-  writeFileSync(join(root, name), body);
-  writeFileSync(join(root, "catalog.json"), body);
-  manifest.catalog = { name, bytes: body.length, sha256 };
-  writeFileSync(join(root, "manifest.json"), JSON.stringify(manifest));
-  return { root, bits: set.bits.map(([file]) => `/${file}`), index: `/${set.index[0]}` };
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const [set] = catalog.vectors;
+  return { root: dir, bits: set.bits.map(([file]) => `/${file}`), index: `/${set.index[0]}` };
 }
 
 async function served(root, options) {

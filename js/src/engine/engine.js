@@ -185,7 +185,8 @@ export class Engine {
         }
         const partitioned = { ...set, ...index, chunks: this.manifest.counts.chunks };
         // A set no larger than a query probes is probed whole by every query: its bits
-        // files are asked for now, beside the query's table shards, not after them.
+        // files are read now (those the catalog lists are on their way already; a
+        // bundle written without the list asks for them here).
         if (index.sizes.reduce((a, b) => a + b, 0) <= set.probeRows) {
           index.sizes.forEach((_, p) => this.#partitionBits(partitioned, p).catch(() => {}));
         }
