@@ -27,6 +27,8 @@ from pathlib import Path
 
 from results_file import write_results  # bench/results_file.py
 
+from mkdocs_semantic.bundle.reader import SHARD_LISTS
+
 HERE = Path(__file__).resolve().parent
 DEFAULTS = (HERE / ".cache" / "large-site" / "auto" / "site" / "semantic",)
 
@@ -37,18 +39,14 @@ def gz(value: object) -> int:
 
 
 def shard_lists(catalog: dict) -> dict[str, list]:
-    """The catalog's shard lists held in the catalog itself, by their path."""
+    """The catalog's shard lists (reader.SHARD_LISTS) held in the catalog itself, by path."""
     found = {}
-
-    def walk(value: object, path: str) -> None:
-        if isinstance(value, dict):
-            for key, inner in value.items():
-                walk(inner, f"{path}.{key}" if path else key)
-        elif (isinstance(value, list) and value and all(
-                isinstance(e, list) and len(e) == 3 and isinstance(e[1], str) for e in value)):
-            found[path] = value
-
-    walk(catalog, "")
+    for path in SHARD_LISTS:
+        value: object = catalog
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, list):
+            found[".".join(path)] = value
     return found
 
 

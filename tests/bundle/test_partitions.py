@@ -19,6 +19,7 @@ from mkdocs_semantic.bundle.vectors.store import (
     chunk_id_bytes,
     parse_partition,
     partition_bytes,
+    payloads_of_index,
 )
 from mkdocs_semantic.bundle.writer import write_bundle
 from mkdocs_semantic.model.spec import default_model_spec
@@ -237,8 +238,6 @@ def test_partitions_are_deterministic_and_a_rebuild_writes_the_same_files(tmp_pa
 
 def test_a_set_every_query_probes_whole_lists_its_bits_files_in_the_catalog(
         tmp_path, small_partitions, monkeypatch):
-    from mkdocs_semantic.bundle.vectors.store import payloads_of_index
-
     write(tmp_path / "probed", "partitioned")  # 48 chunks, a query probes 12 rows
     assert "bits" not in catalog_of(tmp_path / "probed")["vectors"][0]
     monkeypatch.setattr(partitions, "PROBE_ROWS", CHUNKS)
@@ -277,8 +276,6 @@ def test_catalog_bits_files_that_are_not_the_index_s_are_refused(
 
 def test_bits_files_in_the_catalog_of_a_set_a_query_probes_in_part_are_refused(
         tmp_path, small_partitions):
-    from mkdocs_semantic.bundle.vectors.store import payloads_of_index
-
     write(tmp_path, "partitioned")  # 48 chunks, a query probes 12 rows
     catalog = catalog_of(tmp_path)
     spec = catalog["vectors"][0]
