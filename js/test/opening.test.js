@@ -100,3 +100,32 @@ test("an engine told the hash asks for a query's piece files before its catalog 
   release();
   assert.ok((await answer).length > 0);
 });
+
+test("while the page's opening is on its way, the engine asks for none of the piece files it brings, only for those of other words", { timeout: 20_000 }, async () => {
+  let release;
+  const manifestHeld = new Promise((resolve) => { release = resolve; });
+  const catalog = JSON.parse(readFileSync(join(BUNDLE, "catalog.json"), "utf8"));
+  const hash = catalog.encoders.static.pieces.keyed.hash;
+  const brought = new Set(guessedPieceFiles(QUERY, hash).map((name) => `/${name}`));
+  const query = `${QUERY} zebra`;
+  const others = guessedPieceFiles(query, hash).map((name) => `/${name}`).filter((path) => !brought.has(path));
+  assert.ok(others.length > 0);
+  let sawOthers;
+  const othersAsked = new Promise((resolve) => { sawOthers = resolve; });
+  const server = await serve(BUNDLE, {
+    hold: (path) => {
+      if (path === others.at(-1)) sawOthers();
+      return path === "/manifest.json" ? manifestHeld : null;
+    },
+  });
+  servers.push(server);
+  const url = `${server.url}manifest.json`;
+  const opening = fetchOpening(url, { query: QUERY, pieces: hash });
+  const engine = new Engine({ manifestUrl: url, opening, openingQuery: QUERY, pieces: hash });
+  const answer = engine.search(query);
+  await othersAsked; // asked before the catalog could name them
+  release();
+  assert.ok((await answer).length > 0);
+  const twice = [...brought].filter((path) => server.requests.filter((p) => p === path).length > 1);
+  assert.deepEqual(twice, [], "a piece file the opening was bringing was asked for again");
+});

@@ -128,7 +128,8 @@ function watchStatus(page, selector) {
 /** `plan.url`: a running server (mkdocs serve); else `plan.site` is served here. */
 async function withSite(plan, fn) {
   const server = plan.url ? { url: plan.url, log: [], close: async () => {} }
-    : await serveSite(plan.site, { prefix: plan.prefix ?? "/", gzip: plan.gzip ?? false });
+    : await serveSite(plan.site, { prefix: plan.prefix ?? "/", gzip: plan.gzip ?? false,
+                                   cacheControl: plan.cacheControl });
   const browser = await launch();
   const page = await browser.context.newPage();
   // A page load waits for every file of the theme; on a loaded machine with the network
@@ -146,7 +147,7 @@ async function withSite(plan, fn) {
   try {
     const result = await fn({ page, server, context: browser.context });
     return { ...result, ...seen, requests: server.log.map((entry) => entry.path),
-             served: tally(server.log) };
+             dests: server.log.map((entry) => [entry.path, entry.dest]), served: tally(server.log) };
   } finally {
     await browser.close();
     await server.close();

@@ -58,24 +58,27 @@ function compressAll(root) {
 /**
  * Serves `root` at `http://127.0.0.1:<port><prefix>`; resolves to {url, log, close}.
  * `log` entries: {path, status, bytes (the file's), sent (body bytes sent), encoding,
- * at (Date.now() when the response started)}.
+ * at (Date.now() when the response started), dest (the request's Sec-Fetch-Dest: "empty"
+ * for a fetch, "worker" for a worker's script, ...)}. `cacheControl`: the header every
+ * file is sent with (GitHub Pages sends "max-age=600").
  */
-export function serveSite(root, { prefix = "/", gzip = false } = {}) {
+export function serveSite(root, { prefix = "/", gzip = false, cacheControl = "no-cache" } = {}) {
   const log = [];
   const compressed = gzip ? compressAll(root) : new Map(); // file path -> gzip body
   const server = createServer((request, response) => {
     const path = new URL(request.url, "http://127.0.0.1").pathname;
     const file = path.startsWith(prefix) ? resolveFile(root, path.slice(prefix.length)) : null;
     const at = Date.now();
+    const dest = request.headers["sec-fetch-dest"] ?? null;
     if (!file) {
       response.writeHead(404, { "content-type": "text/plain" });
       response.end("not found");
-      log.push({ path, status: 404, bytes: 0, sent: 9, encoding: "identity", at });
+      log.push({ path, status: 404, bytes: 0, sent: 9, encoding: "identity", at, dest });
       return;
     }
     const headers = {
       "content-type": TYPES[extname(file.path)] ?? "application/octet-stream",
-      "cache-control": "no-cache",
+      "cache-control": cacheControl,
     };
     const accepts = /\bgzip\b/.test(request.headers["accept-encoding"] ?? "");
     if (gzip && accepts && COMPRESSIBLE.has(extname(file.path))) {
@@ -86,12 +89,12 @@ export function serveSite(root, { prefix = "/", gzip = false } = {}) {
       }
       response.writeHead(200, { ...headers, "content-encoding": "gzip", "content-length": body.length,
                                 vary: "Accept-Encoding" });
-      log.push({ path, status: 200, bytes: file.size, sent: body.length, encoding: "gzip", at });
+      log.push({ path, status: 200, bytes: file.size, sent: body.length, encoding: "gzip", at, dest });
       response.end(request.method === "HEAD" ? undefined : body);
       return;
     }
     response.writeHead(200, { ...headers, "content-length": file.size });
-    log.push({ path, status: 200, bytes: file.size, sent: file.size, encoding: "identity", at });
+    log.push({ path, status: 200, bytes: file.size, sent: file.size, encoding: "identity", at, dest });
     if (request.method === "HEAD") response.end();
     else createReadStream(file.path).pipe(response);
   });

@@ -197,6 +197,18 @@ def test_mkdocs_theme_search_box(sites, tmp_path, site):
     assert report["dialogs"] == []
 
 
+def test_the_page_asks_for_the_workers_script_beside_the_opening(sites, tmp_path):
+    """A worker asks for its script only once its thread has started; the page asks for
+    it at once, and on a host that lets files be cached (GitHub Pages: max-age=600) the
+    worker's own request is answered from the browser's cache: one request, the page's."""
+    plan = search_plan(sites["mkdocs"], "mkdocs", [(QUERIES[0][0], False)],
+                       cacheControl="max-age=600")
+    report = drive("search", plan, tmp_path)
+    assert top_sections(report["queries"][0]["results"], 3)
+    asked = [dest for path, dest in report["dests"] if path.endswith("/worker.js")]
+    assert asked == ["empty"], asked  # a fetch, not the worker's own request ("worker")
+
+
 def test_material_search_box_with_instant_navigation(sites, tmp_path):
     plan = picking_plan(sites["material"], "material",
                         navigate=["a.md-footer__link--next", "a.md-footer__link--next"])

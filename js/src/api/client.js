@@ -28,13 +28,18 @@ export class SemanticSearch {
   /** The worker, started with the page's opening (`query`: a first query's text, if any). */
   #start(query = "") {
     if (this.worker) return;
-    this.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+    const script = new URL("./worker.js", import.meta.url);
+    // A worker asks for its script only once its thread has started, a round after this
+    // on a busy machine; asked for here, it comes beside the opening and the worker's
+    // own request finds it in the browser's cache.
+    fetch(script).then((response) => response.arrayBuffer()).catch(() => {});
+    this.worker = new Worker(script, { type: "module" });
     this.worker.onmessage = ({ data }) => this.#receive(data);
     this.worker.onerror = (event) => {
       event.preventDefault();
       this.#failAll(`the search worker failed to start (${event.message || "script error"})`);
     };
-    this.#call("init", { manifestUrl: this.manifestUrl, pieces: this.pieces });
+    this.#call("init", { manifestUrl: this.manifestUrl, pieces: this.pieces, openingQuery: query });
     // the manifest and catalog come while the worker's code does, not after it
     const worker = this.worker;
     fetchOpening(this.manifestUrl, { query, pieces: this.pieces }).then(

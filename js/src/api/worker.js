@@ -20,12 +20,13 @@ let opened = null; // resolves the engine's `opening` with the page's {manifest,
 const running = new Map(); // request id -> AbortController
 
 const handlers = {
-  init({ manifestUrl, pieces }) {
+  init({ manifestUrl, pieces, openingQuery }) {
     engine?.destroy();
     opened?.(null);
     engine = new Engine({
       manifestUrl,
       pieces,
+      openingQuery,
       opening: new Promise((resolve) => { opened = resolve; }),
       runtime: runtimeFiles(self.location.href),
       onProgress: (progress) => self.postMessage({ type: "progress", ...progress }),

@@ -57,14 +57,17 @@ const GUESSED_BYTES = 64_000;
  * onnxruntime-web's files, used by the transformer only. `onProgress({phase, loaded,
  * total})` reports the transformer's downloads (phase "download"), then "start".
  * `opening`: a promise of `fetchOpening(manifestUrl)` (opening.js) asked for before the
- * engine was made, used by its first read of the catalog (if it fails, the engine asks).
+ * engine was made, used by its first read of the catalog (if it fails, the engine asks);
+ * `openingQuery`: the query it was asked with, whose word piece files it brings.
  * `pieces`: the hash of the bundle's keyed word piece files, as the page says it, so
  * that a query that comes before the catalog asks for its words' files at once.
  */
 export class Engine {
-  constructor({ manifestUrl, runtime, encoder, opening = null, pieces = null, onProgress = () => {} }) {
+  constructor({ manifestUrl, runtime, encoder, opening = null, openingQuery = "", pieces = null,
+    onProgress = () => {} }) {
     this.manifestUrl = new URL(manifestUrl).href;
     this.early = opening; // fetchOpening's promise, used once by #readCatalog
+    this.openingQuery = String(openingQuery ?? "");
     this.pagePieces = piecesHash(pieces);
     this.runtime = runtime;
     this.encoderKind = encoder;
@@ -242,7 +245,10 @@ export class Engine {
    */
   #askPiecesEarly(query) {
     if (!this.pagePieces || this.catalog || this.encoderKind === "transformer") return;
+    // the opening, while it is still to come, brings its own query's files
+    const coming = new Set(this.early ? guessedPieceFiles(this.openingQuery, this.pagePieces) : []);
     for (const name of guessedPieceFiles(query, this.pagePieces)) {
+      if (coming.has(name)) continue;
       this.#pieceShard({ name }).catch(() => {}); // asked again when needed
     }
   }

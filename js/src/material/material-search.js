@@ -15,10 +15,11 @@ import { runtimeFiles } from "../engine/runtime.js";
  * `signal` stops the search (the typing has moved on): nothing more is shown and it
  * rejects with its reason.
  */
-export function createSearch({ manifestUrl, workerUrl, opening, pieces = null, onProgress }) {
+export function createSearch({ manifestUrl, workerUrl, opening, openingQuery = "", pieces = null, onProgress }) {
   const engine = new Engine({
     manifestUrl,
     opening,
+    openingQuery,
     pieces,
     runtime: runtimeFiles(workerUrl),
     onProgress: (progress) => onProgress(describeProgress(progress).text),

@@ -90,6 +90,7 @@ async function loadSearch(query) {
     return createSearch({
       manifestUrl,
       opening,
+      openingQuery: query,
       pieces,
       workerUrl: here.href,
       onProgress: (text) => announce("progress", text),
