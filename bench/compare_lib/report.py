@@ -818,6 +818,33 @@ def server_rounds(b: dict) -> str:
     return "" if count is None else f" ({count} on the server's clock)"
 
 
+def first_rounds(files: list) -> list[tuple[float, float, dict[str, int]]]:
+    """The rounds of a first query on the browser's clock, as browser.mjs counts them
+    ([path, ms to the request, ms to the response's end] entries): each round's start,
+    end, and how many requests of each kind (PARTS) began in it."""
+    spans = sorted((start, end, path) for path, start, end in files
+                   if end is not None and end > start)
+    rounds: list[tuple[float, float, dict[str, int]]] = []
+    for start, end, path in spans:
+        if not rounds or start > rounds[-1][1]:
+            rounds.append((start, end, {}))
+        elif end > rounds[-1][1]:
+            rounds[-1] = (rounds[-1][0], end, rounds[-1][2])
+        kinds = rounds[-1][2]
+        kinds[part_of(path)] = kinds.get(part_of(path), 0) + 1
+    return rounds
+
+
+def rounds_line(scale: str, files: list) -> str:
+    """'1x: 1 (0-45 ms) client code 1; 2 (48-194 ms) ...': what each round asked for."""
+    cells = []
+    for number, (start, end, kinds) in enumerate(first_rounds(files), 1):
+        asked = ", ".join(f"{PARTS[k]} {n}" for k, n in
+                          sorted(kinds.items(), key=lambda item: list(PARTS).index(item[0])))
+        cells.append(f"{number} ({start:,.0f}-{end:,.0f} ms) {asked}")
+    return f"- {scale}x: " + "; ".join(cells) + "."
+
+
 def network_section(out: dict) -> str:
     """Pagefind and the plugin on a reader's network: first and warm queries."""
     rows = []
@@ -847,6 +874,12 @@ def network_section(out: dict) -> str:
     keyword_line = ([f"The plugin's keyword results of the first query (shown while its "
                      f"final ranking loads), on the browser's clock: {'; '.join(keyword)}.",
                      ""] if keyword else [])
+    by_round = [rounds_line(scale, files) for scale, record in out["scales"].items()
+                if (files := record["browser"].get("plugin-network", {}).get("cold_browser_files"))]
+    rounds_lines = (["The plugin's first query round by round on the browser's clock (ms from "
+                     "the query; requests of each kind that began in the round, a file read "
+                     "again from the browser's cache counted again):", "", *by_round, ""]
+                    if by_round else [])
     return "\n".join([
         "## On a reader's network",
         "",
@@ -864,7 +897,7 @@ def network_section(out: dict) -> str:
         " warm rounds: p50 / max | warm sent: p50 | warm modeled: p50 / p95 |"
         " warm measured: p50 / p95 |",
         "|---|---|---|---|---|---|---|---|---|",
-        *rows, "", *keyword_line])
+        *rows, "", *keyword_line, *rounds_lines])
 
 
 def analysis(out: dict, one: dict, c1: dict) -> str:
