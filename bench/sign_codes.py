@@ -10,11 +10,16 @@ rescoring as they are and changes only the code candidates are chosen by:
 - `top-variance D`: the sign bits of the D dimensions whose values vary most over the
   site's rows (a list of D dimension numbers the catalog would carry);
 - `sums of k`: the sign of each sum of k neighbouring dimensions (384 / k bits), the query
-  summed the same way.
+  summed the same way;
+- `product D-dim x 16`: a product code, each run of D dimensions k-means'd into 16 int8
+  centroids (4 bits a run, a 6 kB codebook), scored by the query's dot product with the
+  row's centroids.
 
 Then, for the shipped code and 100 candidates, the rows files the candidates lie in
 when a partition's rows are grouped in blocks of about R rows (partitions.row_blocks):
-their bytes and number.
+their bytes and number. Last, the probe itself: the partitions ranked by sign bits,
+two bits or the int8 codes of their centroids (`vectors/cent`), probed until they hold at
+least R rows, and the recall of the shipped candidates.
 
 Per variant and number of candidates: vector recall@10 against the exact scan (a hit is a
 result whose exact score is at least the exact 10th score) and the vector bytes of a
@@ -47,9 +52,13 @@ from mkdocs_semantic.search.searcher import Searcher
 HERE = Path(__file__).resolve().parent
 DEFAULT = HERE / ".cache" / "large-site" / "auto" / "site" / "semantic"
 QUERY_FILES = ("manpages-paraphrase.tsv", "manpages-exact.tsv")
-CANDIDATES = (100, 150, 200)
+CANDIDATES = (50, 75, 100, 150, 200)
 BLOCK_ROWS = (1, 2, 4, 8)
+PROBE_ROWS = (1024, 2048, 3072, 4096, 6144)
+PRODUCT_SUBSPACE_DIMS = (4, 8, 16)
+PRODUCT_CENTROIDS = 16
 Code = Callable[[np.ndarray], np.ndarray]  # int rows (n x dim) -> values whose signs are the code
+Scorer = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (chunk numbers, query codes) -> scores
 
 
 def queries() -> list[str]:
@@ -68,6 +77,63 @@ def variants(matrix: np.ndarray) -> dict[str, tuple[Code, int]]:
     return out
 
 
+def scorers(matrix: np.ndarray) -> dict[str, tuple[Scorer, float]]:
+    """Each candidate code as a scorer of chunk numbers for a query, and its bytes a row
+    (a product code's codebook apart: `codebook_bytes`)."""
+    out: dict[str, tuple[Scorer, float]] = {}
+    for name, (code, bits) in variants(matrix).items():
+        out[name] = (lambda chunks, query, code=code: sign_scores(
+            code(matrix[chunks]), code(np.asarray(query, dtype=np.int32)[None])[0]), bits / 8)
+    for sub in PRODUCT_SUBSPACE_DIMS:
+        codebook, codes = product_codes(matrix, sub)
+        out[f"product {sub}-dim x {PRODUCT_CENTROIDS}"] = (
+            lambda chunks, query, codebook=codebook, codes=codes: product_scores(
+                codebook, codes[chunks], query), codes.shape[1] * np.log2(PRODUCT_CENTROIDS) / 8)
+    return out
+
+
+def product_codes(matrix: np.ndarray, sub: int, *, iterations: int = 25,
+                  seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """A product quantizer of the rows: each run of `sub` dimensions k-means'd (L2) into
+    PRODUCT_CENTROIDS int8 centroids. Returns the codebook (spaces x centroids x sub,
+    int8) and each row's centroid numbers (rows x spaces, uint8)."""
+    rows = matrix.astype(np.float32)
+    spaces = rows.shape[1] // sub
+    data = rows.reshape(len(rows), spaces, sub).transpose(1, 0, 2)  # spaces x n x sub
+    rng = np.random.default_rng(seed)
+    centres = data[:, rng.choice(len(rows), PRODUCT_CENTROIDS, replace=False)].copy()
+    for _ in range(iterations):
+        nearest = _nearest(data, centres)
+        for s in range(spaces):
+            sums = np.zeros((PRODUCT_CENTROIDS, sub), dtype=np.float64)
+            np.add.at(sums, nearest[s], data[s])
+            counts = np.bincount(nearest[s], minlength=PRODUCT_CENTROIDS)
+            keep = counts > 0
+            centres[s, keep] = sums[keep] / counts[keep, None]
+    codebook = np.clip(np.rint(centres), -127, 127).astype(np.int8)
+    return codebook, _nearest(data, codebook.astype(np.float32)).T.astype(np.uint8)
+
+
+def _nearest(data: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Each row's nearest centre in each space (spaces x n)."""
+    dots = np.einsum("snd,skd->snk", data, centres)
+    return (0.5 * (centres ** 2).sum(axis=2)[:, None, :] - dots).argmin(axis=2)
+
+
+def product_scores(codebook: np.ndarray, codes: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """The asymmetric score of each coded row: the query's dot product with the row's
+    centroids, summed over the spaces (int64)."""
+    spaces, _, sub = codebook.shape
+    table = np.einsum("sd,skd->sk", np.asarray(query, dtype=np.int64).reshape(spaces, sub),
+                      codebook.astype(np.int64))
+    return table[np.arange(spaces), codes].sum(axis=1)
+
+
+def codebook_bytes() -> int:
+    """A product code's codebook: PRODUCT_CENTROIDS int8 values a dimension."""
+    return PRODUCT_CENTROIDS * 384
+
+
 def sign_scores(values: np.ndarray, query: np.ndarray) -> np.ndarray:
     """partitions.sign_scores on the mapped rows and query (the query's mapped values
     act as its codes)."""
@@ -83,7 +149,7 @@ def measure(folder: Path) -> dict:
     spec = searcher.bundle.catalog["vectors"][0]
     index = (folder / spec["index"][0]).read_bytes()
     bits_bytes = [size for _, size in payloads_of_index(spec, index)]
-    codes_of = variants(matrix)
+    codes_of = scorers(matrix)
     rows: dict[str, list[dict]] = {}
     for text in queries():
         codes = searcher.embed(text)
@@ -96,10 +162,9 @@ def measure(folder: Path) -> dict:
         firsts = np.concatenate([p.first_chunks for p in parts])
         owner = np.concatenate([[k] * len(p.bits) for k, p in enumerate(parts)])
         local = np.concatenate([np.arange(len(p.bits)) for p in parts])
-        chunk_rows = matrix[firsts]
         distinct = sum(len(p.bits) for p in parts)
-        for name, (code, bits) in codes_of.items():
-            scores = sign_scores(code(chunk_rows), code(np.asarray(codes, dtype=np.int32)[None])[0])
+        for name, (score, row_bytes) in codes_of.items():
+            scores = score(firsts, codes)
             for count in CANDIDATES:
                 best = partitions.best_rows(firsts, scores, count)
                 chosen = firsts[best]
@@ -109,15 +174,17 @@ def measure(folder: Path) -> dict:
                           for b in best}
                 rows_bytes = sum(parts[k].blocks[j][1] * vectors.dim for k, j in blocks)
                 bits_now = sum(bits_bytes[p] for p in probed)
-                bits_then = bits_now - distinct * (vectors.dim // 8) + distinct * (bits // 8)
+                bits_then = bits_now - distinct * (vectors.dim // 8) + distinct * row_bytes
                 rows.setdefault(f"{name}|{count}", []).append(
                     {"recall": hits / 10, "bits": bits_then, "rows": rows_bytes,
                      "files": len(probed) + len(blocks)})
     blocking = rows_by_block_size(vectors, searcher)
+    probing = probe_by_centroid_code(folder, vectors, searcher, matrix)
     summary = {}
     for key, per in rows.items():
         name, count = key.split("|")
         summary[key] = {"code": name, "candidates": int(count), "queries": len(per),
+                        "codebook": codebook_bytes() if name.startswith("product") else 0,
                         "recall": statistics.mean(r["recall"] for r in per),
                         "below_1": sum(r["recall"] < 1 for r in per),
                         "min": min(r["recall"] for r in per),
@@ -126,7 +193,7 @@ def measure(folder: Path) -> dict:
                         "files": statistics.median(r["files"] for r in per)}
     return {"run": time.strftime("%Y-%m-%d %H:%M"), "chunks": int(vectors.rows),
             "partitions": len(vectors.partitions), "probe_rows": vectors.probe_rows,
-            "variants": summary, "blocks": blocking}
+            "variants": summary, "blocks": blocking, "probes": probing}
 
 
 def rows_by_block_size(vectors: VectorSet, searcher: Searcher) -> dict:
@@ -163,6 +230,54 @@ def rows_by_block_size(vectors: VectorSet, searcher: Searcher) -> dict:
                      "files": statistics.median(f for _, f in v)} for r, v in per.items()}
 
 
+def centroid_codes(centroids: np.ndarray) -> dict[str, tuple[np.ndarray, int]]:
+    """Each code the probe could rank partitions by, and its bytes a centroid: the shipped
+    signs; two bits a dimension (sign, and whether the value passes the centroid's
+    median magnitude, weighted 3 to 1); the int8 centroid itself."""
+    magnitude = np.abs(centroids)
+    high = magnitude > np.median(magnitude, axis=1, keepdims=True)
+    two_bits = np.where(centroids >= 0, 1, -1) * np.where(high, 3, 1)
+    return {"signs": (np.where(centroids >= 0, 1, -1), centroids.shape[1] // 8),
+            "2 bits": (two_bits, centroids.shape[1] // 4),
+            "int8": (centroids, centroids.shape[1])}
+
+
+def probe_by_centroid_code(folder: Path, vectors: VectorSet, searcher: Searcher,
+                           matrix: np.ndarray) -> dict:
+    """Recall@10 of the shipped candidates (sign bits, 100) when the probe ranks the
+    partitions by another code of their centroids (`vectors/cent` holds them as int8),
+    probing until at least R rows."""
+    cent = next((folder / "vectors").glob("cent.*.i8"))
+    centroids = np.frombuffer(cent.read_bytes(), dtype=np.int8).reshape(-1, vectors.dim)
+    members = [vectors.partition(p).ids for p in range(len(vectors.partitions))]
+    sizes = np.array([len(m) for m in members])
+    bits = partitions.sign_bits(matrix)
+    found: dict[str, list[tuple[float, int]]] = {}
+    codes_of = centroid_codes(centroids.astype(np.int64))
+    for text in queries():
+        codes = searcher.embed(text)
+        if codes is None:
+            continue
+        exact = vectors.scores(codes, every=True)
+        tenth = np.sort(exact)[-10]
+        query = np.asarray(codes, dtype=np.int64)
+        for name, (code, _) in codes_of.items():
+            order = np.lexsort((np.arange(len(sizes)), -(code @ query)))
+            held = np.cumsum(sizes[order])
+            for rows in PROBE_ROWS:
+                probed = order[:int(np.searchsorted(held, rows)) + 1]
+                ids = np.concatenate([members[p] for p in probed])
+                best = ids[partitions.best_rows(ids, partitions.sign_scores(bits[ids], codes),
+                                                vectors.candidates)]
+                top = best[np.argsort(-exact[best], kind="stable")][:10]
+                found.setdefault(f"{name}|{rows}", []).append(
+                    (int((exact[top] >= tenth).sum()) / 10, int(held[len(probed) - 1])))
+    return {key: {"code": key.split("|")[0], "probe_rows": int(key.split("|")[1]),
+                  "centroid_bytes": codes_of[key.split("|")[0]][1] * len(sizes),
+                  "recall": statistics.mean(r for r, _ in per),
+                  "rows": statistics.median(n for _, n in per)} for key, per in found.items()}
+
+
 def render(results: dict) -> str:
     lines = ["# Shorter sign codes: recall and bytes of a first query's vectors", "",
              f"Reproduce: `python bench/sign_codes.py` (after `python bench/large_site.py`). "
@@ -177,13 +292,23 @@ def render(results: dict) -> str:
         lines.append(f"| {row['code']} | {row['candidates']} | {row['recall']:.3f} "
                      f"({row['below_1']}, {row['min']:.1f}) | {row['bits'] / 1000:,.0f} kB | "
                      f"{row['rows'] / 1000:,.0f} kB | "
-                     f"{(row['bits'] + row['rows']) / 1000:,.0f} kB | {row['files']:g} |")
+                     f"{(row['bits'] + row['rows'] + row['codebook']) / 1000:,.0f} kB | "
+                     f"{row['files']:g} |")
     lines += ["", "The shipped code's 100 candidates, a partition's rows in blocks of about R rows "
               "(shipped: 4): the median query's rows files, their bytes counting what the bits "
               "files of its probed partitions grow by to name more blocks (12 bytes a block).",
               "", "| R | rows | rows files |", "|---|---|---|"]
     for r, row in results["blocks"].items():
         lines.append(f"| {r} | {row['rows'] / 1000:,.0f} kB | {row['files']:g} |")
+    lines += ["", "The probe: partitions ranked by a code of their centroids (the index carries "
+              "it for every partition; shipped: sign bits), probed until they hold at least "
+              "R rows, the shipped candidates (sign bits, 100) scored exactly: recall@10 "
+              "and the median query's rows probed.", "",
+              "| centroid code | index bytes of the codes | R | rows probed | recall@10 |",
+              "|---|---|---|---|---|"]
+    for row in results["probes"].values():
+        lines.append(f"| {row['code']} | {row['centroid_bytes'] / 1000:,.0f} kB | "
+                     f"{row['probe_rows']:,} | {row['rows']:,.0f} | {row['recall']:.3f} |")
     return "\n".join(lines) + "\n"
 
 
