@@ -38,16 +38,23 @@ def gz(value: object) -> int:
     return len(gzip.compress(json.dumps(value, separators=(",", ":")).encode(), 6))
 
 
-def shard_lists(catalog: dict) -> dict[str, list]:
-    """The catalog's shard lists (reader.SHARD_LISTS) held in the catalog itself, by path."""
+def shard_list_values(catalog: dict) -> dict[str, object]:
+    """The catalog's shard lists (reader.SHARD_LISTS) as written, by path: a list of
+    entries, or `{"dirs": [...]}`."""
     found = {}
     for path in SHARD_LISTS:
         value: object = catalog
         for key in path:
             value = value.get(key) if isinstance(value, dict) else None
-        if isinstance(value, list):
+        if value is not None:
             found[".".join(path)] = value
     return found
+
+
+def shard_lists(catalog: dict) -> dict[str, list]:
+    """The catalog's shard lists held in the catalog itself, by path."""
+    return {path: value for path, value in shard_list_values(catalog).items()
+            if isinstance(value, list)}
 
 
 def measure(folder: Path) -> dict:

@@ -22,8 +22,10 @@ from .names import Payload, json_bytes
 
 DIRECT_MAX = 4096
 """Entries a shard list may keep in the catalog itself."""
-DIR_ENTRIES = 256
-"""Entries per directory payload."""
+DIR_ENTRIES = 32
+"""Entries per directory payload: a query reads one directory a key it looks up, so short
+directories cost it fewer bytes than the longer list of them costs the catalog
+(bench/results/directory_entries.md)."""
 INDEX_FOLDER = "index"
 
 
