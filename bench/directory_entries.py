@@ -62,52 +62,72 @@ def build_site() -> Path:
     return site
 
 
-def looked_up(searcher: Searcher, text: str, recorded: list[tuple[str, object]]) -> set:
-    """(list folder, key) of every shard-list key the searcher looks up for `text`."""
+def looked_up(searcher: Searcher, text: str, recorded: list[tuple[str, object, int]]) -> set:
+    """(list folder, key, shard number) of every shard-list key the searcher looks up for
+    `text` (lexical and hybrid, first 10)."""
     recorded.clear()
     for mode in ("lexical", "hybrid"):
         searcher.search(text, mode=mode, top_k=10)
     return set(recorded)
 
 
-def measure(site: Path) -> dict:
-    folder = site / "semantic"
-    manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
-    catalog = json.loads((folder / manifest["catalog"]["name"]).read_text("utf-8"))
-    lists = {path: value["dirs"] for path, value in shard_list_values(catalog).items()
-             if isinstance(value, dict)}
-    if not lists:
-        raise SystemExit(f"{folder}: no shard list has directories")
-    entries = {path: [entry for _, name, _ in dirs
-                      for entry in json.loads((folder / name).read_text("utf-8"))]
-               for path, dirs in lists.items()}
-    folder_of = {path: rows[0][1].split("/")[0] for path, rows in entries.items()}
+def record_lookups(folder: Path, texts: list[str]) -> list[set[tuple[str, object, int]]]:
+    """`looked_up` for each of `texts`, on the bundle in `folder` read as a remote reader
+    reads it: each shard when a key first needs it."""
     # a fetch, though every file is there, makes the reader read shards when a key needs them
     searcher = Searcher.open(folder, fetch=lambda name, size: None)
-    recorded: list[tuple[str, object]] = []
+    recorded: list[tuple[str, object, int]] = []
     position = shard_lists.ShardReader.position
 
     def recording(reader: shard_lists.ShardReader, key: object) -> int:
         number = position(reader, key)
         if number >= 0:
-            recorded.append((reader.entries[number][1].split("/")[0], number))
+            recorded.append((reader.entries[number][1].split("/")[0], key, number))
         return number
 
     shard_lists.ShardReader.position = recording  # type: ignore[method-assign]
     try:
-        per_query = [looked_up(searcher, text, recorded) for text in queries()]
+        return [looked_up(searcher, text, recorded) for text in texts]
     finally:
         shard_lists.ShardReader.position = position  # type: ignore[method-assign]
+
+
+def list_entries(folder: Path, catalog: dict) -> dict[str, list]:
+    """Every entry of each shard list that has directories, read from them, by path."""
+    return {path: [entry for _, name, _ in value["dirs"]
+                   for entry in json.loads((folder / name).read_text("utf-8"))]
+            for path, value in shard_list_values(catalog).items() if isinstance(value, dict)}
+
+
+def directory_bytes(rows: list, size: int) -> tuple[int, list[int]]:
+    """`rows` cut into directories of `size` entries: the gzip bytes of the catalog's list
+    of them, and of each directory."""
+    cut = [rows[at:at + size] for at in range(0, len(rows), size)]
+    return (gz({"dirs": [[part[0][0], fake_name(part), gz(part)] for part in cut]}),
+            [gz(part) for part in cut])
+
+
+def read_catalog(folder: Path) -> dict:
+    manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+    return json.loads((folder / manifest["catalog"]["name"]).read_text("utf-8"))
+
+
+def measure(site: Path) -> dict:
+    folder = site / "semantic"
+    entries = list_entries(folder, read_catalog(folder))
+    if not entries:
+        raise SystemExit(f"{folder}: no shard list has directories")
+    folder_of = {path: rows[0][1].split("/")[0] for path, rows in entries.items()}
+    per_query = record_lookups(folder, queries())
     sizes: dict[str, dict] = {}
     for size in ENTRIES:
         catalog_bytes, files, sent = 0, [], []
         dir_bytes = {}
         for path, rows in entries.items():
-            cut = [rows[at:at + size] for at in range(0, len(rows), size)]
-            dir_bytes[folder_of[path]] = [gz(part) for part in cut]
-            catalog_bytes += gz({"dirs": [[part[0][0], fake_name(part), gz(part)] for part in cut]})
+            listed, dir_bytes[folder_of[path]] = directory_bytes(rows, size)
+            catalog_bytes += listed
         for keys in per_query:
-            touched = {(kind, number // size) for kind, number in keys if kind in dir_bytes}
+            touched = {(kind, number // size) for kind, _, number in keys if kind in dir_bytes}
             files.append(len(touched))
             sent.append(sum(dir_bytes[kind][at] for kind, at in touched))
         sizes[str(size)] = {"catalog": catalog_bytes, "files": statistics.median(files),
