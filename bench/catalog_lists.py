@@ -27,6 +27,7 @@ from pathlib import Path
 
 from results_file import write_results  # bench/results_file.py
 
+from mkdocs_semantic.bundle.names import json_bytes
 from mkdocs_semantic.bundle.reader import SHARD_LISTS
 
 HERE = Path(__file__).resolve().parent
@@ -34,8 +35,23 @@ DEFAULTS = (HERE / ".cache" / "large-site" / "auto" / "site" / "semantic",)
 
 
 def gz(value: object) -> int:
-    """Bytes of `value` as compact JSON, gzipped as a static host sends it."""
-    return len(gzip.compress(json.dumps(value, separators=(",", ":")).encode(), 6))
+    """Bytes of `value` as the writer's compact JSON, gzipped as a static host sends it."""
+    return len(gzip.compress(json_bytes(value), 6))
+
+
+def read_catalog(folder: Path) -> dict:
+    """The catalog of the bundle in `folder`, as its manifest names it."""
+    manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+    return json.loads((folder / manifest["catalog"]["name"]).read_text("utf-8"))
+
+
+def list_entries(folder: Path, value: object) -> list:
+    """Every entry of a shard list as written (`shard_list_values`), its directories read."""
+    if isinstance(value, dict):
+        return [entry for _, name, _ in value["dirs"]
+                for entry in json.loads((folder / name).read_text("utf-8"))]
+    assert isinstance(value, list)
+    return value
 
 
 def shard_list_values(catalog: dict) -> dict[str, object]:
@@ -59,7 +75,7 @@ def shard_lists(catalog: dict) -> dict[str, list]:
 
 def measure(folder: Path) -> dict:
     manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
-    catalog = json.loads((folder / manifest["catalog"]["name"]).read_text("utf-8"))
+    catalog = read_catalog(folder)
     lists = {path: {"entries": len(entries), "as_written": gz(entries),
                     "first_and_bytes": gz([[e[0], e[2]] for e in entries]),
                     "first_keys": gz([e[0] for e in entries])}

@@ -4,8 +4,8 @@ A shard list longer than `shard_lists.DIRECT_MAX` entries leaves the catalog: it
 into directory payloads of `DIR_ENTRIES` entries, the catalog lists one entry per
 directory, and a query reads the directory of each key it looks up (a term's keyword
 shard, a shown page's fragments) before the shard itself. Larger directories make the
-catalog's list shorter and each directory a query reads longer; the query reads one
-directory a key either way, in the same step.
+catalog's list shorter and each directory a query reads longer (several of its keys
+may share one); the query reads them in the same step either way.
 
 For a bundle whose lists have directories (bench/compare's site at 64 copies, 8,256 pages,
 built here unless a site is given), the keys each query looks up are recorded from the
@@ -29,7 +29,12 @@ import sys
 import time
 from pathlib import Path
 
-from catalog_lists import gz, shard_list_values  # bench/catalog_lists.py
+from catalog_lists import (  # bench/catalog_lists.py
+    gz,
+    list_entries,
+    read_catalog,
+    shard_list_values,
+)
 from query_rounds import queries  # bench/query_rounds.py
 from results_file import write_results  # bench/results_file.py
 
@@ -92,13 +97,6 @@ def record_lookups(folder: Path, texts: list[str]) -> list[set[tuple[str, object
         shard_lists.ShardReader.position = position  # type: ignore[method-assign]
 
 
-def list_entries(folder: Path, catalog: dict) -> dict[str, list]:
-    """Every entry of each shard list that has directories, read from them, by path."""
-    return {path: [entry for _, name, _ in value["dirs"]
-                   for entry in json.loads((folder / name).read_text("utf-8"))]
-            for path, value in shard_list_values(catalog).items() if isinstance(value, dict)}
-
-
 def directory_bytes(rows: list, size: int) -> tuple[int, list[int]]:
     """`rows` cut into directories of `size` entries: the gzip bytes of the catalog's list
     of them, and of each directory."""
@@ -107,14 +105,11 @@ def directory_bytes(rows: list, size: int) -> tuple[int, list[int]]:
             [gz(part) for part in cut])
 
 
-def read_catalog(folder: Path) -> dict:
-    manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
-    return json.loads((folder / manifest["catalog"]["name"]).read_text("utf-8"))
-
-
 def measure(site: Path) -> dict:
     folder = site / "semantic"
-    entries = list_entries(folder, read_catalog(folder))
+    entries = {path: list_entries(folder, value)
+               for path, value in shard_list_values(read_catalog(folder)).items()
+               if isinstance(value, dict)}
     if not entries:
         raise SystemExit(f"{folder}: no shard list has directories")
     folder_of = {path: rows[0][1].split("/")[0] for path, rows in entries.items()}

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import bisect
 import gzip
-import json
 import statistics
 import sys
 import tempfile
@@ -34,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
+from catalog_lists import list_entries, read_catalog  # noqa: E402  (bench/catalog_lists.py)
 from query_rounds import measure  # noqa: E402
 
 from mkdocs_semantic.bundle.wordpieces import key_stem, keyed_name, word_keys  # noqa: E402
@@ -44,23 +44,14 @@ def sent(path: Path) -> int:
     return len(gzip.compress(path.read_bytes(), compresslevel=6, mtime=0))
 
 
-def shard_entries(root: Path, shards: object) -> list[list]:
-    """A catalog shard list's entries, its directories read."""
-    if isinstance(shards, dict):
-        return [e for d in shards["dirs"] for e in json.loads((root / d[1]).read_text())]
-    return shards
-
-
 def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
     from tokenizers import Tokenizer
 
     root = corpus.bundle.root
-    manifest = json.loads((root / "manifest.json").read_text())
-    catalog = json.loads((root / manifest["catalog"]["name"]).read_text())
-    static = catalog["encoders"]["static"]
+    static = read_catalog(root)["encoders"]["static"]
     pieces = static["pieces"]
     prefix = pieces["config"]["model"].get("continuing_subword_prefix") or ""
-    entries = shard_entries(root, pieces["shards"])
+    entries = list_entries(root, pieces["shards"])
     firsts = [e[0] for e in entries]
     tokenizer = Tokenizer.from_file(str(root / static["tokenizer"][0]))
     queries = [q.text for q in corpus.queries]

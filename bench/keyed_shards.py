@@ -8,7 +8,8 @@ whole set in every name, each file checking itself), neither list would exist:
 
 - `fragments, a file a page`: a page's excerpts in a file of its own, named by its number;
 - `keyword buckets of T`: the terms spread over N files by a hash of the term (CRC-32
-  here), N chosen so that a file holds about T bytes of JSON on average.
+  here), N chosen so that a file holds about T bytes of JSON on average (at most one
+  file a term); a term the site does not use is looked for in its file all the same.
 
 For each bundle, the keys the Python searcher looks up for each query of its relevance
 set (lexical and hybrid, first 10: bench/directory_entries.py) are replayed on each
@@ -36,13 +37,9 @@ import time
 import zlib
 from pathlib import Path
 
-from catalog_lists import gz, shard_list_values  # bench/catalog_lists.py
+from catalog_lists import gz, list_entries, read_catalog, shard_list_values
 from directory_entries import WORK as COPIES_WORK
-from directory_entries import (  # bench/directory_entries.py
-    directory_bytes,
-    read_catalog,
-    record_lookups,
-)
+from directory_entries import directory_bytes, record_lookups  # bench/directory_entries.py
 from query_rounds import queries  # bench/query_rounds.py
 from results_file import write_results  # bench/results_file.py
 
@@ -68,44 +65,40 @@ def sent(data: bytes) -> int:
     return len(gzip.compress(data, 6, mtime=0))
 
 
-def all_entries(folder: Path, value: object) -> list:
-    """A shard list's entries, from the catalog or its directories."""
-    if isinstance(value, list):
-        return value
-    assert isinstance(value, dict)
-    return [entry for _, name, _ in value["dirs"]
-            for entry in json.loads((folder / name).read_text("utf-8"))]
+def bucket_of(term: str, count: int) -> int:
+    """The file of `term` among `count`: CRC-32 of its UTF-8 bytes, modulo `count`."""
+    return zlib.crc32(term.encode("utf-8")) % count
 
 
-def buckets(shards: list[dict], target: int) -> tuple[list[int], dict[str, int]]:
-    """The terms of `shards` spread over files of about `target` bytes by CRC-32: each
-    file's gzip bytes (its check added), and each term's file."""
+def buckets(shards: list[dict], target: int) -> list[int]:
+    """The terms of `shards` spread over files of about `target` bytes by `bucket_of`
+    (no more files than terms): each file's gzip bytes, its check added (an empty file
+    holds an empty shard)."""
     terms = [(term, postings, tails.get(i))
              for shard in shards
              for tails in [{t[0]: t[1:] for t in shard["tails"]}]
              for i, (term, postings) in enumerate(zip(shard["terms"], shard["postings"]))]
     total = sum(len(term) + 8 + 4 * len(postings) for term, postings, _ in terms)
-    count = max(1, math.ceil(total / target))
+    count = max(1, min(len(terms), math.ceil(total / target)))
     held: list[list] = [[] for _ in range(count)]
-    where = {}
     for term, postings, tail in terms:
-        number = zlib.crc32(term.encode("utf-8")) % count
-        held[number].append((term, postings, tail))
-        where[term] = number
+        held[bucket_of(term, count)].append((term, postings, tail))
     sizes = []
     for group in held:
         group.sort(key=lambda item: item[0])
         body = {"terms": [t for t, _, _ in group], "postings": [p for _, p, _ in group],
                 "tails": [[i, *tail] for i, (_, _, tail) in enumerate(group) if tail]}
         sizes.append(sent(json_bytes(body)) + ROW_CHECK_BYTES)
-    return sizes, where
+    return sizes
 
 
 def measure(name: str, folder: Path, query_files: tuple[str, ...]) -> dict:
     catalog = read_catalog(folder)
     values = shard_list_values(catalog)
     lists = {kind: values[".".join(path)] for kind, path in LISTS.items()}
-    entries = {kind: all_entries(folder, value) for kind, value in lists.items()}
+    entries = {kind: list_entries(folder, value) for kind, value in lists.items()}
+    # the folder its payloads are in, which record_lookups names a lookup by
+    folder_of = {kind: rows[0][1].split("/")[0] for kind, rows in entries.items()}
     shard_sent = {kind: [sent((folder / e[1]).read_bytes()) for e in rows]
                   for kind, rows in entries.items()}
     # lists with directories as the shipped DIR_ENTRIES cuts them (a bundle may be older)
@@ -117,6 +110,7 @@ def measure(name: str, folder: Path, query_files: tuple[str, ...]) -> dict:
              for page in json.loads((folder / e[1]).read_text("utf-8"))]
     page_sent = [sent(json_bytes(page)) + ROW_CHECK_BYTES for page in pages]
     shards = [json.loads((folder / e[1]).read_text("utf-8")) for e in entries["lexical"]]
+    sizes_of_empty = sent(json_bytes({"terms": [], "postings": [], "tails": []})) + ROW_CHECK_BYTES
     lookups = record_lookups(folder, queries(query_files))
     layouts: dict[str, dict] = {}
 
@@ -131,7 +125,7 @@ def measure(name: str, folder: Path, query_files: tuple[str, ...]) -> dict:
         row = {}
         dir_files, dir_sent = 0, 0
         for kind in LISTS:
-            numbers = {number for folder_, _, number in keys if folder_ == kind}
+            numbers = {number for where, _, number in keys if where == folder_of[kind]}
             row[f"{kind}_files"] = len(numbers)
             row[kind] = sum(shard_sent[kind][n] for n in numbers)
             if dirs[kind] is not None:
@@ -142,23 +136,25 @@ def measure(name: str, folder: Path, query_files: tuple[str, ...]) -> dict:
         row["total"] = row["lexical"] + row["fragments"] + dir_sent
         shipped.append(row)
     add("shipped", sum(listed.values()), shipped)
-    page_first = [e[0] for e in entries["fragments"]]
     for target in BUCKET_BYTES:
-        sizes, where = buckets(shards, target)
+        sizes = buckets(shards, target)
         keyed = []
         for keys in lookups:
-            terms = {where[key] for kind, key, _ in keys if kind == "lexical" and key in where}
-            shown = {key for kind, key, _ in keys if kind == "fragments"}
+            # a term the site does not use is looked for in its file all the same
+            terms = {bucket_of(key, len(sizes)) for where, key, _ in keys
+                     if where == folder_of["lexical"]}
+            shown = {key for where, key, _ in keys if where == folder_of["fragments"]}
             row = {"lexical_files": len(terms), "lexical": sum(sizes[t] for t in terms),
                    "fragments_files": len(shown),
                    "fragments": sum(page_sent[p] for p in shown), "dir_files": 0, "dirs": 0}
             row["total"] = row["lexical"] + row["fragments"]
             keyed.append(row)
-        add(f"fragments a file a page, keyword buckets of {target >> 10} kB ({len(sizes):,} files)",
-            0, keyed)
+        filled = sum(size > sizes_of_empty for size in sizes)
+        add(f"fragments a file a page, keyword buckets of {target >> 10} kB ({len(sizes):,} "
+            f"files, {filled:,} holding terms)", 0, keyed)
     return {"name": name, "pages": len(pages), "terms": sum(len(s["terms"]) for s in shards),
             "queries": len(lookups), "lists": {k: len(v) for k, v in entries.items()},
-            "first_pages": len(page_first), "layouts": layouts}
+            "layouts": layouts}
 
 
 def render(results: dict) -> str:

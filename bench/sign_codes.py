@@ -179,7 +179,7 @@ def measure(folder: Path) -> dict:
                     {"recall": hits / 10, "bits": bits_then, "rows": rows_bytes,
                      "files": len(probed) + len(blocks)})
     blocking = rows_by_block_size(vectors, searcher)
-    probing = probe_by_centroid_code(folder, vectors, searcher, matrix)
+    probing = probe_by_centroid_code(folder, vectors, searcher, matrix, bits_bytes)
     summary = {}
     for key, per in rows.items():
         name, count = key.split("|")
@@ -243,16 +243,16 @@ def centroid_codes(centroids: np.ndarray) -> dict[str, tuple[np.ndarray, int]]:
 
 
 def probe_by_centroid_code(folder: Path, vectors: VectorSet, searcher: Searcher,
-                           matrix: np.ndarray) -> dict:
+                           matrix: np.ndarray, bits_bytes: list[int]) -> dict:
     """Recall@10 of the shipped candidates (sign bits, 100) when the probe ranks the
     partitions by another code of their centroids (`vectors/cent` holds them as int8),
-    probing until at least R rows."""
+    probing until at least R rows, and the bytes of the probed partitions' bits files."""
     cent = next((folder / "vectors").glob("cent.*.i8"))
     centroids = np.frombuffer(cent.read_bytes(), dtype=np.int8).reshape(-1, vectors.dim)
     members = [vectors.partition(p).ids for p in range(len(vectors.partitions))]
     sizes = np.array([len(m) for m in members])
     bits = partitions.sign_bits(matrix)
-    found: dict[str, list[tuple[float, int]]] = {}
+    found: dict[str, list[tuple[float, int, int]]] = {}
     codes_of = centroid_codes(centroids.astype(np.int64))
     for text in queries():
         codes = searcher.embed(text)
@@ -271,11 +271,14 @@ def probe_by_centroid_code(folder: Path, vectors: VectorSet, searcher: Searcher,
                                                 vectors.candidates)]
                 top = best[np.argsort(-exact[best], kind="stable")][:10]
                 found.setdefault(f"{name}|{rows}", []).append(
-                    (int((exact[top] >= tenth).sum()) / 10, int(held[len(probed) - 1])))
+                    (int((exact[top] >= tenth).sum()) / 10, int(held[len(probed) - 1]),
+                     sum(bits_bytes[p] for p in probed)))
     return {key: {"code": key.split("|")[0], "probe_rows": int(key.split("|")[1]),
                   "centroid_bytes": codes_of[key.split("|")[0]][1] * len(sizes),
-                  "recall": statistics.mean(r for r, _ in per),
-                  "rows": statistics.median(n for _, n in per)} for key, per in found.items()}
+                  "recall": statistics.mean(r for r, _, _ in per),
+                  "rows": statistics.median(n for _, n, _ in per),
+                  "bits": statistics.median(b for _, _, b in per)}
+            for key, per in found.items()}
 
 
 def render(results: dict) -> str:
@@ -287,7 +290,8 @@ def render(results: dict) -> str:
              "partitioned search against the exact scan (tie-aware); bytes: the median query's "
              "bits files and rows files (binary, sent as they are).", "",
              "| code | candidates | recall@10 (queries below 1, min) | bits | rows "
-             "| vectors in all (index apart) | files |", "|---|---|---|---|---|---|---|"]
+             "| vectors in all (index apart, a product code's codebook in) | files |",
+             "|---|---|---|---|---|---|---|"]
     for row in results["variants"].values():
         lines.append(f"| {row['code']} | {row['candidates']} | {row['recall']:.3f} "
                      f"({row['below_1']}, {row['min']:.1f}) | {row['bits'] / 1000:,.0f} kB | "
@@ -303,12 +307,13 @@ def render(results: dict) -> str:
     lines += ["", "The probe: partitions ranked by a code of their centroids (the index carries "
               "it for every partition; shipped: sign bits), probed until they hold at least "
               "R rows, the shipped candidates (sign bits, 100) scored exactly: recall@10 "
-              "and the median query's rows probed.", "",
-              "| centroid code | index bytes of the codes | R | rows probed | recall@10 |",
-              "|---|---|---|---|---|"]
+              "and the median query's rows probed and their bits files.", "",
+              "| centroid code | index bytes of the codes | R | rows probed | bits | recall@10 |",
+              "|---|---|---|---|---|---|"]
     for row in results["probes"].values():
         lines.append(f"| {row['code']} | {row['centroid_bytes'] / 1000:,.0f} kB | "
-                     f"{row['probe_rows']:,} | {row['rows']:,.0f} | {row['recall']:.3f} |")
+                     f"{row['probe_rows']:,} | {row['rows']:,.0f} | {row['bits'] / 1000:,.0f} kB | "
+                     f"{row['recall']:.3f} |")
     return "\n".join(lines) + "\n"
 
 

@@ -7,9 +7,9 @@ Layout of `<site>/<bundle_dir>/`:
   bytes, sha256), `counts` (pages, chunks), `search` (defaults every reader applies:
   mode, top_k, min_score, filters) and `query_encoder` (`static` or
   `transformer`: how readers embed a query by default).
-- `catalog.<h>.json`: what a reader needs to plan its downloads. Its size does not grow
-  with the site's: every list that would is a payload, or a shard list (bundle/shard_lists.py:
-  in the catalog while short, else in directories of 32 entries).
+- `catalog.<h>.json`: what a reader needs to plan its downloads. It grows far more slowly
+  than the site: every list that would grow with it is a payload, or a shard list
+  (bundle/shard_lists.py: in the catalog while short, else in directories of 32 entries).
   - `model`: the document model (id, sha256, dim, pooling, normalize, max_tokens, prefixes);
   - `pages`: `count`, `boosts` (page -> search.boost, where not 1) and `table`, the page
     table payload (bundle/page_table.py: chunks per page, which chunks continue a section);

@@ -1,4 +1,4 @@
-"""Shard lists that stay small in the catalog however large the site grows.
+"""Shard lists that grow in the catalog far more slowly than the site.
 
 A shard list names a run of payloads by their first key (a page number, a term, a
 token id): `[[first key, name, bytes], ...]`, keys ascending. Up to `DIRECT_MAX`
@@ -8,7 +8,7 @@ longer one is cut into directory payloads of `DIR_ENTRIES` entries each
 (`index/<kind>.<h>.json`, a JSON list of the same entries), and the catalog holds
 `{"dirs": [[first key, name, bytes], ...]}`: one entry per directory. A reader looking
 for a key reads one directory (the last whose first key is not above it), so the
-catalog stays bounded on a very large site.
+catalog holds one entry for `DIR_ENTRIES` shards on a very large site.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from .names import Payload, json_bytes
 DIRECT_MAX = 4096
 """Entries a shard list may keep in the catalog itself."""
 DIR_ENTRIES = 32
-"""Entries per directory payload: a query reads one directory a key it looks up, so short
-directories cost it fewer bytes than the longer list of them costs the catalog
+"""Entries per directory payload: a query reads the directory of each key it looks up, so
+short directories cost it fewer bytes than the longer list of them costs the catalog
 (bench/results/directory_entries.md)."""
 INDEX_FOLDER = "index"
 
