@@ -42,14 +42,7 @@ import { createEncoder, createTokenIds } from "./tokenize.js";
 import { WordPieces } from "./wordpieces.js";
 import { guessedPieceFiles, piecesHash } from "../bundle/piece-names.js";
 import { PREFETCH_BYTES, mayPrefetch, prefetch } from "./prefetch.js";
-
-/**
- * Before its final ranking a query asks for the fragments of the first GUESSED_PAGES pages
- * of each signal, at most GUESSED_BYTES of them each (on fastapi-docs' queries this held
- * every page shown 49 times in 50, at 30 kB sent against 12 kB shown: bench/query_rounds.py).
- */
-const GUESSED_PAGES = 10;
-const GUESSED_BYTES = 64_000;
+import { GUESSED_PAGES, askGuessedFragments, firstPages } from "./guessed-fragments.js";
 
 /**
  * `manifestUrl`: the bundle's manifest.json. `encoder`: "static" or "transformer" (the
@@ -590,19 +583,13 @@ export class Engine {
     return ids.map((id, i) => ({ ...described[i], score: scores[id] }));
   }
 
-  /**
-   * Asks for the fragments files of `pages`, in order, that are not asked for yet and fit
-   * in GUESSED_BYTES together (a long page's file may be large; it is left for the final
-   * ranking to ask for). Their errors surface where they are read.
-   */
-  async #fetchFragments(pages) {
-    let left = GUESSED_BYTES;
-    for (const page of pages) {
-      const shard = await this.fragments.find(page).catch(() => null);
-      if (!shard || this.store.has(shard.name) || shard.bytes > left) continue;
-      left -= shard.bytes;
-      this.store.json(shard).catch(() => {});
-    }
+  /** Asks for the fragments files of `pages` that fit the guess's budget (askGuessedFragments). */
+  #fetchFragments(pages) {
+    return askGuessedFragments(pages, {
+      find: (page) => this.fragments.find(page),
+      asked: (name) => this.store.has(name),
+      ask: (entry) => this.store.json(entry).catch(() => {}),
+    });
   }
 
   /** What results show of chunks: url, anchor, title, path, section, excerpt, kind. */
@@ -628,16 +615,6 @@ export class Engine {
   destroy() {
     this.pending.get("transformer")?.then((embedder) => embedder.release(), () => {});
   }
-}
-
-/** The first `count` distinct pages of the chunks `order` (best first). */
-function firstPages(order, pageOfChunk, count) {
-  const pages = new Set();
-  for (const id of order) {
-    pages.add(pageOfChunk[id]);
-    if (pages.size >= count) break;
-  }
-  return [...pages];
 }
 
 /**

@@ -1,0 +1,57 @@
+// The fragments a query asks for before its final ranking (engine/guessed-fragments.js).
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { askGuessedFragments, firstPages } from "../src/engine/guessed-fragments.js";
+
+/** A lookup whose answers wait for `release()`: what a directory on its way looks like. */
+function heldLookup(entries) {
+  const calls = [];
+  let release;
+  const released = new Promise((resolve) => {
+    release = resolve;
+  });
+  const find = (page) => {
+    calls.push(page);
+    return released.then(() => {
+      if (entries[page] instanceof Error) throw entries[page];
+      return entries[page] ?? null;
+    });
+  };
+  return { calls, find, release };
+}
+
+test("every page's file is looked up at once, not each after the one before it", async () => {
+  const entries = { 3: { name: "f/a", bytes: 10 }, 7: { name: "f/b", bytes: 10 }, 9: { name: "f/c", bytes: 10 } };
+  const { calls, find, release } = heldLookup(entries);
+  const asked = [];
+  const done = askGuessedFragments([3, 7, 9], { find, asked: () => false, ask: (e) => asked.push(e.name) });
+  // no lookup has answered yet: a page waiting for the one before it would not be asked
+  assert.deepEqual(calls, [3, 7, 9]);
+  release();
+  await done;
+  assert.deepEqual(asked, ["f/a", "f/b", "f/c"]);
+});
+
+test("files already asked for, too large for what is left, or not found are passed over, in the pages' order", async () => {
+  const entries = {
+    1: { name: "f/one", bytes: 40 },
+    2: { name: "f/asked", bytes: 5 },
+    3: { name: "f/large", bytes: 30 },
+    4: new Error("directory refused"),
+    5: { name: "f/small", bytes: 20 },
+  };
+  const { find, release } = heldLookup(entries);
+  const asked = [];
+  release();
+  await askGuessedFragments([1, 2, 3, 4, 5, 6], {
+    find, asked: (name) => name === "f/asked", ask: (e) => asked.push(e.name), budget: 64,
+  });
+  assert.deepEqual(asked, ["f/one", "f/small"]);
+});
+
+test("the first distinct pages of an order", () => {
+  const pageOfChunk = [0, 0, 1, 2, 2, 3];
+  assert.deepEqual(firstPages([4, 3, 0, 1, 5, 2], pageOfChunk, 3), [2, 0, 3]);
+  assert.deepEqual(firstPages([1, 0], pageOfChunk, 3), [0]);
+});
