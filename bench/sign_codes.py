@@ -65,6 +65,15 @@ def queries() -> list[str]:
     return relevance_queries(QUERY_FILES)
 
 
+def scored_queries(searcher: Searcher, vectors: VectorSet):
+    """Each query's int8 codes, its exact score against every chunk, and the exact 10th."""
+    for text in queries():
+        codes = searcher.embed(text)
+        if codes is not None:
+            exact = vectors.scores(codes, every=True)
+            yield codes, exact, np.sort(exact)[-10]
+
+
 def variants(matrix: np.ndarray) -> dict[str, tuple[Code, int]]:
     """Each code: how rows and queries are mapped before their signs are taken, and its bits."""
     spread = np.argsort(-matrix.astype(np.float64).std(axis=0), kind="stable")
@@ -151,12 +160,7 @@ def measure(folder: Path) -> dict:
     bits_bytes = [size for _, size in payloads_of_index(spec, index)]
     codes_of = scorers(matrix)
     rows: dict[str, list[dict]] = {}
-    for text in queries():
-        codes = searcher.embed(text)
-        if codes is None:
-            continue
-        exact = vectors.scores(codes, every=True)
-        tenth = np.sort(exact)[-10]
+    for codes, exact, tenth in scored_queries(searcher, vectors):
         probed = vectors.probed(codes)
         parts = [vectors.partition(p) for p in probed]
         firsts = np.concatenate([p.first_chunks for p in parts])
@@ -254,12 +258,7 @@ def probe_by_centroid_code(folder: Path, vectors: VectorSet, searcher: Searcher,
     bits = partitions.sign_bits(matrix)
     found: dict[str, list[tuple[float, int, int]]] = {}
     codes_of = centroid_codes(centroids.astype(np.int64))
-    for text in queries():
-        codes = searcher.embed(text)
-        if codes is None:
-            continue
-        exact = vectors.scores(codes, every=True)
-        tenth = np.sort(exact)[-10]
+    for codes, exact, tenth in scored_queries(searcher, vectors):
         query = np.asarray(codes, dtype=np.int64)
         for name, (code, _) in codes_of.items():
             order = np.lexsort((np.arange(len(sizes)), -(code @ query)))
