@@ -55,3 +55,15 @@ test("the first distinct pages of an order", () => {
   assert.deepEqual(firstPages([4, 3, 0, 1, 5, 2], pageOfChunk, 3), [2, 0, 3]);
   assert.deepEqual(firstPages([1, 0], pageOfChunk, 3), [0]);
 });
+
+test("pages that share a file ask for it once, and count it once against the budget", async () => {
+  const shared = { name: "f/shared", bytes: 40 };
+  const { find, release } = heldLookup({ 1: shared, 2: shared, 3: { name: "f/next", bytes: 20 } });
+  const asked = new Set();
+  const order = [];
+  release();
+  await askGuessedFragments([1, 2, 3], {
+    find, asked: (name) => asked.has(name), ask: (e) => { asked.add(e.name); order.push(e.name); }, budget: 64,
+  });
+  assert.deepEqual(order, ["f/shared", "f/next"]);
+});
