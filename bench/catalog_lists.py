@@ -34,9 +34,14 @@ HERE = Path(__file__).resolve().parent
 DEFAULTS = (HERE / ".cache" / "large-site" / "auto" / "site" / "semantic",)
 
 
+def sent(data: bytes) -> int:
+    """Gzip bytes of a payload, as a static host sends it."""
+    return len(gzip.compress(data, 6, mtime=0))
+
+
 def gz(value: object) -> int:
-    """Bytes of `value` as the writer's compact JSON, gzipped as a static host sends it."""
-    return len(gzip.compress(json_bytes(value), 6))
+    """`sent` of `value` as the writer's compact JSON."""
+    return sent(json_bytes(value))
 
 
 def read_catalog(folder: Path) -> dict:

@@ -101,8 +101,9 @@ def directory_bytes(rows: list, size: int) -> tuple[int, list[int]]:
     """`rows` cut into directories of `size` entries: the gzip bytes of the catalog's list
     of them, and of each directory."""
     cut = [rows[at:at + size] for at in range(0, len(rows), size)]
-    return (gz({"dirs": [[part[0][0], fake_name(part), gz(part)] for part in cut]}),
-            [gz(part) for part in cut])
+    sizes = [gz(part) for part in cut]
+    return (gz({"dirs": [[part[0][0], fake_name(part), n] for part, n in zip(cut, sizes)]}),
+            sizes)
 
 
 def measure(site: Path) -> dict:

@@ -28,7 +28,6 @@ Writes bench/results/keyed_shards.{json,md}.
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import statistics
@@ -37,14 +36,13 @@ import time
 import zlib
 from pathlib import Path
 
-from catalog_lists import gz, list_entries, read_catalog, shard_list_values
+from catalog_lists import gz, list_entries, read_catalog, sent, shard_list_values
 from directory_entries import WORK as COPIES_WORK
 from directory_entries import directory_bytes, record_lookups  # bench/directory_entries.py
 from query_rounds import queries  # bench/query_rounds.py
 from results_file import write_results  # bench/results_file.py
 
 from mkdocs_semantic.bundle import shard_lists
-from mkdocs_semantic.bundle.names import json_bytes
 from mkdocs_semantic.constants import ROW_CHECK_BYTES
 
 HERE = Path(__file__).resolve().parent
@@ -58,11 +56,6 @@ BUNDLES = {
 }
 BUCKET_BYTES = (2 << 10, 4 << 10, 8 << 10)
 LISTS = {"lexical": ("lexical", "shards"), "fragments": ("fragments",)}
-
-
-def sent(data: bytes) -> int:
-    """Gzip bytes of a payload, as a static host sends it."""
-    return len(gzip.compress(data, 6, mtime=0))
 
 
 def bucket_of(term: str, count: int) -> int:
@@ -88,7 +81,7 @@ def buckets(shards: list[dict], target: int) -> list[int]:
         group.sort(key=lambda item: item[0])
         body = {"terms": [t for t, _, _ in group], "postings": [p for _, p, _ in group],
                 "tails": [[i, *tail] for i, (_, _, tail) in enumerate(group) if tail]}
-        sizes.append(sent(json_bytes(body)) + ROW_CHECK_BYTES)
+        sizes.append(gz(body) + ROW_CHECK_BYTES)
     return sizes
 
 
@@ -99,18 +92,17 @@ def measure(name: str, folder: Path, query_files: tuple[str, ...]) -> dict:
     entries = {kind: list_entries(folder, value) for kind, value in lists.items()}
     # the folder its payloads are in, which record_lookups names a lookup by
     folder_of = {kind: rows[0][1].split("/")[0] for kind, rows in entries.items()}
-    shard_sent = {kind: [sent((folder / e[1]).read_bytes()) for e in rows]
-                  for kind, rows in entries.items()}
+    data = {kind: [(folder / e[1]).read_bytes() for e in rows] for kind, rows in entries.items()}
+    shard_sent = {kind: [sent(d) for d in files] for kind, files in data.items()}
     # lists with directories as the shipped DIR_ENTRIES cuts them (a bundle may be older)
     cut = {kind: directory_bytes(entries[kind], shard_lists.DIR_ENTRIES)
            for kind, value in lists.items() if isinstance(value, dict)}
     listed = {kind: cut[kind][0] if kind in cut else gz(value) for kind, value in lists.items()}
     dirs = {kind: cut[kind][1] if kind in cut else None for kind in lists}
-    pages = [page for e in entries["fragments"]
-             for page in json.loads((folder / e[1]).read_text("utf-8"))]
-    page_sent = [sent(json_bytes(page)) + ROW_CHECK_BYTES for page in pages]
-    shards = [json.loads((folder / e[1]).read_text("utf-8")) for e in entries["lexical"]]
-    sizes_of_empty = sent(json_bytes({"terms": [], "postings": [], "tails": []})) + ROW_CHECK_BYTES
+    pages = [page for d in data["fragments"] for page in json.loads(d)]
+    page_sent = [gz(page) + ROW_CHECK_BYTES for page in pages]
+    shards = [json.loads(d) for d in data["lexical"]]
+    sizes_of_empty = gz({"terms": [], "postings": [], "tails": []}) + ROW_CHECK_BYTES
     lookups = record_lookups(folder, queries(query_files))
     layouts: dict[str, dict] = {}
 

@@ -39,10 +39,14 @@ def unit(x: np.ndarray) -> np.ndarray:
     return x / (np.linalg.norm(x) or 1.0)
 
 
+def toward(query: np.ndarray, chosen: np.ndarray, alpha: float) -> np.ndarray:
+    """Rocchio's step: the query towards the mean of the `chosen` chunks' vectors."""
+    return unit(query + alpha * unit(chosen.mean(axis=0)))
+
+
 def moved(query: np.ndarray, vectors: np.ndarray, k: int, alpha: float) -> np.ndarray:
-    """Rocchio's step: the query towards the mean of its first k chunks' vectors."""
-    top = np.argsort(-(vectors @ query), kind="stable")[:k]
-    return unit(query + alpha * unit(vectors[top].mean(axis=0)))
+    """Rocchio's step towards the query's own first k chunks by `vectors`."""
+    return toward(query, vectors[np.argsort(-(vectors @ query), kind="stable")[:k]], alpha)
 
 
 def as_searched(searcher: Searcher, vector: np.ndarray) -> np.ndarray:
@@ -55,9 +59,7 @@ def hybrid_moved(corpus: se.Corpus, searcher: Searcher, query: se.Query, base: n
     results = searcher.rank(query=query.text, vector=as_searched(searcher, base), mode="hybrid",
                             top_k=corpus.top_k, filters=None, min_score=None)
     top = [r.chunk_id for r in results[:k]]
-    if not top:
-        return base
-    return unit(base + alpha * unit(corpus.vectors[top].mean(axis=0)))
+    return toward(base, corpus.vectors[top], alpha) if top else base
 
 
 def rank_mrr(corpus: se.Corpus, searcher: Searcher, vectors: list[np.ndarray | None]) -> dict:
