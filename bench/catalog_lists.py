@@ -27,8 +27,10 @@ from pathlib import Path
 
 from results_file import write_results  # bench/results_file.py
 
-from mkdocs_semantic.bundle.names import json_bytes
-from mkdocs_semantic.bundle.reader import SHARD_LISTS
+from mkdocs_semantic.bundle.format import check_directory
+from mkdocs_semantic.bundle.names import json_bytes, self_checked_body
+from mkdocs_semantic.bundle.reader import SHARD_LISTS, shard_list
+from mkdocs_semantic.bundle.shard_lists import resolve
 
 HERE = Path(__file__).resolve().parent
 DEFAULTS = (HERE / ".cache" / "large-site" / "auto" / "site" / "semantic",)
@@ -51,7 +53,13 @@ def read_catalog(folder: Path) -> dict:
 
 
 def list_entries(folder: Path, value: object) -> list:
-    """Every entry of a shard list as written (`shard_list_values`), its directories read."""
+    """Every entry `[first key, name, bytes]` of a shard list as written
+    (`shard_list_values`), its directories read: format 9's numbered shards, or an
+    older bundle's lists of entries."""
+    if isinstance(value, dict) and "stem" in value:
+        return [list(entry) for entry in resolve(shard_list(value), lambda name, size: (
+            check_directory(json.loads(self_checked_body(name, (folder / name).read_bytes())),
+                            name)))]
     if isinstance(value, dict):
         return [entry for _, name, _ in value["dirs"]
                 for entry in json.loads((folder / name).read_text("utf-8"))]
@@ -72,19 +80,21 @@ def shard_list_values(catalog: dict) -> dict[str, object]:
     return found
 
 
-def shard_lists(catalog: dict) -> dict[str, list]:
-    """The catalog's shard lists held in the catalog itself, by path."""
-    return {path: value for path, value in shard_list_values(catalog).items()
-            if isinstance(value, list)}
+def shard_lists(catalog: dict) -> dict[str, tuple[object, list]]:
+    """The catalog's shard lists held in the catalog itself, by path: (value as written,
+    entries)."""
+    return {path: (value, value if isinstance(value, list) else list_entries(Path(), value))
+            for path, value in shard_list_values(catalog).items()
+            if isinstance(value, list) or (isinstance(value, dict) and "first" in value)}
 
 
 def measure(folder: Path) -> dict:
     manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
     catalog = read_catalog(folder)
-    lists = {path: {"entries": len(entries), "as_written": gz(entries),
+    lists = {path: {"entries": len(entries), "as_written": gz(value),
                     "first_and_bytes": gz([[e[0], e[2]] for e in entries]),
                     "first_keys": gz([e[0] for e in entries])}
-             for path, entries in shard_lists(catalog).items()}
+             for path, (value, entries) in shard_lists(catalog).items()}
     where = folder.resolve()
     shown = where.relative_to(HERE.parent) if where.is_relative_to(HERE.parent) else where.name
     return {"folder": str(shown),

@@ -86,9 +86,9 @@ def test_the_bundle_has_several_shards_of_each_kind(searcher, expected):
     others in the catalog; some terms have a tail."""
     catalog = searcher.bundle.catalog
     shard_lists = [catalog["fragments"], catalog["lexical"]["shards"]]
-    assert all("dirs" in shards and len(shards["dirs"]) > 1 for shards in shard_lists)
+    assert all("dirs" in shards and len(shards["dirs"]["first"]) > 1 for shards in shard_lists)
     assert len(catalog["encoders"]["static"]["rows"]["ids"]) > 100
-    assert isinstance(catalog["text"], list) and len(catalog["vectors"][0]["parts"]) > 2
+    assert "first" in catalog["text"] and len(catalog["vectors"][0]["parts"]) > 2
     assert searcher.bundle.lexical.heads
     assert any(q["codes"] is None for q in expected["queries"])
     assert expected["filtered"]["results"]

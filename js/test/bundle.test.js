@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { halfToFloat, parsePageTable, parsePartitionBits, parseRow, parseVectorPart } from "../src/bundle/binary.js";
-import { FORMAT_VERSION, checkManifest, compareKeys, payloadUrl, shardOf } from "../src/bundle/bundle.js";
+import { FORMAT_VERSION, checkDirectory, checkManifest, compareKeys, payloadUrl, shardOf, verifyPayload } from "../src/bundle/bundle.js";
 import { BundleError } from "../src/bundle/error.js";
 import { Engine } from "../src/engine/engine.js";
 import { editedCopy } from "./bundle-copy.js";
@@ -32,8 +32,8 @@ async function servedCopy(edit = () => {}, source = BUNDLE) {
   return { server, dir, catalog, engine: new Engine({ manifestUrl: `${server.url}manifest.json` }) };
 }
 
-test("a format-1 to -7 manifest is refused, naming both versions", async () => {
-  for (const version of [1, 2, 3, 4, 5, 6, 7]) {
+test("a format-1 to -8 manifest is refused, naming both versions", async () => {
+  for (const version of [1, 2, 3, 4, 5, 6, 7, 8]) {
     const old = JSON.parse(readFileSync(join(FROZEN(version), "manifest.json"), "utf8"));
     assert.throws(() => checkManifest(old, "manifest.json"), (error) => error instanceof BundleError &&
       new RegExp(`format ${version}, but this search client reads format ${FORMAT_VERSION}`).test(error.message));
@@ -58,7 +58,7 @@ test("a manifest that is not JSON, or absurdly large, is refused", async () => {
 test("a tampered payload is refused; the same size, other bytes", async () => {
   let changed;
   const { engine } = await servedCopy((dir, manifest, catalog) => {
-    changed = catalog.lexical.shards.dirs[0][1];
+    changed = `index/lex0.${catalog.lexical.shards.set}.json`;
     const bytes = readFileSync(join(dir, changed));
     bytes[bytes.length - 2] ^= 1;
     writeFileSync(join(dir, changed), bytes);
@@ -94,18 +94,24 @@ test("a truncated payload and a changed catalog are refused", async () => {
       writeFileSync(path, readFileSync(path).subarray(0, 1000));
     }
   });
-  await assert.rejects(short.engine.embed("日本"), /piece\.[0-9a-f]{16}\.json is 1000 bytes, the bundle says \d+/);
+  await assert.rejects(short.engine.embed("日本"), /piece\d+\.[0-9a-f]{16}\.json is 1000 bytes, the bundle says \d+/);
   // a keyed word piece file, whose size no catalog lists, fails its own check
   await assert.rejects(short.engine.embed("configuration"), /pieces\/(s[0-9a-z]+|c[0-9a-z]|p)\.[0-9a-f]{16}\.json does not match its hash/);
 });
 
 test("a catalog naming a file outside the bundle folder is refused", async () => {
   const { engine } = await servedCopy((dir, manifest, catalog) => {
-    catalog.fragments.dirs[0][1] = `../${catalog.fragments.dirs[0][1]}`;
+    catalog.fragments.stem = `../${catalog.fragments.stem}`;
     return "catalog";
   });
   await assert.rejects(engine.open(), (error) => error instanceof BundleError &&
-    /fragments\.dirs lists "\.\.\/index\/frag\.[0-9a-f]{16}\.json", which is not a payload name/.test(error.message));
+    /fragments must be \{stem, set, first, bytes\} or \{stem, set, dirs\}/.test(error.message));
+  const { engine: other } = await servedCopy((dir, manifest, catalog) => {
+    catalog.lexical.shards.set = "../../../etc/x";
+    return "catalog";
+  });
+  await assert.rejects(other.open(), (error) => error instanceof BundleError &&
+    /lexical\.shards must be \{stem, set/.test(error.message));
   for (const name of ["../x/frag.0123456789abcdef.json", "/etc/frag.0123456789abcdef.json",
     "https://evil.example/frag.0123456789abcdef.json", "frag.0123456789abcdef.json?x", "a/b/c.0123456789abcdef.json"]) {
     assert.throws(() => payloadUrl(name, "https://site.example/docs/semantic/manifest.json"), BundleError, name);
@@ -178,10 +184,10 @@ test("keyword results fetch the catalog, then the page table beside their terms'
   assert.deepEqual(new Set(fetched.slice(0, 2)), new Set(["manifest.json", "catalog.json"]), "the catalog beside the manifest");
   assert.ok(!fetched.includes(engine.manifest.catalog.name), "its copy was the current catalog");
   const rest = fetched.slice(2).filter((name) => name !== engine.catalog.pageTable.name);
-  assert.ok(rest.every((name) => /^(lexical\/lex\.|fragments\/|index\/(lex|frag)\.)/.test(name)), rest.join(" "));
+  assert.ok(rest.every((name) => /^(lexical\/lex\d|fragments\/|index\/(lex|frag)\d)/.test(name)), rest.join(" "));
   const shards = (await engine.lexical.shards.all()).length;
   assert.ok(rest.filter((n) => n.startsWith("lexical/")).length < shards);
-  assert.ok(rest.filter((n) => n.startsWith("index/lex.")).length < engine.catalog.lexical.shards.dirs.length);
+  assert.ok(rest.filter((n) => n.startsWith("index/lex")).length < engine.catalog.lexical.shards.dirs.length);
   assert.equal(new Set(fetched).size, fetched.length, "each file is fetched once");
 });
 
@@ -194,7 +200,7 @@ test("a query asks for its terms' files without waiting for the page table", { t
   // waited for it first would never answer (and the test would fail at its timeout).
   const server = await serve(BUNDLE, {
     hold: (path) => {
-      if (/^\/(lexical|index)\/lex\./.test(path)) termAsked();
+      if (/^\/(lexical|index)\/lex\d/.test(path)) termAsked();
       return path.startsWith("/pages/") ? asked : null;
     },
   });
@@ -399,4 +405,36 @@ test("a search aborted while its query is embedded asks for no partition file", 
   const asked = [...engine.store.loads.keys()];
   assert.ok(asked.some((name) => name.startsWith("vectors/ivf.")));
   assert.ok(!asked.some((name) => /^vectors\/(bin|row)\./.test(name)), asked.join(" "));
+});
+
+test("a shard list directory names its shards from its number on; a bad one is refused by name", () => {
+  const set = "0123456789abcdef";
+  assert.deepEqual(checkDirectory({ at: 32, first: ["alpha", "beta"], bytes: [10, 20] }, `index/lex1.${set}.json`), [
+    { first: "alpha", name: `lexical/lex32.${set}.json`, bytes: 10 },
+    { first: "beta", name: `lexical/lex33.${set}.json`, bytes: 20 },
+  ]);
+  assert.deepEqual(checkDirectory({ at: 0, first: [0], bytes: [5] }, `index/frag0.${set}.json`),
+    [{ first: 0, name: `fragments/frag0.${set}.json`, bytes: 5 }]);
+  for (const [data, name, message] of [
+    [[], `index/frag0.${set}.json`, /not a shard list directory/],
+    [{ at: -1, first: [0], bytes: [1] }, `index/frag0.${set}.json`, /not a shard list directory/],
+    [{ at: 0, first: [5, 2], bytes: [1, 1] }, `index/frag0.${set}.json`, /not in ascending order/],
+    [{ at: 0, first: [0, 1], bytes: [1] }, `index/frag0.${set}.json`, /of one length/],
+    [{ at: 0, first: [0], bytes: [1] }, `fragments/frag0.${set}.json`, /not a directory's name/],
+  ]) {
+    assert.throws(() => checkDirectory(data, name), (error) => error instanceof BundleError && message.test(error.message), name);
+  }
+});
+
+test("a shard served under another shard's number fails its check", async () => {
+  const catalog = JSON.parse(readFileSync(join(BUNDLE, "catalog.json"), "utf8"));
+  const { set } = catalog.fragments;
+  const dir = JSON.parse(new TextDecoder().decode(readFileSync(join(BUNDLE, `index/frag0.${set}.json`)).subarray(0, -4)));
+  const buffer = (name) => {
+    const bytes = readFileSync(join(BUNDLE, name));
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  };
+  const [one, two] = [0, 1].map((n) => ({ name: `fragments/frag${n}.${set}.json`, bytes: dir.bytes[n] }));
+  await verifyPayload(buffer(one.name), one);
+  await assert.rejects(verifyPayload(buffer(one.name), { ...two, bytes: one.bytes }), /frag1\.[0-9a-f]{16}\.json does not match its hash/);
 });

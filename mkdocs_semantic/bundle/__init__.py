@@ -1,4 +1,4 @@
-"""The search bundle (format 7): its format (`format`), writer (`writer`) and reader
+"""The search bundle (format 9): its format (`format`), writer (`writer`) and reader
 (`reader`), side by side, and the payloads they share.
 
 Layout of `<site>/<bundle_dir>/`:
@@ -9,7 +9,8 @@ Layout of `<site>/<bundle_dir>/`:
   `transformer`: how readers embed a query by default).
 - `catalog.<h>.json`: what a reader needs to plan its downloads. It grows far more slowly
   than the site: every list that would grow with it is a payload, or a shard list
-  (bundle/shard_lists.py: in the catalog while short, else in directories of 32 entries).
+  (bundle/shard_lists.py: the first key and size of each shard, named by its number and
+  the list's hash; in the catalog while short, else in directories of 32 shards).
   - `model`: the document model (id, sha256, dim, pooling, normalize, max_tokens, prefixes);
   - `pages`: `count`, `boosts` (page -> search.boost, where not 1) and `table`, the page
     table payload (bundle/page_table.py: chunks per page, which chunks continue a section);
@@ -25,25 +26,26 @@ Layout of `<site>/<bundle_dir>/`:
   - `encoders`: `static` (`vectors`: the set it queries, `tokenizer`, `max_tokens`,
     `dtype`, `scale`, `dim`, `rows`: the table's hash and its token ids as gaps) and,
     when the site ships its model, `transformer` (`vectors`, `model`, `tokenizer`).
-- payloads, named by content hash (see bundle/names.py), in folders:
+- payloads, named by content hash or self-checked (see bundle/names.py), in folders:
   - `pages/pages.<h>.bin`: the page table; `facets/facets.<h>.json`: the facets;
-  - `index/<kind>.<h>.json`: a shard list's directory, `[[first key, name, bytes], ...]`;
-  - `fragments/frag.<h>.json`: per page `[url, title, section, [[anchor, path, excerpt,
+  - `index/<leaf><n>.<h>.json`: a shard list's directory, `{at, first, bytes}`;
+  - `fragments/frag<n>.<h>.json`: per page `[url, title, section, [[anchor, path, excerpt,
     kind], ...]]`, kind `p` (page lead) or `s` (section); the excerpt is the text results
     may show (about 480 characters, see `chunking.excerpt_parts`): a string, or where it
     holds code a list alternating prose and code, prose first (`["Run", "make all", "."]`);
-  - `text/text.<h>.json`: per page `[[text, anchors, anchor, path], ...]` (Python
+  - `text/text<n>.<h>.json`: per page `[[text, anchors, anchor, path], ...]` (Python
     readers only; the chunk's own anchor and heading path, where fragments hold the
     deep link and the path results show);
   - `vectors/...`: see bundle/vectors/store.py;
-  - `lexical/lex.<h>.json` and `lexical/tail.<h>.json`: see `LexicalIndex.to_shards`;
+  - `lexical/lex<n>.<h>.json` and `lexical/tail.<h>.json`: see `LexicalIndex.to_shards`;
   - `table/row<token id>.<h>.bin`: one row of the query table, dim int8 values and a
     4-byte check; `<h>` is the table's hash, not the file's (bundle/table.py);
   - `model/model.<h>.onnx`, `model/tokenizer.<h>.json`.
 
 Chunk ids are positions in page order: chunk `starts[page] + local`. Everything a page
-owns is addressed by page and position, so an edit to one page leaves the payloads of
-the others unchanged unless they share a shard.
+owns is addressed by page and position. A shard list's shards are named by their list's
+hash, so an edit to one page renames the shards of the lists it changes; payloads named
+by their own hash stay as they were.
 """
 
 from .format import BundleError, FileEntry, Manifest

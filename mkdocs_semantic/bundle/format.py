@@ -26,6 +26,7 @@ from ..constants import (
 )
 from .names import CATALOG_NAME, HASH_CHARS, PayloadError, check_name
 from .page_table import page_table_size
+from .shard_lists import directory_entries, parse_shard_list
 
 MANIFEST = "manifest.json"
 TABLE_HASH = re.compile(r"^[0-9a-f]{16}\Z")
@@ -126,14 +127,13 @@ class Checker:
                             first)
 
     def shard_list(self, data: object, key: str, where: str, first: type) -> list[tuple]:
-        """A catalog shard list (bundle/shard_lists.py): the entries themselves, or `{"dirs":
-        [...]}`, its directories' entries; returns the rows the catalog holds."""
-        value = self._get(data, key, where)
-        if isinstance(value, dict):
-            if set(value) != {"dirs"}:
-                self.fail(f"{where + '.' if where else ''}{key} must be a list or {{dirs}}")
-            return self.payloads(value, "dirs", f"{where + '.' if where else ''}{key}", first)
-        return self.payloads(data, key, where, first)
+        """A catalog shard list (bundle/shard_lists.py); returns the entries the catalog
+        holds: the shards', or their directories'."""
+        try:
+            shards = parse_shard_list(self._get(data, key, where), first)
+        except ValueError as exc:
+            self.fail(f"{where + '.' if where else ''}{key} {exc}")
+        return list(shards.dirs if shards.entries is None else shards.entries)
 
     def entries(self, rows: object, where: str, first: type) -> list[tuple]:
         """`rows` as a shard list `[[first key, name, bytes], ...]`, keys ascending."""
@@ -339,13 +339,12 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
     return catalog
 
 
-def check_directory(entries: object, source: str) -> list[tuple]:
-    """A shard list's directory payload: `[[first key, name, bytes], ...]` ascending."""
-    if not isinstance(entries, list) or not entries:
-        raise BundleError(f"{source} is not a shard list directory: rebuild the site")
-    first = int if isinstance(entries[0], list) and entries[0] and \
-        isinstance(entries[0][0], int) else str
-    return Checker(source).entries(entries, "the directory", first)
+def check_directory(data: object, name: str) -> list[tuple]:
+    """The entries of shard list directory `name` (its parsed JSON `data`)."""
+    try:
+        return directory_entries(name, data)
+    except ValueError as exc:
+        raise BundleError(f"{name} {exc}: rebuild the site") from exc
 
 
 def _check_file(check: Checker, data: dict, key: str, where: str,

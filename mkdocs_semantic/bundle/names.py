@@ -4,13 +4,15 @@ A payload's name is `<folder>/<stem>.<h>.<ext>`, `<h>` being the first `HASH_CHA
 digits of the sha256 of its bytes. A name therefore never points at other bytes: files
 may be cached forever, and a reader checks what it got against the name it asked for.
 
-Two kinds of payload are named from what a reader knows before it reads them, and so
+Three kinds of payload are named from what a reader knows before it reads them, and so
 check themselves instead: a query table row (bundle/table.py), `table/row<token id>.<h>.bin`,
 `<h>` being the hash of the whole table, so that a reader names the rows a query needs
-from the catalog's token ids alone; and a word piece file (bundle/wordpieces.py),
+from the catalog's token ids alone; a word piece file (bundle/wordpieces.py),
 `pieces/<key stem>.<h>.json`, `<h>` being the hash of all of them, so that a reader names
-the files a query's words need from the words alone. Such a payload ends with
-`ROW_CHECK_BYTES` of the sha256 of its name and body (`self_check`).
+the files a query's words need from the words alone; and a shard of a shard list
+(bundle/shard_lists.py), `<stem><number>.<h>.json`, `<h>` being the hash of the whole
+list, so that the catalog lists a shard by its first key and size alone. Such a payload
+ends with `ROW_CHECK_BYTES` of the sha256 of its name and body (`self_check`).
 """
 
 from __future__ import annotations
@@ -32,11 +34,18 @@ ROW_NAME = re.compile(r"^table/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.bin\Z")
 """A query table row's name: its token id and the table's hash."""
 PIECE_NAME = re.compile(r"^pieces/(s[0-9a-z]{1,2}|c[0-9a-z]|p)\.([0-9a-f]{16})\.json\Z")
 """A keyed word piece file's name: its key's stem and the hash of every keyed file."""
+SHARD_STEMS = ("fragments/frag", "text/text", "lexical/lex", "vocabulary/words",
+               "pieces/piece")
+"""The stems of the shard lists' shards; a list's directories are `index/<leaf>`."""
+SHARD_NAME = re.compile(
+    r"^(fragments/frag|text/text|lexical/lex|vocabulary/words|pieces/piece"
+    r"|index/(?:frag|text|lex|words|piece))(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json\Z")
+"""A numbered shard's (or directory's) name: its stem, its number and its list's hash."""
 
 
 def self_checked(name: str) -> bool:
     """Whether payload `name` carries its own check rather than its hash in its name."""
-    return ROW_NAME.match(name) is not None or PIECE_NAME.match(name) is not None
+    return any(pattern.match(name) is not None for pattern in (ROW_NAME, PIECE_NAME, SHARD_NAME))
 
 
 class PayloadError(ValueError):
@@ -75,8 +84,8 @@ def self_check(name: str, body: bytes) -> bytes:
 
 
 def self_checked_body(name: str, data: bytes) -> bytes:
-    """The body of a self-checked payload that `verify` passed: its check cut off."""
-    return data[:-ROW_CHECK_BYTES]
+    """The body of a payload that `verify` passed: a self-checked one's check cut off."""
+    return data[:-ROW_CHECK_BYTES] if self_checked(name) else data
 
 
 def check_name(name: object) -> str:

@@ -23,7 +23,7 @@ from .format import MANIFEST, BundleError, Manifest, check_catalog, check_direct
 from .lexical import LexicalIndex
 from .names import ROW_CHECK_BYTES, Payload, PayloadError, check_name, self_checked_body, verify
 from .page_table import PageTable, parse_page_table
-from .shard_lists import ShardList, ShardReader, resolve
+from .shard_lists import ShardList, ShardReader, parse_shard_list, resolve
 from .table import RowTable, TokenTable, row_name, token_ids_of
 from .vectors.store import (
     VectorSet,
@@ -240,12 +240,18 @@ def read_listed(root: Path, path: Path, size: int) -> bytes:
 
 def shard_list(value: object) -> ShardList:
     """A (checked) catalog shard list: its entries, or its directories."""
-    if isinstance(value, dict):
-        return ShardList(entries=None, dirs=tuple(tuple(d) for d in value["dirs"]))
-    return ShardList(entries=tuple(tuple(e) for e in value))
+    keys = value.get("first") or value.get("dirs", {}).get("first") if isinstance(
+        value, dict) else None
+    return parse_shard_list(value, str if keys and isinstance(keys[0], str) else int)
 
 
-CONTAINERS = ("index/", "lexical/lex.", "vectors/ivf.", "vectors/bin.", "pieces/keyed.")
+def payload_json(name: str, data: bytes, source: Path | str) -> object:
+    """The parsed JSON of payload `name`'s checked bytes (a self-checked one's check cut
+    off)."""
+    return parse_json(self_checked_body(name, data), source)
+
+
+CONTAINERS = ("index/", "lexical/lex", "vectors/ivf.", "vectors/bin.", "pieces/keyed.")
 """The payloads that name other payloads (see `walk_payloads`)."""
 ON_DEMAND = ("vectors/bin.", "vectors/row.", "lexical/", "fragments/", "text/", "table/",
              "vocabulary/", "pieces/")
@@ -322,10 +328,10 @@ def _named_in(catalog: dict, payload: Payload, read: Callable[[str, int], bytes]
     """The payloads `payload` names (none for a payload that names none)."""
     name = payload.name
     if name.startswith("index/"):
-        entries = check_directory(parse_json(read(name, payload.bytes), name), name)
+        entries = check_directory(payload_json(name, read(name, payload.bytes), name), name)
         return [Payload(entry_name, size) for _, entry_name, size in entries]
-    if name.startswith("lexical/lex."):
-        shard = parse_json(read(name, payload.bytes), name)
+    if name.startswith("lexical/lex"):
+        shard = payload_json(name, read(name, payload.bytes), name)
         tails = shard.get("tails") if isinstance(shard, dict) else None
         if not isinstance(tails, list):
             raise BundleError(f"{name} is not a keyword index shard: rebuild the site")
@@ -418,7 +424,7 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
         return data
 
     def load_json(name: str, size: int) -> object:
-        return parse_json(read(name, size), root / name)
+        return payload_json(name, read(name, size), root / name)
 
     def load_checked(check: Callable[[object], object]) -> Callable[[str, int], object]:
         """A loader of JSON shards that `check` parses (ValueError when malformed)."""
@@ -471,8 +477,8 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
                 load_piece_shard(name, size)
             listed = Payload(*pieces["keyed"]["list"])
             for keyed in _named_in(catalog, listed, read):
-                shard = parse_json(self_checked_body(keyed.name, read(keyed.name, keyed.bytes)),
-                                   root / keyed.name)
+                shard = payload_json(keyed.name, read(keyed.name, keyed.bytes),
+                                     root / keyed.name)
                 try:
                     checked_piece_shard(shard)
                 except ValueError as exc:

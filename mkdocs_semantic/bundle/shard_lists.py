@@ -1,42 +1,59 @@
-"""Shard lists that grow in the catalog far more slowly than the site.
+"""Shard lists: the catalog names a run of shards by their first keys and sizes alone.
 
-A shard list names a run of payloads by their first key (a page number, a term, a
-token id): `[[first key, name, bytes], ...]`, keys ascending. Up to `DIRECT_MAX`
-entries sit in the catalog as that list: a directory costs a query a round trip of its
-own, which is worth more than the few tens of kB a long list adds to the catalog. A
-longer one is cut into directory payloads of `DIR_ENTRIES` entries each
-(`index/<kind>.<h>.json`, a JSON list of the same entries), and the catalog holds
-`{"dirs": [[first key, name, bytes], ...]}`: one entry per directory. A reader looking
-for a key reads one directory (the last whose first key is not above it), so the
-catalog holds one entry for `DIR_ENTRIES` shards on a very large site.
+A shard list's shards (a run of pages, of terms, of words each) are named by their
+number and the hash of the whole list, `<stem><number>.<h>.json` (names.SHARD_NAME), and
+end with their own check (names.self_check), so the catalog holds neither their names
+nor their hashes: `{"stem": stem, "set": h, "first": [first key, ...], "bytes": [size,
+...]}`, first keys (a page number, a term, a word) ascending. Up to `DIRECT_MAX` shards
+are listed so in the catalog: a directory costs a query a round trip of its own, which
+is worth more than the few kB a longer list adds to the catalog. A longer list is cut
+into directories of `DIR_ENTRIES` shards each, `index/<leaf><number>.<h>.json` (`leaf`
+the stem's last part), each `{"at": number of its first shard, "first": [...], "bytes":
+[...]}`, and the catalog holds `{"stem", "set", "dirs": {"first": [...], "bytes":
+[...]}}`: one first key and size per directory. A reader looking for a key reads one
+directory (the last whose first key is not above it).
 """
 
 from __future__ import annotations
 
 import bisect
+import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from ..constants import HASH_CHARS
 from .load_once import LoadOnce, in_parallel
-from .names import Payload, json_bytes
+from .names import SHARD_NAME, SHARD_STEMS, Payload, json_bytes, self_check
 
 DIRECT_MAX = 4096
-"""Entries a shard list may keep in the catalog itself."""
+"""Shards a list may name in the catalog itself."""
 DIR_ENTRIES = 32
-"""Entries per directory payload: a query reads the directory of each key it looks up, so
-short directories cost it fewer bytes than the longer list of them costs the catalog
+"""Shards per directory: a query reads the directory of each key it looks up, so short
+directories cost it fewer bytes than the longer list of them costs the catalog
 (bench/results/directory_entries.md)."""
-INDEX_FOLDER = "index"
+
+Entry = tuple[object, str, int]
+"""A shard's (first key, name, bytes)."""
+
+
+def shard_name(stem: str, number: int, digest: str) -> str:
+    return f"{stem}{number}.{digest}.json"
+
+
+def directory_stem(stem: str) -> str:
+    return "index/" + stem.rsplit("/", 1)[-1]
 
 
 @dataclass(frozen=True)
 class ShardList:
     """A checked shard list: its entries, or the directories that hold them."""
 
-    entries: tuple[tuple, ...] | None
-    """`(first key, name, bytes)` each, when the list is in the catalog; else None."""
-    dirs: tuple[tuple, ...] = ()
-    """`(first key, name, bytes)` of each directory payload, when it is not."""
+    stem: str
+    digest: str
+    entries: tuple[Entry, ...] | None
+    """`(first key, name, bytes)` each, when the catalog lists the shards; else None."""
+    dirs: tuple[Entry, ...] = ()
+    """`(first key, name, bytes)` of each directory payload, when it does not."""
 
     def payloads(self) -> list[Payload]:
         """What the catalog itself names: the shards, or their directories."""
@@ -44,30 +61,99 @@ class ShardList:
         return [Payload(name, size) for _, name, size in rows]
 
 
-def write_shard_list(entries: Sequence[Sequence], kind: str,
-                     put: Callable[[str, str, str, bytes], list]) -> list | dict:
-    """The catalog value for `entries` ([[first key, name, bytes], ...] ascending): the
-    list itself, or its directories, written with `put(folder, stem, ext, data)`."""
-    rows = [list(e) for e in entries]
-    if len(rows) <= DIRECT_MAX:
-        return rows
-    dirs = []
-    for at in range(0, len(rows), DIR_ENTRIES):
-        part = rows[at:at + DIR_ENTRIES]
-        dirs.append([part[0][0], *put(INDEX_FOLDER, kind, "json", json_bytes(part))])
-    return {"dirs": dirs}
+def write_shard_list(shards: Sequence[tuple[object, bytes]], stem: str,
+                     write: Callable[[str, bytes], int]) -> dict:
+    """The catalog value for `shards` ([(first key, JSON body), ...], keys ascending),
+    each shard (and directory) written with `write(name, bytes)`, which returns its size."""
+    if stem not in SHARD_STEMS:
+        raise ValueError(f"{stem!r} is not a shard list's stem")
+    hasher = hashlib.sha256(stem.encode("ascii"))
+    for first, body in shards:
+        key = json_bytes(first)
+        hasher.update(len(key).to_bytes(8, "big") + key + len(body).to_bytes(8, "big") + body)
+    digest = hasher.hexdigest()[:HASH_CHARS]
+
+    def put(name: str, body: bytes) -> int:
+        return write(name, body + self_check(name, body))
+
+    firsts = [first for first, _ in shards]
+    sizes = [put(shard_name(stem, number, digest), body)
+             for number, (_, body) in enumerate(shards)]
+    value: dict = {"stem": stem, "set": digest}
+    if len(shards) <= DIRECT_MAX:
+        return {**value, "first": firsts, "bytes": sizes}
+    dir_firsts, dir_sizes = [], []
+    for number, at in enumerate(range(0, len(shards), DIR_ENTRIES)):
+        body = json_bytes({"at": at, "first": firsts[at:at + DIR_ENTRIES],
+                           "bytes": sizes[at:at + DIR_ENTRIES]})
+        dir_firsts.append(firsts[at])
+        dir_sizes.append(put(shard_name(directory_stem(stem), number, digest), body))
+    return {**value, "dirs": {"first": dir_firsts, "bytes": dir_sizes}}
 
 
-def resolve(shards: ShardList, read_entries: Callable[[str, int], list[tuple]]) -> list[tuple]:
+def _runs(value: object, first: type, stem: str, digest: str, at: int = 0) -> list[Entry]:
+    """`{"first": [...], "bytes": [...]}` as entries named `stem` from number `at` on."""
+    if not isinstance(value, dict) or not {"first", "bytes"} <= set(value):
+        raise ValueError("must hold first and bytes")
+    firsts, sizes = value["first"], value["bytes"]
+    if not (isinstance(firsts, list) and isinstance(sizes, list) and len(firsts) == len(sizes)):
+        raise ValueError("must hold lists first and bytes of one length")
+    out: list[Entry] = []
+    for number, (key, size) in enumerate(zip(firsts, sizes), start=at):
+        if not (isinstance(key, first) and not isinstance(key, bool)):
+            raise ValueError(f"has a first key {key!r:.40} that is not a {first.__name__}")
+        if not (isinstance(size, int) and not isinstance(size, bool) and size >= 0):
+            raise ValueError(f"has a size {size!r:.40} that is not a count of bytes")
+        if out and not out[-1][0] < key:  # type: ignore[operator]
+            raise ValueError("is not in ascending order")
+        out.append((key, shard_name(stem, number, digest), size))
+    return out
+
+
+def parse_shard_list(value: object, first: type) -> ShardList:
+    """A catalog shard list, its names made (ValueError when malformed)."""
+    if not isinstance(value, dict) or value.get("stem") not in SHARD_STEMS or not (
+            isinstance(value.get("set"), str) and len(value["set"]) == HASH_CHARS
+            and all(c in "0123456789abcdef" for c in value["set"])):
+        raise ValueError("must be {stem, set, first, bytes} or {stem, set, dirs}")
+    stem, digest = value["stem"], value["set"]
+    if "dirs" in value:
+        return ShardList(stem, digest, None,
+                         tuple(_runs(value["dirs"], first, directory_stem(stem), digest)))
+    return ShardList(stem, digest, tuple(_runs(value, first, stem, digest)))
+
+
+def directory_entries(name: str, data: object) -> list[Entry]:
+    """The entries of directory payload `name` (parsed JSON `data`); ValueError when it
+    is not one."""
+    match = SHARD_NAME.match(name)
+    if match is None or not match.group(1).startswith("index/"):
+        raise ValueError(f"{name} is not a directory's name")
+    leaf = match.group(1).removeprefix("index/")
+    stem = next(s for s in SHARD_STEMS if s.rsplit("/", 1)[-1] == leaf)
+    at = data.get("at") if isinstance(data, dict) else None
+    if not (isinstance(at, int) and not isinstance(at, bool) and at >= 0):
+        raise ValueError("is not a shard list directory")
+    firsts = data["first"] if isinstance(data.get("first"), list) else []
+    entries = _runs(data, str if firsts and isinstance(firsts[0], str) else int, stem,
+                    match.group(3), at)
+    if not entries:
+        raise ValueError("is an empty directory")
+    return entries
+
+
+def resolve(shards: ShardList, read_entries: Callable[[str, int], list[Entry]]) -> list[Entry]:
     """Every entry of the list; `read_entries(name, bytes)` reads and checks a directory
-    (see `check_directory`)."""
+    (see `directory_entries`)."""
     if shards.entries is not None:
         return list(shards.entries)
-    out: list[tuple] = []
+    out: list[Entry] = []
     for first, name, size in shards.dirs:
         entries = read_entries(name, size)
         if not entries or entries[0][0] != first or (out and not out[-1][0] < entries[0][0]):
             raise ValueError(f"{name} does not hold the entries from {first!r} in order")
+        if entries[0][1] != shard_name(shards.stem, len(out), shards.digest):
+            raise ValueError(f"{name} does not number its shards from {len(out)}")
         out.extend(entries)
     return out
 

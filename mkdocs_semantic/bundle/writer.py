@@ -115,8 +115,13 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
     vector_fields, partition_of_chunk = write_vectors(
         put, stored, starts, row_bytes=row_bytes, layout=vector_layout,
         previous=previous_centroids)
+
+    def shard_list(stem: str, shards: list[tuple[object, bytes]]) -> dict:
+        return write_shard_list(shards, stem, lambda name, data: _write_self_checked(
+            out, written, name, data))
+
     lexical_shards = [
-        [first, *put("lexical", "lex", "json", json_bytes(shard))]
+        (first, json_bytes(shard))
         for first, shard in lexical.to_shards(
             starts, target_bytes=LEXICAL_SHARD_BYTES,
             put_tail=lambda data: put("lexical", "tail", "json", data))]
@@ -130,22 +135,20 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         },
         "facets": put("facets", "facets", "json",
                       json_bytes(_facets(pages, starts, partition_of_chunk))),
-        "fragments": write_shard_list(_page_shards(put, "fragments", "frag", "json", fragments,
-                                                   FRAGMENT_SHARD_BYTES), "frag", put),
-        "text": write_shard_list(_page_shards(put, "text", "text", "json", texts,
-                                              TEXT_SHARD_BYTES), "text", put),
+        "fragments": shard_list("fragments/frag",
+                                _page_shards(fragments, FRAGMENT_SHARD_BYTES)),
+        "text": shard_list("text/text", _page_shards(texts, TEXT_SHARD_BYTES)),
         "lexical": {
             "version": SHARD_VERSION, "scale": lexical.scale, "count": lexical.count,
             "stopwords": sorted(STOPWORDS), "head": lexical.head,
-            "shards": write_shard_list(lexical_shards, "lex", put),
+            "shards": shard_list("lexical/lex", lexical_shards),
         },
         "vocabulary": {
             "version": VOCABULARY_VERSION,
-            "shards": write_shard_list(
-                [[first, *put("vocabulary", "words", "json", json_bytes(shard))]
-                 for first, shard in vocabulary_shards(
-                     build_vocabulary(lexical_fields(c) for c in chunks),
-                     target_bytes=VOCABULARY_SHARD_BYTES)], "words", put),
+            "shards": shard_list("vocabulary/words", [
+                (first, json_bytes(shard)) for first, shard in vocabulary_shards(
+                    build_vocabulary(lexical_fields(c) for c in chunks),
+                    target_bytes=VOCABULARY_SHARD_BYTES)]),
         },
         "vectors": [{
             "model": model["id"], "dtype": stored.dtype, "scale": stored.scale, "dim": dim,
@@ -167,9 +170,8 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
             catalog["encoders"]["static"]["pieces"] = {
                 "version": PIECES_VERSION, "config": pieces.config,
                 "keyed": write_keyed_pieces(out, written, pieces, put),
-                "shards": write_shard_list(
-                    [[first, *put("pieces", "piece", "json", json_bytes(shard))]
-                     for first, shard in pieces.shards], "piece", put),
+                "shards": shard_list("pieces/piece", [
+                    (first, json_bytes(shard)) for first, shard in pieces.shards]),
                 "sent": sum(len(gzip.compress(json_bytes(shard), compresslevel=6, mtime=0))
                             for _, shard in pieces.shards),
             }
@@ -242,10 +244,11 @@ def _facets(pages: list[tuple[int, list[Chunk]]], starts: np.ndarray,
     return out
 
 
-def _page_shards(put, folder: str, stem: str, ext: str, rows: list, target: int) -> list:
+def _page_shards(rows: list, target: int) -> list[tuple[object, bytes]]:
+    """(first page, JSON list of the pages' rows) of runs of about `target` bytes."""
     encoded = [json_bytes(row) for row in rows]
     cuts = group_by_size([len(e) for e in encoded], target) if rows else []
-    return [[a, *put(folder, stem, ext, b"[" + b",".join(encoded[a:b]) + b"]")]
+    return [(a, b"[" + b",".join(encoded[a:b]) + b"]")
             for a, b in zip(cuts, [*cuts[1:], len(rows)])]
 
 
@@ -266,6 +269,7 @@ def _write_self_checked(out: Path, written: list[Payload], name: str, data: byte
     yet: it is written as unlisted."""
     target = out / name
     if not (target.is_file() and target.stat().st_size == len(data)):
+        target.parent.mkdir(exist_ok=True)
         write_unlisted(target, data)
     written.append(Payload(name=name, bytes=len(data)))
     return len(data)

@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from mkdocs_semantic.apps.cli import cli
 from mkdocs_semantic.bundle.reader import ON_DEMAND, read_bundle
 
-from ..bundle_edits import publish_catalog
+from ..bundle_edits import publish_catalog, rewrite_shard_list
 from ..conftest import Project
 from .test_cli import JUDGED, NAV, build_sample_site, write_tsv
 
@@ -435,15 +435,11 @@ def test_a_failed_refresh_leaves_the_earlier_copy_as_it_was(deployed, tmp_path):
     # a redeploy whose first new file is sound and whose last one is not
     root, manifest = bundle_files(deployed)
     catalog = json.loads((root / manifest["catalog"]["name"]).read_text())
-    sound, broken = catalog["fragments"][0], catalog["text"][-1]
-    data = (root / sound[1]).read_bytes() + b" "
-    new_name = f"fragments/frag.{hashlib.sha256(data).hexdigest()[:16]}.json"
-    (root / new_name).write_bytes(data)
-    sound[1:] = [new_name, len(data)]
-    promised = (root / broken[1]).read_bytes() + b" "
-    bad_name = f"text/text.{hashlib.sha256(promised).hexdigest()[:16]}.json"
-    (root / bad_name).write_bytes(promised.replace(b"e", b"E", 1))  # not what its name says
-    broken[1:] = [bad_name, len(promised)]
+    catalog["fragments"], [new_name, *_] = rewrite_shard_list(root, catalog["fragments"])
+    catalog["text"], written = rewrite_shard_list(root, catalog["text"])
+    bad_name = written[-1]
+    promised = (root / bad_name).read_bytes()
+    (root / bad_name).write_bytes(promised.replace(b"e", b"E", 1))  # not what it promises
     publish_catalog(root, catalog)
 
     result = run("stats", url, "--cache-dir", str(cache))

@@ -136,7 +136,7 @@ def test_shards_read_lazily_give_the_same_scores_reading_only_what_a_query_needs
     lazy = shards_round_trip(small, read=read)
     assert read == []  # nothing until a query
     np.testing.assert_array_equal(lazy.scores("response"), eager.scores("response"))
-    shards_now = [n for n in read if "/lex." in n]
+    shards_now = [n for n in read if "lexical/lex" in n]
     assert len(shards_now) == 1 and not [n for n in read if "/tail." in n]
     assert lazy.possible("response") == eager.possible("response")
     # a filtered query reads the term's tail, once

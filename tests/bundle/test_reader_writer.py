@@ -20,9 +20,12 @@ from mkdocs_semantic.bundle.names import (
     PayloadError,
     check_name,
     self_check,
+    self_checked,
+    self_checked_body,
 )
 from mkdocs_semantic.bundle.quantize import quantize
 from mkdocs_semantic.bundle.reader import find_bundle_dir, read_bundle
+from mkdocs_semantic.bundle.shard_lists import parse_shard_list
 from mkdocs_semantic.bundle.table import TokenTable
 from mkdocs_semantic.bundle.vectors.codes import query_codes
 from mkdocs_semantic.bundle.vectors.store import VectorSet
@@ -114,8 +117,8 @@ def test_fragments_carry_code_and_the_deepest_heading(tmp_path):
     write_bundle(tmp_path, chunks=chunks, stored=quantize(sample_vectors(), "i8"),
                  spec=default_model_spec(), table=sample_table(chunks))
     catalog = catalog_of(tmp_path)
-    [[_, name, _]] = catalog["fragments"]
-    pages = json.loads((tmp_path / name).read_text())
+    [(_, name, _)] = parse_shard_list(catalog["fragments"], int).entries
+    pages = json.loads(self_checked_body(name, (tmp_path / name).read_bytes()))
     assert pages[1][3][1] == ["deep", ["Part", "Section 3", "Deep"],
                               ["Create the app:", "app = FastAPI()", "Then run it."], "s"]
     assert pages[0][3][0][2] == "Text of section 0 ✓ 東京 مرحبا"  # no code: one string
@@ -152,7 +155,7 @@ def test_payload_names_carry_their_hash_and_old_payloads_are_removed(tmp_path):
     assert len(keyed) == len(keyed_stems()), "every keyed word piece file"
     for name in second:
         data = (tmp_path / name).read_bytes()
-        if name in rows or name in keyed:  # named by a hash of them all, checked by their end
+        if self_checked(name):  # named by a hash of their set, checked by their end
             assert data[-ROW_CHECK_BYTES:] == self_check(name, data[:-ROW_CHECK_BYTES])
         else:
             assert name.split("/")[-1].split(".")[1] == hashlib.sha256(data).hexdigest()[:16]
@@ -175,13 +178,15 @@ def test_a_page_edit_changes_only_the_payloads_that_hold_it(tmp_path):
                  spec=default_model_spec(), table=table)
     after = {p.name for p in read_bundle(tmp_path).files}
     changed = after - before
-    # the page's text and excerpt, its terms, the counts of its words ("added",
-    # "sentence": the shards holding them) and the catalog that lists them; its vectors
-    # were not re-embedded here, and the other pages' payloads stay as they were
-    kinds = [n.split("/")[0].split(".")[0] for n in changed]
-    assert set(kinds) == {"text", "fragments", "lexical", "vocabulary", "catalog"}
-    assert len(changed) - kinds.count("vocabulary") == 4
-    assert 1 <= kinds.count("vocabulary") <= 2
+    # the lists holding the page's text and excerpt, its terms and the counts of its
+    # words ("added", "sentence") are renamed (shards are named by their list's hash), and
+    # the catalog that lists them; its vectors were not re-embedded here, and the query
+    # table, word pieces, page table and facets stay as they were
+    kinds = {n.split("/")[0].split(".")[0] for n in changed}
+    assert kinds == {"text", "fragments", "lexical", "vocabulary", "catalog"}
+    assert before - after == {n for n in before
+                              if n.split("/")[0].split(".")[0] in kinds - {"lexical"}
+                              or n.startswith("lexical/lex")}
 
 
 def test_the_searcher_scores_by_exact_integer_dot_products(tmp_path):
@@ -230,7 +235,7 @@ def test_unknown_format_names_both_versions(tmp_path):
         read_bundle(tmp_path)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8])
 def test_an_older_format_is_refused_with_what_to_do(tmp_path, version):
     shutil.copytree(FIXTURES / f"v{version}", tmp_path / "old")
     wanted = rf"format {version}; .* reads format {FORMAT_VERSION}: rebuild the site"
@@ -391,13 +396,14 @@ def test_bad_manifest_fields_are_refused_by_name(tmp_path, field, value, message
     ("vectors.0.dtype", "b1", r"vectors\[0\]\.dtype must be one of"),
     ("model.id", DELETE, r"model\.id is missing"),
     ("model.max_tokens", 100_000, r"model\.max_tokens is 100000"),
-    ("fragments", {"a": 1}, r"fragments must be a list"),
-    ("text.0.1", "../text.0123456789abcdef.json", r"not a payload name"),
-    ("lexical.shards.0.1", "/abs/lex.0123456789abcdef.json", r"not a payload name"),
+    ("fragments", {"a": 1}, r"fragments must be \{stem, set"),
+    ("text.stem", "../text", r"text must be \{stem, set"),
+    ("lexical.shards.set", "/abs/lex", r"lexical\.shards must be \{stem, set"),
     ("pages.count", 7, r"pages\.count is not the manifest's page count"),
     ("pages.table.1", 3, r"pages\.table must be \[name, bytes\] of \d+ bytes"),
     ("facets", "facets.json", r"facets must be a list"),
-    ("fragments", {"dirs": 1}, r"fragments\.dirs must be a list"),
+    ("fragments.dirs", 1, r"fragments must hold first and bytes"),
+    ("fragments.bytes.0", "x", r"fragments has a size 'x'"),
     ("lexical.head", 0, r"lexical\.head is 0"),
     ("pages.boosts", {"0": -1}, r"pages\.boosts has a bad entry"),
     ("encoders.static.dim", 12, r"encoders\.static\.dim"),

@@ -1,4 +1,5 @@
-"""Shard lists: in the catalog while short, in directories of entries once long."""
+"""Shard lists: shards named by number and the list's hash, listed by first key and size;
+in the catalog while short, in directories once long."""
 
 from __future__ import annotations
 
@@ -8,60 +9,113 @@ import pytest
 
 from mkdocs_semantic.bundle import shard_lists
 from mkdocs_semantic.bundle.format import BundleError, check_directory
-from mkdocs_semantic.bundle.names import payload_name
-from mkdocs_semantic.bundle.shard_lists import ShardList, resolve, write_shard_list
+from mkdocs_semantic.bundle.names import PayloadError, self_checked_body, verify
+from mkdocs_semantic.bundle.shard_lists import parse_shard_list, resolve, write_shard_list
 
 
-def entries(n: int) -> list[list]:
-    return [[10 * i, f"fragments/frag.{i:016x}.json", 100 + i] for i in range(n)]
+def shards(n: int, salt: str = "") -> list[tuple[object, bytes]]:
+    return [(10 * i, json.dumps([f"page {10 * i}{salt}"]).encode()) for i in range(n)]
 
 
-def writer():
+def writer() -> tuple[dict[str, bytes], object]:
     written: dict[str, bytes] = {}
 
-    def put(folder: str, stem: str, ext: str, data: bytes) -> list:
-        name = payload_name(folder, stem, ext, data)
+    def write(name: str, data: bytes) -> int:
         written[name] = data
-        return [name, len(data)]
+        return len(data)
 
-    return put, written
+    return written, write
 
 
-def test_a_short_list_stays_in_the_catalog_and_a_long_one_goes_to_directories(monkeypatch):
+def read_directory(written: dict[str, bytes]):
+    def read(name: str, size: int) -> list[tuple]:
+        data = verify(name, written[name], size=size)
+        return check_directory(json.loads(self_checked_body(name, data)), name)
+    return read
+
+
+def test_a_short_list_names_its_shards_by_number_and_the_lists_hash():
+    written, write = writer()
+    value = write_shard_list(shards(3), "fragments/frag", write)
+    digest = value["set"]
+    assert value == {"stem": "fragments/frag", "set": digest, "first": [0, 10, 20],
+                     "bytes": [len(written[f"fragments/frag{i}.{digest}.json"])
+                               for i in range(3)]}
+    listed = parse_shard_list(value, int)
+    assert [(first, name) for first, name, _ in listed.entries] == [
+        (10 * i, f"fragments/frag{i}.{digest}.json") for i in range(3)]
+    for (_, body), (_, name, size) in zip(shards(3), listed.entries):
+        assert self_checked_body(name, verify(name, written[name], size=size)) == body
+    # Another list's bytes get another hash; the same bytes the same names.
+    assert write_shard_list(shards(3, "x"), "fragments/frag", writer()[1])["set"] != digest
+    assert write_shard_list(shards(3), "fragments/frag", writer()[1]) == value
+
+
+def test_a_shard_read_under_another_number_fails_its_check():
+    written, write = writer()
+    digest = write_shard_list(shards(2), "text/text", write)["set"]
+    with pytest.raises(PayloadError, match="does not match its hash"):
+        verify(f"text/text1.{digest}.json", written[f"text/text0.{digest}.json"])
+
+
+def test_a_long_list_goes_to_directories(monkeypatch):
     monkeypatch.setattr(shard_lists, "DIRECT_MAX", 4)
     monkeypatch.setattr(shard_lists, "DIR_ENTRIES", 3)
-    put, written = writer()
-    assert write_shard_list(entries(4), "frag", put) == entries(4) and not written
-    value = write_shard_list(entries(7), "frag", put)
-    assert [d[0] for d in value["dirs"]] == [0, 30, 60]  # 3 + 3 + 1 entries
-    assert all(name.startswith("index/frag.") for name in written)
-
-    def read(name: str, size: int) -> list[tuple]:
-        assert len(written[name]) == size
-        return check_directory(json.loads(written[name]), name)
-
-    listed = ShardList(entries=None, dirs=tuple(tuple(d) for d in value["dirs"]))
-    assert resolve(listed, read) == [tuple(e) for e in entries(7)]
-    assert [p.name for p in listed.payloads()] == [d[1] for d in value["dirs"]]
-
-
-def test_a_directory_that_does_not_start_at_its_key_is_refused():
-    listed = ShardList(entries=None, dirs=((0, "index/frag.0000000000000000.json", 1),
-                                           (30, "index/frag.0000000000000001.json", 1)))
-    pages = {"index/frag.0000000000000000.json": [tuple(e) for e in entries(3)],
-             "index/frag.0000000000000001.json": [tuple(e) for e in entries(2)]}
-    with pytest.raises(ValueError, match="does not hold the entries from 30"):
-        resolve(listed, lambda name, size: pages[name])
+    written, write = writer()
+    value = write_shard_list(shards(7), "fragments/frag", write)
+    digest = value["set"]
+    assert value["dirs"]["first"] == [0, 30, 60]  # 3 + 3 + 1 shards
+    assert sorted(n for n in written if n.startswith("index/")) == [
+        f"index/frag{i}.{digest}.json" for i in range(3)]
+    listed = parse_shard_list(value, int)
+    assert listed.entries is None
+    assert [p.name for p in listed.payloads()] == [f"index/frag{i}.{digest}.json"
+                                                   for i in range(3)]
+    assert [(first, name) for first, name, _ in resolve(listed, read_directory(written))] \
+        == [(10 * i, f"fragments/frag{i}.{digest}.json") for i in range(7)]
 
 
-@pytest.mark.parametrize("data, message", [
-    ([], "not a shard list directory"),
-    ({"a": 1}, "not a shard list directory"),
-    ([[5, "fragments/frag.0000000000000000.json", 1],
-      [2, "fragments/frag.0000000000000001.json", 1]], "not in ascending order"),
-    ([[0, "../frag.0000000000000000.json", 1]], "not a payload name"),
-    ([[0, "fragments/frag.0000000000000000.json", -1]], "malformed entry"),
+def test_directories_out_of_order_are_refused(monkeypatch):
+    monkeypatch.setattr(shard_lists, "DIRECT_MAX", 4)
+    monkeypatch.setattr(shard_lists, "DIR_ENTRIES", 3)
+    written, write = writer()
+    value = write_shard_list(shards(7), "fragments/frag", write)
+    value["dirs"]["first"][1] = 40
+    with pytest.raises(ValueError, match="does not hold the entries from 40"):
+        resolve(parse_shard_list(value, int), read_directory(written))
+
+
+@pytest.mark.parametrize("value, message", [
+    ([[0, "fragments/frag.0123456789abcdef.json", 1]], "must be {stem, set"),
+    ({"stem": "../frag", "set": "0123456789abcdef", "first": [], "bytes": []},
+     "must be {stem, set"),
+    ({"stem": "text/text", "set": "0123", "first": [], "bytes": []}, "must be {stem, set"),
+    ({"stem": "text/text", "set": "0123456789abcdef", "first": [0]}, "must hold first"),
+    ({"stem": "text/text", "set": "0123456789abcdef", "first": [0, 1], "bytes": [1]},
+     "of one length"),
+    ({"stem": "text/text", "set": "0123456789abcdef", "first": [5, 2], "bytes": [1, 1]},
+     "not in ascending order"),
+    ({"stem": "text/text", "set": "0123456789abcdef", "first": ["a"], "bytes": [1]},
+     "not a int"),
+    ({"stem": "text/text", "set": "0123456789abcdef", "first": [0], "bytes": [-1]},
+     "not a count of bytes"),
 ])
-def test_a_bad_directory_is_refused_by_name(data, message):
+def test_a_bad_list_is_refused(value, message):
+    with pytest.raises(ValueError, match=message):
+        parse_shard_list(value, int)
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("index/frag0.0123456789abcdef.json", [], "not a shard list directory"),
+    ("index/frag0.0123456789abcdef.json", {"at": -1, "first": [0], "bytes": [1]},
+     "not a shard list directory"),
+    ("index/frag0.0123456789abcdef.json", {"at": 0, "first": [], "bytes": []},
+     "an empty directory"),
+    ("index/frag0.0123456789abcdef.json", {"at": 0, "first": [5, 2], "bytes": [1, 1]},
+     "not in ascending order"),
+    ("fragments/frag0.0123456789abcdef.json", {"at": 0, "first": [0], "bytes": [1]},
+     "not a directory's name"),
+])
+def test_a_bad_directory_is_refused_by_name(name, data, message):
     with pytest.raises(BundleError, match=message):
-        check_directory(data, "index/frag.0123456789abcdef.json")
+        check_directory(data, name)

@@ -63,7 +63,7 @@ def test_shards_cover_the_words_in_order_and_prefixes_read_only_their_shards():
     flat = [w for _, s in shards for w in s["words"]]
     assert flat == sorted(counts) and [f for f, _ in shards] == [s["words"][0] for _, s in shards]
     read: list[str] = []
-    entries = [(first, f"vocabulary/words.{i:016x}.json", 0)
+    entries = [(first, f"vocabulary/words{i}.0123456789abcdef.json", 0)
                for i, (first, _) in enumerate(shards)]
     by_name = {name: shard for (_, name, _), (_, shard) in zip(entries, shards)}
 

@@ -1,4 +1,4 @@
-// Reading a search bundle written by mkdocs_semantic/bundle/writer.py (format 8): checks of the
+// Reading a search bundle written by mkdocs_semantic/bundle/writer.py (format 9): checks of the
 // manifest, the catalog and shard list directories, payload names and URLs, and hashes.
 // The binary payloads are binary.js's. Pure functions over parsed JSON and ArrayBuffers,
 // so they run in workers and in node tests.
@@ -22,8 +22,12 @@ const CATALOG_NAME = /^catalog\.[0-9a-f]{16}\.json$/;
 const ROW_NAME = /^table\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.bin$/;
 // names.py PIECE_NAME: a keyed word piece file, named by its key and the hash of them all.
 const PIECE_NAME = /^pieces\/(s[0-9a-z]{1,2}|c[0-9a-z]|p)\.([0-9a-f]{16})\.json$/;
+// names.py SHARD_NAME: a shard of a shard list (or a directory of them), named by its
+// number and the list's hash.
+const SHARD_NAME = /^(fragments\/frag|text\/text|lexical\/lex|vocabulary\/words|pieces\/piece|index\/(?:frag|text|lex|words|piece))(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json$/;
+const SHARD_STEMS = ["fragments/frag", "text/text", "lexical/lex", "vocabulary/words", "pieces/piece"];
 const TABLE_HASH = /^[0-9a-f]{16}$/;
-const selfChecked = (name) => ROW_NAME.test(name) || PIECE_NAME.test(name);
+const selfChecked = (name) => ROW_NAME.test(name) || PIECE_NAME.test(name) || SHARD_NAME.test(name);
 
 /** Type and range checks of untrusted JSON; every failure names the file and the field. */
 class Checker {
@@ -102,27 +106,41 @@ class Checker {
   }
 
   /**
-   * A catalog shard list (mkdocs_semantic/bundle/shard_lists.py): its entries, or `{dirs}`,
-   * the directories that hold them. Returns `{entries}` or `{dirs}`, each a list of
-   * `{first, name, bytes}`.
+   * A catalog shard list (mkdocs_semantic/bundle/shard_lists.py): `{stem, set, first,
+   * bytes}`, or `{stem, set, dirs: {first, bytes}}` for one in directories. Returns
+   * `{entries}` or `{dirs}`, each a list of `{first, name, bytes}`, the names made from
+   * the stem, the number and the list's hash.
    */
   shardList(data, key, where, firstType) {
     const value = this.get(data, key, where);
-    if (isObject(value)) {
-      if (Object.keys(value).length !== 1 || !("dirs" in value)) this.fail(`${at(where, key)} must be a list or {dirs}`);
-      return { dirs: this.shards(value, "dirs", at(where, key), firstType) };
+    const where2 = at(where, key);
+    if (!isObject(value) || !SHARD_STEMS.includes(value.stem) || !TABLE_HASH.test(value.set)) {
+      this.fail(`${where2} must be {stem, set, first, bytes} or {stem, set, dirs}`);
     }
-    return { entries: this.shards(data, key, where, firstType) };
+    if ("dirs" in value) {
+      return { dirs: this.runs(value.dirs, where2, firstType, directoryStem(value.stem), value.set, 0) };
+    }
+    return { entries: this.runs(value, where2, firstType, value.stem, value.set, 0) };
+  }
+
+  /** `{first, bytes}` as entries `{first, name, bytes}`, named `stem` from number `from`. */
+  runs(value, where, firstType, stem, set, from) {
+    const firsts = isObject(value) ? value.first : undefined;
+    const sizes = isObject(value) ? value.bytes : undefined;
+    if (!Array.isArray(firsts) || !Array.isArray(sizes) || firsts.length !== sizes.length) {
+      this.fail(`${where} must hold lists first and bytes of one length`);
+    }
+    return this.entries(firsts.map((first, i) => [first, `${stem}${from + i}.${set}.json`, sizes[i]]), where, firstType, true);
   }
 
   /** `rows` as a shard list `[[first key, name, bytes], ...]`, keys ascending. */
-  entries(rows, where, firstType) {
+  entries(rows, where, firstType, namesMade = false) {
     const out = [];
     for (const row of rows) {
       const ok = Array.isArray(row) && row.length === 3 && isInt(row[2]) && row[2] >= 0 &&
         (firstType === "int" ? isInt(row[0]) : typeof row[0] === "string");
       if (!ok) this.fail(`${where} has a malformed entry ${show(row).slice(0, 80)}`);
-      this.name(row[1], where);
+      if (!namesMade) this.name(row[1], where);
       if (out.length && !(compareKeys(out[out.length - 1].first, row[0]) < 0)) {
         this.fail(`${where} is not in ascending order`);
       }
@@ -404,12 +422,23 @@ export function exactParts(set, starts, source) {
   });
 }
 
-/** A shard list's directory payload: `[[first key, name, bytes], ...]` ascending. */
-export function checkDirectory(data, source) {
-  const check = new Checker(source);
-  if (!Array.isArray(data) || !data.length || !Array.isArray(data[0])) check.fail("it is not a shard list directory");
-  return check.entries(data, "the directory", typeof data[0][0] === "number" ? "int" : "string");
+/**
+ * The entries `{first, name, bytes}` of shard list directory `name` (its parsed JSON
+ * `data`, `{at, first, bytes}`: `at` the number of its first shard).
+ */
+export function checkDirectory(data, name) {
+  const check = new Checker(name);
+  const match = SHARD_NAME.exec(name);
+  const stem = match?.[1].startsWith("index/") ? SHARD_STEMS.find((s) => directoryStem(s) === match[1]) : null;
+  if (!stem) check.fail("it is not a directory's name");
+  if (!isObject(data) || !isInt(data.at) || data.at < 0 || !Array.isArray(data.first) || !data.first.length) {
+    check.fail("it is not a shard list directory");
+  }
+  return check.runs(data, "the directory", typeof data.first[0] === "number" ? "int" : "string", stem, match[3], data.at);
 }
+
+/** The stem of a shard list's directories: `index/` and the last part of its stem. */
+const directoryStem = (stem) => `index/${stem.slice(stem.lastIndexOf("/") + 1)}`;
 
 /**
  * A word piece shard (mkdocs_semantic/bundle/wordpieces.py checked_piece_shard): `{pieces,

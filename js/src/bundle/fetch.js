@@ -2,7 +2,7 @@
 // the payload store: every bundle file fetched once, verified, parsed and kept by name.
 
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
-import { payloadUrl, verifyPayload } from "./bundle.js";
+import { payloadUrl, selfCheckedBody, verifyPayload } from "./bundle.js";
 
 export { payloadUrl };
 import { BundleError } from "./error.js";
@@ -158,6 +158,6 @@ export class PayloadStore {
   }
 
   json(file) {
-    return this.get(file, (buffer) => parseJson(buffer, file.name));
+    return this.get(file, (buffer) => parseJson(selfCheckedBody(buffer, file.name), file.name));
   }
 }
