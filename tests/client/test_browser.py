@@ -200,13 +200,20 @@ def test_mkdocs_theme_search_box(sites, tmp_path, site):
 def test_the_page_asks_for_the_workers_script_beside_the_opening(sites, tmp_path):
     """A worker asks for its script only once its thread has started; the page asks for
     it at once, and on a host that lets files be cached (GitHub Pages: max-age=600) the
-    worker's own request is answered from the browser's cache: one request, the page's."""
-    plan = search_plan(sites["mkdocs"], "mkdocs", [(QUERIES[0][0], False)],
-                       cacheControl="max-age=600")
-    report = drive("search", plan, tmp_path)
-    assert top_sections(report["queries"][0]["results"], 3)
-    asked = [dest for path, dest in report["dests"] if path.endswith("/worker.js")]
-    assert asked == ["empty"], asked  # a fetch, not the worker's own request ("worker")
+    later of the two requests is answered from the browser's cache: one request. Which
+    of the two reaches the host first is the browser's to order (usually the page's
+    fetch, dest "empty"; on a busy machine sometimes the worker's), so the count is
+    checked there, and that both ask where nothing may be cached."""
+    for cache_control, wanted in (("max-age=600", 1), ("no-store", 2)):
+        plan = search_plan(sites["mkdocs"], "mkdocs", [(QUERIES[0][0], False)],
+                           cacheControl=cache_control)
+        report = drive("search", plan, tmp_path)
+        assert top_sections(report["queries"][0]["results"], 3)
+        asked = sorted(dest for path, dest in report["dests"] if path.endswith("/worker.js"))
+        if wanted == 2:
+            assert asked == ["empty", "worker"], asked  # the page's fetch and the worker's
+        else:
+            assert len(asked) == 1 and set(asked) <= {"empty", "worker"}, asked
 
 
 def test_material_search_box_with_instant_navigation(sites, tmp_path):
