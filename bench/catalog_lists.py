@@ -1,11 +1,10 @@
-"""What a first query's catalog is made of, and what its shard lists would cost named
-by number.
+"""What a first query's catalog is made of, and what its shard lists cost.
 
-A first query reads the whole catalog. On a large site most of it is shard lists,
-`[[first key, name, bytes], ...]`, each name carrying its own 16-digit hash, which gzip
-cannot shrink. Payloads that a build rewrites together anyway (the keyword shards: their
-scores depend on site-wide statistics) could be named from one hash and their number,
-as the query table's rows are; the catalog would then list only first keys (and sizes).
+A first query reads the whole catalog. On a large site most of it is shard lists. Up to
+format 8 they were `[[first key, name, bytes], ...]`, each name carrying its own
+16-digit hash, which gzip cannot shrink; from format 9 a list's shards are named from
+one hash and their number, as the query table's rows are, and the catalog lists first
+keys and sizes. Both are read.
 
 For each bundle folder given (by default the one bench/large_site.py builds, Debian's
 manual pages), the gzip bytes of every top-level catalog
@@ -103,7 +102,7 @@ def measure(folder: Path) -> dict:
 
 
 def render(results: dict) -> str:
-    lines = ["# The catalog's parts and its shard lists named by number", "",
+    lines = ["# The catalog's parts and its shard lists", "",
              f"Reproduce: `python bench/catalog_lists.py` (after `python bench/large_site.py`, "
              f"which builds the large site). Measured {results['run']}. Bytes are gzip bytes "
              "of compact JSON, as a static host sends the catalog.", ""]
