@@ -79,6 +79,14 @@ def shard_list_values(catalog: dict) -> dict[str, object]:
     return found
 
 
+def require_format_8(folder: Path, catalog: dict) -> None:
+    """This bench measures format 8's lists of names against the layouts it proposed;
+    a later bundle lists its shards by number (bench/catalog_lists.py measures that)."""
+    if any(isinstance(v, dict) and "stem" in v for v in shard_list_values(catalog).values()):
+        raise SystemExit(f"{folder}: a format-9 bundle; this bench measured format 8's "
+                         "shard lists (its results are kept as measured)")
+
+
 def shard_lists(catalog: dict) -> dict[str, tuple[object, list]]:
     """The catalog's shard lists held in the catalog itself, by path: (value as written,
     entries)."""

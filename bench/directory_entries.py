@@ -33,6 +33,7 @@ from catalog_lists import (  # bench/catalog_lists.py
     gz,
     list_entries,
     read_catalog,
+    require_format_8,
     shard_list_values,
 )
 from query_rounds import queries  # bench/query_rounds.py
@@ -108,8 +109,10 @@ def directory_bytes(rows: list, size: int) -> tuple[int, list[int]]:
 
 def measure(site: Path) -> dict:
     folder = site / "semantic"
+    catalog = read_catalog(folder)
+    require_format_8(folder, catalog)
     entries = {path: list_entries(folder, value)
-               for path, value in shard_list_values(read_catalog(folder)).items()
+               for path, value in shard_list_values(catalog).items()
                if isinstance(value, dict)}
     if not entries:
         raise SystemExit(f"{folder}: no shard list has directories")

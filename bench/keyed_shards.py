@@ -36,7 +36,14 @@ import time
 import zlib
 from pathlib import Path
 
-from catalog_lists import gz, list_entries, read_catalog, sent, shard_list_values
+from catalog_lists import (
+    gz,
+    list_entries,
+    read_catalog,
+    require_format_8,
+    sent,
+    shard_list_values,
+)
 from directory_entries import WORK as COPIES_WORK
 from directory_entries import directory_bytes, record_lookups  # bench/directory_entries.py
 from query_rounds import queries  # bench/query_rounds.py
@@ -87,6 +94,7 @@ def buckets(shards: list[dict], target: int) -> list[int]:
 
 def measure(name: str, folder: Path, query_files: tuple[str, ...]) -> dict:
     catalog = read_catalog(folder)
+    require_format_8(folder, catalog)
     values = shard_list_values(catalog)
     lists = {kind: values[".".join(path)] for kind, path in LISTS.items()}
     entries = {kind: list_entries(folder, value) for kind, value in lists.items()}

@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE))
 import readers_typing as rt  # noqa: E402
 import static_encoder as se  # noqa: E402
 
-from mkdocs_semantic.bundle.reader import Bundle, parse_json, read_payload  # noqa: E402
+from mkdocs_semantic.bundle.reader import Bundle, payload_json, read_payload  # noqa: E402
 from mkdocs_semantic.bundle.shard_lists import ShardReader  # noqa: E402
 from mkdocs_semantic.bundle.vocabulary import Vocabulary, checked_shard  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
@@ -46,8 +46,8 @@ def read_bytes(bundle: Bundle, searcher: Searcher, text: str, typing: bool,
 
     def load(name: str, size: int) -> object:
         fetched.append(name)
-        return checked_shard(parse_json(read_payload(bundle.root, name, size),
-                                         bundle.root / name))
+        return checked_shard(payload_json(name, read_payload(bundle.root, name, size),
+                                          bundle.root / name))
 
     entries = bundle.vocabulary.shards.entries if bundle.vocabulary else []
     searcher.read(text, typing=typing, words=Vocabulary(ShardReader(entries, load)))

@@ -105,13 +105,13 @@ test("a catalog naming a file outside the bundle folder is refused", async () =>
     return "catalog";
   });
   await assert.rejects(engine.open(), (error) => error instanceof BundleError &&
-    /fragments must be \{stem, set, first, bytes\} or \{stem, set, dirs\}/.test(error.message));
+    /fragments has the stem "\.\.\/fragments\/frag", not "fragments\/frag"/.test(error.message));
   const { engine: other } = await servedCopy((dir, manifest, catalog) => {
     catalog.lexical.shards.set = "../../../etc/x";
     return "catalog";
   });
   await assert.rejects(other.open(), (error) => error instanceof BundleError &&
-    /lexical\.shards must be \{stem, set/.test(error.message));
+    /lexical\.shards has the set "\.\.\/\.\.\/\.\.\/etc\/x", not 16 hex digits/.test(error.message));
   for (const name of ["../x/frag.0123456789abcdef.json", "/etc/frag.0123456789abcdef.json",
     "https://evil.example/frag.0123456789abcdef.json", "frag.0123456789abcdef.json?x", "a/b/c.0123456789abcdef.json"]) {
     assert.throws(() => payloadUrl(name, "https://site.example/docs/semantic/manifest.json"), BundleError, name);
@@ -127,6 +127,10 @@ test("a catalog naming a file outside the bundle folder is refused", async () =>
 
 test("bad catalog fields are refused with the field's name", async () => {
   const cases = [
+    [(c) => { c.fragments.stem = "text/text"; }, /fragments has the stem "text\/text", not "fragments\/frag"/],
+    [(c) => { c.lexical.shards.set = Number.parseInt("1234567890123456", 10); }, /lexical\.shards has the set 1234567890123456, not 16 hex digits/],
+    [(c) => { c.fragments.first = [0]; }, /fragments must be \{stem, set, first, bytes\} or \{stem, set, dirs\}/],
+    [(c) => { c.lexical.shards.dirs.bytes[0] = "x"; }, /lexical\.shards has a size "x" that is not a count of bytes/],
     [(c) => { c.pages.count += 1; }, /pages\.count is not the manifest's page count/],
     [(c) => { c.pages.table[1] += 1; }, /pages\.table must be \[name, bytes\] of \d+ bytes/],
     [(c) => { c.vectors[0].dtype = "i4"; }, /vectors\[0\]\.dtype must be one of i8, f16, f32/],

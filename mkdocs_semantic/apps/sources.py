@@ -243,7 +243,8 @@ def payload_fetcher(root: Path) -> Callable[[str, int], None] | None:
 
 def _hash_in_name(name: str) -> str | None:
     """The sha256 prefix a payload's name carries (names.NAME); None for a self-checked
-    payload (a table row, a keyed word piece file), whose bytes end with their check."""
+    payload (named from its set's hash: names.self_checked), whose bytes end with their
+    check."""
     return None if self_checked(name) else name.rsplit(".", 2)[-2]
 
 
@@ -251,7 +252,7 @@ def _fetch(manifest_url: str, target: Path, name: str, *, size: int, sha256: str
            opener: urllib.request.OpenerDirector, deadline: _Deadline,
            listed_by: str = "catalog") -> None:
     """Download one file of the bundle unless the cached copy already matches (`sha256`
-    None: a table row, checked as names.verify checks it)."""
+    None: a self-checked payload, checked as names.verify checks it)."""
     local = target / name
     local.parent.mkdir(parents=True, exist_ok=True)
     if not _matches(local, size, sha256, name):
@@ -490,7 +491,7 @@ def _download(url: str, dest: Path, *, name: str, size: int, sha256: str | None,
               opener: urllib.request.OpenerDirector, deadline: _Deadline,
               listed_by: str = "catalog") -> None:
     """Stream `url` into `dest`, keeping it only if size and sha256 match the manifest
-    (`sha256` None: payload `name` is a table row, kept only if its check bytes hold).
+    (`sha256` None: payload `name` is self-checked, kept only if its check bytes hold).
 
     Reads at most one byte more than the listing declares: a larger file is
     refused at that point, not after it has filled the disk.

@@ -126,11 +126,12 @@ class Checker:
         return self.entries(self.list(data, key, where), f"{where + '.' if where else ''}{key}",
                             first)
 
-    def shard_list(self, data: object, key: str, where: str, first: type) -> list[tuple]:
-        """A catalog shard list (bundle/shard_lists.py); returns the entries the catalog
-        holds: the shards', or their directories'."""
+    def shard_list(self, data: object, key: str, where: str, first: type,
+                   stem: str) -> list[tuple]:
+        """A catalog shard list (bundle/shard_lists.py) of shards named `stem`; returns the
+        entries the catalog holds: the shards', or their directories'."""
         try:
-            shards = parse_shard_list(self._get(data, key, where), first)
+            shards = parse_shard_list(self._get(data, key, where), first, stem)
         except ValueError as exc:
             self.fail(f"{where + '.' if where else ''}{key} {exc}")
         return list(shards.dirs if shards.entries is None else shards.entries)
@@ -264,7 +265,8 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
     _check_file(check, page_info, "table", "pages", page_table_size(pages, chunks))
     _check_file(check, catalog, "facets", "")
     for key in ("fragments", "text"):
-        shards = check.shard_list(catalog, key, "", int)
+        shards = check.shard_list(catalog, key, "", int,
+                                  "fragments/frag" if key == "fragments" else "text/text")
         if pages and (not shards or shards[0][0] != 0 or shards[-1][0] >= pages):
             check.fail(f"{key} does not cover every page")
     lexical = check.dict(catalog, "lexical")
@@ -274,12 +276,12 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
     if check.int(lexical, "count", "lexical") != chunks:
         check.fail("lexical.count is not the chunk count")
     check.int(lexical, "head", "lexical", 1)
-    check.shard_list(lexical, "shards", "lexical", str)
+    check.shard_list(lexical, "shards", "lexical", str, "lexical/lex")
     if "vocabulary" in catalog:
         vocabulary = check.dict(catalog, "vocabulary")
         if check.int(vocabulary, "version", "vocabulary") != VOCABULARY_VERSION:
             check.fail(f"vocabulary.version is not {VOCABULARY_VERSION}")
-        check.shard_list(vocabulary, "shards", "vocabulary", str)
+        check.shard_list(vocabulary, "shards", "vocabulary", str, "vocabulary/words")
     sets = check.list(catalog, "vectors")
     if not sets:
         check.fail("vectors lists no vector set")
@@ -334,7 +336,7 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
                 if not TABLE_HASH.match(check.str(keyed, "hash", f"{where}.pieces.keyed")):
                     check.fail(f"{where}.pieces.keyed.hash is not {HASH_CHARS} hex digits")
                 check.payload(keyed, "list", f"{where}.pieces.keyed")
-                check.shard_list(pieces, "shards", f"{where}.pieces", str)
+                check.shard_list(pieces, "shards", f"{where}.pieces", str, "pieces/piece")
                 check.int(pieces, "sent", f"{where}.pieces")
     return catalog
 

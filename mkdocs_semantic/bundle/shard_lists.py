@@ -67,7 +67,8 @@ def write_shard_list(shards: Sequence[tuple[object, bytes]], stem: str,
     each shard (and directory) written with `write(name, bytes)`, which returns its size."""
     if stem not in SHARD_STEMS:
         raise ValueError(f"{stem!r} is not a shard list's stem")
-    hasher = hashlib.sha256(stem.encode("ascii"))
+    # The cut into directories is in the hash too: directories are named with it.
+    hasher = hashlib.sha256(f"{stem} {DIRECT_MAX} {DIR_ENTRIES}".encode("ascii"))
     for first, body in shards:
         key = json_bytes(first)
         hasher.update(len(key).to_bytes(8, "big") + key + len(body).to_bytes(8, "big") + body)
@@ -91,6 +92,10 @@ def write_shard_list(shards: Sequence[tuple[object, bytes]], stem: str,
     return {**value, "dirs": {"first": dir_firsts, "bytes": dir_sizes}}
 
 
+MAX_SHARDS = 10**10
+"""More shards than a name's number may count (names.SHARD_NAME)."""
+
+
 def _runs(value: object, first: type, stem: str, digest: str, at: int = 0) -> list[Entry]:
     """`{"first": [...], "bytes": [...]}` as entries named `stem` from number `at` on."""
     if not isinstance(value, dict) or not {"first", "bytes"} <= set(value):
@@ -98,10 +103,13 @@ def _runs(value: object, first: type, stem: str, digest: str, at: int = 0) -> li
     firsts, sizes = value["first"], value["bytes"]
     if not (isinstance(firsts, list) and isinstance(sizes, list) and len(firsts) == len(sizes)):
         raise ValueError("must hold lists first and bytes of one length")
+    if at + len(firsts) > MAX_SHARDS:
+        raise ValueError(f"numbers shards past {MAX_SHARDS:,}")
+    kind = "an integer" if first is int else "a string"
     out: list[Entry] = []
     for number, (key, size) in enumerate(zip(firsts, sizes), start=at):
         if not (isinstance(key, first) and not isinstance(key, bool)):
-            raise ValueError(f"has a first key {key!r:.40} that is not a {first.__name__}")
+            raise ValueError(f"has a first key {key!r:.40} that is not {kind}")
         if not (isinstance(size, int) and not isinstance(size, bool) and size >= 0):
             raise ValueError(f"has a size {size!r:.40} that is not a count of bytes")
         if out and not out[-1][0] < key:  # type: ignore[operator]
@@ -110,16 +118,24 @@ def _runs(value: object, first: type, stem: str, digest: str, at: int = 0) -> li
     return out
 
 
-def parse_shard_list(value: object, first: type) -> ShardList:
-    """A catalog shard list, its names made (ValueError when malformed)."""
-    if not isinstance(value, dict) or value.get("stem") not in SHARD_STEMS or not (
-            isinstance(value.get("set"), str) and len(value["set"]) == HASH_CHARS
-            and all(c in "0123456789abcdef" for c in value["set"])):
+def parse_shard_list(value: object, first: type, stem: str | None = None) -> ShardList:
+    """A catalog shard list, its names made (ValueError when malformed); `stem`: the stem
+    the list must have, where it is known."""
+    if not isinstance(value, dict) or set(value) not in ({"stem", "set", "first", "bytes"},
+                                                         {"stem", "set", "dirs"}):
         raise ValueError("must be {stem, set, first, bytes} or {stem, set, dirs}")
-    stem, digest = value["stem"], value["set"]
+    if value["stem"] != stem if stem is not None else value["stem"] not in SHARD_STEMS:
+        raise ValueError(f"has the stem {value['stem']!r:.40}, not {stem or 'a shard stem'!r}")
+    digest = value["set"]
+    if not (isinstance(digest, str) and len(digest) == HASH_CHARS
+            and all(c in "0123456789abcdef" for c in digest)):
+        raise ValueError(f"has the set {digest!r:.40}, not {HASH_CHARS} hex digits")
+    stem = value["stem"]
     if "dirs" in value:
-        return ShardList(stem, digest, None,
-                         tuple(_runs(value["dirs"], first, directory_stem(stem), digest)))
+        dirs = _runs(value["dirs"], first, directory_stem(stem), digest)
+        if not dirs:
+            raise ValueError("has no directories")
+        return ShardList(stem, digest, None, tuple(dirs))
     return ShardList(stem, digest, tuple(_runs(value, first, stem, digest)))
 
 
@@ -128,7 +144,7 @@ def directory_entries(name: str, data: object) -> list[Entry]:
     is not one."""
     match = SHARD_NAME.match(name)
     if match is None or not match.group(1).startswith("index/"):
-        raise ValueError(f"{name} is not a directory's name")
+        raise ValueError("is not a directory's name")
     leaf = match.group(1).removeprefix("index/")
     stem = next(s for s in SHARD_STEMS if s.rsplit("/", 1)[-1] == leaf)
     at = data.get("at") if isinstance(data, dict) else None

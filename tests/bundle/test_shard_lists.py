@@ -4,12 +4,13 @@ in the catalog while short, in directories once long."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from mkdocs_semantic.bundle import shard_lists
 from mkdocs_semantic.bundle.format import BundleError, check_directory
-from mkdocs_semantic.bundle.names import PayloadError, self_checked_body, verify
+from mkdocs_semantic.bundle.names import PayloadError, self_check, self_checked_body, verify
 from mkdocs_semantic.bundle.shard_lists import parse_shard_list, resolve, write_shard_list
 
 
@@ -85,24 +86,53 @@ def test_directories_out_of_order_are_refused(monkeypatch):
         resolve(parse_shard_list(value, int), read_directory(written))
 
 
+def test_a_directory_numbering_its_shards_from_elsewhere_is_refused(monkeypatch):
+    monkeypatch.setattr(shard_lists, "DIRECT_MAX", 4)
+    monkeypatch.setattr(shard_lists, "DIR_ENTRIES", 3)
+    written, write = writer()
+    value = write_shard_list(shards(7), "fragments/frag", write)
+    name = f"index/frag1.{value['set']}.json"  # its shards are 3 to 5: say 4 to 6
+    body = json.loads(self_checked_body(name, written[name]))
+    moved = json.dumps({**body, "at": 4}).encode()
+    written[name] = moved + self_check(name, moved)
+    value["dirs"]["bytes"][1] = len(written[name])
+    with pytest.raises(ValueError, match="does not number its shards from 3"):
+        resolve(parse_shard_list(value, int), read_directory(written))
+
+
+def test_the_cut_into_directories_is_in_the_lists_hash(monkeypatch):
+    monkeypatch.setattr(shard_lists, "DIRECT_MAX", 4)
+    monkeypatch.setattr(shard_lists, "DIR_ENTRIES", 3)
+    digest = write_shard_list(shards(7), "fragments/frag", writer()[1])["set"]
+    monkeypatch.setattr(shard_lists, "DIR_ENTRIES", 2)
+    assert write_shard_list(shards(7), "fragments/frag", writer()[1])["set"] != digest
+
+
 @pytest.mark.parametrize("value, message", [
     ([[0, "fragments/frag.0123456789abcdef.json", 1]], "must be {stem, set"),
     ({"stem": "../frag", "set": "0123456789abcdef", "first": [], "bytes": []},
-     "must be {stem, set"),
-    ({"stem": "text/text", "set": "0123", "first": [], "bytes": []}, "must be {stem, set"),
-    ({"stem": "text/text", "set": "0123456789abcdef", "first": [0]}, "must hold first"),
+     "has the stem '../frag', not 'text/text'"),
+    ({"stem": "fragments/frag", "set": "0123456789abcdef", "first": [], "bytes": []},
+     "has the stem 'fragments/frag', not 'text/text'"),
+    ({"stem": "text/text", "set": "0123", "first": [], "bytes": []}, "has the set '0123'"),
+    ({"stem": "text/text", "set": 1, "first": [], "bytes": []}, "has the set 1"),
+    ({"stem": "text/text", "set": "0123456789abcdef", "first": [0]}, "must be {stem, set"),
+    ({"stem": "text/text", "set": "0123456789abcdef", "first": [0], "bytes": [1],
+      "dirs": {"first": [], "bytes": []}}, "must be {stem, set"),
+    ({"stem": "text/text", "set": "0123456789abcdef", "dirs": {"first": [], "bytes": []}},
+     "has no directories"),
     ({"stem": "text/text", "set": "0123456789abcdef", "first": [0, 1], "bytes": [1]},
      "of one length"),
     ({"stem": "text/text", "set": "0123456789abcdef", "first": [5, 2], "bytes": [1, 1]},
      "not in ascending order"),
     ({"stem": "text/text", "set": "0123456789abcdef", "first": ["a"], "bytes": [1]},
-     "not a int"),
+     "not an integer"),
     ({"stem": "text/text", "set": "0123456789abcdef", "first": [0], "bytes": [-1]},
      "not a count of bytes"),
 ])
 def test_a_bad_list_is_refused(value, message):
-    with pytest.raises(ValueError, match=message):
-        parse_shard_list(value, int)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parse_shard_list(value, int, "text/text")
 
 
 @pytest.mark.parametrize("name, data, message", [

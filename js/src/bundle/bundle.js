@@ -27,6 +27,7 @@ const PIECE_NAME = /^pieces\/(s[0-9a-z]{1,2}|c[0-9a-z]|p)\.([0-9a-f]{16})\.json$
 const SHARD_NAME = /^(fragments\/frag|text\/text|lexical\/lex|vocabulary\/words|pieces\/piece|index\/(?:frag|text|lex|words|piece))(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json$/;
 const SHARD_STEMS = ["fragments/frag", "text/text", "lexical/lex", "vocabulary/words", "pieces/piece"];
 const TABLE_HASH = /^[0-9a-f]{16}$/;
+const MAX_SHARDS = 10 ** 10; // more shards than a name's number may count
 const selfChecked = (name) => ROW_NAME.test(name) || PIECE_NAME.test(name) || SHARD_NAME.test(name);
 
 /** Type and range checks of untrusted JSON; every failure names the file and the field. */
@@ -111,16 +112,19 @@ class Checker {
    * `{entries}` or `{dirs}`, each a list of `{first, name, bytes}`, the names made from
    * the stem, the number and the list's hash.
    */
-  shardList(data, key, where, firstType) {
+  shardList(data, key, where, firstType, stem) {
     const value = this.get(data, key, where);
-    const where2 = at(where, key);
-    if (!isObject(value) || !SHARD_STEMS.includes(value.stem) || !TABLE_HASH.test(value.set)) {
-      this.fail(`${where2} must be {stem, set, first, bytes} or {stem, set, dirs}`);
-    }
+    const field = at(where, key);
+    const keys = isObject(value) ? Object.keys(value).sort().join() : "";
+    if (keys !== "bytes,first,set,stem" && keys !== "dirs,set,stem") this.fail(`${field} must be {stem, set, first, bytes} or {stem, set, dirs}`);
+    if (value.stem !== stem) this.fail(`${field} has the stem ${show(value.stem).slice(0, 40)}, not "${stem}"`);
+    if (typeof value.set !== "string" || !TABLE_HASH.test(value.set)) this.fail(`${field} has the set ${show(value.set).slice(0, 40)}, not ${HASH_CHARS} hex digits`);
     if ("dirs" in value) {
-      return { dirs: this.runs(value.dirs, where2, firstType, directoryStem(value.stem), value.set, 0) };
+      const dirs = this.runs(value.dirs, field, firstType, directoryStem(stem), value.set, 0);
+      if (!dirs.length) this.fail(`${field} has no directories`);
+      return { dirs };
     }
-    return { entries: this.runs(value, where2, firstType, value.stem, value.set, 0) };
+    return { entries: this.runs(value, field, firstType, stem, value.set, 0) };
   }
 
   /** `{first, bytes}` as entries `{first, name, bytes}`, named `stem` from number `from`. */
@@ -129,6 +133,14 @@ class Checker {
     const sizes = isObject(value) ? value.bytes : undefined;
     if (!Array.isArray(firsts) || !Array.isArray(sizes) || firsts.length !== sizes.length) {
       this.fail(`${where} must hold lists first and bytes of one length`);
+    }
+    if (from + firsts.length > MAX_SHARDS) this.fail(`${where} numbers shards past ${MAX_SHARDS}`);
+    const kind = firstType === "int" ? "an integer" : "a string";
+    for (const first of firsts) {
+      if (!(firstType === "int" ? isInt(first) : typeof first === "string")) this.fail(`${where} has a first key ${show(first).slice(0, 40)} that is not ${kind}`);
+    }
+    for (const size of sizes) {
+      if (!isInt(size) || size < 0) this.fail(`${where} has a size ${show(size).slice(0, 40)} that is not a count of bytes`);
     }
     return this.entries(firsts.map((first, i) => [first, `${stem}${from + i}.${set}.json`, sizes[i]]), where, firstType, true);
   }
@@ -268,7 +280,7 @@ export function checkCatalog(data, manifest, source) {
   if (pageTable.bytes !== pageTableBytes(pages, chunks)) check.fail(`pages.table must be [name, bytes] of ${pageTableBytes(pages, chunks)} bytes`);
   const facets = check.file(data, "facets", "");
 
-  const fragments = check.shardList(data, "fragments", "", "int");
+  const fragments = check.shardList(data, "fragments", "", "int", "fragments/frag");
   const firstShards = fragments.entries ?? fragments.dirs;
   if (pages && (!firstShards.length || firstShards[0].first !== 0 || firstShards[firstShards.length - 1].first >= pages)) {
     check.fail("fragments does not cover every page");
@@ -281,7 +293,7 @@ export function checkCatalog(data, manifest, source) {
     count: check.int(lex, "count", "lexical"),
     stopwords: check.list(lex, "stopwords", "lexical"),
     head: check.int(lex, "head", "lexical", 1),
-    shards: check.shardList(lex, "shards", "lexical", "string"),
+    shards: check.shardList(lex, "shards", "lexical", "string", "lexical/lex"),
   };
   if (lexical.count !== chunks) check.fail("lexical.count is not the chunk count");
   if (!lexical.stopwords.every((w) => typeof w === "string")) check.fail("lexical.stopwords must be strings");
@@ -290,7 +302,7 @@ export function checkCatalog(data, manifest, source) {
   if (Object.hasOwn(data, "vocabulary")) {
     const words = check.object(data, "vocabulary");
     if (check.int(words, "version", "vocabulary") !== VOCABULARY_VERSION) check.fail(`vocabulary.version is not ${VOCABULARY_VERSION}`);
-    vocabulary = { shards: check.shardList(words, "shards", "vocabulary", "string") };
+    vocabulary = { shards: check.shardList(words, "shards", "vocabulary", "string", "vocabulary/words") };
   }
 
   const sets = check.list(data, "vectors");
@@ -402,7 +414,7 @@ function checkPieces(check, encoder, where) {
   const keyed = check.object(pieces, "keyed", `${where}.pieces`);
   const hash = check.string(keyed, "hash", `${where}.pieces.keyed`);
   if (!TABLE_HASH.test(hash)) check.fail(`${where}.pieces.keyed.hash is not ${HASH_CHARS} hex digits`);
-  const shards = check.shardList(pieces, "shards", `${where}.pieces`, "string");
+  const shards = check.shardList(pieces, "shards", `${where}.pieces`, "string", "pieces/piece");
   return { config, keyed: hash, shards, sent: check.int(pieces, "sent", `${where}.pieces`, 0) };
 }
 
