@@ -37,9 +37,16 @@ PIECE_NAME = re.compile(r"^pieces/(s[0-9a-z]{1,2}|c[0-9a-z]|p)\.([0-9a-f]{16})\.
 SHARD_STEMS = ("fragments/frag", "text/text", "lexical/lex", "vocabulary/words",
                "pieces/piece")
 """The stems of the shard lists' shards; a list's directories are `index/<leaf>`."""
+
+
+def directory_stem(stem: str) -> str:
+    """The stem of a shard list's directories: `index/` and the last part of its stem."""
+    return "index/" + stem.rsplit("/", 1)[-1]
+
+
 SHARD_NAME = re.compile(
-    r"^(fragments/frag|text/text|lexical/lex|vocabulary/words|pieces/piece"
-    r"|index/(?:frag|text|lex|words|piece))(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json\Z")
+    "^(" + "|".join([*SHARD_STEMS, *map(directory_stem, SHARD_STEMS)])
+    + r")(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json\Z")
 """A numbered shard's (or directory's) name: its stem, its number and its list's hash."""
 
 

@@ -23,7 +23,14 @@ from dataclasses import dataclass
 
 from ..constants import HASH_CHARS
 from .load_once import LoadOnce, in_parallel
-from .names import SHARD_NAME, SHARD_STEMS, Payload, json_bytes, self_check
+from .names import (
+    SHARD_NAME,
+    SHARD_STEMS,
+    Payload,
+    directory_stem,
+    json_bytes,
+    self_check,
+)
 
 DIRECT_MAX = 4096
 """Shards a list may name in the catalog itself."""
@@ -38,10 +45,6 @@ Entry = tuple[object, str, int]
 
 def shard_name(stem: str, number: int, digest: str) -> str:
     return f"{stem}{number}.{digest}.json"
-
-
-def directory_stem(stem: str) -> str:
-    return "index/" + stem.rsplit("/", 1)[-1]
 
 
 @dataclass(frozen=True)
@@ -145,8 +148,7 @@ def directory_entries(name: str, data: object) -> list[Entry]:
     match = SHARD_NAME.match(name)
     if match is None or not match.group(1).startswith("index/"):
         raise ValueError("is not a directory's name")
-    leaf = match.group(1).removeprefix("index/")
-    stem = next(s for s in SHARD_STEMS if s.rsplit("/", 1)[-1] == leaf)
+    stem = next(s for s in SHARD_STEMS if directory_stem(s) == match.group(1))
     at = data.get("at") if isinstance(data, dict) else None
     if not (isinstance(at, int) and not isinstance(at, bool) and at >= 0):
         raise ValueError("is not a shard list directory")

@@ -24,8 +24,12 @@ const ROW_NAME = /^table\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.bin$/;
 const PIECE_NAME = /^pieces\/(s[0-9a-z]{1,2}|c[0-9a-z]|p)\.([0-9a-f]{16})\.json$/;
 // names.py SHARD_NAME: a shard of a shard list (or a directory of them), named by its
 // number and the list's hash.
-const SHARD_NAME = /^(fragments\/frag|text\/text|lexical\/lex|vocabulary\/words|pieces\/piece|index\/(?:frag|text|lex|words|piece))(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json$/;
 const SHARD_STEMS = ["fragments/frag", "text/text", "lexical/lex", "vocabulary/words", "pieces/piece"];
+const SHARD_NAME = new RegExp(`^(${[...SHARD_STEMS, ...SHARD_STEMS.map((s) => directoryStem(s))].join("|")})(0|[1-9][0-9]{0,9})\\.([0-9a-f]{16})\\.json$`);
+/** The stem of a shard list's directories: `index/` and the last part of its stem. */
+function directoryStem(stem) {
+  return `index/${stem.slice(stem.lastIndexOf("/") + 1)}`;
+}
 const TABLE_HASH = /^[0-9a-f]{16}$/;
 const MAX_SHARDS = 10 ** 10; // more shards than a name's number may count
 const selfChecked = (name) => ROW_NAME.test(name) || PIECE_NAME.test(name) || SHARD_NAME.test(name);
@@ -136,23 +140,22 @@ class Checker {
     }
     if (from + firsts.length > MAX_SHARDS) this.fail(`${where} numbers shards past ${MAX_SHARDS}`);
     const kind = firstType === "int" ? "an integer" : "a string";
-    for (const first of firsts) {
+    return firsts.map((first, i) => {
       if (!(firstType === "int" ? isInt(first) : typeof first === "string")) this.fail(`${where} has a first key ${show(first).slice(0, 40)} that is not ${kind}`);
-    }
-    for (const size of sizes) {
-      if (!isInt(size) || size < 0) this.fail(`${where} has a size ${show(size).slice(0, 40)} that is not a count of bytes`);
-    }
-    return this.entries(firsts.map((first, i) => [first, `${stem}${from + i}.${set}.json`, sizes[i]]), where, firstType, true);
+      if (!isInt(sizes[i]) || sizes[i] < 0) this.fail(`${where} has a size ${show(sizes[i]).slice(0, 40)} that is not a count of bytes`);
+      if (i && !(compareKeys(firsts[i - 1], first) < 0)) this.fail(`${where} is not in ascending order`);
+      return { first, name: `${stem}${from + i}.${set}.json`, bytes: sizes[i] };
+    });
   }
 
   /** `rows` as a shard list `[[first key, name, bytes], ...]`, keys ascending. */
-  entries(rows, where, firstType, namesMade = false) {
+  entries(rows, where, firstType) {
     const out = [];
     for (const row of rows) {
       const ok = Array.isArray(row) && row.length === 3 && isInt(row[2]) && row[2] >= 0 &&
         (firstType === "int" ? isInt(row[0]) : typeof row[0] === "string");
       if (!ok) this.fail(`${where} has a malformed entry ${show(row).slice(0, 80)}`);
-      if (!namesMade) this.name(row[1], where);
+      this.name(row[1], where);
       if (out.length && !(compareKeys(out[out.length - 1].first, row[0]) < 0)) {
         this.fail(`${where} is not in ascending order`);
       }
@@ -449,8 +452,6 @@ export function checkDirectory(data, name) {
   return check.runs(data, "the directory", typeof data.first[0] === "number" ? "int" : "string", stem, match[3], data.at);
 }
 
-/** The stem of a shard list's directories: `index/` and the last part of its stem. */
-const directoryStem = (stem) => `index/${stem.slice(stem.lastIndexOf("/") + 1)}`;
 
 /**
  * A word piece shard (mkdocs_semantic/bundle/wordpieces.py checked_piece_shard): `{pieces,
