@@ -682,7 +682,7 @@ def part_of(path: str) -> str:
     if folder == "model":
         return "tokenizer" if name.startswith("tokenizer.") else "model"
     if folder == "vectors":
-        return VECTOR_FILES.get(name.split(".", 1)[0], "other")
+        return VECTOR_FILES.get(name.split(".", 1)[0].rstrip("0123456789"), "other")
     return folder if folder in PARTS else "other"
 
 

@@ -32,8 +32,8 @@ async function servedCopy(edit = () => {}, source = BUNDLE) {
   return { server, dir, catalog, engine: new Engine({ manifestUrl: `${server.url}manifest.json` }) };
 }
 
-test("a format-1 to -8 manifest is refused, naming both versions", async () => {
-  for (const version of [1, 2, 3, 4, 5, 6, 7, 8]) {
+test("a format-1 to -9 manifest is refused, naming both versions", async () => {
+  for (const version of [1, 2, 3, 4, 5, 6, 7, 8, 9]) {
     const old = JSON.parse(readFileSync(join(FROZEN(version), "manifest.json"), "utf8"));
     assert.throws(() => checkManifest(old, "manifest.json"), (error) => error instanceof BundleError &&
       new RegExp(`format ${version}, but this search client reads format ${FORMAT_VERSION}`).test(error.message));
@@ -282,9 +282,9 @@ test("partitioned vectors: a query fetches the index, the bits it probes and the
   assert.ok((await engine.search("service worker offline", { mode: "vector" })).length);
   const vectorFiles = () => server.requests.map((path) => path.slice(1)).filter((n) => n.startsWith("vectors/"));
   const bits = vectorFiles().filter((n) => n.startsWith("vectors/bin.")).length;
-  const rows = vectorFiles().filter((n) => n.startsWith("vectors/row.")).length;
+  const rows = vectorFiles().filter((n) => n.startsWith("vectors/row")).length;
   assert.ok(bits > 1 && bits < set.partitions, `${bits} of ${set.partitions} probed`);
-  const allRows = readdirSync(join(PARTITIONED, "vectors")).filter((n) => n.startsWith("row.")).length;
+  const allRows = readdirSync(join(PARTITIONED, "vectors")).filter((n) => n.startsWith("row")).length;
   assert.ok(rows >= 1 && rows < allRows, `${rows} of ${allRows} rows files`);
   assert.ok(vectorFiles().includes(set.index[0]));
   assert.ok(!vectorFiles().includes(set.centroids[0]), "the centroids' codes are for the next build");
@@ -293,7 +293,7 @@ test("partitioned vectors: a query fetches the index, the bits it probes and the
   const facets = JSON.parse(readFileSync(join(PARTITIONED, catalog.facets[0]), "utf8"));
   const guide = new Set([...facets.partitions.section.Guide]);
   assert.ok(guide.size < set.partitions);
-  assert.ok(new Set(vectorFiles().filter((n) => n.startsWith("vectors/row."))).size >= guide.size);
+  assert.ok(new Set(vectorFiles().filter((n) => n.startsWith("vectors/row"))).size >= guide.size);
   assert.equal(new Set(vectorFiles()).size, vectorFiles().length, "each file fetched once");
 });
 
@@ -324,10 +324,11 @@ test("a partitioned catalog with a bad field is refused by name", async () => {
 test("a partition names chunks by page and position, rising, each on its page; copies share rows; rows in blocks", () => {
   // pages of 3, 4 and 3 chunks: chunk ids 0-2, 3-6, 7-9
   const starts = Int32Array.from([0, 3, 7, 10]);
-  // page numbers and positions in `idBytes` each, row numbers in 1 byte (rows <= 256)
+  // page numbers and positions in `idBytes` each, row numbers and block row counts in 1
+  // byte (rows <= 255)
   const partition = (pairs, rowOf = null, rows = pairs.length, blocks = [rows], idBytes = 1) => {
     const map = rowOf ? pairs.length : 0;
-    const head = 12 + blocks.length * 12;
+    const head = 12 + 8 + blocks.length;
     const buffer = new ArrayBuffer(head + pairs.length * 2 * idBytes + map + rows);
     const view = new DataView(buffer);
     const put = (at, value) => (idBytes === 1 ? view.setUint8(at, value)
@@ -335,10 +336,8 @@ test("a partition names chunks by page and position, rising, each on its page; c
     view.setUint32(0, pairs.length, true);
     view.setUint32(4, rows, true);
     view.setUint32(8, blocks.length, true);
-    blocks.forEach((count, j) => {
-      view.setUint32(12 + 4 * j, count, true);
-      new Uint8Array(buffer, 12 + 4 * blocks.length + 8 * j, 8).set([0xab, 0xcd, 0, 1, 2, 3, 4, j]);
-    });
+    new Uint8Array(buffer, 12, 8).set([0xab, 0xcd, 0, 1, 2, 3, 4, 5]);
+    blocks.forEach((count, j) => view.setUint8(20 + j, count));
     pairs.forEach(([page, local], i) => {
       put(head + idBytes * i, page);
       put(head + idBytes * (pairs.length + i), local);
@@ -356,7 +355,7 @@ test("a partition names chunks by page and position, rising, each on its page; c
   }
   assert.equal(parsed.rowOf, null);
   assert.deepEqual(Array.from(parsed.firsts), [3, 7]);
-  assert.deepEqual(parsed.blocks, [{ name: "vectors/row.abcd000102030400.i8", bytes: 4, start: 0, rows: 2 }]);
+  assert.deepEqual(parsed.blocks, [{ name: "vectors/row0.abcd000102030405.i8", bytes: 4 + 4, start: 0, rows: 2 }]);
   const wrong = /not a partition of 2 distinct chunks ascending sharing 2 rows in 1 blocks/;
   assert.throws(() => parsePartitionBits(partition([[2, 0], [1, 0]]), options), wrong);
   assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 4]]), options), wrong); // past its page
@@ -368,7 +367,7 @@ test("a partition names chunks by page and position, rising, each on its page; c
   assert.deepEqual(Array.from(copies.rowOf), [0, 1, 0]);
   assert.deepEqual(Array.from(copies.firsts), [3, 4]);
   assert.equal(copies.bits.length, 2);
-  assert.equal(copies.blocks[0].bytes, 4);
+  assert.equal(copies.blocks[0].bytes, 4 + 4); // two rows of two dims, then the check
   const unordered = /sharing 2 rows/; // rows numbered by their first chunk, every one used
   assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [1, 0, 0], 2), shared), unordered);
   assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [0, 0, 0], 2), shared), unordered);
@@ -378,8 +377,8 @@ test("a partition names chunks by page and position, rising, each on its page; c
   const blocked = { ...options, chunks: 3, rows: 3, blocks: 2 };
   const inBlocks = parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [1, 0, 2], 3, [1, 2]), blocked);
   assert.deepEqual(Array.from(inBlocks.firsts), [4, 3, 7]);
-  assert.deepEqual(inBlocks.blocks.map(({ start, rows, bytes }) => [start, rows, bytes]), [[0, 1, 2], [1, 2, 4]]);
-  assert.deepEqual(inBlocks.blocks.map((b) => b.name), ["vectors/row.abcd000102030400.i8", "vectors/row.abcd000102030401.i8"]);
+  assert.deepEqual(inBlocks.blocks.map(({ start, rows, bytes }) => [start, rows, bytes]), [[0, 1, 6], [1, 2, 8]]);
+  assert.deepEqual(inBlocks.blocks.map((b) => b.name), ["vectors/row0.abcd000102030405.i8", "vectors/row1.abcd000102030405.i8"]);
   const badBlocks = /sharing 3 rows in 2 blocks/;
   assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [2, 0, 1], 3, [1, 2]), blocked), badBlocks);
   assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [1, 0, 2], 3, [2, 2]), blocked), badBlocks);

@@ -1,4 +1,4 @@
-"""The search bundle (format 9): its format (`format`), writer (`writer`) and reader
+"""The search bundle (format 10): its format (`format`), writer (`writer`) and reader
 (`reader`), side by side, and the payloads they share.
 
 Layout of `<site>/<bundle_dir>/`:

@@ -4,15 +4,18 @@ A payload's name is `<folder>/<stem>.<h>.<ext>`, `<h>` being the first `HASH_CHA
 digits of the sha256 of its bytes. A name therefore never points at other bytes: files
 may be cached forever, and a reader checks what it got against the name it asked for.
 
-Three kinds of payload are named from what a reader knows before it reads them, and so
+Four kinds of payload are named from what a reader knows before it reads them, and so
 check themselves instead: a query table row (bundle/table.py), `table/row<token id>.<h>.bin`,
 `<h>` being the hash of the whole table, so that a reader names the rows a query needs
 from the catalog's token ids alone; a word piece file (bundle/wordpieces.py),
 `pieces/<key stem>.<h>.json`, `<h>` being the hash of all of them, so that a reader names
-the files a query's words need from the words alone; and a shard of a shard list
+the files a query's words need from the words alone; a shard of a shard list
 (bundle/shard_lists.py), `<stem><number>.<h>.json`, `<h>` being the hash of the whole
-list, so that the catalog lists a shard by its first key and size alone. Such a payload
-ends with `ROW_CHECK_BYTES` of the sha256 of its name and body (`self_check`).
+list, so that the catalog lists a shard by its first key and size alone; and a rows file
+of a vector partition (bundle/vectors/store.py), `vectors/row<block>.<h>.i8`, `<h>` being
+the hash of all the partition's rows, so that its bits file names each block by its size
+alone. Such a payload ends with `ROW_CHECK_BYTES` of the sha256 of its name and body
+(`self_check`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,11 @@ SHARD_STEMS = ("fragments/frag", "text/text", "lexical/lex", "vocabulary/words",
 """The stems of the shard lists' shards; a list's directories are `index/<leaf>`."""
 
 
+VECTOR_ROWS_NAME = re.compile(r"^vectors/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.i8\Z")
+"""A vector partition's rows file's name: its block number and the hash of the
+partition's rows."""
+
+
 def directory_stem(stem: str) -> str:
     """The stem of a shard list's directories: `index/` and the last part of its stem."""
     return "index/" + stem.rsplit("/", 1)[-1]
@@ -52,7 +60,8 @@ SHARD_NAME = re.compile(
 
 def self_checked(name: str) -> bool:
     """Whether payload `name` carries its own check rather than its hash in its name."""
-    return any(pattern.match(name) is not None for pattern in (ROW_NAME, PIECE_NAME, SHARD_NAME))
+    return any(pattern.match(name) is not None
+               for pattern in (ROW_NAME, PIECE_NAME, SHARD_NAME, VECTOR_ROWS_NAME))
 
 
 class PayloadError(ValueError):

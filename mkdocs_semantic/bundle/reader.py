@@ -253,7 +253,7 @@ def payload_json(name: str, data: bytes, source: Path | str) -> object:
 
 CONTAINERS = ("index/", "lexical/lex", "vectors/ivf.", "vectors/bin.", "pieces/keyed.")
 """The payloads that name other payloads (see `walk_payloads`)."""
-ON_DEMAND = ("vectors/bin.", "vectors/row.", "lexical/", "fragments/", "text/", "table/",
+ON_DEMAND = ("vectors/bin.", "vectors/row", "lexical/", "fragments/", "text/", "table/",
              "vocabulary/", "pieces/")
 """The payloads a downloaded bundle fetches when a query first needs them: vector
 partitions, keyword shards and tails, result fragments, texts, token table shards,

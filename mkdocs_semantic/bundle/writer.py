@@ -114,6 +114,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
     model["dim"] = dim
     vector_fields, partition_of_chunk = write_vectors(
         put, stored, starts, row_bytes=row_bytes, layout=vector_layout,
+        put_checked=lambda name, data: _write_self_checked(out, written, name, data),
         previous=previous_centroids)
 
     def shard_list(stem: str, shards: list[tuple[object, bytes]]) -> dict:

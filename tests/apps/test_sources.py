@@ -534,7 +534,7 @@ def test_a_partition_that_is_not_what_its_name_says_is_refused_and_not_kept(
                  str(cache))
     assert result.exit_code == 1 and "does not match its catalog" in result.stderr
     folder = next(cache.iterdir())
-    assert not [p for p in (folder / "vectors").iterdir() if p.name.startswith(("bin.", "row."))]
+    assert not [p for p in (folder / "vectors").iterdir() if p.name.startswith(("bin.", "row"))]
 
 
 def test_an_assistant_reads_a_shown_page_without_the_rest_of_the_site(

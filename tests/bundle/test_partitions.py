@@ -17,6 +17,7 @@ from mkdocs_semantic.bundle.vectors import partitions
 from mkdocs_semantic.bundle.vectors.codes import query_codes
 from mkdocs_semantic.bundle.vectors.store import (
     chunk_id_bytes,
+    count_bytes,
     parse_partition,
     partition_bytes,
     payloads_of_index,
@@ -160,7 +161,7 @@ def test_a_query_reads_only_the_row_blocks_holding_its_candidates(tmp_path, smal
         scored = lazy.scores(codes)
         holding = lazy.candidate_rows(codes)
         wanted = {lazy.partition(p).blocks[b][0] for p, b in lazy.candidate_blocks(holding)}
-        assert {n for n in read if n.startswith("vectors/row.")} <= wanted
+        assert {n for n in read if n.startswith("vectors/row")} <= wanted
         skipped += sum(len(lazy.partition(p).blocks) for p, _ in holding) - len(wanted)
         held = np.flatnonzero(~np.isnan(scored))
         np.testing.assert_array_equal(scored[held], exact.scores(codes)[held])
@@ -175,7 +176,9 @@ def test_a_bits_file_whose_blocks_do_not_add_up_is_refused(tmp_path, small_parti
                 if len(vectors.partition(p).blocks) > 1)
     data = bytearray(bits_file_of(part, np.zeros((len(part.bits), 384), np.int8),
                                   bundle.pages.starts))
-    data[12:16] = (int.from_bytes(data[12:16], "little") + 1).to_bytes(4, "little")
+    width = count_bytes(len(part.bits))
+    first = slice(20, 20 + width)  # block 0's row count, after the counts and rows hash
+    data[first] = (int.from_bytes(data[first], "little") + 1).to_bytes(width, "little")
     with pytest.raises(BundleError, match=rf"in {len(part.blocks)} blocks"):
         parse_partition(bytes(data), chunks=len(part.ids), rows=len(part.bits),
                         blocks=len(part.blocks), dim=384,
@@ -451,8 +454,9 @@ def test_a_one_page_edit_rewrites_only_the_partitions_that_hold_its_chunks(
     touched = [a[2] or b[2] for a, b in zip(old, new)]
     assert [a[:2] != b[:2] for a, b in zip(old, new)] == touched
     changed = set(after) - set(before)
-    # of 12 partitions, 1-3 change: their bits file, the rows files of the blocks that
-    # changed, and the index naming the bits files; no file of another partition
+    # of 12 partitions, 1-3 change: their bits file, their rows files (named by the hash
+    # of the partition's rows), and the index naming the bits files; no file of another
+    # partition
     theirs = {name.rsplit("/", 1)[-1] for a, b, hit in zip(old, new, touched) if hit
               for name in (a[0], b[0], *a[1], *b[1])}
     assert 1 <= sum(touched) <= 3
@@ -468,7 +472,7 @@ def bits_file_of(part, rows: np.ndarray, starts: np.ndarray, *, ids: np.ndarray 
     return partition_bytes(part.ids if ids is None else ids, rows,
                            part.row_numbers if row_of is None else row_of, starts,
                            block_rows=[count for _, count in part.blocks],
-                           rows_names=[name for name, _ in part.blocks])
+                           rows_digest=part.blocks[0][0].split(".")[1])
 
 
 def partitions_of(bundle) -> list[tuple[str, tuple[str, ...], bool]]:

@@ -67,11 +67,15 @@ function readNumber(view, at, width) {
   if (width === 1) return view.getUint8(at);
   return width === 2 ? view.getUint16(at, true) : view.getUint32(at, true);
 }
+/** The bytes a bits file gives each block's row count: the fewest that hold `rows`. */
+const countBytes = (rows) => numberBytes(rows + 1);
+/** Where a bits file's page numbers start: after its header and blocks' row counts. */
+const idsOffset = (rows, blocks) => 12 + HASH_BYTES + blocks * countBytes(rows);
 /** A bits file's size: `chunks` chunks sharing `rows` distinct rows in `blocks` rows
  * files, each page number and position in `idBytes`. */
 function bitsFileBytes(chunks, rows, blocks, dim, idBytes) {
   const mapping = hasRowMap(chunks, rows, blocks) ? numberBytes(rows) * chunks : 0;
-  return 12 + blocks * (4 + HASH_BYTES) + 2 * idBytes * chunks + mapping + rows * Math.ceil(dim / 8);
+  return idsOffset(rows, blocks) + 2 * idBytes * chunks + mapping + rows * Math.ceil(dim / 8);
 }
 /** Lowercase hex of `bytes`. */
 export const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
@@ -111,15 +115,15 @@ export function parsePartitionIndex(buffer, { partitions, dim, idBytes, name }) 
 }
 
 /**
- * A partition's bits file: u32 n (chunks), u32 d (distinct rows), u32 b (blocks), b x u32
- * rows in each block, b x 8 bytes (the hash in each block's rows file name), n page
- * numbers and n positions on the page (the chunks ascending; `idBytes` each), when d < n
+ * A partition's bits file: u32 n (chunks), u32 d (distinct rows), u32 b (blocks), 8 bytes
+ * (the hash of the partition's rows, in each of its rows files' names), b row counts (one
+ * per block, in the fewest of 1, 2 or 4 bytes that hold d), n page numbers and n positions on the page (the chunks ascending; `idBytes` each), when d < n
  * or b > 1 n row numbers (in the fewest of 1, 2 or 4 bytes that hold d; block 0's rows
  * first, each block's in the order of their first chunk), d x ceil(dim / 8) bytes of the
  * rows' sign bits. Returns `{ids, rowOf, firsts, bits, blocks:
  * [{name, bytes, start, rows}]}`: ids the chunk numbers, rowOf each chunk's row (null:
- * chunk i has row i), firsts each row's first chunk, blocks the rows files (block j holds
- * the `rows` rows from `start` on).
+ * chunk i has row i), firsts each row's first chunk, blocks the rows files (block j,
+ * `vectors/row<j>.<hash>.i8`, holds the `rows` rows from `start` on, then its check).
  */
 export function parsePartitionBits(buffer, { dim, chunks, rows, blocks: blockCount, idBytes, starts, name }) {
   const width = Math.ceil(dim / 8);
@@ -130,18 +134,19 @@ export function parsePartitionBits(buffer, { dim, chunks, rows, blocks: blockCou
   if (buffer.byteLength !== bitsFileBytes(chunks, rows, blockCount, dim, idBytes) || view.getUint32(0, true) !== chunks ||
       view.getUint32(4, true) !== rows || view.getUint32(8, true) !== blockCount) fail();
   const blocks = [];
+  const rowsHash = hex(new Uint8Array(buffer, 12, HASH_BYTES));
+  const countWidth = countBytes(rows);
   let start = 0;
   for (let j = 0; j < blockCount; j++) {
-    const count = view.getUint32(12 + 4 * j, true);
+    const count = readNumber(view, 12 + HASH_BYTES + countWidth * j, countWidth);
     if (count < 1) fail();
-    const at = 12 + 4 * blockCount + j * HASH_BYTES;
-    blocks.push({ name: `vectors/row.${hex(new Uint8Array(buffer, at, HASH_BYTES))}.i8`, bytes: count * dim, start, rows: count });
+    blocks.push({ name: `vectors/row${j}.${rowsHash}.i8`, bytes: count * dim + ROW_CHECK_BYTES, start, rows: count });
     start += count;
   }
   if (start !== rows) fail();
   const ids = new Uint32Array(chunks);
   const pages = starts.length - 1;
-  const at = 12 + blockCount * (4 + HASH_BYTES);
+  const at = idsOffset(rows, blockCount);
   for (let i = 0; i < chunks; i++) {
     const page = readNumber(view, at + idBytes * i, idBytes);
     const id = page < pages ? starts[page] + readNumber(view, at + idBytes * (chunks + i), idBytes) : -1;
@@ -174,6 +179,15 @@ export function parsePartitionBits(buffer, { dim, chunks, rows, blocks: blockCou
     bits: new Uint8Array(buffer, buffer.byteLength - rows * width, rows * width),
     blocks,
   };
+}
+
+/** A partition's rows file (`block` as parsePartitionBits lists it, its check passed):
+ * the block's int8 rows, its check cut off. */
+export function parseRowsFile(buffer, block) {
+  if (buffer.byteLength !== block.bytes) {
+    throw new BundleError(`${block.name} is not ${block.rows} int8 rows and their check: rebuild the site`);
+  }
+  return new Int8Array(buffer, 0, buffer.byteLength - ROW_CHECK_BYTES);
 }
 
 /** A vector part: raw little-endian rows; int8 stays int8, f16/f32 become Float32Array. */

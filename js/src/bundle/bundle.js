@@ -30,9 +30,12 @@ const SHARD_NAME = new RegExp(`^(${[...SHARD_STEMS, ...SHARD_STEMS.map((s) => di
 function directoryStem(stem) {
   return `index/${stem.slice(stem.lastIndexOf("/") + 1)}`;
 }
+// names.py VECTOR_ROWS_NAME: a vector partition's rows file, named by its block number and
+// the hash of the partition's rows.
+const VECTOR_ROWS_NAME = /^vectors\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.i8$/;
 const TABLE_HASH = /^[0-9a-f]{16}$/;
 const MAX_SHARDS = 10 ** 10; // more shards than a name's number may count
-const selfChecked = (name) => ROW_NAME.test(name) || PIECE_NAME.test(name) || SHARD_NAME.test(name);
+const selfChecked = (name) => [ROW_NAME, PIECE_NAME, SHARD_NAME, VECTOR_ROWS_NAME].some((pattern) => pattern.test(name));
 
 /** Type and range checks of untrusted JSON; every failure names the file and the field. */
 class Checker {

@@ -11,7 +11,7 @@
 // and onnxruntime-web (imported on first use).
 
 import {
-  parsePageTable, parsePartitionBits, parsePartitionIndex, parseRow, parseVectorPart,
+  parsePageTable, parsePartitionBits, parsePartitionIndex, parseRow, parseRowsFile, parseVectorPart,
 } from "../bundle/binary.js";
 import {
   MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, checkPieceShard, exactParts, rowFile, selfCheckedBody, verifyPayload,
@@ -212,7 +212,7 @@ export class Engine {
   /** `part` with the int8 rows of its blocks among `read` (the others null). */
   async #withRows(part, read, wanted) {
     const blockRows = await Promise.all(part.blocks.map((block) => (read.includes(block)
-      ? this.store.get(block, (buffer) => new Int8Array(buffer)) : null)));
+      ? this.store.get(block, (buffer) => parseRowsFile(buffer, block)) : null)));
     return { ...part, blockRows, wanted };
   }
 

@@ -1,6 +1,6 @@
 """The stored chunk vectors: their payload files, and scoring a query where they lie.
 
-Two layouts (bundle format 7):
+Two layouts (bundle format 10):
 
 - exact: `vectors/vec.<h>.<dtype>`, parts of whole pages in chunk order, raw
   little-endian rows; every query scores every row.
@@ -11,14 +11,17 @@ Two layouts (bundle format 7):
   - `vectors/ivf.<h>.bin`: u32 k, u32 dim, k x u32 chunks, k x u32 distinct rows, k x
     u32 blocks, k x 8 bytes (the hash in the name of each partition's bits file), k x
     ceil(dim / 8) bytes of centroid sign bits;
-  - `vectors/bin.<h>.bin`: u32 n (chunks), u32 d (distinct rows), u32 b (blocks), b x
-    u32 rows in each block, b x 8 bytes (the hash in the name of each block's rows file),
-    n page numbers, n positions on the page (the chunks ascending; `id_bytes` each, a
+  - `vectors/bin.<h>.bin`: u32 n (chunks), u32 d (distinct rows), u32 b (blocks), 8
+    bytes (the hash of the partition's rows, in the name of each of its rows files), b
+    rows counts (one per block, in the fewest of 1, 2 or 4 bytes that hold d), n page
+    numbers, n positions on the page (the chunks ascending; `id_bytes` each, a
     field of the set: 1, 2 or 4, the fewest that hold the site's page count and its
     longest page's chunk count), when d < n or b > 1 n row numbers (each chunk's row,
     in the fewest of 1, 2 or 4 bytes that hold d; the rows of block 0 come first, then
     those of block 1, ...), d x ceil(dim / 8) bytes of the rows' sign bits;
-  - `vectors/row.<h>.i8`: one block's int8 rows, in row order;
+  - `vectors/row<j>.<h>.i8`: block j's int8 rows, in row order, then their check
+    (names.self_check): `<h>` is the hash in the bits file, so a block costs its bits
+    file only its row count;
   - `vectors/cent.<h>.i8`: the centroids' int8 codes, which only the next build reads
     (indexing/layout_basis.py) so that unchanged chunks keep their partitions.
   Chunks are named by page and position, as the keyword postings are, so that an edit
@@ -30,6 +33,7 @@ All little-endian.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -38,9 +42,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ...constants import ROW_CHECK_BYTES
 from ..format import VECTOR_PART_BYTES, BundleError, partition_index_bytes
 from ..load_once import LoadOnce, in_parallel
-from ..names import HASH_CHARS, group_by_size
+from ..names import HASH_CHARS, group_by_size, self_check
 from ..quantize import DTYPES, Quantized
 from . import partitions
 
@@ -317,11 +322,13 @@ def int8_dots(rows: np.ndarray, codes: np.ndarray, dim: int) -> np.ndarray:
 
 def write_vectors(put: Callable[[str, str, str, bytes], list], stored: Quantized,
                   starts: np.ndarray, *, row_bytes: int, layout: str,
+                  put_checked: Callable[[str, bytes], int],
                   previous: np.ndarray | None = None) -> tuple[dict, np.ndarray | None]:
     """Write the vector payloads; returns the vector set's layout fields for the catalog
     (`exact` parts by page, or `partitioned`: when `layout` is `auto`, int8 vectors of
     PARTITIONED_MIN_BYTES or more) and, when partitioned, each chunk's partition number.
-    `previous`: the centroid codes of the build before."""
+    `put` writes a content-hashed payload, `put_checked` a self-checked one by its name
+    (names.self_checked); `previous`: the centroid codes of the build before."""
     if layout == "auto":
         layout = ("partitioned" if stored.dtype == "i8"
                   and stored.vectors.size >= partitions.PARTITIONED_MIN_BYTES else "exact")
@@ -337,16 +344,19 @@ def write_vectors(put: Callable[[str, str, str, bytes], list], stored: Quantized
     for number, members in enumerate(built.members):
         partition_of_chunk[members] = number
         kept, row_of, block_rows = blocked_rows(rows[members])
-        names = [put("vectors", "row", "i8", block.tobytes())[0]
-                 for block in split_blocks(kept, block_rows)]
+        digest = rows_hash(kept, block_rows)
+        for block, block_data in enumerate(split_blocks(kept, block_rows)):
+            body = block_data.tobytes()
+            rows_name = rows_file_name(block, digest)
+            put_checked(rows_name, body + self_check(rows_name, body))
         bits_file = put("vectors", "bin", "bin",
                         partition_bytes(members, kept, row_of, starts, block_rows=block_rows,
-                                        rows_names=names))
+                                        rows_digest=digest))
         name = bits_file[0]
         bits_files.append(bits_file)
         sizes.append(len(members))
         distinct.append(len(kept))
-        block_counts.append(len(names))
+        block_counts.append(len(block_rows))
         hashes.append(bytes.fromhex(_hash_of(name)))
     index = (np.array([len(sizes), dim], dtype="<u4").tobytes()
              + np.array(sizes, dtype="<u4").tobytes()
@@ -418,20 +428,36 @@ def in_memory_partition(members: np.ndarray, rows: np.ndarray) -> Partition:
                      block_data=split_blocks(kept, block_rows))
 
 
+def rows_hash(rows: np.ndarray, block_rows: list[int]) -> str:
+    """The hash in the names of a partition's rows files: of its blocks' row counts and
+    its int8 rows, so that any change to them renames every one."""
+    data = np.array(block_rows, dtype="<u4").tobytes() + np.ascontiguousarray(rows).tobytes()
+    return hashlib.sha256(data).hexdigest()[:HASH_CHARS]
+
+
+def rows_file_name(block: int, digest: str) -> str:
+    """The name of block `block`'s rows file of the partition whose rows hash to `digest`."""
+    return f"vectors/row{block}.{digest}.i8"
+
+
+def count_bytes(rows: int) -> int:
+    """The bytes a bits file gives each block's row count: the fewest that hold `rows`."""
+    return number_bytes(rows + 1)
+
+
 def partition_bytes(members: np.ndarray, rows: np.ndarray, row_of: np.ndarray,
-                    starts: np.ndarray, *, block_rows: list[int],
-                    rows_names: list[str]) -> bytes:
+                    starts: np.ndarray, *, block_rows: list[int], rows_digest: str) -> bytes:
     """A partition's bits file (see the module's docstring): `members` its chunks,
     `rows` its distinct rows, `row_of` each chunk's row, `block_rows` the rows in each
-    block and `rows_names` the blocks' rows files."""
+    block and `rows_digest` the hash in its rows files' names."""
     pages = np.searchsorted(starts, members, side="right") - 1
     ids = _unsigned(chunk_id_bytes(starts))
     mapped = has_row_map(len(members), len(rows), len(block_rows))
     mapping = (np.asarray(row_of).astype(_unsigned(number_bytes(len(rows)))).tobytes()
                if mapped else b"")
     return (np.array([len(members), len(rows), len(block_rows)], dtype="<u4").tobytes()
-            + np.array(block_rows, dtype="<u4").tobytes()
-            + b"".join(bytes.fromhex(_hash_of(name)) for name in rows_names)
+            + bytes.fromhex(rows_digest)
+            + np.array(block_rows).astype(_unsigned(count_bytes(len(rows)))).tobytes()
             + pages.astype(ids).tobytes() + (members - starts[pages]).astype(ids).tobytes()
             + mapping + partitions.sign_bits(rows).tobytes())
 
@@ -501,22 +527,31 @@ def payload_name_of(folder: str, stem: str, ext: str, digest: bytes) -> str:
     return f"{folder}/{stem}.{digest.hex()}.{ext}"
 
 
-def block_files(bits_data: bytes, blocks: int) -> list[tuple[str, int]]:
+def block_files(bits_data: bytes, rows: int, blocks: int) -> list[tuple[str, int]]:
     """(name, rows) of each block's rows file, as a bits file's header lists them after
     its u32 chunk, row and block counts (the caller checks the file is long enough)."""
-    rows = np.frombuffer(bits_data, dtype="<u4", count=blocks, offset=12).tolist()
-    at = 12 + 4 * blocks
-    return [(payload_name_of("vectors", "row", "i8",
-                             bits_data[at + i * HASH_BYTES:at + (i + 1) * HASH_BYTES]),
-             int(count)) for i, count in enumerate(rows)]
+    digest = bits_data[12:12 + HASH_BYTES].hex()
+    counts = np.frombuffer(bits_data, dtype=_unsigned(count_bytes(rows)), count=blocks,
+                           offset=12 + HASH_BYTES).tolist()
+    return [(rows_file_name(j, digest), int(count)) for j, count in enumerate(counts)]
+
+
+def ids_offset(rows: int, blocks: int) -> int:
+    """Where a bits file's page numbers start: after its header and blocks' row counts."""
+    return 12 + HASH_BYTES + blocks * count_bytes(rows)
 
 
 def bin_bytes(chunks: int, rows: int, blocks: int, dim: int, id_bytes: int) -> int:
     """A bits file's size: `chunks` chunks sharing `rows` distinct rows in `blocks`
     rows files, each page number and position in `id_bytes`."""
     mapping = number_bytes(rows) * chunks if has_row_map(chunks, rows, blocks) else 0
-    return (12 + blocks * (4 + HASH_BYTES) + 2 * id_bytes * chunks + mapping
+    return (ids_offset(rows, blocks) + 2 * id_bytes * chunks + mapping
             + rows * sign_bytes(dim))
+
+
+def rows_file_bytes(rows: int, dim: int) -> int:
+    """A rows file's size: its int8 rows, then its check."""
+    return rows * dim + ROW_CHECK_BYTES
 
 
 def parse_partition(data: bytes, *, chunks: int, rows: int, blocks: int, dim: int,
@@ -531,10 +566,10 @@ def parse_partition(data: bytes, *, chunks: int, rows: int, blocks: int, dim: in
           and [int(x) for x in head] == [chunks, rows, blocks])
     row_of = None
     if ok:
-        files = block_files(data, blocks)
+        files = block_files(data, rows, blocks)
         block_rows = np.array([count for _, count in files], dtype=np.int64)
         ok = block_rows.min() >= 1 and int(block_rows.sum()) == rows
-        at = 12 + blocks * (4 + HASH_BYTES)
+        at = ids_offset(rows, blocks)
         ids_type = _unsigned(id_bytes)
         pages = np.frombuffer(data, dtype=ids_type, count=chunks, offset=at).astype(np.int64)
         local = np.frombuffer(data, dtype=ids_type, count=chunks,
@@ -584,7 +619,8 @@ def read_partitioned(spec: dict, starts: np.ndarray, read: Callable[[str, int], 
 
     def read_rows(part: Partition, block: int) -> np.ndarray:
         name, rows = part.blocks[block]
-        return np.frombuffer(read(name, rows * dim), dtype=np.int8).reshape(rows, dim)
+        data = read(name, rows_file_bytes(rows, dim))
+        return np.frombuffer(data, dtype=np.int8, count=rows * dim).reshape(rows, dim)
 
     vectors = VectorSet(dtype="i8", scale=float(spec["scale"]), dim=dim,
                         column_sums=column_sums_of(spec), partitions=[None] * k,
@@ -624,10 +660,12 @@ def bits_files_of(index: PartitionIndex, *, dim: int, id_bytes: int) -> list[tup
 def payloads_of_partition(spec: dict, bits_data: bytes, source: str) -> list[tuple[str, int]]:
     """The rows files a partition's bits file names, with their sizes (what the file's
     header says; `parse_partition` checks the rest)."""
-    blocks = int(np.frombuffer(bits_data[8:12], dtype="<u4")[0]) if len(bits_data) >= 12 else 0
-    if not blocks or len(bits_data) < 12 + blocks * (4 + HASH_BYTES):
+    head = np.frombuffer(bits_data[:12], dtype="<u4") if len(bits_data) >= 12 else None
+    rows, blocks = (int(head[1]), int(head[2])) if head is not None else (0, 0)
+    if not blocks or len(bits_data) < ids_offset(rows, blocks):
         raise BundleError(f"{source} is not a partition's bits file: rebuild the site")
-    return [(name, rows * spec["dim"]) for name, rows in block_files(bits_data, blocks)]
+    return [(name, rows_file_bytes(count, spec["dim"]))
+            for name, count in block_files(bits_data, rows, blocks)]
 
 
 def column_sums_of(spec: dict) -> np.ndarray:
