@@ -55,12 +55,11 @@ PROBE_ROWS = 4096
 """Rows a query probes at least: partitions are probed in order until they hold this many."""
 CANDIDATES = 100
 """Rows a query scores exactly: the best by sign score among the probed rows."""
-ROWS_BLOCK = 4
-"""Rows a rows file holds on average (a partition of d distinct rows has round(d / 4)
+ROWS_BLOCK = 2
+"""Rows a rows file holds on average (a partition of d distinct rows has round(d / 2)
 blocks, at least one). A query's 100 candidates lie in some 25 partitions, a few in
-each, so small blocks read few rows besides them: fastapi-docs' first query reads 260 kB
-of vectors with blocks of 4, 388 kB with 16 (bench/query_rounds.py), while a later query
-more often needs a block no query before it read."""
+each, so small blocks read few rows besides them; a block costs its bits file one byte
+and a reader one more file (bench/results/large_site.md, bench/results/sign_codes.md)."""
 PARTITIONED_MIN_BYTES = 256 << 10
 """`vector_layout: auto` partitions int8 vectors from this many bytes up (683 chunks at
 dim 384), where a first query's sign bits and candidate rows come to less than every
