@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
 import shutil
 
 import numpy as np
@@ -166,6 +167,19 @@ def test_a_query_reads_only_the_row_blocks_holding_its_candidates(tmp_path, smal
         held = np.flatnonzero(~np.isnan(scored))
         np.testing.assert_array_equal(scored[held], exact.scores(codes)[held])
     assert skipped  # some partition holding a candidate kept a block unread
+
+
+def test_a_rows_file_under_another_blocks_name_is_refused(tmp_path, small_partitions):
+    write(tmp_path, "partitioned")
+    vectors = read_bundle(tmp_path).vectors
+    blocks = next(part.blocks for part in map(vectors.partition, range(len(vectors.partitions)))
+                  if len({rows for _, rows in part.blocks}) < len(part.blocks))
+    (first, _), (second, _) = next((a, b) for a, b in itertools.combinations(blocks, 2)
+                                      if a[1] == b[1])
+    # same size, same partition's hash: only the check tells the two apart
+    (tmp_path / first).write_bytes((tmp_path / second).read_bytes())
+    with pytest.raises(BundleError, match=re.escape(f"{first} does not match its hash")):
+        read_bundle(tmp_path)
 
 
 def test_a_bits_file_whose_blocks_do_not_add_up_is_refused(tmp_path, small_partitions):

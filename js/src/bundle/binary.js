@@ -117,8 +117,9 @@ export function parsePartitionIndex(buffer, { partitions, dim, idBytes, name }) 
 /**
  * A partition's bits file: u32 n (chunks), u32 d (distinct rows), u32 b (blocks), 8 bytes
  * (the hash of the partition's rows, in each of its rows files' names), b row counts (one
- * per block, in the fewest of 1, 2 or 4 bytes that hold d), n page numbers and n positions on the page (the chunks ascending; `idBytes` each), when d < n
- * or b > 1 n row numbers (in the fewest of 1, 2 or 4 bytes that hold d; block 0's rows
+ * per block, in the fewest of 1, 2 or 4 bytes that hold d), n page numbers and n
+ * positions on the page (the chunks ascending; `idBytes` each), when d < n or b > 1 n
+ * row numbers (in the fewest of 1, 2 or 4 bytes that hold d; block 0's rows
  * first, each block's in the order of their first chunk), d x ceil(dim / 8) bytes of the
  * rows' sign bits. Returns `{ids, rowOf, firsts, bits, blocks:
  * [{name, bytes, start, rows}]}`: ids the chunk numbers, rowOf each chunk's row (null:

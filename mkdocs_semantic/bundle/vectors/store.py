@@ -13,7 +13,7 @@ Two layouts (bundle format 10):
     ceil(dim / 8) bytes of centroid sign bits;
   - `vectors/bin.<h>.bin`: u32 n (chunks), u32 d (distinct rows), u32 b (blocks), 8
     bytes (the hash of the partition's rows, in the name of each of its rows files), b
-    rows counts (one per block, in the fewest of 1, 2 or 4 bytes that hold d), n page
+    row counts (one per block, in the fewest of 1, 2 or 4 bytes that hold d), n page
     numbers, n positions on the page (the chunks ascending; `id_bytes` each, a
     field of the set: 1, 2 or 4, the fewest that hold the site's page count and its
     longest page's chunk count), when d < n or b > 1 n row numbers (each chunk's row,
