@@ -81,6 +81,23 @@ test("a table row served under another token's name is refused", async () => {
     (error) => error instanceof BundleError && error.message.includes(`${swapped} does not match its hash`));
 });
 
+test("a partition's rows file served under another block's name is refused", async () => {
+  // two rows files of one partition (one hash in their names) of the same size: the first
+  // holds the second's bytes, and only its own check tells them apart
+  let swapped;
+  const { engine } = await servedCopy((dir) => {
+    const files = readdirSync(join(dir, "vectors")).filter((n) => /^row\d+\./.test(n)).sort();
+    const size = (n) => readFileSync(join(dir, "vectors", n)).length;
+    const pair = files.flatMap((a) => files.filter((b) => b > a && b.split(".")[1] === a.split(".")[1] &&
+      size(a) === size(b)).map((b) => [a, b]))[0];
+    writeFileSync(join(dir, "vectors", pair[0]), readFileSync(join(dir, "vectors", pair[1])));
+    swapped = { name: `vectors/${pair[0]}`, bytes: size(pair[0]) };
+  }, PARTITIONED);
+  await engine.open();
+  await assert.rejects(engine.store.get(swapped),
+    (error) => error instanceof BundleError && error.message.includes(`${swapped.name} does not match its hash`));
+});
+
 test("a truncated payload and a changed catalog are refused", async () => {
   const { engine } = await servedCopy((dir, manifest) => {
     for (const path of [join(dir, manifest.catalog.name), join(dir, "catalog.json")]) {

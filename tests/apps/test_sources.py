@@ -525,7 +525,7 @@ def test_a_partition_that_is_not_what_its_name_says_is_refused_and_not_kept(
         deployed_partitioned, tmp_path):
     root, _ = bundle_files(deployed_partitioned)
     for path in (root / "vectors").iterdir():
-        if path.name.startswith(("bin.", "row.")):
+        if path.name.startswith(("bin.", "row")):
             data = bytearray(path.read_bytes())
             data[-1] ^= 1  # one sign byte or vector component off by one
             path.write_bytes(bytes(data))

@@ -584,3 +584,18 @@ def test_a_row_map_that_breaks_the_row_order_is_refused(tmp_path, small_partitio
                         blocks=len(part.blocks), dim=384,
                         id_bytes=chunk_id_bytes(bundle.pages.starts),
                         starts=bundle.pages.starts, source="bin")
+
+
+@pytest.mark.parametrize(("rows", "width"), [(255, 1), (256, 2)])
+def test_a_bits_file_gives_block_counts_the_bytes_its_row_count_needs(rows, width):
+    starts = np.array([0, rows])
+    members = np.arange(rows)
+    kept = np.random.default_rng(rows).integers(-127, 128, (rows, 16), dtype=np.int8)
+    block_rows = [rows - 1, 1]  # a count that needs `width` bytes only past 255 rows
+    data = partition_bytes(members, kept, members, starts, block_rows=block_rows,
+                           rows_digest="0123456789abcdef")
+    assert count_bytes(rows) == width
+    part = parse_partition(data, chunks=rows, rows=rows, blocks=2, dim=16,
+                           id_bytes=chunk_id_bytes(starts), starts=starts, source="bin")
+    assert part.blocks == [("vectors/row0.0123456789abcdef.i8", rows - 1),
+                           ("vectors/row1.0123456789abcdef.i8", 1)]
