@@ -298,7 +298,8 @@ def render(results: dict) -> str:
                      f"{(row['bits'] + row['rows'] + row['codebook']) / 1000:,.0f} kB | "
                      f"{row['files']:g} |")
     lines += ["", "The shipped code's 100 candidates, a partition's rows in blocks of about R rows "
-              "(shipped: 4): the median query's rows files, their bytes counting what the bits "
+              "(format 9 shipped 4; bench/results/rows_blocks.md measures format 10's): the "
+              "median query's rows files, their bytes counting what the bits "
               "files of its probed partitions grow by to name more blocks (12 bytes a block).",
               "", "| R | rows | rows files |", "|---|---|---|"]
     for r, row in results["blocks"].items():

@@ -52,6 +52,7 @@ from mkdocs_semantic.bundle.vectors.store import (
     bin_bytes,
     in_memory_partition,
     number_bytes,
+    rows_file_bytes,
 )
 from mkdocs_semantic.indexing.cache import cache_key
 from mkdocs_semantic.search.ranking import chunk_order
@@ -205,7 +206,7 @@ def measure_layout(built: partitions.Partitions, stored: Quantized,
         sent.append(index_bytes + sum(bin_bytes(int(vs.sizes[p]), len(vs.partition(p).bits),
                                                 len(vs.partition(p).blocks), dim, id_bytes)
                                       for p in probed)
-                    + sum(count * dim for _, count in blocks))
+                    + sum(rows_file_bytes(count, dim) for _, count in blocks))
         files.append(1 + len(probed) + len(blocks))
         probed_rows.append(int(vs.sizes[probed].sum()))
     sizes = vs.sizes

@@ -206,7 +206,7 @@ def shared_note(scales: dict) -> str:
             "more partitions: " + "; ".join(lines) + ". The index depends on chunk counts "
             "only and is what a site of that many distinct chunks would read; the sign "
             "bits and rows are not: on distinct vectors each bits file holds about 64 rows "
-            "of sign bits and each rows file a block of about 16 rows of 384 bytes. The "
+            "of sign bits and each rows file a block of about 2 rows of 384 bytes. The "
             "vector-bits "
             "and vector-rows figures at 4x and above are therefore lower than a site "
             "without repeated pages would fetch (bench/vector_layout.py measures distinct "

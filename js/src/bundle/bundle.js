@@ -1,4 +1,4 @@
-// Reading a search bundle written by mkdocs_semantic/bundle/writer.py (format 9): checks of the
+// Reading a search bundle written by mkdocs_semantic/bundle/writer.py (format 10): checks of the
 // manifest, the catalog and shard list directories, payload names and URLs, and hashes.
 // The binary payloads are binary.js's. Pure functions over parsed JSON and ArrayBuffers,
 // so they run in workers and in node tests.
@@ -564,8 +564,8 @@ export async function sha256Hex(buffer) {
 
 /**
  * `buffer` if it is what `name` promises: `bytes` long, its sha256 starting with the
- * name's hash (or equal to `sha256`, for the catalog); a table row or keyed word piece
- * file ending with the start of the sha256 of its name and body (names.py self_check),
+ * name's hash (or equal to `sha256`, for the catalog); a self-checked payload (a table
+ * row, keyed word piece file, shard list shard or vector rows file) ending with the start of the sha256 of its name and body (names.py self_check),
  * and at most MAX_PIECE_FILE_BYTES for the latter when its size is not known (`bytes`
  * undefined). Throws a BundleError otherwise.
  */

@@ -528,8 +528,9 @@ def payload_name_of(folder: str, stem: str, ext: str, digest: bytes) -> str:
 
 
 def block_files(bits_data: bytes, rows: int, blocks: int) -> list[tuple[str, int]]:
-    """(name, rows) of each block's rows file, as a bits file's header lists them after
-    its u32 chunk, row and block counts (the caller checks the file is long enough)."""
+    """(name, rows) of each block's rows file, as a bits file's header lists them: the
+    rows hash after its u32 chunk, row and block counts, then each block's row count (the
+    caller checks the file is long enough)."""
     digest = bits_data[12:12 + HASH_BYTES].hex()
     counts = np.frombuffer(bits_data, dtype=_unsigned(count_bytes(rows)), count=blocks,
                            offset=12 + HASH_BYTES).tolist()
