@@ -63,7 +63,7 @@ each, so small blocks read few rows besides them; a block costs its bits file on
 PARTITIONED_MIN_BYTES = 256 << 10
 """`vector_layout: auto` partitions int8 vectors from this many bytes up (683 chunks at
 dim 384), where a first query's sign bits and candidate rows come to less than every
-vector (48 bytes a row and some 150 kB of rows, against 384 bytes a row)."""
+vector (48 bytes a row and some 60-85 kB of rows, against 384 bytes a row)."""
 TRAIN_ROWS = 65536
 """k-means fits on at most this many rows (a seeded sample), then assigns every row."""
 ITERATIONS = 12
