@@ -51,8 +51,9 @@ import numpy as np
 
 from mkdocs_semantic.bundle.format import STATIC_MAX_TOKENS
 from mkdocs_semantic.bundle.lexical import analyze
+from mkdocs_semantic.bundle.names import checked
 from mkdocs_semantic.bundle.reader import Bundle, read_bundle
-from mkdocs_semantic.bundle.table import TokenTable, row_name, row_payload, table_hash
+from mkdocs_semantic.bundle.table import TokenTable, row_name, table_hash
 from mkdocs_semantic.chunk import Chunk, context_line
 from mkdocs_semantic.indexing.cache import EmbeddingCache, cache_key
 from mkdocs_semantic.indexing.indexer import Indexer, IndexOptions, model_fingerprint
@@ -458,7 +459,7 @@ def first_query_table_bytes(table: TokenTable, texts: list[str]) -> list[int]:
     def row_gzip(token: int) -> int:
         if token not in sizes:
             name = row_name(token, digest)
-            data = row_payload(name, np.ascontiguousarray(table.rows[at[token]]).tobytes())
+            data = checked(name, np.ascontiguousarray(table.rows[at[token]]).tobytes())
             sizes[token] = len(gzip.compress(data, 6))
         return sizes[token]
 

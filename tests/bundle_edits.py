@@ -7,7 +7,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from mkdocs_semantic.bundle.names import self_checked_body
+from mkdocs_semantic.bundle.names import checked, self_checked_body
 from mkdocs_semantic.bundle.reader import shard_list
 from mkdocs_semantic.bundle.shard_lists import write_shard_list
 
@@ -32,7 +32,8 @@ def rewrite_shard_list(root: Path, value: dict) -> tuple[dict, list[str]]:
     bodies[0] += b" "
     names: list[str] = []
 
-    def write(name: str, data: bytes) -> int:
+    def write(name: str, body: bytes) -> int:
+        data = checked(name, body)
         (root / name).write_bytes(data)
         names.append(name)
         return len(data)

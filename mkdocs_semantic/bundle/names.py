@@ -99,6 +99,11 @@ def self_check(name: str, body: bytes) -> bytes:
     return hashlib.sha256(name.encode("ascii") + body).digest()[:ROW_CHECK_BYTES]
 
 
+def checked(name: str, body: bytes) -> bytes:
+    """A self-checked payload's bytes: `body`, then its check (`self_check`)."""
+    return body + self_check(name, body)
+
+
 def self_checked_body(name: str, data: bytes) -> bytes:
     """The body of a payload that `verify` passed: a self-checked one's check cut off."""
     return data[:-ROW_CHECK_BYTES] if self_checked(name) else data

@@ -29,7 +29,6 @@ from .names import (
     Payload,
     directory_stem,
     json_bytes,
-    self_check,
 )
 
 DIRECT_MAX = 4096
@@ -67,7 +66,8 @@ class ShardList:
 def write_shard_list(shards: Sequence[tuple[object, bytes]], stem: str,
                      write: Callable[[str, bytes], int]) -> dict:
     """The catalog value for `shards` ([(first key, JSON body), ...], keys ascending),
-    each shard (and directory) written with `write(name, bytes)`, which returns its size."""
+    each shard (and directory) written with `write(name, body)`, which writes `body` as a
+    self-checked payload (names.checked) and returns its size."""
     if stem not in SHARD_STEMS:
         raise ValueError(f"{stem!r} is not a shard list's stem")
     # The cut into directories is in the hash too: directories are named with it.
@@ -77,11 +77,8 @@ def write_shard_list(shards: Sequence[tuple[object, bytes]], stem: str,
         hasher.update(len(key).to_bytes(8, "big") + key + len(body).to_bytes(8, "big") + body)
     digest = hasher.hexdigest()[:HASH_CHARS]
 
-    def put(name: str, body: bytes) -> int:
-        return write(name, body + self_check(name, body))
-
     firsts = [first for first, _ in shards]
-    sizes = [put(shard_name(stem, number, digest), body)
+    sizes = [write(shard_name(stem, number, digest), body)
              for number, (_, body) in enumerate(shards)]
     value: dict = {"stem": stem, "set": digest}
     if len(shards) <= DIRECT_MAX:
@@ -91,7 +88,7 @@ def write_shard_list(shards: Sequence[tuple[object, bytes]], stem: str,
         body = json_bytes({"at": at, "first": firsts[at:at + DIR_ENTRIES],
                            "bytes": sizes[at:at + DIR_ENTRIES]})
         dir_firsts.append(firsts[at])
-        dir_sizes.append(put(shard_name(directory_stem(stem), number, digest), body))
+        dir_sizes.append(write(shard_name(directory_stem(stem), number, digest), body))
     return {**value, "dirs": {"first": dir_firsts, "bytes": dir_sizes}}
 
 

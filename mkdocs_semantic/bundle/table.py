@@ -17,7 +17,7 @@ import numpy as np
 
 from .format import BundleError
 from .load_once import LoadOnce, in_parallel
-from .names import HASH_CHARS, ROW_CHECK_BYTES, self_check
+from .names import HASH_CHARS, ROW_CHECK_BYTES
 
 
 @dataclass(frozen=True)
@@ -100,11 +100,6 @@ def table_hash(table: TokenTable) -> str:
 def row_name(token: int, digest: str) -> str:
     """The payload name of token `token`'s row in the table of hash `digest`."""
     return f"table/row{token}.{digest}.bin"
-
-
-def row_payload(name: str, row: bytes) -> bytes:
-    """A row's payload: its `dim` int8 values, then its check (names.self_check)."""
-    return row + self_check(name, row)
 
 
 def row_from(data: bytes, dim: int, source: Path | str) -> np.ndarray:

@@ -37,7 +37,7 @@ from itertools import accumulate, pairwise
 from pathlib import Path
 
 from ..constants import HASH_CHARS, MAX_PIECE_FILE_BYTES, PIECE_KEY_CHARS, PIECE_PUNCTUATION
-from .names import group_by_size, json_bytes, self_check
+from .names import group_by_size, json_bytes
 
 PIECE_SHARD_BYTES = 8 << 10
 START_STEM, CONTINUATION_STEM, PUNCTUATION_STEM = "s", "c", "p"
@@ -88,12 +88,6 @@ def keyed_stems() -> list[str]:
 def keyed_name(stem: str, digest: str) -> str:
     """The payload name of the keyed file `stem` among keyed files of hash `digest`."""
     return f"pieces/{stem}.{digest}.json"
-
-
-def keyed_payload(name: str, shard: dict) -> bytes:
-    """A keyed file's bytes: its shard's JSON, then its check (names.self_check)."""
-    body = json_bytes(shard)
-    return body + self_check(name, body)
 
 
 def word_keys(word: str, prefix: str) -> set[str]:

@@ -40,14 +40,22 @@ from .format import (
     Manifest,
 )
 from .lexical import SHARD_VERSION, STOPWORDS, LexicalFields, LexicalIndex
-from .names import CATALOG_NAME, HASH_CHARS, Payload, group_by_size, json_bytes, write_payload
+from .names import (
+    CATALOG_NAME,
+    HASH_CHARS,
+    Payload,
+    checked,
+    group_by_size,
+    json_bytes,
+    write_payload,
+)
 from .page_table import MAX_PAGE_CHUNKS, PageTable, continuations, page_table_bytes
 from .quantize import Quantized
 from .shard_lists import write_shard_list
-from .table import TokenTable, row_name, row_payload, table_hash, token_gaps
+from .table import TokenTable, row_name, table_hash, token_gaps
 from .vectors.store import column_sums, write_vectors
 from .vocabulary import VOCABULARY_SHARD_BYTES, build_vocabulary, vocabulary_shards
-from .wordpieces import WordPieceShards, keyed_name, keyed_payload, wordpiece_shards
+from .wordpieces import WordPieceShards, keyed_name, wordpiece_shards
 
 
 def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: ModelSpec,
@@ -260,14 +268,15 @@ def write_table_rows(out: Path, written: list[Payload], table: TokenTable) -> di
     (out / "table").mkdir(exist_ok=True)
     for token, row in zip(table.token_ids.tolist(), rows):
         name = row_name(token, digest)
-        _write_self_checked(out, written, name, row_payload(name, row.tobytes()))
+        _write_self_checked(out, written, name, row.tobytes())
     return {"table": digest, "ids": token_gaps(table.token_ids)}
 
 
-def _write_self_checked(out: Path, written: list[Payload], name: str, data: bytes) -> int:
-    """Write a self-checked payload (names.self_checked) unless it is there already;
-    returns its size. Its name holds the hash of a whole set, so no catalog lists it
-    yet: it is written as unlisted."""
+def _write_self_checked(out: Path, written: list[Payload], name: str, body: bytes) -> int:
+    """Write `body` as a self-checked payload (names.self_checked: its check appended)
+    unless it is there already; returns its size. Its name holds the hash of a whole set,
+    so no catalog lists it yet: it is written as unlisted."""
+    data = checked(name, body)
     target = out / name
     if not (target.is_file() and target.stat().st_size == len(data)):
         target.parent.mkdir(exist_ok=True)
@@ -284,7 +293,7 @@ def write_keyed_pieces(out: Path, written: list[Payload], pieces: WordPieceShard
     listed = []
     for stem, shard in pieces.keyed.items():
         name = keyed_name(stem, pieces.keyed_hash)
-        listed.append([stem, _write_self_checked(out, written, name, keyed_payload(name, shard))])
+        listed.append([stem, _write_self_checked(out, written, name, json_bytes(shard))])
     return {"hash": pieces.keyed_hash,
             "list": put("pieces", "keyed", "json", json_bytes(listed))}
 

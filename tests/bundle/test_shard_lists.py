@@ -10,7 +10,13 @@ import pytest
 
 from mkdocs_semantic.bundle import shard_lists
 from mkdocs_semantic.bundle.format import BundleError, check_directory
-from mkdocs_semantic.bundle.names import PayloadError, self_check, self_checked_body, verify
+from mkdocs_semantic.bundle.names import (
+    PayloadError,
+    checked,
+    self_check,
+    self_checked_body,
+    verify,
+)
 from mkdocs_semantic.bundle.shard_lists import parse_shard_list, resolve, write_shard_list
 
 
@@ -21,9 +27,9 @@ def shards(n: int, salt: str = "") -> list[tuple[object, bytes]]:
 def writer() -> tuple[dict[str, bytes], object]:
     written: dict[str, bytes] = {}
 
-    def write(name: str, data: bytes) -> int:
-        written[name] = data
-        return len(data)
+    def write(name: str, body: bytes) -> int:
+        written[name] = checked(name, body)
+        return len(written[name])
 
     return written, write
 

@@ -10,13 +10,12 @@ import json
 import pytest
 from tokenizers import Tokenizer
 
-from mkdocs_semantic.bundle.names import verify
+from mkdocs_semantic.bundle.names import checked, json_bytes, verify
 from mkdocs_semantic.bundle.wordpieces import (
     checked_keyed_list,
     checked_piece_shard,
     key_stem,
     keyed_name,
-    keyed_payload,
     keyed_stems,
     piece_key,
     word_keys,
@@ -92,7 +91,7 @@ def test_every_piece_once_in_the_shard_of_its_key_and_in_its_keyed_file(shards):
 
 def test_a_keyed_file_checks_itself(shards):
     name = keyed_name("sli", shards.keyed_hash)
-    data = keyed_payload(name, shards.keyed["sli"])
+    data = checked(name, json_bytes(shards.keyed["sli"]))
     assert verify(name, data) == data
     with pytest.raises(ValueError, match="does not match"):
         verify(keyed_name("sla", shards.keyed_hash), data)  # under another key's name

@@ -45,7 +45,7 @@ import numpy as np
 from ...constants import ROW_CHECK_BYTES
 from ..format import VECTOR_PART_BYTES, BundleError, partition_index_bytes
 from ..load_once import LoadOnce, in_parallel
-from ..names import HASH_CHARS, group_by_size, self_check
+from ..names import HASH_CHARS, group_by_size
 from ..quantize import DTYPES, Quantized
 from . import partitions
 
@@ -327,8 +327,8 @@ def write_vectors(put: Callable[[str, str, str, bytes], list], stored: Quantized
     """Write the vector payloads; returns the vector set's layout fields for the catalog
     (`exact` parts by page, or `partitioned`: when `layout` is `auto`, int8 vectors of
     PARTITIONED_MIN_BYTES or more) and, when partitioned, each chunk's partition number.
-    `put` writes a content-hashed payload, `put_checked` a self-checked one by its name
-    (names.self_checked); `previous`: the centroid codes of the build before."""
+    `put` writes a content-hashed payload, `put_checked(name, body)` a self-checked one
+    (names.checked: `body`, then its check); `previous`: the centroid codes of the build before."""
     if layout == "auto":
         layout = ("partitioned" if stored.dtype == "i8"
                   and stored.vectors.size >= partitions.PARTITIONED_MIN_BYTES else "exact")
@@ -348,7 +348,7 @@ def write_vectors(put: Callable[[str, str, str, bytes], list], stored: Quantized
         for block, block_data in enumerate(split_blocks(kept, block_rows)):
             body = block_data.tobytes()
             rows_name = rows_file_name(block, digest)
-            put_checked(rows_name, body + self_check(rows_name, body))
+            put_checked(rows_name, body)
         bits_file = put("vectors", "bin", "bin",
                         partition_bytes(members, kept, row_of, starts, block_rows=block_rows,
                                         rows_digest=digest))
