@@ -14,6 +14,8 @@ the plugin as shipped (`vector_layout: auto`, which partitions it) and with
   it needed), then the same queries again; and what a request costs this Chromium;
   then all of it again on a reader's network (CDP emulation: 20 Mbit/s, 40 ms a
   request), where bytes and round trips cost what they cost outside a loopback;
+- Pagefind beside it, over the same pages built without search (its CLI, the content
+  only), by its own browser API as bench/compare drives it, on both networks;
 - with the Python reference searcher: hybrid page MRR@10 of both layouts on those
   queries, and recall@10 of the partitioned vector search against the exact one.
 
@@ -27,6 +29,7 @@ makes it). Writes bench/results/large_site.{json,md}.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -51,6 +54,9 @@ PREFIX = "/manpages/"
 WARMUP = "copy files between folders"  # in no query file
 THROTTLE = {"mbps": 20, "latencyMs": 40}  # a reader's network, as bench/browser_typing.py
 SETS = ("paraphrase", "exact")
+# The mkdocs theme's chrome on every page (navigation bar, sidebar, footer, modals,
+# permalink anchors): Pagefind indexes the content only, as bench/compare has it do.
+PAGEFIND_EXCLUDE = ".navbar, .bs-sidebar, footer, .modal, .headerlink"
 
 
 def ensure_source() -> Path:
@@ -64,18 +70,33 @@ def ensure_source() -> Path:
 
 def build(source: Path, work: Path, layout: str) -> tuple[Path, sites.Build]:
     """The corpus built with the plugin (`vector_layout: layout`), the shared cache."""
-    project = work / layout
+    plugin = (f"\n  - search\n  - semantic:\n      cache_dir: {CORPUS / 'plugin'}\n"
+              f"      vector_layout: {layout}\n")
+    return build_with(source, work / layout, "\n  - search\n", plugin)
+
+
+def build_pagefind(source: Path, work: Path, binary: Path) -> tuple[Path, sites.Build]:
+    """The corpus built without search, then indexed by Pagefind's CLI."""
+    site, _ = build_with(source, work / "pagefind", "plugins:\n  - search\n", "plugins: []\n")
+    done = sites.pagefind(site.parent, site.name, binary, PAGEFIND_EXCLUDE)
+    if not done.ok:
+        raise SystemExit(f"Pagefind's index of the site failed:\n{done.error}")
+    return site, done
+
+
+def build_with(source: Path, project: Path, old: str, new: str) -> tuple[Path, sites.Build]:
+    """The corpus copied to `project`, `old` in its mkdocs.yml replaced by `new`, built."""
     if project.exists():
         shutil.rmtree(project)
     shutil.copytree(source, project)
     config = project / "mkdocs.yml"
-    plugin = (f"\n  - search\n  - semantic:\n      cache_dir: {CORPUS / 'plugin'}\n"
-              f"      vector_layout: {layout}\n")
-    config.write_text(config.read_text(encoding="utf-8").replace("\n  - search\n", plugin),
-                      encoding="utf-8")
-    done = sites.mkdocs_build(project, "mkdocs.yml", "site", layout)
+    text = config.read_text(encoding="utf-8")
+    if old not in text:
+        raise SystemExit(f"{config} has no {old!r} to replace: regenerate the corpus")
+    config.write_text(text.replace(old, new), encoding="utf-8")
+    done = sites.mkdocs_build(project, "mkdocs.yml", "site", project.name)
     if not done.ok:
-        raise SystemExit(f"building the {layout} site failed:\n{done.error}")
+        raise SystemExit(f"building the {project.name} site failed:\n{done.error}")
     return project / "site", done
 
 
@@ -128,6 +149,7 @@ sent; modeled as issue 28 models it, {report.ROUND_TRIP_MS} ms a round plus the 
 queries again p50 {slow.get('repeat_p50_ms', 0):.1f} ms, p95
 {slow.get('repeat_p95_ms', 0):.1f} ms.
 
+{beside_pagefind(f)}
 ## Ranking: the partitioned layout against the exact one (Python reference searcher)
 
 Hybrid page MRR@10 on bench/relevance/manpages-*.tsv:
@@ -144,6 +166,49 @@ Vector recall@10 of the partitioned search against the exact one: **{v['recall@1
 """
 
 
+def pagefind_version() -> str:
+    """The Pagefind that bench/node_modules holds."""
+    manifest = HERE / "node_modules" / "pagefind" / "package.json"
+    try:
+        return json.loads(manifest.read_text(encoding="utf-8"))["version"]
+    except (OSError, ValueError, KeyError):
+        return "unknown"
+
+
+def beside_pagefind(f: dict) -> str:
+    """Pagefind and the plugin, first and warm queries, on both networks."""
+    pf = f.get("pagefind")
+    if not pf:
+        return ""
+    ours, theirs = f["throttled"], pf["throttled"]
+    ours_ms = report.modeled_ms(ours["cold_fetch_rounds"], ours["cold_sent_bytes"])
+    theirs_ms = report.modeled_ms(theirs["cold_fetch_rounds"], theirs["cold_sent_bytes"])
+    keyword = ours.get("cold_keyword")
+    keyword_line = (f"The plugin's keyword results of the first query came after "
+                    f"{keyword['rounds']} rounds, {keyword['sent_bytes'] / 1000:,.0f} kB "
+                    f"(modeled {report.modeled_ms(keyword['rounds'], keyword['sent_bytes']):,.0f}"
+                    f" ms).\n\n" if keyword else "")
+    build = pf["build"]
+    return f"""## Beside Pagefind
+
+Pagefind {f.get('pagefind_version') or ''} indexed the same pages built without search in
+{build['seconds']:.1f} s ({report.mb(pf['bytes'])} in `pagefind/`). On a reader's network
+({f['throttle']['mbps']} Mbit/s, {f['throttle']['latencyMs']} ms a request), rounds on the
+browser's clock, modeled as above:
+
+{report.NETWORK_COLUMNS}
+{report.network_row("man pages", "Pagefind", theirs)}
+{report.network_row("man pages", "this plugin", ours)}
+
+The first semantic result's modeled time is {ours_ms:,.0f} ms against Pagefind's
+{theirs_ms:,.0f} ms ({ours_ms / theirs_ms:.2f}x). On loopback Pagefind's first query sent
+{report.mb(pf['browser']['cold_sent_bytes'])} ({pf['browser']['cold_requests']} files) and took
+{pf['browser']['cold_ms']:.0f} ms; warm p50 / p95 {pf['browser']['warm_p50_ms']:.0f} /
+{pf['browser']['warm_p95_ms']:.0f} ms.
+
+{keyword_line}"""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=HERE / ".cache" / "large-site")
@@ -155,8 +220,13 @@ def main() -> int:
     source = ensure_source()
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
+    pagefind_bin = HERE / "node_modules" / ".bin" / "pagefind"
+    if not pagefind_bin.exists():
+        raise SystemExit("bench/node_modules has no pagefind: run `npm ci` in bench/ "
+                         "(bench/compare does)")
     auto_site, auto_build = build(source, work, "auto")
     exact_site, _ = build(source, work, "exact")
+    pagefind_site, pagefind_build = build_pagefind(source, work, pagefind_bin)
     sets = {name: relevance.read_queries(HERE / "relevance" / f"manpages-{name}.tsv")
             for name in SETS}
     queries = [q for rows in sets.values() for q, _ in rows]
@@ -165,7 +235,11 @@ def main() -> int:
                        "fetchCost": {"profiles": 5},
                        "runs": [{"name": "plugin", "kind": "semantic", "root": str(auto_site)},
                                 {"name": "throttled", "kind": "semantic", "root": str(auto_site),
-                                 "throttle": THROTTLE}]},
+                                 "throttle": THROTTLE},
+                                {"name": "pagefind", "kind": "pagefind",
+                                 "root": str(pagefind_site)},
+                                {"name": "pagefind-throttled", "kind": "pagefind",
+                                 "root": str(pagefind_site), "throttle": THROTTLE}]},
                       work, limit_s=1200, prefix=PREFIX)
     parts = sites.semantic_parts(auto_site)
     figures = {
@@ -182,6 +256,13 @@ def main() -> int:
         "browser": run.browser_figures(seen["plugin"]),
         "throttle": THROTTLE,
         "throttled": run.browser_figures(seen["throttled"]),
+        "pagefind_version": pagefind_version(),
+        "pagefind": {
+            "build": sites.as_dict(pagefind_build),
+            "bytes": sites.tree_bytes(pagefind_site / "pagefind"),
+            "browser": run.browser_figures(seen["pagefind"]),
+            "throttled": run.browser_figures(seen["pagefind-throttled"]),
+        },
         "layouts": run.layout_quality(auto_site, exact_site, sets, 1),
     }
     write_results(args.out, "large_site", figures, render(figures))

@@ -845,26 +845,32 @@ def rounds_line(scale: str, files: list) -> str:
     return f"- {scale}x: " + "; ".join(cells) + "."
 
 
+NETWORK_COLUMNS = ("| site | system | first query: sent, rounds, files | modeled | measured |"
+                   " warm rounds: p50 / max | warm sent: p50 | warm modeled: p50 / p95 |"
+                   " warm measured: p50 / p95 |\n|---|---|---|---|---|---|---|---|---|")
+
+
+def network_row(site: str, label: str, b: dict) -> str:
+    """One system's first and warm queries on a reader's network, as a NETWORK_COLUMNS row."""
+    per = b["warm_fetches"]["per_query"]
+    rounds, sent = per["rounds"], per["sent"]
+    model = [modeled_ms(r, n) for r, n in zip(rounds, sent)]
+    return (f"| {site} | {label} | {b['cold_sent_bytes'] / 1000:,.0f} kB, "
+            f"{b['cold_fetch_rounds']} rounds{server_rounds(b)}, "
+            f"{len(b['cold_files'])} files | "
+            f"{modeled_ms(b['cold_fetch_rounds'], b['cold_sent_bytes']):,.0f} ms | "
+            f"{ms(b['cold_ms'])} | {_percentile(rounds, 50):.0f} / {max(rounds)} | "
+            f"{_percentile(sent, 50) / 1000:,.1f} kB | "
+            f"{_percentile(model, 50):,.0f} / {_percentile(model, 95):,.0f} ms | "
+            f"{ms(b['warm_p50_ms'])} / {ms(b['warm_p95_ms'])} |")
+
+
 def network_section(out: dict) -> str:
     """Pagefind and the plugin on a reader's network: first and warm queries."""
-    rows = []
-    for scale, record in out["scales"].items():
-        for name, label in NETWORK_RUNS:
-            b = record["browser"].get(name)
-            if not b or "cold_ms" not in b:
-                continue
-            per = b["warm_fetches"]["per_query"]
-            rounds, sent = per["rounds"], per["sent"]
-            model = [modeled_ms(r, n) for r, n in zip(rounds, sent)]
-            rows.append(
-                f"| {scale}x | {label} | {b['cold_sent_bytes'] / 1000:,.0f} kB, "
-                f"{b['cold_fetch_rounds']} rounds{server_rounds(b)}, "
-                f"{len(b['cold_files'])} files | "
-                f"{modeled_ms(b['cold_fetch_rounds'], b['cold_sent_bytes']):,.0f} ms | "
-                f"{ms(b['cold_ms'])} | {_percentile(rounds, 50):.0f} / {max(rounds)} | "
-                f"{_percentile(sent, 50) / 1000:,.1f} kB | "
-                f"{_percentile(model, 50):,.0f} / {_percentile(model, 95):,.0f} ms | "
-                f"{ms(b['warm_p50_ms'])} / {ms(b['warm_p95_ms'])} |")
+    rows = [network_row(f"{scale}x", label, b)
+            for scale, record in out["scales"].items()
+            for name, label in NETWORK_RUNS
+            if (b := record["browser"].get(name)) and "cold_ms" in b]
     if not rows:
         return ""
     keyword = [f"{scale}x: {k['rounds']} rounds, {k['sent_bytes'] / 1000:,.0f} kB "
@@ -893,10 +899,7 @@ def network_section(out: dict) -> str:
         "20 Mbit/s (issue 28's model). The first query's figures are its own files, from",
         "the query to its results, after page load.",
         "",
-        "| scale | system | first query: sent, rounds, files | modeled | measured |"
-        " warm rounds: p50 / max | warm sent: p50 | warm modeled: p50 / p95 |"
-        " warm measured: p50 / p95 |",
-        "|---|---|---|---|---|---|---|---|---|",
+        NETWORK_COLUMNS.replace("| site |", "| scale |", 1),
         *rows, "", *keyword_line, *rounds_lines])
 
 

@@ -138,12 +138,13 @@ def semantic_index(project: Path, plain_site: str, site: str, cache_dir: Path) -
     return Build("semantic-index", seconds, facts={"via": "mkdocs-semantic index"})
 
 
-def pagefind(project: Path, site: str, binary: Path) -> Build:
-    """Pagefind's CLI over a built site, timed; writes `site/pagefind/`."""
+def pagefind(project: Path, site: str, binary: Path, exclude: str = PAGEFIND_EXCLUDE) -> Build:
+    """Pagefind's CLI over a built site, timed; writes `site/pagefind/`. `exclude`: the
+    theme's chrome (default: Material's)."""
     load = load_now()
     started = time.perf_counter()
     proc = subprocess.run(
-        [str(binary), "--site", site, "--exclude-selectors", PAGEFIND_EXCLUDE],
+        [str(binary), "--site", site, "--exclude-selectors", exclude],
         cwd=project, capture_output=True, text=True, timeout=5400)
     seconds = time.perf_counter() - started
     loads = [load, load_now()]
