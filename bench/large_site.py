@@ -180,6 +180,10 @@ def beside_pagefind(f: dict) -> str:
     pf = f.get("pagefind")
     if not pf:
         return ""
+    failed = [name for name in ("browser", "throttled") if "cold_ms" not in pf[name]]
+    if failed or "cold_ms" not in f["throttled"]:
+        return (f"## Beside Pagefind\n\nNot compared: a browser run failed "
+                f"({pf[failed[0]]['failed'] if failed else f['throttled'].get('failed')}).\n")
     ours, theirs = f["throttled"], pf["throttled"]
     ours_ms = report.modeled_ms(ours["cold_fetch_rounds"], ours["cold_sent_bytes"])
     theirs_ms = report.modeled_ms(theirs["cold_fetch_rounds"], theirs["cold_sent_bytes"])
@@ -187,7 +191,7 @@ def beside_pagefind(f: dict) -> str:
     keyword_line = (f"The plugin's keyword results of the first query came after "
                     f"{keyword['rounds']} rounds, {keyword['sent_bytes'] / 1000:,.0f} kB "
                     f"(modeled {report.modeled_ms(keyword['rounds'], keyword['sent_bytes']):,.0f}"
-                    f" ms).\n\n" if keyword else "")
+                    f" ms).\n" if keyword else "")
     build = pf["build"]
     return f"""## Beside Pagefind
 
@@ -204,7 +208,12 @@ The first semantic result's modeled time is {ours_ms:,.0f} ms against Pagefind's
 {theirs_ms:,.0f} ms ({ours_ms / theirs_ms:.2f}x). On loopback Pagefind's first query sent
 {report.mb(pf['browser']['cold_sent_bytes'])} ({pf['browser']['cold_requests']} files) and took
 {pf['browser']['cold_ms']:.0f} ms; warm p50 / p95 {pf['browser']['warm_p50_ms']:.0f} /
-{pf['browser']['warm_p95_ms']:.0f} ms.
+{pf['browser']['warm_p95_ms']:.0f} ms. Pagefind found nothing for
+{theirs.get('warm_zero_result_queries', 0)} of {theirs['warm_queries']} warm queries (the plugin for
+{ours.get('warm_zero_result_queries', 0)}); such a query fetches little, so its warm figures
+flatter it.
+Without the search plugin the mkdocs theme's script stops at its missing search dialog on
+every page (an error in the page, recorded in the run): no search file depends on it.
 
 {keyword_line}"""
 

@@ -122,12 +122,12 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
     model["dim"] = dim
     vector_fields, partition_of_chunk = write_vectors(
         put, stored, starts, row_bytes=row_bytes, layout=vector_layout,
-        put_checked=lambda name, data: _write_self_checked(out, written, name, data),
+        put_checked=lambda name, body: _write_self_checked(out, written, name, body),
         previous=previous_centroids)
 
     def shard_list(stem: str, shards: list[tuple[object, bytes]]) -> dict:
-        return write_shard_list(shards, stem, lambda name, data: _write_self_checked(
-            out, written, name, data))
+        return write_shard_list(shards, stem, lambda name, body: _write_self_checked(
+            out, written, name, body))
 
     lexical_shards = [
         (first, json_bytes(shard))
