@@ -101,11 +101,8 @@ def build_with(source: Path, project: Path, old: str, new: str) -> tuple[Path, s
 
 
 def render(f: dict) -> str:
-    b, lay, cost, slow = f["browser"], f["layouts"], f["fetch_cost"], f["throttled"]
+    lay = f["layouts"]
     v = lay["vector"]
-    wf = b["warm_fetches"]
-    slow_warm = slow["warm_fetches"]["per_query"]
-    model = wf.get("model") or {}
     probe = v.get("probe") or {}
     auto, exact = lay["auto"], lay["exact"]
     rows = "\n".join(
@@ -121,7 +118,36 @@ scales are identical copies of fastapi-docs; here nothing repeats). As shipped t
 writes the **{f['layout']}** layout ({f.get('partitions', 0):,} partitions); the exact
 layout's bundle is built beside it for the comparison.
 
-## In the browser (the plugin as shipped)
+{in_browser(f)}
+{beside_pagefind(f)}
+## Ranking: the partitioned layout against the exact one (Python reference searcher)
+
+Hybrid page MRR@10 on bench/relevance/manpages-*.tsv:
+
+| queries | as shipped | exact layout | gap |
+|---|---|---|---|
+{rows}
+
+Vector recall@10 of the partitioned search against the exact one: **{v['recall@10']:.3f}**
+({v['below_1']} of {v['queries']} queries below 1, min {v['min']:.1f}). Per query (median):
+{probe.get('partitions_probed', {}).get('p50', 0):.0f} partitions probed
+({probe.get('rows_probed', {}).get('p50', 0):,.0f} rows), their candidates in
+{probe.get('row_files', {}).get('p50', 0):.0f} rows files.
+"""
+
+
+def in_browser(f: dict) -> str:
+    """The plugin's own browser runs, loopback and throttled; one line for a failed run."""
+    b, cost, slow = f["browser"], f["fetch_cost"], f["throttled"]
+    failed = [(name, run_figures["failed"]) for name, run_figures in
+              (("loopback", b), ("throttled", slow)) if "cold_ms" not in run_figures]
+    if failed:
+        return ("## In the browser (the plugin as shipped)\n\nNot measured: the plugin's "
+                + "; ".join(f"{name} run failed ({why})" for name, why in failed) + ".\n")
+    wf = b["warm_fetches"]
+    slow_warm = slow["warm_fetches"]["per_query"]
+    model = wf.get("model") or {}
+    return f"""## In the browser (the plugin as shipped)
 
 - First semantic result (fresh profile, the home page loaded first):
   **{report.mb(b['cold_sent_bytes'])} sent** ({b['cold_requests']} files,
@@ -148,22 +174,17 @@ sent; modeled as issue 28 models it, {report.ROUND_TRIP_MS} ms a round plus the 
 {run.percentile(slow_warm['sent'], 50) / 1000:,.1f} kB; the same
 queries again p50 {slow.get('repeat_p50_ms', 0):.1f} ms, p95
 {slow.get('repeat_p95_ms', 0):.1f} ms.
+{throttled_rounds(slow)}"""
 
-{beside_pagefind(f)}
-## Ranking: the partitioned layout against the exact one (Python reference searcher)
 
-Hybrid page MRR@10 on bench/relevance/manpages-*.tsv:
-
-| queries | as shipped | exact layout | gap |
-|---|---|---|---|
-{rows}
-
-Vector recall@10 of the partitioned search against the exact one: **{v['recall@10']:.3f}**
-({v['below_1']} of {v['queries']} queries below 1, min {v['min']:.1f}). Per query (median):
-{probe.get('partitions_probed', {}).get('p50', 0):.0f} partitions probed
-({probe.get('rows_probed', {}).get('p50', 0):,.0f} rows), their candidates in
-{probe.get('row_files', {}).get('p50', 0):.0f} rows files.
-"""
+def throttled_rounds(slow: dict) -> str:
+    """The throttled first query round by round, where the run recorded its files."""
+    files = slow.get("cold_browser_files")
+    if not files:
+        return ""
+    return ("\nIts first query round by round on the browser's clock (ms from the query; "
+            "requests of each kind that began in the round):\n\n"
+            + report.rounds_line("man pages", files) + "\n")
 
 
 def pagefind_version() -> str:

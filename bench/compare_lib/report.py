@@ -835,14 +835,14 @@ def first_rounds(files: list) -> list[tuple[float, float, dict[str, int]]]:
     return rounds
 
 
-def rounds_line(scale: str, files: list) -> str:
-    """'1x: 1 (0-45 ms) client code 1; 2 (48-194 ms) ...': what each round asked for."""
+def rounds_line(label: str, files: list) -> str:
+    """'- 1x: 1 (0-45 ms) client code 1; 2 (48-194 ms) ...': what each round asked for."""
     cells = []
     for number, (start, end, kinds) in enumerate(first_rounds(files), 1):
         asked = ", ".join(f"{PARTS[k]} {n}" for k, n in
                           sorted(kinds.items(), key=lambda item: list(PARTS).index(item[0])))
         cells.append(f"{number} ({start:,.0f}-{end:,.0f} ms) {asked}")
-    return f"- {scale}x: " + "; ".join(cells) + "."
+    return f"- {label}: " + "; ".join(cells) + "."
 
 
 NETWORK_COLUMNS = ("| site | system | first query: sent, rounds, files | modeled | measured |"
@@ -880,7 +880,7 @@ def network_section(out: dict) -> str:
     keyword_line = ([f"The plugin's keyword results of the first query (shown while its "
                      f"final ranking loads), on the browser's clock: {'; '.join(keyword)}.",
                      ""] if keyword else [])
-    by_round = [rounds_line(scale, files) for scale, record in out["scales"].items()
+    by_round = [rounds_line(f"{scale}x", files) for scale, record in out["scales"].items()
                 if (files := record["browser"].get("plugin-network", {}).get("cold_browser_files"))]
     rounds_lines = (["The plugin's first query round by round on the browser's clock (ms from "
                      "the query; requests of each kind that began in the round, a file read "
