@@ -48,21 +48,28 @@ def pages(searcher: Searcher, text: str, top_k: int, *, typing: bool) -> tuple[l
     return list(dict.fromkeys(r.url for r in answer.results)), answer.reading.text
 
 
-def other_completions(searcher: Searcher, query: str, read: str, count: int) -> list[str]:
-    """Up to `count` more completions of a one-word query, likeliest first, other than
-    the text it was read as; none for a query of more words."""
+def completion_texts(searcher: Searcher, query: str, *, one_word: bool = False) -> list[str]:
+    """The query with its last word completed to each site word or name that starts with
+    it (only long flags after `--`), likeliest first (rule 1's order); none when the query
+    does not end in a word, or (`one_word`) is more than one word."""
     found = list(TOKEN.finditer(query))
-    if len(found) != 1 or found[0].end() != len(query) or searcher.bundle.vocabulary is None:
+    if not found or found[-1].end() != len(query) or searcher.bundle.vocabulary is None \
+            or (one_word and len(found) != 1):
         return []
-    match = found[0]
+    match = found[-1]
     key = vocabulary_word(match.group()) or identifier_key(match.group()) or ""
     flag = after_long_dashes(query, match.start())
     entries = sorted((e for e in searcher.bundle.vocabulary.starting([key])
                       if e.key.startswith(key) and (e.flag or not flag)),
                      key=lambda e: (-e.count, len(e.key), e.key))
+    return [query[:match.start()] + entry.form for entry in entries]
+
+
+def other_completions(searcher: Searcher, query: str, read: str, count: int) -> list[str]:
+    """Up to `count` more completions of a one-word query, likeliest first, other than
+    the text it was read as; none for a query of more words."""
     out: list[str] = []
-    for entry in entries:
-        text = query[:match.start()] + entry.form
+    for text in completion_texts(searcher, query, one_word=True):
         if text.lower() != read.lower() and text not in out:
             out.append(text)
         if len(out) == count:
