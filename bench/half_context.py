@@ -13,7 +13,8 @@ questions about that choice, on the queries of bench/relevance/*-half.tsv:
   that goes with the query's other words should be the one the reader means.
 - top page, margin: of those completions and the shipped reading, the one whose hybrid
   ranking's first page is the most relevant (`Result.score`), or leads its second page
-  the most: the ranking's own confidence.
+  the most (a ranking of one page leads by its whole score): the ranking's own
+  confidence.
 - ceiling: the best MRR@10 that any one of those completions gives the query (the
   shipped reading's included). No rule that picks one completion does better.
 
@@ -80,7 +81,7 @@ def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
             each = [judged(searcher, text, corpus.top_k, half.relevant, typing=False)
                     for text in texts]
             context = shipped[0]
-            if len(texts) > 1:
+            if texts:
                 coverage = [keyword_coverage(searcher, text) for text in texts]
                 best = max(range(len(texts)), key=lambda i: (coverage[i], -i))
                 read = searcher.read(half.text, typing=True).text
@@ -109,7 +110,7 @@ def render(results: dict) -> str:
              "bench's docstring.", "",
              "| set | encoder | queries | complete | half, shipped | half, context | "
              "half, top page | half, margin | half, ceiling of one completion | "
-             "queries the context rule changed |", "|---" * 10 + "|"]
+             "queries whose MRR@10 the context rule changed |", "|---" * 10 + "|"]
     for name, s in results["sets"].items():
         for encoder, e in s["encoders"].items():
             cells = [f"{e['half'][rule]:.3f} ({e['half'][rule] / e['complete']:.2f})"

@@ -137,19 +137,21 @@ Vector recall@10 of the partitioned search against the exact one: **{v['recall@1
 
 
 def in_browser(f: dict) -> str:
-    """The plugin's own browser runs, loopback and throttled; one line for a failed run."""
-    b, cost, slow = f["browser"], f["fetch_cost"], f["throttled"]
-    failed = [(name, run_figures["failed"]) for name, run_figures in
-              (("loopback", b), ("throttled", slow)) if "cold_ms" not in run_figures]
-    if failed:
-        return ("## In the browser (the plugin as shipped)\n\nNot measured: the plugin's "
-                + "; ".join(f"{name} run failed ({why})" for name, why in failed) + ".\n")
-    wf = b["warm_fetches"]
-    slow_warm = slow["warm_fetches"]["per_query"]
-    model = wf.get("model") or {}
+    """The plugin's own browser runs, loopback then throttled, each one line if it failed."""
     return f"""## In the browser (the plugin as shipped)
 
-- First semantic result (fresh profile, the home page loaded first):
+{on_loopback(f)}
+{on_network(f)}"""
+
+
+def on_loopback(f: dict) -> str:
+    """The plugin's loopback run: first query, warm queries, the same queries again."""
+    b, cost = f["browser"], f["fetch_cost"]
+    if "cold_ms" not in b:
+        return f"Not measured on loopback: the plugin's run failed ({b.get('failed')}).\n"
+    wf = b["warm_fetches"]
+    model = wf.get("model") or {}
+    return f"""- First semantic result (fresh profile, the home page loaded first):
   **{report.mb(b['cold_sent_bytes'])} sent** ({b['cold_requests']} files,
   {b['cold_fetch_rounds']} rounds), {b['cold_ms']:.0f} ms.
 - Warm, each of {b['warm_queries']} queries fetching what no query before it needed:
@@ -162,8 +164,18 @@ def in_browser(f: dict) -> str:
   {model.get('per_file_ms', 0):.2f} ms a file (rms error {model.get('residual_ms', 0):.1f} ms).
   A bare Web Worker in this run's Chromium needed {cost.get('perFile', 0):.1f} ms a file and
   {cost.get('sequentialMedian', 0):.1f} ms a round trip (bench/compare_lib/fetch_cost.mjs).
+"""
 
-On a reader's network ({f['throttle']['mbps']} Mbit/s, {f['throttle']['latencyMs']} ms a request,
+
+def on_network(f: dict) -> str:
+    """The plugin's throttled run: first and warm queries on a reader's network."""
+    slow = f["throttled"]
+    if "cold_ms" not in slow:
+        return (f"Not measured on a reader's network: the plugin's throttled run failed "
+                f"({slow.get('failed')}).\n")
+    slow_warm = slow["warm_fetches"]["per_query"]
+    network = f"{f['throttle']['mbps']} Mbit/s, {f['throttle']['latencyMs']} ms a request"
+    return f"""On a reader's network ({network},
 CDP emulation in a fresh profile): first semantic result {slow['cold_ms']:.0f} ms
 ({slow['cold_fetch_rounds']} rounds on the browser's clock, {slow['cold_sent_bytes'] / 1000:,.0f} kB
 sent; modeled as issue 28 models it, {report.ROUND_TRIP_MS} ms a round plus the bytes at
