@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
-from half_interleave import completion_texts, pages  # noqa: E402
+from half_interleave import completion_texts, pages, ratio_cells  # noqa: E402
 from readers_typing import copies  # noqa: E402
 
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
@@ -113,8 +113,7 @@ def render(results: dict) -> str:
              "queries whose MRR@10 the context rule changed |", "|---" * 10 + "|"]
     for name, s in results["sets"].items():
         for encoder, e in s["encoders"].items():
-            cells = [f"{e['half'][rule]:.3f} ({e['half'][rule] / e['complete']:.2f})"
-                     for rule in RULES]
+            cells = ratio_cells(e, RULES)
             lines.append(f"| {name} | {encoder} | {s['queries']} | {e['complete']:.3f} | "
                          f"{' | '.join(cells)} | {len(e['changed'])} |")
     return "\n".join(lines) + "\n"
