@@ -29,7 +29,6 @@ makes it). Writes bench/results/large_site.{json,md}.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -174,8 +173,7 @@ def on_network(f: dict) -> str:
         return (f"Not measured on a reader's network: the plugin's throttled run failed "
                 f"({slow.get('failed')}).\n")
     slow_warm = slow["warm_fetches"]["per_query"]
-    network = f"{f['throttle']['mbps']} Mbit/s, {f['throttle']['latencyMs']} ms a request"
-    return f"""On a reader's network ({network},
+    return f"""On a reader's network ({network_of(f)},
 CDP emulation in a fresh profile): first semantic result {slow['cold_ms']:.0f} ms
 ({slow['cold_fetch_rounds']} rounds on the browser's clock, {slow['cold_sent_bytes'] / 1000:,.0f} kB
 sent; modeled as issue 28 models it, {report.ROUND_TRIP_MS} ms a round plus the bytes at
@@ -189,6 +187,11 @@ queries again p50 {slow.get('repeat_p50_ms', 0):.1f} ms, p95
 {throttled_rounds(slow)}"""
 
 
+def network_of(f: dict) -> str:
+    """The emulated reader's network of the throttled runs, as the report names it."""
+    return f"{f['throttle']['mbps']} Mbit/s, {f['throttle']['latencyMs']} ms a request"
+
+
 def throttled_rounds(slow: dict) -> str:
     """The throttled first query round by round, where the run recorded its files."""
     files = slow.get("cold_browser_files")
@@ -197,15 +200,6 @@ def throttled_rounds(slow: dict) -> str:
     return ("\nIts first query round by round on the browser's clock (ms from the query; "
             "requests of each kind that began in the round):\n\n"
             + report.rounds_line("man pages", files) + "\n")
-
-
-def pagefind_version() -> str:
-    """The Pagefind that bench/node_modules holds."""
-    manifest = HERE / "node_modules" / "pagefind" / "package.json"
-    try:
-        return json.loads(manifest.read_text(encoding="utf-8"))["version"]
-    except (OSError, ValueError, KeyError):
-        return "unknown"
 
 
 def beside_pagefind(f: dict) -> str:
@@ -230,7 +224,7 @@ def beside_pagefind(f: dict) -> str:
 
 Pagefind {f.get('pagefind_version') or ''} indexed the same pages built without search in
 {build['seconds']:.1f} s ({report.mb(pf['bytes'])} in `pagefind/`). On a reader's network
-({f['throttle']['mbps']} Mbit/s, {f['throttle']['latencyMs']} ms a request), rounds on the
+({network_of(f)}), rounds on the
 browser's clock, modeled as above:
 
 {report.NETWORK_COLUMNS}
@@ -298,7 +292,7 @@ def main() -> int:
         "browser": run.browser_figures(seen["plugin"]),
         "throttle": THROTTLE,
         "throttled": run.browser_figures(seen["throttled"]),
-        "pagefind_version": pagefind_version(),
+        "pagefind_version": run.npm_version("pagefind"),
         "pagefind": {
             "build": sites.as_dict(pagefind_build),
             "bytes": sites.tree_bytes(pagefind_site / "pagefind"),

@@ -292,18 +292,20 @@ def semantic_build(project: Path, config: str, cache_dir: Path,
     return build
 
 
+def npm_version(name: str, folder: Path = BENCH) -> str:
+    """The version of the npm package `name` that `folder`/node_modules holds, or "unknown"."""
+    try:
+        manifest = folder / "node_modules" / name / "package.json"
+        return json.loads(manifest.read_text(encoding="utf-8"))["version"]
+    except (OSError, ValueError, KeyError):
+        return "unknown"
+
+
 def machine() -> dict:
     def version(cmd: list[str]) -> str:
         try:
             return subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip()
         except (OSError, subprocess.SubprocessError):
-            return "unknown"
-
-    def npm_version(name: str, folder: Path = BENCH) -> str:
-        try:
-            manifest = folder / "node_modules" / name / "package.json"
-            return json.loads(manifest.read_text(encoding="utf-8"))["version"]
-        except (OSError, ValueError, KeyError):
             return "unknown"
 
     from importlib.metadata import version as dist_version
