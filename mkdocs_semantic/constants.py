@@ -28,6 +28,8 @@ PIECE_PUNCTUATION: str = _SHARED["PIECE_PUNCTUATION"]
 """The ASCII punctuation whose pieces (each its own word) share one keyed file."""
 MAX_PIECE_FILE_BYTES: int = _SHARED["MAX_PIECE_FILE_BYTES"]
 """No keyed word piece file is larger: a reader stops reading one there."""
+MAX_KEYED_SHARD_BYTES: int = _SHARED["MAX_KEYED_SHARD_BYTES"]
+"""A browser reads a keyed list's shard (its size unlisted) up to this many bytes."""
 MIN_WORD: int = _SHARED["MIN_WORD"]
 MAX_WORD: int = _SHARED["MAX_WORD"]
 """The letters of a vocabulary word: at least MIN_WORD, at most MAX_WORD."""

@@ -10,6 +10,7 @@ import { halfToFloat, parsePageTable, parsePartitionBits, parseRow, parseVectorP
 import { FORMAT_VERSION, checkDirectory, checkManifest, compareKeys, payloadUrl, shardOf, verifyPayload } from "../src/bundle/bundle.js";
 import { BundleError } from "../src/bundle/error.js";
 import { Engine } from "../src/engine/engine.js";
+import { analyze } from "../src/engine/lexical.js";
 import { editedCopy } from "./bundle-copy.js";
 import { serve } from "./serve.js";
 
@@ -57,13 +58,16 @@ test("a manifest that is not JSON, or absurdly large, is refused", async () => {
 
 test("a tampered payload is refused; the same size, other bytes", async () => {
   let changed;
+  let term;
   const { engine } = await servedCopy((dir, manifest, catalog) => {
-    changed = `index/lex0.${catalog.lexical.shards.set}.json`;
+    changed = `lexical/lex0.${catalog.lexical.shards.set}.json`;
     const bytes = readFileSync(join(dir, changed));
+    const { terms } = JSON.parse(bytes.subarray(0, bytes.length - 4).toString("utf8"));
+    term = terms.find((t) => /^[a-z]+$/.test(t) && analyze(t, new Set()).join() === t);
     bytes[bytes.length - 2] ^= 1;
     writeFileSync(join(dir, changed), bytes);
   });
-  const term = (await engine.open(), engine.catalog.lexical.shards.dirs[0].first);
+  assert.ok(term, "the keyed shard holds a plain word");
   await assert.rejects(engine.search(term, { mode: "lexical" }),
     (error) => error instanceof BundleError && error.message.includes(`${changed} does not match its hash`));
 });
@@ -147,7 +151,10 @@ test("bad catalog fields are refused with the field's name", async () => {
     [(c) => { c.fragments.stem = "text/text"; }, /fragments has the stem "text\/text", not "fragments\/frag"/],
     [(c) => { c.lexical.shards.set = Number.parseInt("1234567890123456", 10); }, /lexical\.shards has the set 1234567890123456, not 16 hex digits/],
     [(c) => { c.fragments.first = [0]; }, /fragments must be \{stem, set, first, bytes\} or \{stem, set, dirs\}/],
-    [(c) => { c.lexical.shards.dirs.bytes[0] = "x"; }, /lexical\.shards has a size "x" that is not a count of bytes/],
+    [(c) => { c.fragments.dirs.bytes[0] = "x"; }, /fragments has a size "x" that is not a count of bytes/],
+    [(c) => { c.lexical.shards.count = 0; }, /lexical\.shards\.count is 0, not a whole number from 1/],
+    [(c) => { c.lexical.shards.sizes = "lexical/sizes.json"; }, /lexical\.shards\.sizes must be a list/],
+    [(c) => { c.lexical.shards = c.fragments; }, /lexical\.shards must be a keyed list \{stem, set, count, sizes\}/],
     [(c) => { c.pages.count += 1; }, /pages\.count is not the manifest's page count/],
     [(c) => { c.pages.table[1] += 1; }, /pages\.table must be \[name, bytes\] of \d+ bytes/],
     [(c) => { c.vectors[0].dtype = "i4"; }, /vectors\[0\]\.dtype must be one of i8, f16, f32/],
@@ -155,7 +162,7 @@ test("bad catalog fields are refused with the field's name", async () => {
     [(c) => { c.encoders.static.rows.ids[0] = -1; }, /encoders\.static\.rows\.ids must list ascending token ids as gaps/],
     [(c) => { c.encoders.static.rows.ids = "1,2"; }, /encoders\.static\.rows\.ids must be a list/],
     [(c) => { c.encoders.static.rows.table = "../x"; }, /encoders\.static\.rows\.table must be 16 hex digits/],
-    [(c) => { c.lexical.version = 2; }, /lexical\.version is not 3/],
+    [(c) => { c.lexical.version = 3; }, /lexical\.version is not 4/],
     [(c) => { c.lexical.head = 0; }, /lexical\.head is 0/],
     [(c) => { c.facets = "facets.json"; }, /facets must be a list/],
   ];
@@ -205,10 +212,10 @@ test("keyword results fetch the catalog, then the page table beside their terms'
   assert.deepEqual(new Set(fetched.slice(0, 2)), new Set(["manifest.json", "catalog.json"]), "the catalog beside the manifest");
   assert.ok(!fetched.includes(engine.manifest.catalog.name), "its copy was the current catalog");
   const rest = fetched.slice(2).filter((name) => name !== engine.catalog.pageTable.name);
-  assert.ok(rest.every((name) => /^(lexical\/lex\d|fragments\/|index\/(lex|frag)\d)/.test(name)), rest.join(" "));
+  // the keyword shards are named from the terms: no directory, no list of their sizes
+  assert.ok(rest.every((name) => /^(lexical\/lex\d|fragments\/|index\/frag\d)/.test(name)), rest.join(" "));
   const shards = (await engine.lexical.shards.all()).length;
   assert.ok(rest.filter((n) => n.startsWith("lexical/")).length < shards);
-  assert.ok(rest.filter((n) => n.startsWith("index/lex")).length < engine.catalog.lexical.shards.dirs.length);
   assert.equal(new Set(fetched).size, fetched.length, "each file is fetched once");
 });
 

@@ -15,6 +15,7 @@ import { analyze } from "../src/engine/lexical.js";
 import { queryCodes } from "../src/engine/scan.js";
 import { namesAThing } from "../src/engine/ranking.js";
 import { serve } from "./serve.js";
+import { bucketOf } from "../src/bundle/bundle.js";
 
 const PARITY = fileURLToPath(new URL("../../tests/fixtures/parity/", import.meta.url));
 const expected = JSON.parse(readFileSync(`${PARITY}expected.json`, "utf8"));
@@ -92,6 +93,13 @@ test("the analyzer makes Python's terms", async () => {
   assert.deepEqual(engine.catalog.lexical.stopwords, analyzer.stopwords);
   const stopwords = new Set(analyzer.stopwords);
   for (const [text, terms] of analyzer.texts) assert.deepEqual(analyze(text, stopwords), terms, text);
+});
+
+test("a term's shard in a keyed list is Python's", async () => {
+  assert.ok(analyzer.buckets.length > 400);
+  for (const [term, count, bucket] of analyzer.buckets) {
+    assert.equal(await bucketOf(term, count), bucket, `${term} among ${count}`);
+  }
 });
 
 test("excerpt windows are Python's: the query's terms and the window shown", () => {

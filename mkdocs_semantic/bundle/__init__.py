@@ -1,4 +1,4 @@
-"""The search bundle (format 10): its format (`format`), writer (`writer`) and reader
+"""The search bundle (format 11): its format (`format`), writer (`writer`) and reader
 (`reader`), side by side, and the payloads they share.
 
 Layout of `<site>/<bundle_dir>/`:
@@ -37,7 +37,8 @@ Layout of `<site>/<bundle_dir>/`:
     readers only; the chunk's own anchor and heading path, where fragments hold the
     deep link and the path results show);
   - `vectors/...`: see bundle/vectors/store.py;
-  - `lexical/lex<n>.<h>.json` and `lexical/tail.<h>.json`: see `LexicalIndex.to_shards`;
+  - `lexical/lex<n>.<h>.json`, `lexical/sizes.<h>.json` and `lexical/tail.<h>.json`: see
+    `LexicalIndex.to_shards` and `shard_lists.write_keyed_list`;
   - `table/row<token id>.<h>.bin`: one row of the query table, dim int8 values and a
     4-byte check; `<h>` is the table's hash, not the file's (bundle/table.py);
   - `model/model.<h>.onnx`, `model/tokenizer.<h>.json`.

@@ -9,6 +9,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 from ..constants import (
     DEFAULT_TOP_K,
@@ -26,7 +27,7 @@ from ..constants import (
 )
 from .names import CATALOG_NAME, HASH_CHARS, PayloadError, check_name
 from .page_table import page_table_size
-from .shard_lists import directory_entries, parse_shard_list
+from .shard_lists import ShardList, directory_entries, parse_shard_list
 
 MANIFEST = "manifest.json"
 TABLE_HASH = re.compile(r"^[0-9a-f]{16}\Z")
@@ -47,7 +48,8 @@ STATIC_MAX_TOKENS = 128
 VECTOR_PART_BYTES = 128 << 10
 FRAGMENT_SHARD_BYTES = 4 << 10
 TEXT_SHARD_BYTES = 256 << 10
-LEXICAL_SHARD_BYTES = 4 << 10
+LEXICAL_BUCKET_BYTES = 2 << 10
+"""The keyword index's shards hold this much JSON on average (bench/results/keyed_shards.md)."""
 
 
 class BundleError(ValueError):
@@ -60,7 +62,7 @@ class Checker:
     def __init__(self, source: str) -> None:
         self.source = source
 
-    def fail(self, problem: str) -> None:
+    def fail(self, problem: str) -> NoReturn:
         raise BundleError(f"{self.source}: {problem}: rebuild the site")
 
     def _get(self, data: object, key: str, where: str) -> object:
@@ -130,11 +132,26 @@ class Checker:
                    stem: str) -> list[tuple]:
         """A catalog shard list (bundle/shard_lists.py) of shards named `stem`; returns the
         entries the catalog holds: the shards', or their directories'."""
+        shards = self._shards(data, key, where, first, stem)
+        if shards.sizes is not None:
+            self.fail(f"{where + '.' if where else ''}{key} must list its shards' first keys")
+        return list(shards.dirs if shards.entries is None else shards.entries)
+
+    def keyed_list(self, data: object, key: str, where: str, stem: str) -> None:
+        """A keyed shard list (bundle/shard_lists.py) of shards named `stem`."""
+        shards = self._shards(data, key, where, str, stem)
+        if shards.sizes is None:
+            self.fail(f"{where}.{key} must be a keyed list {{stem, set, count, sizes}}")
         try:
-            shards = parse_shard_list(self._get(data, key, where), first, stem)
+            check_name(shards.sizes.name)
+        except PayloadError as exc:
+            self.fail(f"{where}.{key}.sizes: {exc}")
+
+    def _shards(self, data: object, key: str, where: str, first: type, stem: str) -> ShardList:
+        try:
+            return parse_shard_list(self._get(data, key, where), first, stem)
         except ValueError as exc:
             self.fail(f"{where + '.' if where else ''}{key} {exc}")
-        return list(shards.dirs if shards.entries is None else shards.entries)
 
     def entries(self, rows: object, where: str, first: type) -> list[tuple]:
         """`rows` as a shard list `[[first key, name, bytes], ...]`, keys ascending."""
@@ -276,7 +293,7 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
     if check.int(lexical, "count", "lexical") != chunks:
         check.fail("lexical.count is not the chunk count")
     check.int(lexical, "head", "lexical", 1)
-    check.shard_list(lexical, "shards", "lexical", str, "lexical/lex")
+    check.keyed_list(lexical, "shards", "lexical", "lexical/lex")
     if "vocabulary" in catalog:
         vocabulary = check.dict(catalog, "vocabulary")
         if check.int(vocabulary, "version", "vocabulary") != VOCABULARY_VERSION:

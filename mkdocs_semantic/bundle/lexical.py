@@ -22,17 +22,16 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import pairwise
 
 import numpy as np
 
 from ..constants import LEXICAL_VERSION
-from .names import group_by_size, json_bytes
-from .shard_lists import ShardReader
+from .names import json_bytes
+from .shard_lists import ShardReader, bucket_of
 
 SHARD_VERSION = LEXICAL_VERSION
-"""Version of the sharded form (bundle format 3): postings addressed as (page, local),
-long posting lists cut into a head and a tail."""
+"""Version of the sharded form (bundle format 11): shards of a keyed list, postings
+addressed as (page, local), long posting lists cut into a head and a tail."""
 HEAD_POSTINGS = 4096
 """Postings of a term an unfiltered query reads: about 15 kB gzip however common the term.
 On 2,112 manual pages (25,440 chunks) heads of 4,096 ranked as every posting did, heads
@@ -214,38 +213,34 @@ class LexicalIndex:
         return float(best)
 
     def to_shards(self, starts: np.ndarray, *, target_bytes: int,
-                  put_tail: Callable[[bytes], list]) -> list[tuple[str, dict]]:
-        """The index cut by term into shards of about `target_bytes` of JSON.
+                  put_tail: Callable[[bytes], list]) -> list[dict]:
+        """The index spread by term over the shards of a keyed list (shard_lists.bucket_of),
+        as many as hold `target_bytes` of JSON on average, so that a reader names a term's
+        shard from the term alone.
 
-        Returns (first term, shard) pairs, terms ascending. A shard is `{"terms": [...],
-        "postings": [[page delta, local, quantum, ...], ...], "tails": [[i, name, bytes],
-        ...]}`: each posting names its chunk by page number and position on the page
-        (`starts[page] + local`), so a page edit that keeps other pages' chunk counts
-        leaves their postings unchanged; a term with a tail lists its head, and `tails`
-        names the file that `put_tail(data)` wrote for its term number `i` (a flat list
-        of the rest, in the same form).
+        A shard is `{"terms": [...], "postings": [[page delta, local, quantum, ...], ...],
+        "tails": [[i, name, bytes], ...]}`, terms ascending: each posting names its chunk
+        by page number and position on the page (`starts[page] + local`), so a page edit
+        that keeps other pages' chunk counts leaves their postings unchanged; a term with
+        a tail lists its head, and `tails` names the file that `put_tail(data)` wrote for
+        its term number `i` (a flat list of the rest, in the same form).
         """
-        terms = sorted(self.postings)
-        flat: list[list[int]] = []
-        tails: list[list | None] = []
-        sizes: list[int] = []
-        for term in terms:
+        rows: dict[str, tuple[list[int], list | None]] = {}
+        for term in sorted(self.postings):
             docs, quanta = self.postings[term]
             kept = self.heads.get(term)
             if kept is None:
-                flat.append(_flat(docs, quanta, starts))
-                tails.append(None)
+                rows[term] = (_flat(docs, quanta, starts), None)
             else:
                 rest = np.ones(len(docs), dtype=bool)
                 rest[np.searchsorted(docs, kept[0])] = False
-                flat.append(_flat(*kept, starts))
-                tails.append(put_tail(json_bytes(_flat(docs[rest], quanta[rest], starts))))
-            sizes.append(len(term) + 8 + 4 * len(flat[-1]))
-        cuts = [*group_by_size(sizes, target_bytes), len(terms)] if terms else [0]
-        return [(terms[a], {"terms": terms[a:b], "postings": flat[a:b],
-                            "tails": [[i - a, *tails[i]] for i in range(a, b)
-                                      if tails[i] is not None]})
-                for a, b in pairwise(cuts)]
+                rows[term] = (_flat(*kept, starts),
+                              put_tail(json_bytes(_flat(docs[rest], quanta[rest], starts))))
+        total = sum(len(term) + 8 + 4 * len(flat) for term, (flat, _) in rows.items())
+        return [{"terms": terms, "postings": [rows[term][0] for term in terms],
+                 "tails": [[i, *tail] for i, term in enumerate(terms)
+                           if (tail := rows[term][1]) is not None]}
+                for terms in _spread(rows, max(1, -(-total // target_bytes)))]
 
     @classmethod
     def from_shards(cls, shards: Sequence[dict], *, starts: np.ndarray, count: int,
@@ -339,6 +334,14 @@ class _ShardSource:
         if np.any(np.diff(docs[order]) == 0):
             raise ValueError(f"the head and tail of {term!r} share a chunk")
         index.postings[term] = (docs[order], np.concatenate([head_postings[1], tail[1]])[order])
+
+
+def _spread(rows: dict[str, object], count: int) -> list[list[str]]:
+    """The terms of `rows` (ascending) in `count` keyed shards, by bucket_of."""
+    shards: list[list[str]] = [[] for _ in range(count)]
+    for term in rows:
+        shards[bucket_of(term, count)].append(term)
+    return shards
 
 
 def _flat(docs: np.ndarray, quanta: np.ndarray, starts: np.ndarray) -> list[int]:

@@ -23,7 +23,7 @@ from .format import MANIFEST, BundleError, Manifest, check_catalog, check_direct
 from .lexical import LexicalIndex
 from .names import ROW_CHECK_BYTES, Payload, PayloadError, check_name, self_checked_body, verify
 from .page_table import PageTable, parse_page_table
-from .shard_lists import ShardList, ShardReader, parse_shard_list, resolve
+from .shard_lists import ShardList, ShardReader, keyed_entries, parse_shard_list, resolve
 from .table import RowTable, TokenTable, row_name, token_ids_of
 from .vectors.store import (
     VectorSet,
@@ -251,7 +251,8 @@ def payload_json(name: str, data: bytes, source: Path | str) -> object:
     return parse_json(self_checked_body(name, data), source)
 
 
-CONTAINERS = ("index/", "lexical/lex", "vectors/ivf.", "vectors/bin.", "pieces/keyed.")
+CONTAINERS = ("index/", "lexical/lex", "lexical/sizes.", "vectors/ivf.", "vectors/bin.",
+              "pieces/keyed.")
 """The payloads that name other payloads (see `walk_payloads`)."""
 ON_DEMAND = ("vectors/bin.", "vectors/row", "lexical/", "fragments/", "text/", "table/",
              "vocabulary/", "pieces/")
@@ -330,6 +331,14 @@ def _named_in(catalog: dict, payload: Payload, read: Callable[[str, int], bytes]
     if name.startswith("index/"):
         entries = check_directory(payload_json(name, read(name, payload.bytes), name), name)
         return [Payload(entry_name, size) for _, entry_name, size in entries]
+    if name.startswith("lexical/sizes."):
+        shards = shard_list(catalog["lexical"]["shards"])
+        sizes = payload_json(name, read(name, payload.bytes), name)
+        try:
+            return [Payload(entry_name, size)
+                    for _, entry_name, size in keyed_entries(shards, sizes)]
+        except ValueError as exc:
+            raise BundleError(f"{name} {exc}: rebuild the site") from exc
     if name.startswith("lexical/lex"):
         shard = payload_json(name, read(name, payload.bytes), name)
         tails = shard.get("tails") if isinstance(shard, dict) else None
@@ -439,7 +448,7 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
 
     def entries(value: object) -> list[tuple]:
         return resolve(shard_list(value), lambda name, size: check_directory(
-            load_json(name, size), name))
+            load_json(name, size), name), load_json)
 
     counts = manifest.counts
     lazy = fetch is not None
@@ -461,7 +470,7 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
                            boosts=catalog["pages"]["boosts"], facets=facets["pages"],
                            source=str(root))
         lex = catalog["lexical"]
-        terms = ShardReader(entries(lex["shards"]), load_json)
+        terms = ShardReader(entries(lex["shards"]), load_json, keyed=True)
         vocabulary = None
         if "vocabulary" in catalog:
             words = ShardReader(entries(catalog["vocabulary"]["shards"]),

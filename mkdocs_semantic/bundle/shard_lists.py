@@ -12,6 +12,11 @@ the stem's last part), each `{"at": number of its first shard, "first": [...], "
 [...]}`, and the catalog holds `{"stem", "set", "dirs": {"first": [...], "bytes":
 [...]}}`: one first key and size per directory. A reader looking for a key reads one
 directory (the last whose first key is not above it).
+
+A keyed list (`write_keyed_list`) has no keys at all: shard `n` holds the keys whose
+`bucket_of` is `n`, so a reader names a key's shard from the key alone, without the
+catalog listing anything but `{"stem", "set", "count", "sizes"}`; `sizes` names a payload
+of the shards' sizes, read by what walks or downloads a whole bundle, never by a query.
 """
 
 from __future__ import annotations
@@ -56,11 +61,41 @@ class ShardList:
     """`(first key, name, bytes)` each, when the catalog lists the shards; else None."""
     dirs: tuple[Entry, ...] = ()
     """`(first key, name, bytes)` of each directory payload, when it does not."""
+    count: int = 0
+    """A keyed list's shards (its entries are numbered 0 to count - 1); 0 otherwise."""
+    sizes: Payload | None = None
+    """A keyed list's payload of its shards' sizes."""
 
     def payloads(self) -> list[Payload]:
-        """What the catalog itself names: the shards, or their directories."""
+        """What the catalog itself names: the shards, their directories, or a keyed list's
+        sizes."""
+        if self.sizes is not None:
+            return [self.sizes]
         rows = self.dirs if self.entries is None else self.entries
         return [Payload(name, size) for _, name, size in rows]
+
+
+def bucket_of(key: str, count: int) -> int:
+    """The shard of a keyed list of `count` shards that holds `key`: the first four bytes
+    of the SHA-256 of its UTF-8, big-endian, modulo `count` (bundle.js bucketOf)."""
+    return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:4], "big") % count
+
+
+def write_keyed_list(shards: Sequence[bytes], stem: str, write: Callable[[str, bytes], int],
+                     put_sizes: Callable[[bytes], list]) -> dict:
+    """The catalog value of keyed list `shards` (JSON bodies, shard `n` holding the keys
+    whose bucket_of is `n`), each written with `write(name, body)` as `write_shard_list`
+    writes them, and the payload of their sizes with `put_sizes(body)` ([name, bytes])."""
+    if stem not in SHARD_STEMS or not shards:
+        raise ValueError(f"{stem!r} is not a shard list's stem, or it has no shards")
+    hasher = hashlib.sha256(f"{stem} keyed".encode("ascii"))
+    for body in shards:
+        hasher.update(len(body).to_bytes(8, "big") + body)
+    digest = hasher.hexdigest()[:HASH_CHARS]
+    sizes = [write(shard_name(stem, number, digest), body)
+             for number, body in enumerate(shards)]
+    return {"stem": stem, "set": digest, "count": len(shards),
+            "sizes": put_sizes(json_bytes(sizes))}
 
 
 def write_shard_list(shards: Sequence[tuple[object, bytes]], stem: str,
@@ -122,8 +157,10 @@ def parse_shard_list(value: object, first: type, stem: str | None = None) -> Sha
     """A catalog shard list, its names made (ValueError when malformed); `stem`: the stem
     the list must have, where it is known."""
     if not isinstance(value, dict) or set(value) not in ({"stem", "set", "first", "bytes"},
-                                                         {"stem", "set", "dirs"}):
-        raise ValueError("must be {stem, set, first, bytes} or {stem, set, dirs}")
+                                                         {"stem", "set", "dirs"},
+                                                         {"stem", "set", "count", "sizes"}):
+        raise ValueError("must be {stem, set, first, bytes}, {stem, set, dirs} or "
+                         "{stem, set, count, sizes}")
     if value["stem"] != stem if stem is not None else value["stem"] not in SHARD_STEMS:
         raise ValueError(f"has the stem {value['stem']!r:.40}, not {stem or 'a shard stem'!r}")
     digest = value["set"]
@@ -131,6 +168,16 @@ def parse_shard_list(value: object, first: type, stem: str | None = None) -> Sha
             and all(c in "0123456789abcdef" for c in digest)):
         raise ValueError(f"has the set {digest!r:.40}, not {HASH_CHARS} hex digits")
     stem = value["stem"]
+    if "count" in value:
+        count, sizes = value["count"], value["sizes"]
+        if not (isinstance(count, int) and not isinstance(count, bool)
+                and 1 <= count <= MAX_SHARDS):
+            raise ValueError(f"has the count {count!r:.40}, not a number of shards")
+        if not (isinstance(sizes, list) and len(sizes) == 2 and isinstance(sizes[0], str)
+                and isinstance(sizes[1], int) and not isinstance(sizes[1], bool)
+                and sizes[1] >= 0):
+            raise ValueError("must name its sizes payload as [name, bytes]")
+        return ShardList(stem, digest, None, count=count, sizes=Payload(sizes[0], sizes[1]))
     if "dirs" in value:
         dirs = _runs(value["dirs"], first, directory_stem(stem), digest)
         if not dirs:
@@ -157,9 +204,26 @@ def directory_entries(name: str, data: object) -> list[Entry]:
     return entries
 
 
-def resolve(shards: ShardList, read_entries: Callable[[str, int], list[Entry]]) -> list[Entry]:
+def keyed_entries(shards: ShardList, sizes: object) -> list[Entry]:
+    """A keyed list's entries `(number, name, bytes)` from its sizes payload's parsed JSON
+    (ValueError when it does not list one size a shard)."""
+    if not (isinstance(sizes, list) and len(sizes) == shards.count and all(
+            isinstance(size, int) and not isinstance(size, bool) and size >= 0
+            for size in sizes)):
+        raise ValueError(f"does not list the sizes of {shards.count} shards")
+    return [(number, shard_name(shards.stem, number, shards.digest), size)
+            for number, size in enumerate(sizes)]
+
+
+def resolve(shards: ShardList, read_entries: Callable[[str, int], list[Entry]],
+            read_sizes: Callable[[str, int], object] | None = None) -> list[Entry]:
     """Every entry of the list; `read_entries(name, bytes)` reads and checks a directory
-    (see `directory_entries`)."""
+    (see `directory_entries`), `read_sizes(name, bytes)` a keyed list's sizes payload
+    (its parsed JSON)."""
+    if shards.sizes is not None:
+        if read_sizes is None:
+            raise ValueError("is a keyed list, which this reader does not read")
+        return keyed_entries(shards, read_sizes(shards.sizes.name, shards.sizes.bytes))
     if shards.entries is not None:
         return list(shards.entries)
     out: list[Entry] = []
@@ -177,15 +241,20 @@ class ShardReader:
     """The shards of one resolved list, each read and parsed once, when a key it holds is
     first asked for (a bundle downloaded without them fetches each then)."""
 
-    def __init__(self, entries: Sequence[tuple], load: Callable[[str, int], object]) -> None:
+    def __init__(self, entries: Sequence[tuple], load: Callable[[str, int], object], *,
+                 keyed: bool = False) -> None:
         self.entries = list(entries)
         self.firsts = [entry[0] for entry in self.entries]
+        self.keyed = keyed
+        """A keyed list's: a key's shard is its bucket_of."""
         self._load = load
         self._loaded: LoadOnce[object] = LoadOnce()
 
     def position(self, key: object) -> int:
         """The number of the shard that holds `key` (the last whose first key is not
-        above it), or -1."""
+        above it; in a keyed list its bucket), or -1."""
+        if self.keyed:
+            return bucket_of(str(key), len(self.entries)) if self.entries else -1
         return bisect.bisect_right(self.firsts, key) - 1
 
     def shard(self, number: int) -> object:

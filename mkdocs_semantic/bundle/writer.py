@@ -29,7 +29,7 @@ from .format import (
     DEFAULT_SEARCH,
     FRAGMENT_SHARD_BYTES,
     KIND_CODES,
-    LEXICAL_SHARD_BYTES,
+    LEXICAL_BUCKET_BYTES,
     MANIFEST,
     METRIC,
     STATIC_MAX_TOKENS,
@@ -51,7 +51,7 @@ from .names import (
 )
 from .page_table import MAX_PAGE_CHUNKS, PageTable, continuations, page_table_bytes
 from .quantize import Quantized
-from .shard_lists import write_shard_list
+from .shard_lists import write_keyed_list, write_shard_list
 from .table import TokenTable, row_name, table_hash, token_gaps
 from .vectors.store import column_sums, write_vectors
 from .vocabulary import VOCABULARY_SHARD_BYTES, build_vocabulary, vocabulary_shards
@@ -129,11 +129,9 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         return write_shard_list(shards, stem, lambda name, body: _write_self_checked(
             out, written, name, body))
 
-    lexical_shards = [
-        (first, json_bytes(shard))
-        for first, shard in lexical.to_shards(
-            starts, target_bytes=LEXICAL_SHARD_BYTES,
-            put_tail=lambda data: put("lexical", "tail", "json", data))]
+    lexical_shards = [json_bytes(shard) for shard in lexical.to_shards(
+        starts, target_bytes=LEXICAL_BUCKET_BYTES,
+        put_tail=lambda data: put("lexical", "tail", "json", data))]
     catalog: dict = {
         "model": model,
         "pages": {
@@ -150,7 +148,10 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         "lexical": {
             "version": SHARD_VERSION, "scale": lexical.scale, "count": lexical.count,
             "stopwords": sorted(STOPWORDS), "head": lexical.head,
-            "shards": shard_list("lexical/lex", lexical_shards),
+            "shards": write_keyed_list(
+                lexical_shards, "lexical/lex",
+                lambda name, body: _write_self_checked(out, written, name, body),
+                lambda data: put("lexical", "sizes", "json", data)),
         },
         "vocabulary": {
             "version": VOCABULARY_VERSION,

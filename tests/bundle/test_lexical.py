@@ -96,13 +96,13 @@ def shards_round_trip(index: LexicalIndex, *, read: list[str] | None = None) -> 
             read.append(name)
         return json.loads(files[name])
 
-    shards = [(first, put("lex", json_bytes(shard))) for first, shard in
-              index.to_shards(starts, target_bytes=200, put_tail=lambda d: put("tail", d))]
+    shards = [(number, put("lex", json_bytes(shard))) for number, shard in enumerate(
+        index.to_shards(starts, target_bytes=200, put_tail=lambda d: put("tail", d)))]
     options = {"starts": starts, "count": len(CORPUS), "scale": index.scale,
                "head": index.head, "read_tail": load}
     if read is None:
         return LexicalIndex.from_shards([load(*entry) for _, entry in shards], **options)
-    return LexicalIndex.lazy(ShardReader([(f, *e) for f, e in shards], load),
+    return LexicalIndex.lazy(ShardReader([(n, *e) for n, e in shards], load, keyed=True),
                              failed=lambda exc: exc, **options)
 
 

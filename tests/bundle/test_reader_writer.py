@@ -186,7 +186,7 @@ def test_a_page_edit_changes_only_the_payloads_that_hold_it(tmp_path):
     assert kinds == {"text", "fragments", "lexical", "vocabulary", "catalog"}
     assert before - after == {n for n in before
                               if n.split("/")[0].split(".")[0] in kinds - {"lexical"}
-                              or n.startswith("lexical/lex")}
+                              or n.startswith(("lexical/lex", "lexical/sizes."))}
 
 
 def test_the_searcher_scores_by_exact_integer_dot_products(tmp_path):
@@ -235,7 +235,7 @@ def test_unknown_format_names_both_versions(tmp_path):
         read_bundle(tmp_path)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
 def test_an_older_format_is_refused_with_what_to_do(tmp_path, version):
     shutil.copytree(FIXTURES / f"v{version}", tmp_path / "old")
     wanted = rf"format {version}; .* reads format {FORMAT_VERSION}: rebuild the site"
@@ -403,9 +403,15 @@ def test_bad_manifest_fields_are_refused_by_name(tmp_path, field, value, message
     ("pages.count", 7, r"pages\.count is not the manifest's page count"),
     ("pages.table.1", 3, r"pages\.table must be \[name, bytes\] of \d+ bytes"),
     ("facets", "facets.json", r"facets must be a list"),
-    ("fragments.dirs", 1, r"fragments must be \{stem, set, first, bytes\} or \{stem, set, dirs\}"),
+    ("fragments.dirs", 1, r"fragments must be \{stem, set, first, bytes\}, \{stem, set, dirs\} "
+                          r"or \{stem, set, count, sizes\}"),
     ("fragments.bytes.0", "x", r"fragments has a size 'x'"),
     ("lexical.head", 0, r"lexical\.head is 0"),
+    ("lexical.shards.count", 0, r"lexical\.shards has the count 0, not a number of shards"),
+    ("lexical.shards.sizes", "lexical/sizes.json", r"lexical\.shards must name its sizes"),
+    ("lexical.shards.sizes.0", "../sizes.0123456789abcdef.json", r"lexical\.shards\.sizes: "),
+    ("lexical.shards", {"stem": "lexical/lex", "set": "0" * 16, "first": ["a"], "bytes": [9]},
+     r"lexical\.shards must be a keyed list"),
     ("pages.boosts", {"0": -1}, r"pages\.boosts has a bad entry"),
     ("encoders.static.dim", 12, r"encoders\.static\.dim"),
     ("encoders.static.rows.ids.1", 0, r"encoders\.static\.rows\.ids must list ascending"),
@@ -419,6 +425,24 @@ def test_bad_catalog_fields_are_refused_by_name(tmp_path, field, value, message)
     set_field(catalog, field, value)
     publish_catalog(tmp_path, catalog)
     with pytest.raises(BundleError, match=message):
+        read_bundle(tmp_path)
+
+
+def test_a_keyed_list_whose_sizes_or_shards_are_wrong_is_refused_by_name(tmp_path):
+    write_sample(tmp_path)
+    shards = catalog_of(tmp_path)["lexical"]["shards"]
+    sizes_name = shards["sizes"][0]
+    sizes = json.loads(self_checked_body(sizes_name, (tmp_path / sizes_name).read_bytes()))
+    shard = tmp_path / f"lexical/lex0.{shards['set']}.json"
+    body = shard.read_bytes()
+    shard.write_bytes(body[:-ROW_CHECK_BYTES - 1] + b" " + body[-ROW_CHECK_BYTES:])
+    with pytest.raises(BundleError, match=rf"lex0\.{shards['set']}\.json"):
+        read_bundle(tmp_path)
+    shard.write_bytes(body)
+    catalog = catalog_of(tmp_path)
+    catalog["lexical"]["shards"]["count"] = len(sizes) + 1
+    publish_catalog(tmp_path, catalog)
+    with pytest.raises(BundleError, match=rf"does not list the sizes of {len(sizes) + 1} shards"):
         read_bundle(tmp_path)
 
 

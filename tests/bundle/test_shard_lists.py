@@ -1,5 +1,6 @@
 """Shard lists: shards named by number and the list's hash, listed by first key and size;
-in the catalog while short, in directories once long."""
+in the catalog while short, in directories once long; keyed lists, whose shard of a key
+is named from the key alone."""
 
 from __future__ import annotations
 
@@ -16,7 +17,14 @@ from mkdocs_semantic.bundle.names import (
     self_checked_body,
     verify,
 )
-from mkdocs_semantic.bundle.shard_lists import parse_shard_list, resolve, write_shard_list
+from mkdocs_semantic.bundle.shard_lists import (
+    ShardReader,
+    bucket_of,
+    parse_shard_list,
+    resolve,
+    write_keyed_list,
+    write_shard_list,
+)
 
 
 def shards(n: int, salt: str = "") -> list[tuple[object, bytes]]:
@@ -55,6 +63,40 @@ def test_a_short_list_names_its_shards_by_number_and_the_lists_hash():
     # Another list's bytes get another hash; the same bytes the same names.
     assert write_shard_list(shards(3, "x"), "fragments/frag", writer()[1])["set"] != digest
     assert write_shard_list(shards(3), "fragments/frag", writer()[1]) == value
+
+
+def test_a_keyed_list_names_a_keys_shard_from_the_key_and_lists_no_key():
+    keys = [f"term{i}" for i in range(40)]
+    count = 5
+    bodies = [json.dumps(sorted(k for k in keys if bucket_of(k, count) == n)).encode()
+              for n in range(count)]
+    written, write = writer()
+    sizes: dict[str, bytes] = {}
+
+    def put_sizes(data: bytes) -> list:
+        sizes["lexical/sizes.0123456789abcdef.json"] = data
+        return ["lexical/sizes.0123456789abcdef.json", len(data)]
+
+    value = write_keyed_list(bodies, "lexical/lex", write, put_sizes)
+    digest = value["set"]
+    assert value == {"stem": "lexical/lex", "set": digest, "count": count,
+                     "sizes": ["lexical/sizes.0123456789abcdef.json",
+                               len(sizes["lexical/sizes.0123456789abcdef.json"])]}
+    listed = parse_shard_list(value, str, "lexical/lex")
+    assert listed.payloads() == [listed.sizes] and listed.entries is None
+    entries = resolve(listed, read_directory(written),
+                      lambda name, size: json.loads(sizes[name]))
+    assert [(n, name) for n, name, _ in entries] == [
+        (n, f"lexical/lex{n}.{digest}.json") for n in range(count)]
+    reader = ShardReader(entries, lambda name, size: json.loads(self_checked_body(
+        name, verify(name, written[name], size=size))), keyed=True)
+    for key in keys:
+        assert key in reader.holding(key)[1]
+    assert {bucket_of(k, count) for k in keys} == set(range(count)), "every shard holds a key"
+    with pytest.raises(ValueError, match="does not list the sizes of 5 shards"):
+        resolve(listed, read_directory(written), lambda name, size: [1, 2])
+    with pytest.raises(ValueError, match="is a keyed list"):
+        resolve(listed, read_directory(written))
 
 
 def test_a_shard_read_under_another_number_fails_its_check():
@@ -134,6 +176,10 @@ def test_the_cut_into_directories_is_in_the_lists_hash(monkeypatch):
      "not an integer"),
     ({"stem": "text/text", "set": "0123456789abcdef", "first": [0], "bytes": [-1]},
      "not a count of bytes"),
+    ({"stem": "text/text", "set": "0123456789abcdef", "count": 0, "sizes": ["s", 1]},
+     "has the count 0, not a number of shards"),
+    ({"stem": "text/text", "set": "0123456789abcdef", "count": 2, "sizes": "s"},
+     "must name its sizes payload as [name, bytes]"),
 ])
 def test_a_bad_list_is_refused(value, message):
     with pytest.raises(ValueError, match=re.escape(message)):

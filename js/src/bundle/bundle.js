@@ -1,4 +1,4 @@
-// Reading a search bundle written by mkdocs_semantic/bundle/writer.py (format 10): checks of the
+// Reading a search bundle written by mkdocs_semantic/bundle/writer.py (format 11): checks of the
 // manifest, the catalog and shard list directories, payload names and URLs, and hashes.
 // The binary payloads are binary.js's. Pure functions over parsed JSON and ArrayBuffers,
 // so they run in workers and in node tests.
@@ -11,8 +11,8 @@ import { BundleError } from "./error.js";
 // SEARCH_MODES: the ranking modes; MAX_TOP_K: the most results a search may ask for.
 export const { FORMAT_VERSION, SCALAR_BYTES, QUERY_ENCODERS, SEARCH_MODES, MAX_TOP_K } = constants;
 const {
-  LEXICAL_VERSION, VOCABULARY_VERSION, PIECES_VERSION, MAX_PIECE_FILE_BYTES, MAX_DIM,
-  MAX_MODEL_TOKENS, HASH_CHARS, ROW_CHECK_BYTES,
+  LEXICAL_VERSION, VOCABULARY_VERSION, PIECES_VERSION, MAX_PIECE_FILE_BYTES, MAX_KEYED_SHARD_BYTES,
+  MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS, ROW_CHECK_BYTES,
 } = constants;
 
 // mkdocs_semantic/bundle/names.py NAME: no "..", no absolute path, no other folders.
@@ -34,6 +34,8 @@ function directoryStem(stem) {
 // the hash of the partition's rows.
 const VECTOR_ROWS_NAME = /^vectors\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.i8$/;
 const TABLE_HASH = /^[0-9a-f]{16}$/;
+// A keyed list's shard (the keyword index's): named by its number and the list's hash.
+const KEYED_SHARD_NAME = /^lexical\/lex(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json$/;
 const MAX_SHARDS = 10 ** 10; // more shards than a name's number may count
 const selfChecked = (name) => [ROW_NAME, PIECE_NAME, SHARD_NAME, VECTOR_ROWS_NAME].some((pattern) => pattern.test(name));
 
@@ -132,6 +134,24 @@ class Checker {
       return { dirs };
     }
     return { entries: this.runs(value, field, firstType, stem, value.set, 0) };
+  }
+
+  /**
+   * A keyed shard list (shard_lists.py write_keyed_list): `{stem, set, count, sizes}`,
+   * shard `n` named `<stem><n>.<set>.json` and holding the keys whose bucketOf is `n`.
+   * Returns `{keyed: {stem, set, count}}`; `sizes` (a payload only whole-bundle readers
+   * read) is checked as a name.
+   */
+  keyedList(data, key, where, stem) {
+    const value = this.get(data, key, where);
+    const field = at(where, key);
+    const keys = isObject(value) ? Object.keys(value).sort().join() : "";
+    if (keys !== "count,set,sizes,stem") this.fail(`${field} must be a keyed list {stem, set, count, sizes}`);
+    if (value.stem !== stem) this.fail(`${field} has the stem ${show(value.stem).slice(0, 40)}, not "${stem}"`);
+    if (typeof value.set !== "string" || !TABLE_HASH.test(value.set)) this.fail(`${field} has the set ${show(value.set).slice(0, 40)}, not ${HASH_CHARS} hex digits`);
+    const count = this.int(value, "count", field, 1, MAX_SHARDS);
+    this.file(value, "sizes", field);
+    return { keyed: { stem, set: value.set, count } };
   }
 
   /** `{first, bytes}` as entries `{first, name, bytes}`, named `stem` from number `from`. */
@@ -299,7 +319,7 @@ export function checkCatalog(data, manifest, source) {
     count: check.int(lex, "count", "lexical"),
     stopwords: check.list(lex, "stopwords", "lexical"),
     head: check.int(lex, "head", "lexical", 1),
-    shards: check.shardList(lex, "shards", "lexical", "string", "lexical/lex"),
+    shards: check.keyedList(lex, "shards", "lexical", "lexical/lex"),
   };
   if (lexical.count !== chunks) check.fail("lexical.count is not the chunk count");
   if (!lexical.stopwords.every((w) => typeof w === "string")) check.fail("lexical.stopwords must be strings");
@@ -557,6 +577,24 @@ async function selfCheckHolds(buffer, name) {
   return digest.subarray(0, ROW_CHECK_BYTES).every((byte, i) => byte === bytes[end + i]);
 }
 
+/**
+ * The most bytes a payload whose size no list gives may have: a keyed word piece file's
+ * MAX_PIECE_FILE_BYTES, a keyed list's shard's MAX_KEYED_SHARD_BYTES; -1 for any other.
+ */
+export function unlistedLimit(name) {
+  if (PIECE_NAME.test(name)) return MAX_PIECE_FILE_BYTES;
+  return KEYED_SHARD_NAME.test(name) ? MAX_KEYED_SHARD_BYTES : -1;
+}
+
+/**
+ * The shard of a keyed list of `count` shards that holds `key` (shard_lists.py
+ * bucket_of): the first four bytes of the SHA-256 of its UTF-8, big-endian, modulo.
+ */
+export async function bucketOf(key, count) {
+  const digest = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
+  return new DataView(digest).getUint32(0) % count;
+}
+
 /** Lowercase hex of the SHA-256 of `buffer` (SubtleCrypto, in browsers and node). */
 export async function sha256Hex(buffer) {
   return hex(new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", buffer)));
@@ -570,7 +608,7 @@ export async function sha256Hex(buffer) {
  * undefined). Throws a BundleError otherwise.
  */
 export async function verifyPayload(buffer, { name, bytes, sha256 }) {
-  const size = bytes ?? (PIECE_NAME.test(name) ? MAX_PIECE_FILE_BYTES : -1);
+  const size = bytes ?? unlistedLimit(name);
   if (bytes === undefined ? buffer.byteLength > size : buffer.byteLength !== bytes) {
     throw new BundleError(`${name} is ${buffer.byteLength} bytes, the bundle says ${bytes ?? `at most ${size}`} (truncated or changed): rebuild the site`);
   }

@@ -2,7 +2,7 @@
 // the payload store: every bundle file fetched once, verified, parsed and kept by name.
 
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
-import { payloadUrl, selfCheckedBody, verifyPayload } from "./bundle.js";
+import { payloadUrl, selfCheckedBody, unlistedLimit, verifyPayload } from "./bundle.js";
 
 export { payloadUrl };
 import { BundleError } from "./error.js";
@@ -28,8 +28,9 @@ async function request(url, init) {
 }
 
 // No manifest is larger than MAX_MANIFEST_BYTES; CATALOG_COPY: the catalog's stable name;
-// a payload of no listed size (a keyed word piece file) is at most MAX_PIECE_FILE_BYTES.
-const { MAX_MANIFEST_BYTES, CATALOG_COPY, MAX_CATALOG_COPY_BYTES, MAX_PIECE_FILE_BYTES } = constants;
+// a payload of no listed size (a keyed word piece file or keyed shard) is read up to its
+// unlistedLimit.
+const { MAX_MANIFEST_BYTES, CATALOG_COPY, MAX_CATALOG_COPY_BYTES } = constants;
 
 /** The manifest is never cached long: a cache-buster makes every visit see the latest build. */
 export async function fetchManifest(url) {
@@ -139,7 +140,7 @@ export class PayloadStore {
         }
         const url = payloadUrl(name, this.manifestUrl);
         const buffer = await fetchBytes(url, onBytes, undefined, {
-          limit: bytes ?? MAX_PIECE_FILE_BYTES,
+          limit: bytes ?? unlistedLimit(name),
           onResponse: (response) => {
             if (name.endsWith(".json")) this.compressesJson = (response.headers.get("content-encoding") ?? "identity") !== "identity";
           },

@@ -1,24 +1,35 @@
 // A catalog shard list (mkdocs_semantic/bundle/shard_lists.py): its entries in the catalog, or
 // directories of entries that are loaded when a key falls into them, so that the
-// catalog stays small however many shards a large site has.
+// catalog stays small however many shards a large site has; or a keyed list, whose
+// shard of a key is named from the key alone (bucketOf).
 
-import { checkDirectory, shardOf } from "./bundle.js";
+import { bucketOf, checkDirectory, shardOf } from "./bundle.js";
 import { BundleError } from "./error.js";
 
 export class ShardList {
   /**
    * `list`: the checked catalog value, `{entries}` or `{dirs}` (each `{first, name,
-   * bytes}`); `loadJson(file)`: a directory payload's parsed JSON.
+   * bytes}`), or `{keyed: {stem, set, count}}`; `loadJson(file)`: a directory payload's
+   * parsed JSON.
    */
   constructor(list, { loadJson }) {
+    this.keyed = list.keyed ?? null;
     this.entries = list.entries ?? null;
     this.dirs = list.dirs ?? [];
     this.loadJson = loadJson;
     this.loaded = new Map(); // directory name -> promise of its checked entries
   }
 
-  /** The entry of the shard that holds `key` (the last whose first key <= key), or null. */
+  /**
+   * The entry of the shard that holds `key` (the last whose first key <= key; in a keyed
+   * list its bucket, `{first: bucket, name}`, its size unlisted), or null.
+   */
   async find(key) {
+    if (this.keyed) {
+      const { stem, set, count } = this.keyed;
+      const bucket = await bucketOf(String(key), count);
+      return { first: bucket, name: `${stem}${bucket}.${set}.json` };
+    }
     let entries = this.entries;
     if (!entries) {
       const at = shardOf(this.dirs, key);
@@ -34,6 +45,7 @@ export class ShardList {
    * `high`: from the one holding `low` (or the first) to the one holding `high`.
    */
   async between(low, high) {
+    if (this.keyed) throw new Error("a keyed list keeps no key order to look between");
     let entries = this.entries;
     if (!entries) {
       const first = Math.max(shardOf(this.dirs, low), 0);
@@ -45,6 +57,10 @@ export class ShardList {
 
   /** Every entry, in order (loads every directory). */
   async all() {
+    if (this.keyed) {
+      const { stem, set, count } = this.keyed;
+      return Array.from({ length: count }, (_, n) => ({ first: n, name: `${stem}${n}.${set}.json` }));
+    }
     if (this.entries) return this.entries;
     return (await Promise.all(this.dirs.map((dir) => this.#directory(dir)))).flat();
   }

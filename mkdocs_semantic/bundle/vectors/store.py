@@ -1,6 +1,6 @@
 """The stored chunk vectors: their payload files, and scoring a query where they lie.
 
-Two layouts (bundle format 10):
+Two layouts (bundle format 11):
 
 - exact: `vectors/vec.<h>.<dtype>`, parts of whole pages in chunk order, raw
   little-endian rows; every query scores every row.
