@@ -83,10 +83,12 @@ def test_python_analyzer_matches_the_committed_terms(generator):
 
 def test_the_bundle_has_several_shards_of_each_kind(searcher, expected):
     """Every shard list has several entries; the long ones are in directories, the
-    others in the catalog; the keyword index is a keyed list; some terms have a tail."""
+    others in the catalog; the keyword index and the fragments are keyed lists; some
+    terms have a tail."""
     catalog = searcher.bundle.catalog
-    assert len(catalog["fragments"]["dirs"]["first"]) > 1
+    assert len(catalog["vocabulary"]["shards"]["dirs"]["first"]) > 1
     assert catalog["lexical"]["shards"]["count"] > 4
+    assert catalog["fragments"]["count"] == catalog["pages"]["count"]
     assert len(catalog["encoders"]["static"]["rows"]["ids"]) > 100
     assert "first" in catalog["text"] and len(catalog["vectors"][0]["parts"]) > 2
     assert searcher.bundle.lexical.heads

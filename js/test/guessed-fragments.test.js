@@ -22,10 +22,10 @@ function heldLookup(entries) {
 }
 
 test("every page's file is looked up at once, not each after the one before it", async () => {
-  const entries = { 3: { name: "f/a", bytes: 10 }, 7: { name: "f/b", bytes: 10 }, 9: { name: "f/c", bytes: 10 } };
+  const entries = { 3: { name: "f/a" }, 7: { name: "f/b" }, 9: { name: "f/c" } };
   const { calls, find, release } = heldLookup(entries);
   const asked = [];
-  const done = askGuessedFragments([3, 7, 9], { find, asked: () => false, ask: (e) => asked.push(e.name) });
+  const done = askGuessedFragments([3, 7, 9], { find, asked: () => false, ask: (e) => asked.push(e.name), cost: () => 10 });
   // no lookup has answered yet: a page waiting for the one before it would not be asked
   assert.deepEqual(calls, [3, 7, 9]);
   release();
@@ -33,19 +33,20 @@ test("every page's file is looked up at once, not each after the one before it",
   assert.deepEqual(asked, ["f/a", "f/b", "f/c"]);
 });
 
-test("files already asked for, too large for what is left, or not found are passed over, in the pages' order", async () => {
+test("files already asked for, of pages too long for what is left, or not found are passed over, in the pages' order", async () => {
   const entries = {
-    1: { name: "f/one", bytes: 40 },
-    2: { name: "f/asked", bytes: 5 },
-    3: { name: "f/large", bytes: 30 },
-    4: new Error("directory refused"),
-    5: { name: "f/small", bytes: 20 },
+    1: { name: "f/one" },
+    2: { name: "f/asked" },
+    3: { name: "f/large" },
+    4: new Error("a lookup refused"),
+    5: { name: "f/small" },
   };
+  const chunks = { 1: 40, 2: 5, 3: 30, 4: 1, 5: 20, 6: 1 };
   const { find, release } = heldLookup(entries);
   const asked = [];
   release();
   await askGuessedFragments([1, 2, 3, 4, 5, 6], {
-    find, asked: (name) => name === "f/asked", ask: (e) => asked.push(e.name), budget: 64,
+    find, asked: (name) => name === "f/asked", ask: (e) => asked.push(e.name), cost: (page) => chunks[page], budget: 64,
   });
   assert.deepEqual(asked, ["f/one", "f/small"]);
 });
@@ -56,14 +57,12 @@ test("the first distinct pages of an order", () => {
   assert.deepEqual(firstPages([1, 0], pageOfChunk, 3), [0]);
 });
 
-test("pages that share a file ask for it once, and count it once against the budget", async () => {
-  const shared = { name: "f/shared", bytes: 40 };
-  const { find, release } = heldLookup({ 1: shared, 2: shared, 3: { name: "f/next", bytes: 20 } });
-  const asked = new Set();
-  const order = [];
+test("the budget counts the guessed pages' chunks", async () => {
+  const { find, release } = heldLookup({ 1: { name: "f/1" }, 2: { name: "f/2" }, 3: { name: "f/3" } });
+  const asked = [];
   release();
   await askGuessedFragments([1, 2, 3], {
-    find, asked: (name) => asked.has(name), ask: (e) => { asked.add(e.name); order.push(e.name); }, budget: 64,
+    find, asked: (name) => asked.includes(name), ask: (e) => asked.push(e.name), cost: () => 150,
   });
-  assert.deepEqual(order, ["f/shared", "f/next"]);
+  assert.deepEqual(asked, ["f/1", "f/2"], "400 chunks hold two pages of 150");
 });

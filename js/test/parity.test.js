@@ -102,6 +102,10 @@ test("a term's shard in a keyed list is Python's", async () => {
   }
 });
 
+test("a lone surrogate's shard is the replacement character's, as Python has it", async () => {
+  assert.equal(await bucketOf("a\ud800b", 4096), await bucketOf("a\ufffdb", 4096));
+});
+
 test("excerpt windows are Python's: the query's terms and the window shown", () => {
   assert.ok(excerpts.cases.length > 20);
   for (const { stored, query, terms, window } of excerpts.cases) {

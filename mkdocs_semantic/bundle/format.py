@@ -1,4 +1,4 @@
-"""Bundle format 7: its constants, and the checks every Python reader runs on the JSON
+"""The bundle format: its constants, and the checks every Python reader runs on the JSON
 it did not write (the manifest and the catalog), so that nothing downstream meets a
 wrong type, a path out of the bundle or an absurd number. The layout is in bundle/__init__.py.
 """
@@ -46,7 +46,6 @@ STATIC_MAX_TOKENS = 128
 # touches one lexical shard per term and one fragments shard per page shown, whatever
 # their size, so these are small; the query table is one row a file (bundle/table.py).
 VECTOR_PART_BYTES = 128 << 10
-FRAGMENT_SHARD_BYTES = 4 << 10
 TEXT_SHARD_BYTES = 256 << 10
 LEXICAL_BUCKET_BYTES = 2 << 10
 """The keyword index's shards hold this much JSON on average (bench/results/keyed_shards.md)."""
@@ -137,15 +136,18 @@ class Checker:
             self.fail(f"{where + '.' if where else ''}{key} must list its shards' first keys")
         return list(shards.dirs if shards.entries is None else shards.entries)
 
-    def keyed_list(self, data: object, key: str, where: str, stem: str) -> None:
-        """A keyed shard list (bundle/shard_lists.py) of shards named `stem`."""
+    def keyed_list(self, data: object, key: str, where: str, stem: str) -> int:
+        """A keyed shard list (bundle/shard_lists.py) of shards named `stem`; returns its
+        shard count."""
         shards = self._shards(data, key, where, str, stem)
+        field = where + "." + key if where else key
         if shards.sizes is None:
-            self.fail(f"{where}.{key} must be a keyed list {{stem, set, count, sizes}}")
-        try:
-            check_name(shards.sizes.name)
-        except PayloadError as exc:
-            self.fail(f"{where}.{key}.sizes: {exc}")
+            self.fail(f"{field} must be a keyed list {{stem, set, count, sizes}}")
+        folder = stem.split("/")[0]
+        sizes = rf"{folder}/sizes\.[0-9a-f]{{{HASH_CHARS}}}\.json"
+        if re.fullmatch(sizes, shards.sizes.name) is None:
+            self.fail(f"{field}.sizes must be {folder}/sizes.<hash>.json")
+        return shards.count
 
     def _shards(self, data: object, key: str, where: str, first: type, stem: str) -> ShardList:
         try:
@@ -281,11 +283,11 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
             check.fail(f"pages.boosts has a bad entry {key!r}: {boost!r}")
     _check_file(check, page_info, "table", "pages", page_table_size(pages, chunks))
     _check_file(check, catalog, "facets", "")
-    for key in ("fragments", "text"):
-        shards = check.shard_list(catalog, key, "", int,
-                                  "fragments/frag" if key == "fragments" else "text/text")
-        if pages and (not shards or shards[0][0] != 0 or shards[-1][0] >= pages):
-            check.fail(f"{key} does not cover every page")
+    if check.keyed_list(catalog, "fragments", "", "fragments/frag") != pages:
+        check.fail("fragments does not hold one shard a page")
+    shards = check.shard_list(catalog, "text", "", int, "text/text")
+    if pages and (not shards or shards[0][0] != 0 or shards[-1][0] >= pages):
+        check.fail("text does not cover every page")
     lexical = check.dict(catalog, "lexical")
     if check.int(lexical, "version", "lexical") != LEXICAL_VERSION:
         check.fail(f"lexical.version is not {LEXICAL_VERSION}")
@@ -293,7 +295,8 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
     if check.int(lexical, "count", "lexical") != chunks:
         check.fail("lexical.count is not the chunk count")
     check.int(lexical, "head", "lexical", 1)
-    check.keyed_list(lexical, "shards", "lexical", "lexical/lex")
+    if check.keyed_list(lexical, "shards", "lexical", "lexical/lex") < 1:
+        check.fail("lexical.shards has no shards")
     if "vocabulary" in catalog:
         vocabulary = check.dict(catalog, "vocabulary")
         if check.int(vocabulary, "version", "vocabulary") != VOCABULARY_VERSION:

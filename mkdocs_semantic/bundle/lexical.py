@@ -240,7 +240,7 @@ class LexicalIndex:
         return [{"terms": terms, "postings": [rows[term][0] for term in terms],
                  "tails": [[i, *tail] for i, term in enumerate(terms)
                            if (tail := rows[term][1]) is not None]}
-                for terms in _spread(rows, max(1, -(-total // target_bytes)))]
+                for terms in _spread(rows, max(1, min(len(rows), -(-total // target_bytes))))]
 
     @classmethod
     def from_shards(cls, shards: Sequence[dict], *, starts: np.ndarray, count: int,

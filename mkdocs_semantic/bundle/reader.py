@@ -23,7 +23,15 @@ from .format import MANIFEST, BundleError, Manifest, check_catalog, check_direct
 from .lexical import LexicalIndex
 from .names import ROW_CHECK_BYTES, Payload, PayloadError, check_name, self_checked_body, verify
 from .page_table import PageTable, parse_page_table
-from .shard_lists import ShardList, ShardReader, keyed_entries, parse_shard_list, resolve
+from .shard_lists import (
+    ShardList,
+    ShardReader,
+    bucket_of,
+    keyed_entries,
+    page_shard,
+    parse_shard_list,
+    resolve,
+)
 from .table import RowTable, TokenTable, row_name, token_ids_of
 from .vectors.store import (
     VectorSet,
@@ -239,7 +247,8 @@ def read_listed(root: Path, path: Path, size: int) -> bytes:
 
 
 def shard_list(value: object) -> ShardList:
-    """A (checked) catalog shard list: its entries, or its directories."""
+    """A (checked) catalog shard list: its entries, its directories, or a keyed list's
+    count and sizes file."""
     keys = value.get("first") or value.get("dirs", {}).get("first") if isinstance(
         value, dict) else None
     return parse_shard_list(value, str if keys and isinstance(keys[0], str) else int)
@@ -251,14 +260,17 @@ def payload_json(name: str, data: bytes, source: Path | str) -> object:
     return parse_json(self_checked_body(name, data), source)
 
 
-CONTAINERS = ("index/", "lexical/lex", "lexical/sizes.", "vectors/ivf.", "vectors/bin.",
-              "pieces/keyed.")
+KEYED_LISTS = (("lexical", "shards"), ("fragments",))
+"""Where the catalog holds keyed lists (a path of keys)."""
+CONTAINERS = ("index/", "lexical/lex", "lexical/sizes.", "fragments/sizes.", "vectors/ivf.",
+              "vectors/bin.", "pieces/keyed.")
 """The payloads that name other payloads (see `walk_payloads`)."""
-ON_DEMAND = ("vectors/bin.", "vectors/row", "lexical/", "fragments/", "text/", "table/",
-             "vocabulary/", "pieces/")
+ON_DEMAND = ("vectors/bin.", "vectors/row", "lexical/lex", "lexical/tail.", "fragments/frag",
+             "text/", "table/", "vocabulary/", "pieces/")
 """The payloads a downloaded bundle fetches when a query first needs them: vector
 partitions, keyword shards and tails, result fragments, texts, token table shards,
-vocabulary shards and word piece shards (their directories come down with the catalog)."""
+vocabulary shards and word piece shards (their directories, and the keyed lists' sizes
+files, come down with the catalog)."""
 SHARD_LISTS = (("fragments",), ("text",), ("lexical", "shards"), ("vocabulary", "shards"),
                ("encoders", "static", "pieces", "shards"))
 """Where the catalog holds shard lists (a path of keys)."""
@@ -331,14 +343,15 @@ def _named_in(catalog: dict, payload: Payload, read: Callable[[str, int], bytes]
     if name.startswith("index/"):
         entries = check_directory(payload_json(name, read(name, payload.bytes), name), name)
         return [Payload(entry_name, size) for _, entry_name, size in entries]
-    if name.startswith("lexical/sizes."):
-        shards = shard_list(catalog["lexical"]["shards"])
+    keyed = [shard_list(_at(catalog, path)) for path in KEYED_LISTS] if "/sizes." in name else []
+    shards = next((s for s in keyed if s.sizes is not None and s.sizes.name == name), None)
+    if shards is not None:
         sizes = payload_json(name, read(name, payload.bytes), name)
         try:
             return [Payload(entry_name, size)
                     for _, entry_name, size in keyed_entries(shards, sizes)]
         except ValueError as exc:
-            raise BundleError(f"{name} {exc}: rebuild the site") from exc
+            raise BundleError(f"{exc}: rebuild the site") from exc
     if name.startswith("lexical/lex"):
         shard = payload_json(name, read(name, payload.bytes), name)
         tails = shard.get("tails") if isinstance(shard, dict) else None
@@ -464,13 +477,13 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
     try:
         facets = _check_facets(load_json(*catalog["facets"]), pages=counts["pages"],
                                partitions=catalog["vectors"][0].get("partitions"))
-        fragments = ShardReader(entries(catalog["fragments"]), load_json)
+        fragments = ShardReader(entries(catalog["fragments"]), load_json, locate=page_shard)
         texts = ShardReader(entries(catalog["text"]), load_json)
         paged = PageChunks(fragments=fragments, texts=texts, starts=starts,
                            boosts=catalog["pages"]["boosts"], facets=facets["pages"],
                            source=str(root))
         lex = catalog["lexical"]
-        terms = ShardReader(entries(lex["shards"]), load_json, keyed=True)
+        terms = ShardReader(entries(lex["shards"]), load_json, locate=bucket_of)
         vocabulary = None
         if "vocabulary" in catalog:
             words = ShardReader(entries(catalog["vocabulary"]["shards"]),
@@ -503,6 +516,7 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
             for reader, what in ((fragments, "fragments"), (texts, "text")):
                 _check_pages_held(reader, counts["pages"], what)
             chunks = list(paged)
+            _check_buckets(terms)
             lexical = LexicalIndex.from_shards(
                 [terms.shard(n) for n in range(len(terms.entries))], starts=starts,
                 count=lex["count"], scale=float(lex["scale"]), head=lex["head"],
@@ -545,6 +559,18 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
     return Bundle(root=root, manifest=manifest, catalog=catalog, pages=pages, facets=facets,
                   chunks=chunks, vectors=vectors, lexical=lexical, table=table, files=files,
                   vocabulary=vocabulary)
+
+
+def _check_buckets(terms: ShardReader) -> None:
+    """That each keyword shard holds only the terms a reader looks for in it (ValueError
+    naming the shard if not): a term elsewhere would be found here and missed in a
+    browser."""
+    count = len(terms.entries)
+    for number, (_, name, _) in enumerate(terms.entries):
+        shard = terms.shard(number)
+        held = shard.get("terms") if isinstance(shard, dict) else None
+        if not isinstance(held, list) or any(bucket_of(t, count) != number for t in held):
+            raise ValueError(f"{name} holds a term that is not its shard's")
 
 
 def _check_pages_held(reader: ShardReader, pages: int, what: str) -> None:

@@ -13,10 +13,10 @@ the stem's last part), each `{"at": number of its first shard, "first": [...], "
 [...]}}`: one first key and size per directory. A reader looking for a key reads one
 directory (the last whose first key is not above it).
 
-A keyed list (`write_keyed_list`) has no keys at all: shard `n` holds the keys whose
-`bucket_of` is `n`, so a reader names a key's shard from the key alone, without the
-catalog listing anything but `{"stem", "set", "count", "sizes"}`; `sizes` names a payload
-of the shards' sizes, read by what walks or downloads a whole bundle, never by a query.
+A keyed list (`write_keyed_list`) lists no keys at all: a reader names a key's shard from
+the key alone (a term's is its `bucket_of`, a page's its number), and the catalog holds
+`{"stem", "set", "count", "sizes"}`; `sizes` names a payload of the shards' sizes, read
+by what walks or downloads a whole bundle, never by a query.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from ..constants import HASH_CHARS
+from ..constants import HASH_CHARS, MAX_KEYED_SHARD_BYTES
 from .load_once import LoadOnce, in_parallel
 from .names import (
     SHARD_NAME,
@@ -53,7 +53,8 @@ def shard_name(stem: str, number: int, digest: str) -> str:
 
 @dataclass(frozen=True)
 class ShardList:
-    """A checked shard list: its entries, or the directories that hold them."""
+    """A checked shard list: its entries, the directories that hold them, or (a keyed
+    list) its shard count and sizes file."""
 
     stem: str
     digest: str
@@ -62,7 +63,7 @@ class ShardList:
     dirs: tuple[Entry, ...] = ()
     """`(first key, name, bytes)` of each directory payload, when it does not."""
     count: int = 0
-    """A keyed list's shards (its entries are numbered 0 to count - 1); 0 otherwise."""
+    """A keyed list's shards (its entries are numbered 0 to count - 1)."""
     sizes: Payload | None = None
     """A keyed list's payload of its shards' sizes."""
 
@@ -75,25 +76,39 @@ class ShardList:
         return [Payload(name, size) for _, name, size in rows]
 
 
-def bucket_of(key: str, count: int) -> int:
-    """The shard of a keyed list of `count` shards that holds `key`: the first four bytes
-    of the SHA-256 of its UTF-8, big-endian, modulo `count` (bundle.js bucketOf)."""
-    return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:4], "big") % count
+def bucket_of(key: object, count: int) -> int:
+    """The shard of a keyed list of `count` shards that holds string `key`: the first four
+    bytes of the SHA-256 of its UTF-8, big-endian, modulo `count` (bundle.js bucketOf; a
+    lone surrogate counts as U+FFFD, as a browser's TextEncoder has it)."""
+    text = str(key)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
+    return int.from_bytes(hashlib.sha256(data).digest()[:4], "big") % count
+
+
+def page_shard(page: object, count: int) -> int:
+    """The shard of a keyed list of pages that holds page `page`: its own number."""
+    return page if isinstance(page, int) and not isinstance(page, bool) else -1
 
 
 def write_keyed_list(shards: Sequence[bytes], stem: str, write: Callable[[str, bytes], int],
                      put_sizes: Callable[[bytes], list]) -> dict:
-    """The catalog value of keyed list `shards` (JSON bodies, shard `n` holding the keys
-    whose bucket_of is `n`), each written with `write(name, body)` as `write_shard_list`
-    writes them, and the payload of their sizes with `put_sizes(body)` ([name, bytes])."""
-    if stem not in SHARD_STEMS or not shards:
-        raise ValueError(f"{stem!r} is not a shard list's stem, or it has no shards")
+    """The catalog value of keyed list `shards` (JSON bodies in shard order), each written
+    with `write(name, body)` as `write_shard_list` writes them, and the payload of their
+    sizes with `put_sizes(body)` ([name, bytes])."""
+    if stem not in SHARD_STEMS:
+        raise ValueError(f"{stem!r} is not a shard list's stem")
     hasher = hashlib.sha256(f"{stem} keyed".encode("ascii"))
     for body in shards:
         hasher.update(len(body).to_bytes(8, "big") + body)
     digest = hasher.hexdigest()[:HASH_CHARS]
     sizes = [write(shard_name(stem, number, digest), body)
              for number, body in enumerate(shards)]
+    if sizes and max(sizes) > MAX_KEYED_SHARD_BYTES:
+        raise ValueError(f"a shard of {stem} is {max(sizes):,} bytes, more than the "
+                         f"{MAX_KEYED_SHARD_BYTES:,} a reader reads")
     return {"stem": stem, "set": digest, "count": len(shards),
             "sizes": put_sizes(json_bytes(sizes))}
 
@@ -171,7 +186,7 @@ def parse_shard_list(value: object, first: type, stem: str | None = None) -> Sha
     if "count" in value:
         count, sizes = value["count"], value["sizes"]
         if not (isinstance(count, int) and not isinstance(count, bool)
-                and 1 <= count <= MAX_SHARDS):
+                and 0 <= count <= MAX_SHARDS):
             raise ValueError(f"has the count {count!r:.40}, not a number of shards")
         if not (isinstance(sizes, list) and len(sizes) == 2 and isinstance(sizes[0], str)
                 and isinstance(sizes[1], int) and not isinstance(sizes[1], bool)
@@ -208,9 +223,11 @@ def keyed_entries(shards: ShardList, sizes: object) -> list[Entry]:
     """A keyed list's entries `(number, name, bytes)` from its sizes payload's parsed JSON
     (ValueError when it does not list one size a shard)."""
     if not (isinstance(sizes, list) and len(sizes) == shards.count and all(
-            isinstance(size, int) and not isinstance(size, bool) and size >= 0
-            for size in sizes)):
-        raise ValueError(f"does not list the sizes of {shards.count} shards")
+            isinstance(size, int) and not isinstance(size, bool)
+            and 0 <= size <= MAX_KEYED_SHARD_BYTES for size in sizes)):
+        name = shards.sizes.name if shards.sizes else "the sizes"
+        raise ValueError(f"{name} does not list the sizes of {shards.count} shards of at "
+                         f"most {MAX_KEYED_SHARD_BYTES:,} bytes")
     return [(number, shard_name(shards.stem, number, shards.digest), size)
             for number, size in enumerate(sizes)]
 
@@ -242,19 +259,20 @@ class ShardReader:
     first asked for (a bundle downloaded without them fetches each then)."""
 
     def __init__(self, entries: Sequence[tuple], load: Callable[[str, int], object], *,
-                 keyed: bool = False) -> None:
+                 locate: Callable[[object, int], int] | None = None) -> None:
         self.entries = list(entries)
         self.firsts = [entry[0] for entry in self.entries]
-        self.keyed = keyed
-        """A keyed list's: a key's shard is its bucket_of."""
+        self.locate = locate
+        """A keyed list's: `locate(key, count)`, the number of the shard holding `key`."""
         self._load = load
         self._loaded: LoadOnce[object] = LoadOnce()
 
     def position(self, key: object) -> int:
         """The number of the shard that holds `key` (the last whose first key is not
-        above it; in a keyed list its bucket), or -1."""
-        if self.keyed:
-            return bucket_of(str(key), len(self.entries)) if self.entries else -1
+        above it; in a keyed list the one `locate` names), or -1."""
+        if self.locate is not None:
+            number = self.locate(key, len(self.entries)) if self.entries else -1
+            return number if 0 <= number < len(self.entries) else -1
         return bisect.bisect_right(self.firsts, key) - 1
 
     def shard(self, number: int) -> object:

@@ -16,6 +16,7 @@ from ..chunk import Chunk
 from ..constants import (
     CATALOG_COPY,
     FORMAT_VERSION,
+    MAX_KEYED_SHARD_BYTES,
     PIECES_VERSION,
     QUERY_ENCODERS,
     SCALAR_BYTES,
@@ -27,7 +28,6 @@ from ..model.spec import ModelSpec
 from .folder import OLD_PAYLOAD, PAYLOAD_FOLDERS, claim_bundle_dir
 from .format import (
     DEFAULT_SEARCH,
-    FRAGMENT_SHARD_BYTES,
     KIND_CODES,
     LEXICAL_BUCKET_BYTES,
     MANIFEST,
@@ -43,6 +43,7 @@ from .lexical import SHARD_VERSION, STOPWORDS, LexicalFields, LexicalIndex
 from .names import (
     CATALOG_NAME,
     HASH_CHARS,
+    ROW_CHECK_BYTES,
     Payload,
     checked,
     group_by_size,
@@ -142,8 +143,10 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         },
         "facets": put("facets", "facets", "json",
                       json_bytes(_facets(pages, starts, partition_of_chunk))),
-        "fragments": shard_list("fragments/frag",
-                                _page_shards(fragments, FRAGMENT_SHARD_BYTES)),
+        "fragments": write_keyed_list(
+            _page_files(fragments, [page[0].url for _, page in pages]), "fragments/frag",
+            lambda name, body: _write_self_checked(out, written, name, body),
+            lambda data: put("fragments", "sizes", "json", data)),
         "text": shard_list("text/text", _page_shards(texts, TEXT_SHARD_BYTES)),
         "lexical": {
             "version": SHARD_VERSION, "scale": lexical.scale, "count": lexical.count,
@@ -252,6 +255,18 @@ def _facets(pages: list[tuple[int, list[Chunk]]], starts: np.ndarray,
                   for value, numbers in values.items()}
             for key, values in facets.items()}
     return out
+
+
+def _page_files(fragments: list, urls: list[str]) -> list[bytes]:
+    """Each page's fragments as its own JSON list (a keyed list's shard); BundleError for
+    a page whose excerpts would not fit in one file a browser reads."""
+    files = [json_bytes([fragment]) for fragment in fragments]
+    for body, url in zip(files, urls):
+        if len(body) + ROW_CHECK_BYTES > MAX_KEYED_SHARD_BYTES:
+            raise BundleError(f"{url}'s excerpts take {len(body) / 1e6:,.0f} MB, more than "
+                              f"the {MAX_KEYED_SHARD_BYTES / 1e6:,.0f} MB of a page's file: "
+                              "split the page, or leave it out of the index (exclude)")
+    return files
 
 
 def _page_shards(rows: list, target: int) -> list[tuple[object, bytes]]:

@@ -9,7 +9,7 @@ import pytest
 
 from mkdocs_semantic.bundle.lexical import LexicalFields, LexicalIndex, analyze, split_parts
 from mkdocs_semantic.bundle.names import json_bytes
-from mkdocs_semantic.bundle.shard_lists import ShardReader
+from mkdocs_semantic.bundle.shard_lists import ShardReader, bucket_of
 
 
 @pytest.mark.parametrize(
@@ -102,7 +102,8 @@ def shards_round_trip(index: LexicalIndex, *, read: list[str] | None = None) -> 
                "head": index.head, "read_tail": load}
     if read is None:
         return LexicalIndex.from_shards([load(*entry) for _, entry in shards], **options)
-    return LexicalIndex.lazy(ShardReader([(n, *e) for n, e in shards], load, keyed=True),
+    return LexicalIndex.lazy(ShardReader([(n, *e) for n, e in shards], load,
+                                         locate=bucket_of),
                              failed=lambda exc: exc, **options)
 
 

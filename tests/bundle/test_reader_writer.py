@@ -24,8 +24,8 @@ from mkdocs_semantic.bundle.names import (
     self_checked_body,
 )
 from mkdocs_semantic.bundle.quantize import quantize
-from mkdocs_semantic.bundle.reader import find_bundle_dir, read_bundle
-from mkdocs_semantic.bundle.shard_lists import parse_shard_list
+from mkdocs_semantic.bundle.reader import _check_buckets, find_bundle_dir, read_bundle
+from mkdocs_semantic.bundle.shard_lists import ShardReader, bucket_of, parse_shard_list
 from mkdocs_semantic.bundle.table import TokenTable
 from mkdocs_semantic.bundle.vectors.codes import query_codes
 from mkdocs_semantic.bundle.vectors.store import VectorSet
@@ -117,8 +117,10 @@ def test_fragments_carry_code_and_the_deepest_heading(tmp_path):
     write_bundle(tmp_path, chunks=chunks, stored=quantize(sample_vectors(), "i8"),
                  spec=default_model_spec(), table=sample_table(chunks))
     catalog = catalog_of(tmp_path)
-    [(_, name, _)] = parse_shard_list(catalog["fragments"], int).entries
-    pages = json.loads(self_checked_body(name, (tmp_path / name).read_bytes()))
+    shards = parse_shard_list(catalog["fragments"], int)
+    pages = [json.loads(self_checked_body(name, (tmp_path / name).read_bytes()))[0]
+             for name in (f"fragments/frag{n}.{shards.digest}.json" for n in range(2))]
+    assert shards.count == catalog["pages"]["count"]
     assert pages[1][3][1] == ["deep", ["Part", "Section 3", "Deep"],
                               ["Create the app:", "app = FastAPI()", "Then run it."], "s"]
     assert pages[0][3][0][2] == "Text of section 0 ✓ 東京 مرحبا"  # no code: one string
@@ -405,11 +407,16 @@ def test_bad_manifest_fields_are_refused_by_name(tmp_path, field, value, message
     ("facets", "facets.json", r"facets must be a list"),
     ("fragments.dirs", 1, r"fragments must be \{stem, set, first, bytes\}, \{stem, set, dirs\} "
                           r"or \{stem, set, count, sizes\}"),
-    ("fragments.bytes.0", "x", r"fragments has a size 'x'"),
+    ("text.bytes.0", "x", r"text has a size 'x'"),
+    ("fragments.count", 2, r"fragments does not hold one shard a page"),
+    ("fragments.sizes.0", "lexical/sizes.0123456789abcdef.json",
+     r"fragments\.sizes must be fragments/sizes\.<hash>\.json"),
     ("lexical.head", 0, r"lexical\.head is 0"),
-    ("lexical.shards.count", 0, r"lexical\.shards has the count 0, not a number of shards"),
+    ("lexical.shards.count", 0, r"lexical\.shards has no shards"),
+    ("lexical.shards.count", -1, r"lexical\.shards has the count -1, not a number of shards"),
     ("lexical.shards.sizes", "lexical/sizes.json", r"lexical\.shards must name its sizes"),
-    ("lexical.shards.sizes.0", "../sizes.0123456789abcdef.json", r"lexical\.shards\.sizes: "),
+    ("lexical.shards.sizes.0", "../sizes.0123456789abcdef.json",
+     r"lexical\.shards\.sizes must be lexical/sizes\.<hash>\.json"),
     ("lexical.shards", {"stem": "lexical/lex", "set": "0" * 16, "first": ["a"], "bytes": [9]},
      r"lexical\.shards must be a keyed list"),
     ("pages.boosts", {"0": -1}, r"pages\.boosts has a bad entry"),
@@ -442,8 +449,21 @@ def test_a_keyed_list_whose_sizes_or_shards_are_wrong_is_refused_by_name(tmp_pat
     catalog = catalog_of(tmp_path)
     catalog["lexical"]["shards"]["count"] = len(sizes) + 1
     publish_catalog(tmp_path, catalog)
-    with pytest.raises(BundleError, match=rf"does not list the sizes of {len(sizes) + 1} shards"):
+    with pytest.raises(BundleError, match=rf"{re.escape(sizes_name)} does not list the sizes "
+                                          rf"of {len(sizes) + 1} shards"):
         read_bundle(tmp_path)
+
+
+def test_a_term_in_another_shard_than_its_own_is_refused_by_name():
+    terms = [f"term{i}" for i in range(12)]
+    shards = [{"terms": [t for t in terms if bucket_of(t, 3) == n]} for n in range(3)]
+    entries = [(n, f"lexical/lex{n}.0123456789abcdef.json", 1) for n in range(3)]
+    reader = ShardReader(entries, lambda name, size: shards[int(name[11])], locate=bucket_of)
+    _check_buckets(reader)
+    shards[1]["terms"].append(shards[0]["terms"].pop())
+    reader = ShardReader(entries, lambda name, size: shards[int(name[11])], locate=bucket_of)
+    with pytest.raises(ValueError, match=r"lexical/lex1\.0123456789abcdef\.json holds a term"):
+        _check_buckets(reader)
 
 
 def test_find_bundle_dir_accepts_the_site_and_explains_a_wrong_path(tmp_path):

@@ -89,7 +89,7 @@ def test_a_keyed_list_names_a_keys_shard_from_the_key_and_lists_no_key():
     assert [(n, name) for n, name, _ in entries] == [
         (n, f"lexical/lex{n}.{digest}.json") for n in range(count)]
     reader = ShardReader(entries, lambda name, size: json.loads(self_checked_body(
-        name, verify(name, written[name], size=size))), keyed=True)
+        name, verify(name, written[name], size=size))), locate=bucket_of)
     for key in keys:
         assert key in reader.holding(key)[1]
     assert {bucket_of(k, count) for k in keys} == set(range(count)), "every shard holds a key"
@@ -176,8 +176,8 @@ def test_the_cut_into_directories_is_in_the_lists_hash(monkeypatch):
      "not an integer"),
     ({"stem": "text/text", "set": "0123456789abcdef", "first": [0], "bytes": [-1]},
      "not a count of bytes"),
-    ({"stem": "text/text", "set": "0123456789abcdef", "count": 0, "sizes": ["s", 1]},
-     "has the count 0, not a number of shards"),
+    ({"stem": "text/text", "set": "0123456789abcdef", "count": -1, "sizes": ["s", 1]},
+     "has the count -1, not a number of shards"),
     ({"stem": "text/text", "set": "0123456789abcdef", "count": 2, "sizes": "s"},
      "must name its sizes payload as [name, bytes]"),
 ])
@@ -200,3 +200,8 @@ def test_a_bad_list_is_refused(value, message):
 def test_a_bad_directory_is_refused_by_name(name, data, message):
     with pytest.raises(BundleError, match=message):
         check_directory(data, name)
+
+
+def test_a_lone_surrogate_counts_as_the_replacement_character_as_in_a_browser():
+    assert bucket_of("a\ud800b", 4096) == bucket_of("a\ufffdb", 4096)
+    assert bucket_of("\ud83d\ude00", 4096) == bucket_of("😀", 4096)  # a pair is its character

@@ -34,8 +34,9 @@ function directoryStem(stem) {
 // the hash of the partition's rows.
 const VECTOR_ROWS_NAME = /^vectors\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.i8$/;
 const TABLE_HASH = /^[0-9a-f]{16}$/;
-// A keyed list's shard (the keyword index's): named by its number and the list's hash.
-const KEYED_SHARD_NAME = /^lexical\/lex(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json$/;
+// A keyed list's shard (the keyword index's, a page's fragments): named by its number and
+// the list's hash.
+const KEYED_SHARD_NAME = /^(lexical\/lex|fragments\/frag)(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json$/;
 const MAX_SHARDS = 10 ** 10; // more shards than a name's number may count
 const selfChecked = (name) => [ROW_NAME, PIECE_NAME, SHARD_NAME, VECTOR_ROWS_NAME].some((pattern) => pattern.test(name));
 
@@ -138,20 +139,23 @@ class Checker {
 
   /**
    * A keyed shard list (shard_lists.py write_keyed_list): `{stem, set, count, sizes}`,
-   * shard `n` named `<stem><n>.<set>.json` and holding the keys whose bucketOf is `n`.
-   * Returns `{keyed: {stem, set, count}}`; `sizes` (a payload only whole-bundle readers
-   * read) is checked as a name.
+   * shard `n` named `<stem><n>.<set>.json` and holding the keys whose bucketOf is `n`
+   * (`by` "hash"), or page `n` (`by` "page"). Returns `{keyed: {stem, set, count, by}}`;
+   * `sizes` (a payload only whole-bundle readers read) is checked as a name.
    */
-  keyedList(data, key, where, stem) {
+  keyedList(data, key, where, stem, by) {
     const value = this.get(data, key, where);
     const field = at(where, key);
     const keys = isObject(value) ? Object.keys(value).sort().join() : "";
     if (keys !== "count,set,sizes,stem") this.fail(`${field} must be a keyed list {stem, set, count, sizes}`);
     if (value.stem !== stem) this.fail(`${field} has the stem ${show(value.stem).slice(0, 40)}, not "${stem}"`);
     if (typeof value.set !== "string" || !TABLE_HASH.test(value.set)) this.fail(`${field} has the set ${show(value.set).slice(0, 40)}, not ${HASH_CHARS} hex digits`);
-    const count = this.int(value, "count", field, 1, MAX_SHARDS);
-    this.file(value, "sizes", field);
-    return { keyed: { stem, set: value.set, count } };
+    const count = this.int(value, "count", field, by === "hash" ? 1 : 0, MAX_SHARDS);
+    const folder = stem.split("/")[0];
+    if (!new RegExp(`^${folder}/sizes\\.[0-9a-f]{${HASH_CHARS}}\\.json$`).test(this.file(value, "sizes", field).name)) {
+      this.fail(`${field}.sizes must be ${folder}/sizes.<hash>.json`);
+    }
+    return { keyed: { stem, set: value.set, count, by } };
   }
 
   /** `{first, bytes}` as entries `{first, name, bytes}`, named `stem` from number `from`. */
@@ -306,11 +310,8 @@ export function checkCatalog(data, manifest, source) {
   if (pageTable.bytes !== pageTableBytes(pages, chunks)) check.fail(`pages.table must be [name, bytes] of ${pageTableBytes(pages, chunks)} bytes`);
   const facets = check.file(data, "facets", "");
 
-  const fragments = check.shardList(data, "fragments", "", "int", "fragments/frag");
-  const firstShards = fragments.entries ?? fragments.dirs;
-  if (pages && (!firstShards.length || firstShards[0].first !== 0 || firstShards[firstShards.length - 1].first >= pages)) {
-    check.fail("fragments does not cover every page");
-  }
+  const fragments = check.keyedList(data, "fragments", "", "fragments/frag", "page");
+  if (fragments.keyed.count !== pages) check.fail("fragments does not hold one shard a page");
 
   const lex = check.object(data, "lexical");
   if (check.int(lex, "version", "lexical") !== LEXICAL_VERSION) check.fail(`lexical.version is not ${LEXICAL_VERSION}`);
@@ -319,7 +320,7 @@ export function checkCatalog(data, manifest, source) {
     count: check.int(lex, "count", "lexical"),
     stopwords: check.list(lex, "stopwords", "lexical"),
     head: check.int(lex, "head", "lexical", 1),
-    shards: check.keyedList(lex, "shards", "lexical", "lexical/lex"),
+    shards: check.keyedList(lex, "shards", "lexical", "lexical/lex", "hash"),
   };
   if (lexical.count !== chunks) check.fail("lexical.count is not the chunk count");
   if (!lexical.stopwords.every((w) => typeof w === "string")) check.fail("lexical.stopwords must be strings");
@@ -603,9 +604,10 @@ export async function sha256Hex(buffer) {
 /**
  * `buffer` if it is what `name` promises: `bytes` long, its sha256 starting with the
  * name's hash (or equal to `sha256`, for the catalog); a self-checked payload (a table
- * row, keyed word piece file, shard list shard or vector rows file) ending with the start of the sha256 of its name and body (names.py self_check),
- * and at most MAX_PIECE_FILE_BYTES for the latter when its size is not known (`bytes`
- * undefined). Throws a BundleError otherwise.
+ * row, keyed word piece file, shard list or keyed list shard or vector rows file) ending
+ * with the start of the sha256 of its name and body (names.py self_check), and at most
+ * its unlistedLimit when its size is not known (`bytes` undefined). Throws a BundleError
+ * otherwise.
  */
 export async function verifyPayload(buffer, { name, bytes, sha256 }) {
   const size = bytes ?? unlistedLimit(name);

@@ -141,6 +141,7 @@ export class PayloadStore {
         const url = payloadUrl(name, this.manifestUrl);
         const buffer = await fetchBytes(url, onBytes, undefined, {
           limit: bytes ?? unlistedLimit(name),
+          ...(bytes === undefined ? { tooLarge: `${url} is larger than the ${unlistedLimit(name)} bytes any such file may have: rebuild the site` } : {}),
           onResponse: (response) => {
             if (name.endsWith(".json")) this.compressesJson = (response.headers.get("content-encoding") ?? "identity") !== "identity";
           },

@@ -9,7 +9,7 @@ import { BundleError } from "./error.js";
 export class ShardList {
   /**
    * `list`: the checked catalog value, `{entries}` or `{dirs}` (each `{first, name,
-   * bytes}`), or `{keyed: {stem, set, count}}`; `loadJson(file)`: a directory payload's
+   * bytes}`), or `{keyed: {stem, set, count, by}}`; `loadJson(file)`: a directory payload's
    * parsed JSON.
    */
   constructor(list, { loadJson }) {
@@ -22,12 +22,13 @@ export class ShardList {
 
   /**
    * The entry of the shard that holds `key` (the last whose first key <= key; in a keyed
-   * list its bucket, `{first: bucket, name}`, its size unlisted), or null.
+   * list the one named from the key, `{first: number, name}`, its size unlisted), or null.
    */
   async find(key) {
     if (this.keyed) {
-      const { stem, set, count } = this.keyed;
-      const bucket = await bucketOf(String(key), count);
+      const { stem, set, count, by } = this.keyed;
+      const bucket = by === "page" ? key : await bucketOf(String(key), count);
+      if (!(Number.isInteger(bucket) && bucket >= 0 && bucket < count)) return null;
       return { first: bucket, name: `${stem}${bucket}.${set}.json` };
     }
     let entries = this.entries;

@@ -589,6 +589,7 @@ export class Engine {
       find: (page) => this.fragments.find(page),
       asked: (name) => this.store.has(name),
       ask: (entry) => this.store.json(entry).catch(() => {}),
+      cost: (page) => this.starts[page + 1] - this.starts[page],
     });
   }
 

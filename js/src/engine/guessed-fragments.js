@@ -3,11 +3,12 @@
 
 /**
  * Pages whose fragments a query asks for before its final ranking, from each signal's
- * order, and the bytes of them it may ask for (on fastapi-docs' queries this held every
- * page shown 49 times in 50, at 30 kB sent against 12 kB shown: bench/query_rounds.py).
+ * order, and how many of their chunks it may ask for (a page's file holds about 150
+ * bytes sent a chunk: some 60 kB; on fastapi-docs' queries a 64 kB guess held every
+ * page shown 49 times in 50: bench/query_rounds.py).
  */
 export const GUESSED_PAGES = 10;
-export const GUESSED_BYTES = 64_000;
+export const GUESSED_CHUNKS = 400;
 
 /** The first `count` distinct pages of the chunks `order` (best first). */
 export function firstPages(order, pageOfChunk, count) {
@@ -20,18 +21,19 @@ export function firstPages(order, pageOfChunk, count) {
 }
 
 /**
- * Looks up the fragments files of `pages` all at once (`find(page)`: its shard entry
- * `{name, bytes}`, which on a large site reads a directory first), then asks, with
- * `ask(entry)`, for those not `asked(name)` yet that fit in `budget` bytes together, in
- * the pages' order (a long page's file may be large; it is left for the final ranking).
- * A lookup that fails is skipped: its error surfaces where the file is read.
+ * Looks up the fragments files of `pages` all at once (`find(page)`: its file `{name}`),
+ * then asks, with `ask(entry)`, for those not `asked(name)` yet whose pages' `cost(page)`
+ * (their chunks) fit in `budget` together, in the pages' order (a long page's file may be
+ * large; it is left for the final ranking). A lookup that fails is skipped: its error
+ * surfaces where the file is read.
  */
-export async function askGuessedFragments(pages, { find, asked, ask, budget = GUESSED_BYTES }) {
+export async function askGuessedFragments(pages, { find, asked, ask, cost, budget = GUESSED_CHUNKS }) {
   const entries = await Promise.all(pages.map((page) => find(page).catch(() => null)));
   let left = budget;
-  for (const entry of entries) {
-    if (!entry || asked(entry.name) || entry.bytes > left) continue;
-    left -= entry.bytes;
+  entries.forEach((entry, i) => {
+    const spent = entry && !asked(entry.name) ? cost(pages[i]) : Infinity;
+    if (spent > left) return;
+    left -= spent;
     ask(entry);
-  }
+  });
 }
