@@ -7,9 +7,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from mkdocs_semantic.bundle.names import checked, self_checked_body
+from mkdocs_semantic.bundle.names import checked, self_checked_body, write_payload
 from mkdocs_semantic.bundle.reader import shard_list
-from mkdocs_semantic.bundle.shard_lists import write_shard_list
+from mkdocs_semantic.bundle.shard_lists import keyed_entries, write_keyed_list, write_shard_list
 
 
 def publish_catalog(root: Path, catalog: dict) -> None:
@@ -24,9 +24,12 @@ def publish_catalog(root: Path, catalog: dict) -> None:
 
 
 def rewrite_shard_list(root: Path, value: dict) -> tuple[dict, list[str]]:
-    """A catalog shard list (in the catalog, no directories) written again with a space
-    added to its first shard, so under a new hash: its new value and the shards' names."""
-    entries = shard_list(value).entries
+    """A catalog shard list (in the catalog, no directories) or keyed list written again
+    with a space added to its first shard, so under a new hash: its new value and the
+    shards' names."""
+    listed = shard_list(value)
+    entries = (listed.entries if listed.sizes is None else
+               keyed_entries(listed, json.loads((root / listed.sizes.name).read_bytes())))
     assert entries is not None, "a list in the catalog"
     bodies = [self_checked_body(name, (root / name).read_bytes()) for _, name, _ in entries]
     bodies[0] += b" "
@@ -38,5 +41,9 @@ def rewrite_shard_list(root: Path, value: dict) -> tuple[dict, list[str]]:
         names.append(name)
         return len(data)
 
+    if listed.sizes is not None:
+        folder = value["stem"].split("/")[0]
+        return write_keyed_list(bodies, value["stem"], write, lambda data: write_payload(
+            root, folder=folder, stem="sizes", ext="json", data=data).to_json()), names
     new = write_shard_list([(e[0], b) for e, b in zip(entries, bodies)], value["stem"], write)
     return new, names

@@ -261,8 +261,10 @@ def _manifest(bundle: Path) -> dict:
 
 
 def _payload(bundle: Path, folder: str) -> Path:
-    """The first payload file in `folder` (fragments, text, vectors, lexical, table)."""
-    return sorted((bundle / folder).iterdir())[0]
+    """A payload file in `folder` (fragments, text, vectors, lexical, table): the first
+    that holds the word "Cookie" (which "tampered" changes), else the first."""
+    files = sorted((bundle / folder).iterdir())
+    return next((f for f in files if b"Cookie" in f.read_bytes()), files[0])
 
 
 BROKEN = {
