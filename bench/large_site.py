@@ -13,7 +13,8 @@ the plugin as shipped (`vector_layout: auto`, which partitions it) and with
   the queries of bench/relevance/manpages-*.tsv warm (each fetches what no query before
   it needed), then the same queries again; and what a request costs this Chromium;
   then all of it again on a reader's network (CDP emulation: 20 Mbit/s, 40 ms a
-  request), where bytes and round trips cost what they cost outside a loopback;
+  request), where bytes and round trips cost what they cost outside a loopback (the
+  first query there twice more, each in a fresh profile: its rounds are the median);
 - Pagefind beside it, over the same pages built without search (its CLI, the content
   only), by its own browser API as bench/compare drives it, on both networks;
 - with the Python reference searcher: hybrid page MRR@10 of both layouts on those
@@ -173,12 +174,13 @@ def on_network(f: dict) -> str:
         return (f"Not measured on a reader's network: the plugin's throttled run failed "
                 f"({slow.get('failed')}).\n")
     slow_warm = slow["warm_fetches"]["per_query"]
+    rounds = report.rounds_text(slow, server=False)
     return f"""On a reader's network ({network_of(f)},
 CDP emulation in a fresh profile): first semantic result {slow['cold_ms']:.0f} ms
-({slow['cold_fetch_rounds']} rounds on the browser's clock, {slow['cold_sent_bytes'] / 1000:,.0f} kB
+({rounds} on the browser's clock, {slow['cold_sent_bytes'] / 1000:,.0f} kB
 sent; modeled as issue 28 models it, {report.ROUND_TRIP_MS} ms a round plus the bytes at
 {report.BYTES_PER_MS * 8 / 1000:.0f} Mbit/s:
-{report.modeled_ms(slow['cold_fetch_rounds'], slow['cold_sent_bytes']):,.0f} ms); warm p50
+{report.first_query_modeled(slow):,.0f} ms); warm p50
 {slow['warm_p50_ms']:.0f} ms, p95 {slow['warm_p95_ms']:.0f} ms, rounds p50 / max
 {run.percentile(slow_warm['rounds'], 50):.0f} / {max(slow_warm['rounds'])}, sent p50
 {run.percentile(slow_warm['sent'], 50) / 1000:,.1f} kB; the same
@@ -212,8 +214,8 @@ def beside_pagefind(f: dict) -> str:
         return (f"## Beside Pagefind\n\nNot compared: a browser run failed "
                 f"({pf[failed[0]]['failed'] if failed else f['throttled'].get('failed')}).\n")
     ours, theirs = f["throttled"], pf["throttled"]
-    ours_ms = report.modeled_ms(ours["cold_fetch_rounds"], ours["cold_sent_bytes"])
-    theirs_ms = report.modeled_ms(theirs["cold_fetch_rounds"], theirs["cold_sent_bytes"])
+    ours_ms = report.first_query_modeled(ours)
+    theirs_ms = report.first_query_modeled(theirs)
     keyword = ours.get("cold_keyword")
     keyword_line = (f"The plugin's keyword results of the first query came after "
                     f"{keyword['rounds']} rounds, {keyword['sent_bytes'] / 1000:,.0f} kB "
@@ -267,6 +269,7 @@ def main() -> int:
             for name in SETS}
     queries = [q for rows in sets.values() for q, _ in rows]
     seen = run.browse({"queries": queries, "firstQuery": queries[0], "warmup": WARMUP,
+                       "coldRepeats": run.COLD_REPEATS,
                        "rank": False, "timeoutMs": 240_000, "protocol": args.protocol,
                        "fetchCost": {"profiles": 5},
                        "runs": [{"name": "plugin", "kind": "semantic", "root": str(auto_site)},
