@@ -339,12 +339,6 @@ async function measure(plan, run, tls) {
       ranked.push(answer.hrefs.map((href) => pageUrl(href, server.url)));
     }
     const warmFetched = since(server.log, mark);
-    // The first query again in fresh profiles: where two of its steps nearly overlap, its
-    // rounds on the browser's clock vary by one from one run to the next.
-    if (run.throttle && plan.coldRepeats) cold.repeats = [];
-    for (let r = 0; run.throttle && r < (plan.coldRepeats ?? 0); r++) {
-      cold.repeats.push(await firstQueryAgain(plan, run, tls, server, timeout));
-    }
     // The same queries again: every file each needs is in memory (or the HTTP cache), so
     // this is the engine's own time, without fetching.
     const repeatMark = server.log.length;
@@ -377,6 +371,17 @@ async function measure(plan, run, tls) {
         }
       }
     }
+    // The first query again in fresh profiles, once this run's own figures are taken and
+    // its page is closed: where two of its steps nearly overlap, its rounds on the
+    // browser's clock vary by one from one run to the next. A repeat that fails says so.
+    if (run.throttle && plan.coldRepeats) {
+      await page.close();
+      cold.repeats = [];
+      for (let r = 0; r < plan.coldRepeats; r++) {
+        cold.repeats.push(await firstQueryAgain(plan, run, tls, server, timeout)
+          .catch((error) => ({ failed: String(error.message ?? error).split("\n")[0] })));
+      }
+    }
     return out;
   } finally {
     await browser.close();
@@ -404,6 +409,7 @@ async function firstQueryAgain(plan, run, tls, server, timeout) {
     const t0 = performance.now();
     const answer = await kind.cold(page, plan.firstQuery, timeout, plan.prefix);
     const t1 = performance.now();
+    if (answer?.count === 0) throw new Error("the first query found nothing");
     const fetched = asked(server.log, mark, answer?.answeredAt);
     const seen = await browserRounds(page, [], fetched, t0);
     return { rounds: seen?.rounds ?? inFlight(fetched, t0, t1).rounds, sent: sent(fetched),

@@ -815,10 +815,17 @@ def modeled_ms(rounds: float, sent: float) -> float:
 def first_query_rounds(b: dict) -> float:
     """A throttled first query's rounds: the median of the run's own and of its repeats,
     each in a fresh profile (browser.mjs coldRepeats), where it has them."""
-    each = [b["cold_fetch_rounds"], *(r["rounds"] for r in b.get("cold_repeats", []))]
+    each = [b["cold_fetch_rounds"], *repeat_rounds(b)]
     ordered = sorted(each)
     middle = len(ordered) // 2
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def repeat_rounds(b: dict) -> list[int]:
+    """The rounds of the first query's repeats that were counted on the browser's clock
+    (a repeat that failed, or fell back to the server's clock, counts for nothing)."""
+    return [r["rounds"] for r in b.get("cold_repeats", [])
+            if "rounds" in r and not r.get("onServerClock")]
 
 
 def first_query_modeled(b: dict) -> float:
@@ -830,10 +837,13 @@ def rounds_text(b: dict, *, server: bool = True) -> str:
     """'5 rounds (median of 5, 6, 5, each in a fresh profile; 17 on the server's clock)':
     the first query's rounds, each run's where it was repeated, and (`server`) the
     run's own count on the server's clock where it recorded one."""
-    repeats = b.get("cold_repeats", [])
-    each = [b["cold_fetch_rounds"], *(r["rounds"] for r in repeats)]
+    repeats = repeat_rounds(b)
+    each = [b["cold_fetch_rounds"], *repeats]
     notes = [f"median of {', '.join(str(n) for n in each)}, each in a fresh profile"] \
         if repeats else []
+    if len(repeats) < len(b.get("cold_repeats", [])):
+        notes.append(f"{len(b['cold_repeats']) - len(repeats)} more not counted (failed, or "
+                     "not on the browser's clock)")
     if server and b.get("cold_server_rounds") is not None:
         notes.append(f"{b['cold_server_rounds']} on the server's clock")
     return f"{first_query_rounds(b):g} rounds" + (f" ({'; '.join(notes)})" if notes else "")

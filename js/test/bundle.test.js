@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { halfToFloat, parsePageTable, parsePartitionBits, parseRow, parseVectorPart } from "../src/bundle/binary.js";
-import { FORMAT_VERSION, checkDirectory, checkManifest, compareKeys, payloadUrl, shardOf, verifyPayload } from "../src/bundle/bundle.js";
+import { FORMAT_VERSION, bucketOf, checkDirectory, checkManifest, compareKeys, payloadUrl, shardOf, verifyPayload } from "../src/bundle/bundle.js";
+import { ShardList } from "../src/bundle/shard-list.js";
 import { BundleError } from "../src/bundle/error.js";
 import { Engine } from "../src/engine/engine.js";
 import { analyze } from "../src/engine/lexical.js";
@@ -466,4 +467,17 @@ test("a shard served under another shard's number fails its check", async () => 
   const [one, two] = [0, 1].map((n) => ({ name: `fragments/frag${n}.${set}.json` }));
   await verifyPayload(buffer(one.name), one);
   await assert.rejects(verifyPayload(buffer(one.name), two), /frag1\.[0-9a-f]{16}\.json does not match its hash/);
+});
+
+test("a keyed list names a key's shard without a lookup; an empty site's pages have none", async () => {
+  const set = "0123456789abcdef";
+  const pages = new ShardList({ keyed: { stem: "fragments/frag", set, count: 3, by: "page" } }, { loadJson: () => { throw new Error("no lookup"); } });
+  assert.deepEqual(await pages.find(2), { first: 2, name: `fragments/frag2.${set}.json` });
+  assert.equal(await pages.find(3), null);
+  assert.equal(await pages.find(-1), null);
+  const empty = new ShardList({ keyed: { stem: "fragments/frag", set, count: 0, by: "page" } }, { loadJson: () => null });
+  assert.equal(await empty.find(0), null);
+  const terms = new ShardList({ keyed: { stem: "lexical/lex", set, count: 13, by: "hash" } }, { loadJson: () => null });
+  assert.deepEqual(await terms.find("cooki"), { first: await bucketOf("cooki", 13), name: `lexical/lex${await bucketOf("cooki", 13)}.${set}.json` });
+  await assert.rejects(terms.between("a", "b"), /keeps no key order/);
 });

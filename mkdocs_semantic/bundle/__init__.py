@@ -8,7 +8,9 @@ Layout of `<site>/<bundle_dir>/`:
   mode, top_k, min_score, filters) and `query_encoder` (`static` or
   `transformer`: how readers embed a query by default).
 - `catalog.<h>.json`: what a reader needs to plan its downloads. It grows far more slowly
-  than the site: every list that would grow with it is a payload, or a shard list
+  than the site: every list that would grow with it is a payload, a keyed list (named
+  from the key: a term's shard by a hash of it, a page's by its number; the catalog
+  holds the set's hash, the count and a sizes payload) or a shard list
   (bundle/shard_lists.py: the first key and size of each shard, named by its number and
   the list's hash; in the catalog while short, else in directories of 32 shards).
   - `model`: the document model (id, sha256, dim, pooling, normalize, max_tokens, prefixes);
@@ -16,9 +18,10 @@ Layout of `<site>/<bundle_dir>/`:
     table payload (bundle/page_table.py: chunks per page, which chunks continue a section);
   - `facets`: the payload that maps filter key -> value -> pages (and the partitions
     holding their chunks), read by filtered queries only;
-  - `fragments`, `text`: shard lists of pages (first page);
+  - `fragments`: a keyed list of pages (shard n: page n); `text`: a shard list of pages
+    (first page);
   - `lexical`: `version`, `scale`, `count`, `stopwords`, `head` (postings a term keeps
-    for unfiltered queries) and a shard list of terms (first term);
+    for unfiltered queries) and `shards`, a keyed list of terms;
   - `vectors`: vector sets, each `{model, dtype, scale, dim, metric, sum, layout, ...}`
     (bundle/vectors/store.py): `exact` with `parts` (first page), or `partitioned` with
     `partitions`, `probe_rows`, `candidates`, `id_bytes`, `index` and `centroids`
@@ -29,8 +32,9 @@ Layout of `<site>/<bundle_dir>/`:
 - payloads, named by content hash or self-checked (see bundle/names.py), in folders:
   - `pages/pages.<h>.bin`: the page table; `facets/facets.<h>.json`: the facets;
   - `index/<leaf><n>.<h>.json`: a shard list's directory, `{at, first, bytes}`;
-  - `fragments/frag<n>.<h>.json`: per page `[url, title, section, [[anchor, path, excerpt,
-    kind], ...]]`, kind `p` (page lead) or `s` (section); the excerpt is the text results
+  - `lexical/sizes.<h>.json`, `fragments/sizes.<h>.json`: a keyed list's shard sizes;
+  - `fragments/frag<n>.<h>.json`: page n, `[[url, title, section, [[anchor, path, excerpt,
+    kind], ...]]]`, kind `p` (page lead) or `s` (section); the excerpt is the text results
     may show (about 480 characters, see `chunking.excerpt_parts`): a string, or where it
     holds code a list alternating prose and code, prose first (`["Run", "make all", "."]`);
   - `text/text<n>.<h>.json`: per page `[[text, anchors, anchor, path], ...]` (Python

@@ -43,8 +43,8 @@ STATIC_MAX_TOKENS = 128
 
 # Shard sizes: small enough that a query fetches little, large enough to keep the file
 # count sane (measured in bench/: bytes per query against files per build). A query
-# touches one lexical shard per term and one fragments shard per page shown, whatever
-# their size, so these are small; the query table is one row a file (bundle/table.py).
+# touches one lexical shard per term, whatever its size, so these are small; fragments
+# are a file a page and the query table one row a file (bundle/table.py).
 VECTOR_PART_BYTES = 128 << 10
 TEXT_SHARD_BYTES = 256 << 10
 LEXICAL_BUCKET_BYTES = 2 << 10

@@ -576,8 +576,10 @@ def _check_buckets(terms: ShardReader) -> None:
 def _check_pages_held(reader: ShardReader, pages: int, what: str) -> None:
     """That the shards of `reader` hold every page once, in order (ValueError if not)."""
     held = 0
-    for number, (first, _, _) in enumerate(reader.entries):
+    for number, (first, name, _) in enumerate(reader.entries):
         rows = reader.shard(number)
+        if reader.locate is page_shard and not (isinstance(rows, list) and len(rows) == 1):
+            raise ValueError(f"{name} does not hold page {number} alone")
         if first != held or not isinstance(rows, list):
             raise ValueError(f"the {what} shards do not hold pages {held} on in order")
         held += len(rows)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -90,7 +91,12 @@ def bucket_of(key: object, count: int) -> int:
 
 def page_shard(page: object, count: int) -> int:
     """The shard of a keyed list of pages that holds page `page`: its own number."""
-    return page if isinstance(page, int) and not isinstance(page, bool) else -1
+    if isinstance(page, bool):
+        return -1
+    try:
+        return operator.index(page)  # type: ignore[arg-type]
+    except TypeError:
+        return -1
 
 
 def write_keyed_list(shards: Sequence[bytes], stem: str, write: Callable[[str, bytes], int],

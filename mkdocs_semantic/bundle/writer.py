@@ -113,6 +113,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
                     _stored_excerpt(x),
                     KIND_CODES[x.kind]] for x in c]]
                  for _, c in pages]
+    fragment_files = _page_files(fragments, [page[0].url for _, page in pages])
     # The chunk's own anchor and heading path, where fragments hold what results show:
     # Python readers rebuild the chunk as it was embedded (its embed_text, its cache key).
     texts = [[[x.text, x.anchors, x.anchor, x.path] for x in c] for _, c in pages]
@@ -144,7 +145,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         "facets": put("facets", "facets", "json",
                       json_bytes(_facets(pages, starts, partition_of_chunk))),
         "fragments": write_keyed_list(
-            _page_files(fragments, [page[0].url for _, page in pages]), "fragments/frag",
+            fragment_files, "fragments/frag",
             lambda name, body: _write_self_checked(out, written, name, body),
             lambda data: put("fragments", "sizes", "json", data)),
         "text": shard_list("text/text", _page_shards(texts, TEXT_SHARD_BYTES)),
@@ -263,8 +264,8 @@ def _page_files(fragments: list, urls: list[str]) -> list[bytes]:
     files = [json_bytes([fragment]) for fragment in fragments]
     for body, url in zip(files, urls):
         if len(body) + ROW_CHECK_BYTES > MAX_KEYED_SHARD_BYTES:
-            raise BundleError(f"{url}'s excerpts take {len(body) / 1e6:,.0f} MB, more than "
-                              f"the {MAX_KEYED_SHARD_BYTES / 1e6:,.0f} MB of a page's file: "
+            raise BundleError(f"{url}'s excerpts take {len(body) + ROW_CHECK_BYTES:,} bytes, "
+                              f"more than the {MAX_KEYED_SHARD_BYTES:,} of a page's file: "
                               "split the page, or leave it out of the index (exclude)")
     return files
 

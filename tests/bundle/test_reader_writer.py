@@ -519,3 +519,33 @@ def test_every_payload_is_readable_by_a_web_server_of_another_user(tmp_path):
     assert any(ROW_NAME.match(name) for name in names)
     for name in names:
         assert (tmp_path / name).stat().st_mode & 0o777 == 0o644, name
+
+
+def test_a_page_whose_excerpts_pass_a_browsers_bound_is_refused_by_name(tmp_path, monkeypatch):
+    from mkdocs_semantic.bundle import writer
+
+    monkeypatch.setattr(writer, "MAX_KEYED_SHARD_BYTES", 100)
+    with pytest.raises(BundleError, match=r"page\d/'s excerpts take [\d,]+ bytes, more than "
+                                          r"the 100 of a page's file: split the page"):
+        write_sample(tmp_path)
+    assert not (tmp_path / "vectors").exists(), "refused before any file is written"
+
+
+def test_a_fragments_file_that_holds_more_than_its_page_is_refused_by_name(tmp_path):
+    write_sample(tmp_path)
+    shards = catalog_of(tmp_path)["fragments"]
+    name = f"fragments/frag0.{shards['set']}.json"
+    pages = json.loads(self_checked_body(name, (tmp_path / name).read_bytes()))
+    catalog = catalog_of(tmp_path)
+    body = json.dumps(pages * 2).encode()
+    (tmp_path / name).write_bytes(body + self_check(name, body))
+    sizes_name = catalog["fragments"]["sizes"][0]
+    sizes = json.loads((tmp_path / sizes_name).read_bytes())
+    sizes[0] = len(body) + ROW_CHECK_BYTES
+    data = json.dumps(sizes).encode()
+    new = f"fragments/sizes.{hashlib.sha256(data).hexdigest()[:16]}.json"
+    (tmp_path / new).write_bytes(data)
+    catalog["fragments"]["sizes"] = [new, len(data)]
+    publish_catalog(tmp_path, catalog)
+    with pytest.raises(BundleError, match=rf"{re.escape(name)} does not hold page 0 alone"):
+        read_bundle(tmp_path)

@@ -205,3 +205,14 @@ def test_a_bad_directory_is_refused_by_name(name, data, message):
 def test_a_lone_surrogate_counts_as_the_replacement_character_as_in_a_browser():
     assert bucket_of("a\ud800b", 4096) == bucket_of("a\ufffdb", 4096)
     assert bucket_of("\ud83d\ude00", 4096) == bucket_of("😀", 4096)  # a pair is its character
+
+
+def test_a_keyed_list_whose_sizes_pass_a_readers_bound_is_refused(monkeypatch):
+    monkeypatch.setattr(shard_lists, "MAX_KEYED_SHARD_BYTES", 10)
+    listed = parse_shard_list({"stem": "lexical/lex", "set": "0123456789abcdef", "count": 2,
+                               "sizes": ["lexical/sizes.0123456789abcdef.json", 6]}, str)
+    assert [size for *_, size in shard_lists.keyed_entries(listed, [5, 10])] == [5, 10]
+    with pytest.raises(ValueError, match="sizes of 2 shards of at most 10 bytes"):
+        shard_lists.keyed_entries(listed, [5, 11])
+    with pytest.raises(ValueError, match="more than the 10 a reader reads"):
+        write_keyed_list([b"x" * 20], "lexical/lex", writer()[1], lambda data: ["s", 1])

@@ -1,8 +1,8 @@
-// The search engine that runs inside a worker: reads a format-5 bundle and answers
-// queries as mkdocs_semantic/search/searcher.py does, loading only what each query needs.
-// Keyword results need the manifest, the catalog, the page table, the lexical shards of
-// the query's terms and the fragments of the results shown (shard lists of a large site
-// add a directory file per lookup). The static query encoder adds the word piece shards of
+// The search engine that runs inside a worker: reads a bundle (bundle.js's format) and
+// answers queries as mkdocs_semantic/search/searcher.py does, loading only what each query
+// needs. Keyword results need the manifest, the catalog, the page table, the lexical shards
+// of the query's terms and the fragments of the pages shown (both named from the term or
+// page alone; other shard lists of a large site add a directory file per lookup). The static query encoder adds the word piece shards of
 // the query's words (wordpieces.js; a bundle without them: the tokenizer), the
 // table shards of the query's tokens and the vectors: in the exact layout every part; in
 // the partitioned one the index, then per query the sign bits of the partitions it

@@ -3,9 +3,9 @@
 
 /**
  * Pages whose fragments a query asks for before its final ranking, from each signal's
- * order, and how many of their chunks it may ask for (a page's file holds about 150
- * bytes sent a chunk: some 60 kB; on fastapi-docs' queries a 64 kB guess held every
- * page shown 49 times in 50: bench/query_rounds.py).
+ * order, and how many of their chunks it may ask for (a page's file sends about 135-150
+ * bytes a chunk: some 55 kB; format 10's 64 kB of listed bytes, about half that, held
+ * every page shown 49 times in 50 on fastapi-docs' queries: bench/query_rounds.py).
  */
 export const GUESSED_PAGES = 10;
 export const GUESSED_CHUNKS = 400;
