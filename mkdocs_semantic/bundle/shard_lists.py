@@ -15,8 +15,8 @@ directory (the last whose first key is not above it).
 
 A keyed list (`write_keyed_list`) lists no keys at all: a reader names a key's shard from
 the key alone (a term's is its `bucket_of`, a page's its number), and the catalog holds
-`{"stem", "set", "count", "sizes"}`; `sizes` names a payload of the shards' sizes, read
-by what walks or downloads a whole bundle, never by a query.
+`{"stem", "set", "count", "sizes"}`; `sizes` names a payload of the shards' sizes, which
+every Python reader reads when it opens a bundle and a browser never does.
 """
 
 from __future__ import annotations
