@@ -26,10 +26,9 @@ export class ShardList {
    */
   async find(key) {
     if (this.keyed) {
-      const { stem, set, count, by } = this.keyed;
+      const { count, by } = this.keyed;
       const bucket = by === "page" ? key : await bucketOf(String(key), count);
-      if (!(Number.isInteger(bucket) && bucket >= 0 && bucket < count)) return null;
-      return { first: bucket, name: `${stem}${bucket}.${set}.json` };
+      return Number.isInteger(bucket) && bucket >= 0 && bucket < count ? this.#keyedEntry(bucket) : null;
     }
     let entries = this.entries;
     if (!entries) {
@@ -58,12 +57,14 @@ export class ShardList {
 
   /** Every entry, in order (loads every directory). */
   async all() {
-    if (this.keyed) {
-      const { stem, set, count } = this.keyed;
-      return Array.from({ length: count }, (_, n) => ({ first: n, name: `${stem}${n}.${set}.json` }));
-    }
+    if (this.keyed) return Array.from({ length: this.keyed.count }, (_, n) => this.#keyedEntry(n));
     if (this.entries) return this.entries;
     return (await Promise.all(this.dirs.map((dir) => this.#directory(dir)))).flat();
+  }
+
+  /** Shard `n` of a keyed list: `{first: n, name}`, its size unlisted. */
+  #keyedEntry(n) {
+    return { first: n, name: `${this.keyed.stem}${n}.${this.keyed.set}.json` };
   }
 
   #directory(dir) {
