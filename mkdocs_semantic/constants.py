@@ -33,6 +33,8 @@ MAX_KEYED_SHARD_BYTES: int = _SHARED["MAX_KEYED_SHARD_BYTES"]
 MIN_WORD: int = _SHARED["MIN_WORD"]
 MAX_WORD: int = _SHARED["MAX_WORD"]
 """The letters of a vocabulary word: at least MIN_WORD, at most MAX_WORD."""
+STOPWORDS: frozenset[str] = frozenset(_SHARED["STOPWORDS"].split())
+"""The words the keyword index leaves out (every catalog lists them too)."""
 MAX_IDENTIFIER: int = _SHARED["MAX_IDENTIFIER"]
 """The longest code name the vocabulary holds."""
 MIN_CORRECTED: int = _SHARED["MIN_CORRECTED"]

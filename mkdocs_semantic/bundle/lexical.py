@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..constants import LEXICAL_VERSION
+from ..constants import LEXICAL_VERSION, STOPWORDS
 from .names import json_bytes
 from .shard_lists import ShardReader, bucket_of
 
@@ -51,16 +51,6 @@ SEPARATORS = re.compile(r"[._:\-]+")
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 ASCII_ALNUM = re.compile(r"^[A-Za-z0-9]+$")
 
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been
-    before being below between both but by can could did do does doing down during each
-    few for from further had has have having he her here hers herself him himself his how
-    i if in into is it its itself just me more most my myself no nor not of off on once
-    only or other our ours ourselves out over own same she should so some such than that
-    the their theirs them themselves then there these they this those through to too under
-    until up very was we were what when where which while who whom why will with would you
-    your yours yourself yourselves""".split()
-)
 
 
 @lru_cache(maxsize=1)
