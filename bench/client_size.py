@@ -24,7 +24,9 @@ from mkdocs_semantic.plugin.theme import RUNTIME_PREFIX, ClientAssets
 
 HERE = Path(__file__).resolve().parent
 PAGE = ("auto.js", "semantic.js", "semantic.css")
-"""What every built page loads (Material's pages also start material-worker.js)."""
+"""What a page of the other themes loads (mkdocs, readthedocs, our dialog)."""
+MATERIAL_PAGE = ("material.js", "material-worker.js")
+"""What a Material for MkDocs page loads (Material starts the worker with the page)."""
 FIRST_QUERY = ("worker.js",)
 """What a first static query loads besides the page's: the worker, the engine in it."""
 
@@ -47,6 +49,7 @@ def main() -> int:
         "static_build": sizes(assets, static),
         "transformer_build": sizes(assets, list(assets.files)),
         "page": sizes(assets, list(PAGE)),
+        "material_page": sizes(assets, list(MATERIAL_PAGE)),
         "first_query": sizes(assets, list(FIRST_QUERY)),
     }
     write_results(args.out, "client_size", results, render(results))
@@ -66,7 +69,11 @@ def render(results: dict) -> str:
         "| what | files | bytes | gzip |", "|---|---|---|---|",
         row("a static build copies", "static_build"),
         row("a transformer build copies (onnxruntime-web's runtime too)", "transformer_build"),
-        row("every page loads (`auto.js`, `semantic.js`, `semantic.css`)", "page"),
+        *([row("a page of the mkdocs, readthedocs or dialog themes loads (`auto.js`, "
+               "`semantic.js`, `semantic.css`)", "page"),
+           row("a Material page loads (`material.js`, `material-worker.js`)", "material_page")]
+          if "material_page" in results else
+          [row("every page loads (`auto.js`, `semantic.js`, `semantic.css`)", "page")]),
         row("a first static query adds (`worker.js`)", "first_query"), ""])
 
 

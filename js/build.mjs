@@ -63,7 +63,8 @@ const common = {
 // browser asks for a module's imports only once the module has arrived, so each level
 // of imports costs the reader a round trip. worker.js holds the whole engine and exports
 // it; material-search.js imports it from there (the Material worker asks for both at
-// once); auto.js imports the page API from semantic.js (page load, not a query's path);
+// once); auto.js imports the page API from semantic.js (page load, not a query's path;
+// Material's pages load material.js instead);
 // the transformer's code, with onnxruntime-web, is ort-embed.js, imported when a query needs
 // it (named like onnxruntime-web's runtime files, which a static build does not copy).
 const sibling = (mapping) => ({
@@ -88,6 +89,7 @@ const esmBuild = (entryPoints, mapping) => esbuild.build({
 const esmBuilds = await Promise.all([
   esmBuild({ semantic: "src/api/semantic.js" }, {}),
   esmBuild({ auto: "src/api/auto.js" }, { "api/auto.js:./semantic.js": "semantic.js" }),
+  esmBuild({ material: "src/api/material.js" }, {}),
   esmBuild({ worker: "src/api/worker.js" }, { "engine/engine.js:./embed.js": "ort-embed.js" }),
   esmBuild({ "ort-embed": "src/engine/embed.js" }, {}),
   esmBuild({ "material-search": "src/material/material-search.js" }, {

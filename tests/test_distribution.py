@@ -26,8 +26,9 @@ JS = REPO / "js"
 METAFILE = JS / "dist" / "metafile.json"
 # What the full text of each licence says, and its short notice does not.
 LICENSE_MARKERS = {
+    # the MIT text as packages ship it: "AS IS" or 'AS IS'
     "MIT": [r"Permission is hereby granted, free of charge, to any person obtaining a copy",
-            r"THE SOFTWARE IS PROVIDED \"AS IS\""],
+            r"THE SOFTWARE IS PROVIDED [\"']AS IS[\"']"],
     "ISC": [r"Permission to use, copy, modify, and(/or)? distribute this software",
             r"THE SOFTWARE IS PROVIDED \"AS IS\""],
     "Apache-2.0": [r"Apache License Version 2\.0, January 2004",

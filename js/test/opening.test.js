@@ -1,15 +1,19 @@
 // What a page fetches for the engine before the engine is made (engine/opening.js): the
-// engine reads the catalog and the guessed word piece files from it, asking for none of
-// them again, and asks itself when the page's fetch failed or a file does not hold.
+// engine reads the catalog and the guessed files (word pieces, keyword shards, page
+// table) from it, asking for none of them again, and asks itself when the page's fetch
+// failed or a file does not hold.
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Engine } from "../src/engine/engine.js";
 import { fetchOpening } from "../src/engine/opening.js";
 import { guessedPieceFiles } from "../src/bundle/piece-names.js";
+import { bucketOf } from "../src/bundle/bundle.js";
+import { analyze, stem } from "../src/engine/lexical.js";
+import { guessStem, guessedKeywordFiles, keywordsHint } from "../src/engine/guessed-keywords.js";
 import { serve } from "./serve.js";
 
 const BUNDLE = fileURLToPath(new URL("../../tests/fixtures/parity/bundle/", import.meta.url));
@@ -52,7 +56,7 @@ test("given the query and the page's hash, the opening brings its words' piece f
   const catalog = JSON.parse(readFileSync(join(BUNDLE, "catalog.json"), "utf8"));
   const hash = catalog.encoders.static.pieces.keyed.hash;
   const opening = fetchOpening(url, { query: QUERY, pieces: hash });
-  const { pieces } = await opening;
+  const { guessed: pieces } = await opening;
   assert.deepEqual(pieces.map((file) => file.name).sort(), guessedPieceFiles(QUERY, hash).sort());
   assert.ok(pieces.length > 0 && pieces.every((file) => file.buffer.byteLength > 4));
   const asked = server.requests.length;
@@ -68,15 +72,15 @@ test("a piece file the opening brought that does not hold is fetched again, and 
   const catalog = JSON.parse(readFileSync(join(BUNDLE, "catalog.json"), "utf8"));
   const hash = catalog.encoders.static.pieces.keyed.hash;
   const opening = fetchOpening(url, { query: QUERY, pieces: hash }).then((open) => ({
-    ...open, pieces: open.pieces.map((file) => ({ name: file.name, buffer: new ArrayBuffer(8) })),
+    ...open, guessed: open.guessed.map((file) => ({ name: file.name, buffer: new ArrayBuffer(8) })),
   }));
   const results = await new Engine({ manifestUrl: url, opening }).search(QUERY);
-  const twice = (await opening).pieces.filter((file) => server.requests.filter((p) => p === `/${file.name}`).length === 2);
+  const twice = (await opening).guessed.filter((file) => server.requests.filter((p) => p === `/${file.name}`).length === 2);
   assert.ok(twice.length > 0, "the damaged files were fetched again");
   const { url: other } = await served();
   assert.deepEqual(ids(results), ids(await new Engine({ manifestUrl: other }).search(QUERY)));
   const stale = await fetchOpening(other, { query: QUERY, pieces: "0123456789abcdef" }); // 404s
-  assert.deepEqual(stale.pieces, []);
+  assert.deepEqual(stale.guessed, []);
   assert.deepEqual(ids(await new Engine({ manifestUrl: other, opening: Promise.resolve(stale) }).search(QUERY)), ids(results));
 });
 
@@ -128,4 +132,67 @@ test("while the page's opening is on its way, the engine asks for none of the pi
   assert.ok((await answer).length > 0);
   const twice = [...brought].filter((path) => server.requests.filter((p) => p === path).length > 1);
   assert.deepEqual(twice, [], "a piece file the opening was bringing was asked for again");
+});
+
+/** The page's hints for the parity bundle, as the plugin writes them into its pages. */
+function hints() {
+  const catalog = JSON.parse(readFileSync(join(BUNDLE, "catalog.json"), "utf8"));
+  const { set, count } = catalog.lexical.shards;
+  const pages = /^pages\/pages\.([0-9a-f]{16})\.bin$/.exec(catalog.pages.table[0])[1];
+  return { catalog, pieces: catalog.encoders.static.pieces.keyed.hash, keywords: `${set}:${count}`, pages };
+}
+
+test("given the page's hints, the opening brings the page table and the query's keyword shards, and the engine asks for none of them again", async () => {
+  const { server, url } = await served();
+  const { catalog, ...given } = hints();
+  const opening = fetchOpening(url, { query: QUERY, ...given });
+  const { guessed } = await opening;
+  const names = guessed.map((file) => file.name);
+  assert.ok(names.includes(catalog.pages.table[0]), "the page table came");
+  const { set, count } = catalog.lexical.shards;
+  const terms = [...new Set(analyze(QUERY, new Set(catalog.lexical.stopwords)))];
+  const shards = [...new Set(await Promise.all(terms.map((term) => bucketOf(term, count))))]
+    .map((n) => `lexical/lex${n}.${set}.json`);
+  assert.deepEqual(names.filter((name) => name.startsWith("lexical/")).sort(), shards.sort());
+  const asked = server.requests.length;
+  const results = await new Engine({ manifestUrl: url, opening, openingQuery: QUERY, pieces: given.pieces }).search(QUERY);
+  const again = server.requests.slice(asked).filter((path) => names.includes(path.slice(1)));
+  assert.deepEqual(again, [], "a file the opening brought was asked for again");
+  const { url: other } = await served();
+  assert.deepEqual(ids(results), ids(await new Engine({ manifestUrl: other }).search(QUERY)));
+});
+
+test("hints that are malformed name nothing, and stale ones cost only their requests", async () => {
+  const { url } = await served();
+  for (const bad of [null, "", "0123456789abcdef", "0123456789abcdef:0", "0123456789ABCDEF:3", "x:3", 7]) {
+    assert.equal(keywordsHint(bad), null);
+    assert.deepEqual(await guessedKeywordFiles(QUERY, bad), []);
+  }
+  const stale = await fetchOpening(url, { query: QUERY, keywords: "0123456789abcdef:5", pages: "0123456789abcdef" }); // 404s
+  assert.deepEqual(stale.guessed, []);
+  const { url: other } = await served();
+  const results = await new Engine({ manifestUrl: url, opening: Promise.resolve(stale) }).search(QUERY);
+  assert.deepEqual(ids(results), ids(await new Engine({ manifestUrl: other }).search(QUERY)));
+});
+
+test("the opening's stemmer names the engine's shards for the analyzer's parity texts", async () => {
+  const { texts, stopwords } = JSON.parse(readFileSync(fileURLToPath(new URL("../../tests/fixtures/parity/analyzer.json", import.meta.url)), "utf8"));
+  const hint = "0123456789abcdef:4096";
+  for (const [text] of texts) {
+    const terms = [...new Set(analyze(text, new Set(stopwords)))];
+    const engine = [...new Set(await Promise.all(terms.map((term) => bucketOf(term, 4096))))]
+      .map((n) => `lexical/lex${n}.0123456789abcdef.json`);
+    assert.deepEqual((await guessedKeywordFiles(text, hint)).sort(), engine.sort(), JSON.stringify(text));
+  }
+});
+
+test("the opening's stemmer stems nearly every word of the project's docs as Snowball's Porter does", () => {
+  const root = fileURLToPath(new URL("../../", import.meta.url));
+  const words = new Set();
+  for (const file of ["README.md", ...readdirSync(join(root, "docs")).filter((n) => n.endsWith(".md")).map((n) => join("docs", n))]) {
+    for (const [word] of readFileSync(join(root, file), "utf8").matchAll(/[\p{L}\p{N}_]+/gu)) words.add(word.toLowerCase());
+  }
+  const differ = [...words].filter((word) => guessStem(word) !== stem(word));
+  assert.ok(words.size > 2000);
+  assert.ok(differ.length <= words.size / 500, `${differ.length} of ${words.size} words stem otherwise: ${differ.join(", ")}`);
 });

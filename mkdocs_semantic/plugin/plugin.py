@@ -23,6 +23,7 @@ from ..model.onnx import TokenCounter
 from ..model.spec import ModelError, ModelSpec, default_model_spec, verify_default_model
 from . import theme
 from .config import MAX_THREADS, SemanticConfig
+from .hints import PageEdit, PageHints, bundle_hints, rewrite_pages
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
@@ -49,6 +50,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         self.client: theme.ClientAssets | None = None
         self.ui = "none"
         self.pieces_hash: str | None = None
+        self.written_pages: list[tuple[Path, str]] = []  # (file, page URL): hints.py
         self.command: str | None = None
         """`build`, `gh-deploy` or `serve`, when MkDocs says (on_startup)."""
 
@@ -192,6 +194,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         if not self.config.enabled:
             return
         self.page_order = [f.src_uri for f in files.documentation_pages()]
+        self.written_pages = []
         self._refuse_shared_bundle_dir(files)
         # MkDocs renders pages without a word: a long build still says where it is. Log
         # lines, not a redrawn one: MkDocs' own warnings arrive between them.
@@ -254,12 +257,20 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str | None:
         if not self.config.enabled:
             return output
-        where = {"page_url": page.url, "bundle_dir": self.config.bundle_dir,
-                 "assets": self.client, "pieces": self.pieces_hash}
+        self.written_pages.append((Path(page.file.abs_dest_path), page.url))
+        hints = PageHints(pieces=self.pieces_hash)
         if self.ui == "material":
-            output = theme.point_material_search(output, theme.material_worker_url(**where))
+            output = theme.point_material_search(output, self._worker_url(page.url, hints))
             output = theme.skip_material_index(output)
-        return theme.add_to_head(output, theme.page_tags(**where, ui=self.ui))
+        return theme.add_to_head(output, self._tags(page.url, hints))
+
+    def _tags(self, page_url: str, hints: PageHints) -> str:
+        return theme.page_tags(page_url=page_url, bundle_dir=self.config.bundle_dir,
+                               assets=self.client, ui=self.ui, hints=hints)
+
+    def _worker_url(self, page_url: str, hints: PageHints) -> str:
+        return theme.material_worker_url(page_url=page_url, bundle_dir=self.config.bundle_dir,
+                                         assets=self.client, hints=hints)
 
     def on_post_template(self, output_content: str, *, template_name: str,
                          config: MkDocsConfig) -> str | None:
@@ -268,9 +279,9 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         if not self.config.enabled or template_name != SEARCH_PAGE \
                 or self.ui not in theme.SEARCH_PLUGIN_BOXES:
             return output_content
-        tags = theme.page_tags(page_url=SEARCH_PAGE, bundle_dir=self.config.bundle_dir,
-                                assets=self.client, ui=self.ui, pieces=self.pieces_hash)
-        return theme.add_to_head(output_content, tags)
+        self.written_pages.append((Path(config.site_dir) / SEARCH_PAGE, SEARCH_PAGE))
+        return theme.add_to_head(output_content,
+                                 self._tags(SEARCH_PAGE, PageHints(pieces=self.pieces_hash)))
 
     def _excluded(self, page: Page) -> bool:
         meta = page.meta.get("search")
@@ -295,6 +306,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                                 runtime=self.config.query_encoder == "transformer")
             installed = installed_client(out)
             self.last_build = replace(stats, client_bytes=installed.bytes if installed else 0)
+            self._add_hints(bundle_hints(out, pieces=self.pieces_hash))
         except ModelError as exc:
             raise model_problem(exc) from exc
         except BundleError as exc:
@@ -302,6 +314,19 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                               f"{exc}") from exc
         log.info(self.last_build.summary())
 
+
+    def _add_hints(self, hints: PageHints) -> None:
+        """Every page written this build gets the hints known only now (hints.py)."""
+        written = PageHints(pieces=self.pieces_hash)
+        edits = []
+        for path, page_url in self.written_pages:
+            replacements = [(self._tags(page_url, written), self._tags(page_url, hints))]
+            if self.ui == "material":
+                worker = [theme.material_config_value(self._worker_url(page_url, given))
+                          for given in (written, hints)]
+                replacements.append((worker[0], worker[1]))
+            edits.append(PageEdit(path, tuple(replacements)))
+        rewrite_pages(edits)
 
     def on_build_error(self, *, error: Exception) -> None:
         """A failed build stops the chunks embedding in the background: the process

@@ -5,7 +5,8 @@ naming the files and a hash of them all. A build copies them to
 `<site>/<bundle_dir>/client/<hash>/`, so browsers may cache them forever, writes
 `<bundle_dir>/semantic.js`, a stable entry point for the JavaScript API, and adds
 to every page a `<meta name="semantic-search">` (where the manifest and the site
-root are, relative to the page) and the module script that reads it.
+root are, relative to the page, and the hints of hints.py) and the module script that
+reads it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..bundle.folder import API_ENTRY, CLIENT_FOLDER, claim_bundle_dir
+from .hints import NO_HINTS, PageHints
 
 ASSETS = Path(__file__).parent.parent / "assets"
 CLIENT_JSON = "client.json"
@@ -131,17 +133,23 @@ def relative_url(target: str, page_url: str) -> str:
     return rel + "/" if target.endswith("/") or not target else rel
 
 
+def loader_of(ui: str) -> str:
+    """The client file every page loads: Material's pages their own (Material renders
+    our results), the other themes' `auto.js` (our own search box or dialog)."""
+    return "material.js" if ui == "material" else "auto.js"
+
+
 def page_tags(*, page_url: str, bundle_dir: str, assets: ClientAssets, ui: str,
-              pieces: str | None = None) -> str:
-    """What every page gets in its <head>: where the bundle is, the hash that names its
-    keyed word piece files (`pieces`, for the static query encoder), and (unless `ui` is
-    `none`) the loader that wires the search box."""
+              hints: PageHints = NO_HINTS) -> str:
+    """What every page gets in its <head>: where the bundle is, the `hints` that name
+    the files a first query reads first, and (unless `ui` is `none`) the loader that
+    wires the search box."""
     manifest = relative_url(posixpath.join(bundle_dir.strip("/"), "manifest.json"), page_url)
     root = relative_url("", page_url)
-    loader = relative_url(posixpath.join(assets.folder(bundle_dir), "auto.js"), page_url)
-    keyed = f' data-pieces="{_attr(pieces)}"' if pieces else ""
+    loader = relative_url(posixpath.join(assets.folder(bundle_dir), loader_of(ui)), page_url)
+    named = "".join(f' data-{key}="{_attr(value)}"' for key, value in hints.items())
     meta = (f'<meta name="semantic-search" content="{_attr(manifest)}" '
-            f'data-site-root="{_attr(root)}" data-ui="{_attr(ui)}"{keyed}>\n')
+            f'data-site-root="{_attr(root)}" data-ui="{_attr(ui)}"{named}>\n')
     if ui == "none":
         return meta
     return meta + f'<script type="module" src="{_attr(loader)}"></script>\n'
@@ -159,13 +167,13 @@ def add_to_head(page_html: str, tags: str) -> str:
 
 
 def material_worker_url(*, page_url: str, bundle_dir: str, assets: ClientAssets,
-                        pieces: str | None = None) -> str:
-    """Material's `__config.search` value: our worker, told where the manifest is (and
-    the hash that names the keyed word piece files, `pieces`)."""
+                        hints: PageHints = NO_HINTS) -> str:
+    """Material's `__config.search` value: our worker, told where the manifest is and
+    the `hints` that name the files a first query reads first."""
     folder = assets.folder(bundle_dir)
     manifest = posixpath.relpath(posixpath.join(bundle_dir.strip("/"), "manifest.json"), folder)
     return relative_url(posixpath.join(folder, "material-worker.js"), page_url) + \
-        f"?manifest={manifest}" + (f"&pieces={pieces}" if pieces else "")
+        f"?manifest={manifest}" + "".join(f"&{key}={value}" for key, value in hints.items())
 
 
 def skip_material_index(page_html: str) -> str:
@@ -193,7 +201,15 @@ def point_material_search(page_html: str, worker_url: str) -> str:
     except ValueError:
         return page_html
     config["search"] = worker_url
+    return page_html[: match.start(2)] + _script_json(config) + page_html[match.end(2):]
+
+
+def material_config_value(worker_url: str) -> str:
+    """`worker_url` as `point_material_search` writes it into the page, without quotes."""
+    return _script_json(worker_url)[1:-1]
+
+
+def _script_json(value: object) -> str:
     # Like Jinja's tojson: nothing in the JSON can close the <script> element.
-    text = (json.dumps(config, ensure_ascii=False).replace("<", "\\u003c")
+    return (json.dumps(value, ensure_ascii=False).replace("<", "\\u003c")
             .replace(">", "\\u003e").replace("&", "\\u0026"))
-    return page_html[: match.start(2)] + text + page_html[match.end(2):]

@@ -469,11 +469,16 @@ def test_built_pages_point_at_the_bundle_relative_to_themselves(sites):
     nested = (site / "cache-busting" / "index.html").read_text(encoding="utf-8")
     catalog = json.loads((site / "semantic" / "catalog.json").read_text(encoding="utf-8"))
     keyed = catalog["encoders"]["static"]["pieces"]["keyed"]["hash"]
+    shards = catalog["lexical"]["shards"]
+    keywords = f'{shards["set"]}:{shards["count"]}'
+    table = catalog["pages"]["table"][0].split(".")[1]
     assert '<meta name="semantic-search" content="../semantic/manifest.json" ' \
-           f'data-site-root="../" data-ui="mkdocs" data-pieces="{keyed}">' in nested
+           f'data-site-root="../" data-ui="mkdocs" data-pieces="{keyed}" ' \
+           f'data-keywords="{keywords}" data-pages="{table}">' in nested
     # a transformer site's pages name no word piece files: its browser reads none
     home = (sites["transformer"] / "index.html").read_text(encoding="utf-8")
     assert 'name="semantic-search"' in home and "data-pieces" not in home
+    assert "data-keywords=" in home and "data-pages=" in home
     client = next((site / "semantic" / "client").iterdir())
     assert f'src="../semantic/client/{client.name}/auto.js"' in nested
     # a static site ships no onnxruntime-web runtime; a transformer site does
@@ -484,8 +489,16 @@ def test_built_pages_point_at_the_bundle_relative_to_themselves(sites):
         f'export * from "./client/{client.name}/semantic.js";\n'
     material = (sites["material"] / "index.html").read_text(encoding="utf-8")
     # the page's JSON config writes & as \u0026
+    material_catalog = json.loads((sites["material"] / "semantic" / "catalog.json")
+                                  .read_text(encoding="utf-8"))
+    material_shards = material_catalog["lexical"]["shards"]
     assert f'"search": "semantic/client/{client.name}/material-worker.js' \
-           f'?manifest=../../manifest.json\\u0026pieces={keyed}"' in material
+           f'?manifest=../../manifest.json\\u0026pieces={keyed}' \
+           f'\\u0026keywords={material_shards["set"]}:{material_shards["count"]}' \
+           f'\\u0026pages={material_catalog["pages"]["table"][0].split(".")[1]}"' in material
+    # Material's pages load their own script, the other themes auto.js
+    assert f'src="semantic/client/{client.name}/material.js"' in material
+    assert "auto.js" not in material
 
 
 # Issue #13's reader: human typing speed on a slow network, the model still downloading.

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from mkdocs_semantic.plugin.hints import PageHints
 from mkdocs_semantic.plugin.theme import (
     ClientAssets,
     add_to_head,
     choose_ui,
+    material_config_value,
     material_worker_url,
     page_tags,
     point_material_search,
@@ -53,9 +55,20 @@ def test_page_tags_for_a_nested_page_with_a_custom_bundle_dir():
     assert bare == ('<meta name="semantic-search" content="semantic/manifest.json" '
                     'data-site-root="./" data-ui="none">\n')
     keyed = page_tags(page_url="", bundle_dir="semantic", assets=ASSETS, ui="none",
-                      pieces="0123456789abcdef")
+                      hints=PageHints(pieces="0123456789abcdef"))
     assert keyed == ('<meta name="semantic-search" content="semantic/manifest.json" '
                      'data-site-root="./" data-ui="none" data-pieces="0123456789abcdef">\n')
+    hinted = page_tags(page_url="", bundle_dir="semantic", assets=ASSETS, ui="none",
+                       hints=PageHints(keywords="0123456789abcdef:13", pages="fedcba9876543210"))
+    assert hinted == ('<meta name="semantic-search" content="semantic/manifest.json" '
+                      'data-site-root="./" data-ui="none" data-keywords="0123456789abcdef:13" '
+                      'data-pages="fedcba9876543210">\n')
+
+
+def test_material_pages_load_their_own_script():
+    tags = page_tags(page_url="a/", bundle_dir="semantic", assets=ASSETS, ui="material")
+    assert tags.endswith('<script type="module" '
+                         'src="../semantic/client/abc123/material.js"></script>\n')
 
 
 def test_material_config_points_at_our_worker_and_stays_inert_json():
@@ -64,8 +77,13 @@ def test_material_config_points_at_our_worker_and_stays_inert_json():
             '"translations": {"x": "\\u003c/script\\u003e"}}</script>')
     url = material_worker_url(page_url="a/", bundle_dir="semantic", assets=ASSETS)
     assert url == "../semantic/client/abc123/material-worker.js?manifest=../../manifest.json"
-    assert material_worker_url(page_url="a/", bundle_dir="semantic", assets=ASSETS,
-                               pieces="0123456789abcdef") == f"{url}&pieces=0123456789abcdef"
+    hints = PageHints(pieces="0123456789abcdef", keywords="0123456789abcdef:13",
+                      pages="fedcba9876543210")
+    hinted = material_worker_url(page_url="a/", bundle_dir="semantic", assets=ASSETS, hints=hints)
+    assert hinted == (f"{url}&pieces=0123456789abcdef&keywords=0123456789abcdef:13"
+                      "&pages=fedcba9876543210")
+    # as the page's JSON writes it, which is what the build's second pass replaces
+    assert material_config_value(hinted) in point_material_search(page, hinted)
     out = point_material_search(page, url)
     body = out.removeprefix('<script id="__config" type="application/json">')
     body = body.removesuffix("</script>")

@@ -1,9 +1,8 @@
 // Loaded by every built page (the plugin adds it with a <meta name="semantic-search">):
 // wires semantic search into the theme's search box, or into a dialog of its own.
-// Cheap to load: the search data is fetched on the first focus of the box.
+// Cheap to load: the search data is fetched on the first focus of the box. Material for
+// MkDocs' pages load material.js instead: Material renders our results itself.
 
-import { attachMaterialHighlight } from "../material/material-highlight.js";
-import { attachMaterialStatus } from "../material/material-page.js";
 import { init, pageOptions } from "./semantic.js";
 import { attachDialog } from "../ui/ui-dialog.js";
 import { attachMkdocs } from "../ui/ui-mkdocs.js";
@@ -20,13 +19,7 @@ function start() {
   // Material's instant navigation and repeated evaluation must not attach twice.
   if (window.__mkdocsSemanticSearch) return;
   const options = pageOptions();
-  if (!options.manifest) return;
-  if (options.ui === "material") {
-    const detachStatus = attachMaterialStatus();
-    const detachHighlight = attachMaterialHighlight();
-    window.__mkdocsSemanticSearch = { detach: () => { detachStatus(); detachHighlight(); } };
-    return;
-  }
+  if (!options.manifest || options.ui === "material") return; // material.js's pages
   addStylesheet();
   const client = init(options);
   const detachers = [];

@@ -8,16 +8,17 @@ export class SemanticSearch {
    * `manifest`: URL of the bundle's manifest.json. `siteRoot`: URL that page URLs in
    * the bundle are relative to (default: the folder above the bundle folder).
    * `onProgress({phase, loaded, total})`: model download progress (only a site built
-   * with `query_encoder: transformer` downloads a model). `pieces`: the hash of the
-   * bundle's keyed word piece files (the page's meta tag says it), so that a first query
-   * asks for its words' files beside the catalog.
+   * with `query_encoder: transformer` downloads a model). The page's meta tag's hints,
+   * so that a first query asks for its first files beside the catalog: `pieces`, the
+   * hash of the bundle's keyed word piece files; `keywords`, the set and count of its
+   * keyword shards (`<set>:<count>`); `pages`, the hash of its page table.
    */
-  constructor({ manifest, siteRoot, pieces = null, onProgress = () => {} }) {
+  constructor({ manifest, siteRoot, pieces = null, keywords = null, pages = null, onProgress = () => {} }) {
     if (!manifest) throw new Error("semantic search needs the URL of the bundle's manifest.json");
     this.manifestUrl = new URL(manifest, document.baseURI).href;
     this.siteRoot = new URL(siteRoot ?? "../", siteRoot ? document.baseURI : this.manifestUrl).href;
     this.onProgress = onProgress;
-    this.pieces = pieces;
+    this.hints = { pieces, keywords, pages };
     this.progressWatchers = new Set();
     this.worker = null;
     this.pending = new Map();
@@ -39,13 +40,13 @@ export class SemanticSearch {
       event.preventDefault();
       this.#failAll(`the search worker failed to start (${event.message || "script error"})`);
     };
-    this.#call("init", { manifestUrl: this.manifestUrl, pieces: this.pieces, openingQuery: query });
+    this.#call("init", { manifestUrl: this.manifestUrl, pieces: this.hints.pieces, openingQuery: query });
     // the manifest and catalog come while the worker's code does, not after it
     const worker = this.worker;
-    fetchOpening(this.manifestUrl, { query, pieces: this.pieces }).then(
-      ({ manifest, copy, pieces }) => worker.postMessage({ type: "opening", manifest, copy, pieces },
-        [...(copy ? [copy] : []), ...pieces.map((file) => file.buffer)]),
-      () => worker.postMessage({ type: "opening", manifest: null, copy: null, pieces: [] }),
+    fetchOpening(this.manifestUrl, { query, ...this.hints }).then(
+      ({ manifest, copy, guessed }) => worker.postMessage({ type: "opening", manifest, copy, guessed },
+        [...(copy ? [copy] : []), ...guessed.map((file) => file.buffer)]),
+      () => worker.postMessage({ type: "opening", manifest: null, copy: null, guessed: [] }),
     );
   }
 

@@ -14,6 +14,15 @@ export interface ClientOptions {
   manifest?: string;
   /** URL that the bundle's page URLs are relative to; default: the folder above the bundle's. */
   siteRoot?: string;
+  /**
+   * The page's hints, which name the files a first query reads first so that they come
+   * beside the catalog (default: the page's meta tag): the hash of the keyed word piece
+   * files, the keyword shards' `<set>:<count>`, the page table's hash. A wrong one costs
+   * only its requests.
+   */
+  pieces?: string | null;
+  keywords?: string | null;
+  pages?: string | null;
   onProgress?: (progress: Progress) => void;
 }
 
@@ -126,7 +135,10 @@ export class SemanticSearch {
 }
 
 /** Where the built page says the bundle is (its <meta name="semantic-search">); {} elsewhere. */
-export function pageOptions(doc?: Document): { manifest?: string; siteRoot?: string; ui?: string };
+export function pageOptions(doc?: Document): {
+  manifest?: string; siteRoot?: string; ui?: string;
+  pieces?: string | null; keywords?: string | null; pages?: string | null;
+};
 /** Sets the bundle to search; downloads nothing. Optional on built pages. */
 export function init(options?: ClientOptions): SemanticSearch;
 export function preload(): Promise<Counts>;

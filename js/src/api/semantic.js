@@ -14,7 +14,8 @@ let current = null;
 
 /**
  * Where the built pages say the bundle is: `<meta name="semantic-search" content=...>`,
- * and the hash that names its keyed word piece files (`data-pieces`).
+ * and the hints that name the files a first query reads first (SemanticSearch):
+ * `data-pieces`, `data-keywords` and `data-pages`.
  */
 export function pageOptions(doc = document) {
   const meta = doc.querySelector('meta[name="semantic-search"]');
@@ -24,6 +25,8 @@ export function pageOptions(doc = document) {
     siteRoot: new URL(meta.dataset.siteRoot ?? "../", doc.baseURI).href,
     ui: meta.dataset.ui,
     pieces: meta.dataset.pieces ?? null,
+    keywords: meta.dataset.keywords ?? null,
+    pages: meta.dataset.pages ?? null,
   };
 }
 

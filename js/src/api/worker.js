@@ -1,6 +1,6 @@
 // The module worker behind semantic.js: query encoding and scanning off the main thread.
 // Requests: {id, type: "init" | "load" | "answer" | "searchVector" | "embed", ...}, and
-// after init {type: "opening", manifest, copy, pieces} (manifest null when the page could
+// after init {type: "opening", manifest, copy, guessed} (manifest null when the page could
 // not fetch it: the engine then asks itself); answers
 // {id, type: "done", value} or {id, type: "error", message}; plus {type: "progress"}.
 // An answer with `partial: true` may first answer {id, type: "partial", value, ranking}
@@ -48,7 +48,7 @@ const handlers = {
 async function receive({ data }) {
   const { id, type } = data;
   if (type === "opening") { // what the page fetched for the engine meanwhile (after init)
-    opened?.(data.manifest ? { manifest: data.manifest, copy: data.copy, pieces: data.pieces ?? [] } : null);
+    opened?.(data.manifest ? { manifest: data.manifest, copy: data.copy, guessed: data.guessed ?? [] } : null);
     opened = null;
     return;
   }

@@ -110,7 +110,7 @@ export class Engine {
     // Both may have been asked for before the engine was (`opening`), once.
     const early = await this.early?.catch(() => null);
     this.early = null;
-    for (const { name, buffer } of early?.pieces ?? []) this.store.offer(name, buffer);
+    for (const { name, buffer } of early?.guessed ?? []) this.store.offer(name, buffer);
     const copy = early ? Promise.resolve(early.copy) : fetchCatalogCopy(this.manifestUrl);
     const manifest = checkManifest(early ? early.manifest : await fetchManifest(this.manifestUrl),
       this.manifestUrl);

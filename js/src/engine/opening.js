@@ -1,26 +1,50 @@
 // What every search opens with: the manifest and, beside it, the catalog under its stable
 // name. A page (or Material's worker) asks for them while the engine's own code is still
 // on its way, and hands them to the engine: one round trip fewer before a first query.
-// Given the query and the hash of the keyed word piece files (the page's meta tag says
-// it), the files its words would read come beside them too, a step before the catalog
-// could name them.
+// Given the query and the page's hints (its meta tag names the keyed word piece files,
+// the keyword shards and the page table), the files the query would read first come
+// beside them too, a step before the catalog could name them.
 
+import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
 import { fetchBytes, fetchCatalogCopy, fetchManifest, payloadUrl } from "../bundle/fetch.js";
+import { unlistedLimit } from "../bundle/bundle.js";
 import { guessedPieceFiles, piecesHash } from "../bundle/piece-names.js";
+import { guessedKeywordFiles, pageTableGuess } from "./guessed-keywords.js";
+
+/**
+ * The names of the files a first `query` reads that the page's hints name: `pieces`
+ * (the hash of the keyed word piece files), `keywords` (`<set>:<count>` of the keyword
+ * shards) and `pages` (the page table's hash); each optional.
+ */
+export async function guessedFiles(query, { pieces = null, keywords = null, pages = null } = {}) {
+  const hash = piecesHash(pieces);
+  const table = pageTableGuess(pages);
+  return [
+    ...(table ? [table] : []),
+    ...await guessedKeywordFiles(query, keywords),
+    ...(hash ? guessedPieceFiles(query, hash) : []),
+  ];
+}
 
 /**
  * The manifest (parsed JSON), the catalog's copy (an ArrayBuffer, or null) and the
- * guessed word piece files (`[{name, buffer}]`, those that came) of the bundle at
- * `manifestUrl`: `{manifest, copy, pieces}`. `query` and `pieces` (the hash): optional.
+ * guessed files that came (`[{name, buffer}]`) of the bundle at `manifestUrl`:
+ * `{manifest, copy, guessed}`. `query` and `hints` (guessedFiles): optional.
  */
-export async function fetchOpening(manifestUrl, { query = "", pieces = null } = {}) {
+export async function fetchOpening(manifestUrl, { query = "", ...hints } = {}) {
   // asked for in the order they are needed: the manifest checks the catalog, which
   // names everything else; a browser may hold back the last of many requests
   const manifest = fetchManifest(manifestUrl);
   manifest.catch(() => {}); // awaited below, where its error surfaces
   const copy = fetchCatalogCopy(manifestUrl);
-  const hash = piecesHash(pieces);
-  const files = hash ? guessedPieceFiles(query, hash).map((name) => fetchBytes(payloadUrl(name, manifestUrl))
-    .then((buffer) => ({ name, buffer }), () => null)) : [];
-  return { manifest: await manifest, copy: await copy, pieces: (await Promise.all(files)).filter(Boolean) };
+  const names = await guessedFiles(query, hints).catch(() => []);
+  const files = names.map((name) => fetchBytes(payloadUrl(name, manifestUrl), undefined, undefined,
+    { limit: guessLimit(name) }).then((buffer) => ({ name, buffer }), () => null));
+  return { manifest: await manifest, copy: await copy, guessed: (await Promise.all(files)).filter(Boolean) };
+}
+
+/** The most bytes a guessed file may have: what the engine would accept unlisted, or a keyed shard's. */
+function guessLimit(name) {
+  const limit = unlistedLimit(name);
+  return limit > 0 ? limit : constants.MAX_KEYED_SHARD_BYTES;
 }

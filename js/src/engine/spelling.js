@@ -2,7 +2,7 @@
 // spec, with its rules, is mkdocs_semantic/search/spelling.py; every choice here is the same.
 
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
-import { TOKEN } from "./lexical.js";
+import { TOKEN } from "../text/terms.js";
 import { afterLongDashes, identifierKey, isWord, vocabularyWord } from "./vocabulary.js";
 
 const { MIN_CORRECTED, LONG_WORD } = constants;

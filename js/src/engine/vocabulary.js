@@ -3,7 +3,7 @@
 
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
 import { BundleError } from "../bundle/error.js";
-import { splitParts } from "./lexical.js";
+import { splitParts } from "../text/terms.js";
 
 const { MIN_WORD, MAX_WORD, MAX_IDENTIFIER } = constants;
 const SEPARATOR = /[._:-]/;

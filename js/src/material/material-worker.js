@@ -3,7 +3,9 @@
 // Material's own result list, highlighting and keyboard handling show our results.
 // Built as a classic script: Material starts its worker with `new Worker(url)`.
 // The plugin points Material's `__config.search` here, with `?manifest=<url>` (and
-// `&pieces=<hash>`, which names the keyed word piece files a first query reads).
+// the hints that name the files a first query reads first: `&pieces=<hash>`, the keyed
+// word piece files; `&keywords=<set>:<count>`, the keyword shards; `&pages=<hash>`, the
+// page table).
 //
 // Material sends a QUERY when a key is released; our page script (material-page.js)
 // also sends the box's text on every input event, over a BroadcastChannel, so the
@@ -21,7 +23,8 @@ const RESULT = 3;
 
 const here = new URL(self.location.href);
 const manifestUrl = new URL(here.searchParams.get("manifest") ?? "manifest.json", here).href;
-const pieces = here.searchParams.get("pieces"); // the hash of the keyed word piece files
+// the page's hints (semantic.js pageOptions): keyed word piece files, keyword shards, page table
+const hints = Object.fromEntries(["pieces", "keywords", "pages"].map((key) => [key, here.searchParams.get(key)]));
 const channel = new BroadcastChannel(CHANNEL);
 let search = null; // a promise of the engine's search, loaded on the first query that is not empty
 let current = null; // the newest text's search: {query, controller}
@@ -83,7 +86,7 @@ async function loadSearch(query) {
     // material-search.js imports the engine from the built client's worker.js (js/build.mjs):
     // asked for at once, both arrive in one round trip rather than one after the other;
     // the manifest and catalog come beside them.
-    const opening = fetchOpening(manifestUrl, { query, pieces });
+    const opening = fetchOpening(manifestUrl, { query, ...hints });
     opening.catch(() => {}); // the engine asks again
     const [{ createSearch }] = await Promise.all([
       import("./material-search.js"), import(new URL("worker.js", here).href)]);
@@ -91,7 +94,7 @@ async function loadSearch(query) {
       manifestUrl,
       opening,
       openingQuery: query,
-      pieces,
+      pieces: hints.pieces,
       workerUrl: here.href,
       onProgress: (text) => announce("progress", text),
     });

@@ -1,0 +1,51 @@
+// The keyword shards a first query reads, named by the page before the engine and the
+// catalog are there. The page's hint (`<set>:<count>`, from the catalog the build
+// wrote) names the keyed list: shard n is lexical/lex<n>.<set>.json and holds the terms
+// whose bucketOf is n (mkdocs_semantic/bundle/shard_lists.py). The stemmer here is a
+// small Porter stemmer standing in for the engine's Snowball one (25 kB): they agree on
+// nearly every word. A guess only: a shard guessed in vain costs its bytes, and one the
+// guess missed is read a step later, when the engine asks for it.
+
+import { stemmer } from "stemmer";
+import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
+import { bucketOf } from "../bundle/bundle.js";
+import { analyzeWith } from "../text/terms.js";
+
+const STOPWORDS = new Set(constants.STOPWORDS.split(" "));
+const KEYWORDS_HINT = /^([0-9a-f]{16}):([1-9][0-9]{0,9})$/;
+const PAGES_HINT = /^[0-9a-f]{16}$/;
+
+// Porter's algorithm as published (Snowball's "porter") keeps ...bli and ...logi, which
+// `stemmer` turns into ...ble and ...log ("possibly": possibli, not possibl).
+const KEPT_ENDING = /(?:[^a]bl|log)(?:y|ies)$/;
+
+/**
+ * The stem of a lowercase word as Snowball's Porter makes it, from `stemmer`: except
+ * that Snowball also takes the s off a word of two letters ("ls" -> "l") and keeps the
+ * endings above.
+ */
+export function guessStem(word) {
+  if (word.length <= 2 && word.endsWith("s") && word !== "ss") return word.slice(0, -1);
+  if (KEPT_ENDING.test(word)) return word.replace(/(?:y|ies)$/, "i");
+  return stemmer(word);
+}
+
+/** The keyed list a page's `keywords` hint names, `{set, count}`, or null for none or a malformed one. */
+export function keywordsHint(hint) {
+  const match = typeof hint === "string" ? KEYWORDS_HINT.exec(hint) : null;
+  return match ? { set: match[1], count: Number(match[2]) } : null;
+}
+
+/** The page table a page's `pages` hint names, or null for none or a malformed one. */
+export function pageTableGuess(hint) {
+  return typeof hint === "string" && PAGES_HINT.test(hint) ? `pages/pages.${hint}.bin` : null;
+}
+
+/** The names of the keyword shards `text`'s terms fall into, in the list `hint` names. */
+export async function guessedKeywordFiles(text, hint) {
+  const list = keywordsHint(hint);
+  if (!list || !globalThis.crypto?.subtle) return [];
+  const terms = [...new Set(analyzeWith(String(text), STOPWORDS, guessStem))];
+  const buckets = await Promise.all(terms.map((term) => bucketOf(term, list.count)));
+  return [...new Set(buckets)].map((n) => `lexical/lex${n}.${list.set}.json`);
+}
