@@ -196,3 +196,29 @@ test("the opening's stemmer stems nearly every word of the project's docs as Sno
   assert.ok(words.size > 2000);
   assert.ok(differ.length <= words.size / 500, `${differ.length} of ${words.size} words stem otherwise: ${differ.join(", ")}`);
 });
+
+test("an engine told the keyword hint asks for a query's keyword shards before its catalog has come", { timeout: 20_000 }, async () => {
+  let release;
+  const manifestHeld = new Promise((resolve) => { release = resolve; });
+  const { catalog, keywords } = hints();
+  const shards = (await guessedKeywordFiles(QUERY, keywords)).map((name) => `/${name}`);
+  assert.ok(shards.length > 0);
+  let sawShards;
+  const shardsAsked = new Promise((resolve) => { sawShards = resolve; });
+  const server = await serve(BUNDLE, {
+    hold: (path) => {
+      if (shards.every((shard) => server.requests.includes(shard))) sawShards();
+      return path === "/manifest.json" ? manifestHeld : null;
+    },
+  });
+  servers.push(server);
+  const engine = new Engine({ manifestUrl: `${server.url}manifest.json`, keywords });
+  const answer = engine.search(QUERY);
+  await shardsAsked; // would never resolve if the engine waited for the manifest
+  release();
+  const results = await answer;
+  assert.ok(results.length > 0);
+  const twice = shards.filter((path) => server.requests.filter((p) => p === path).length > 1);
+  assert.deepEqual(twice, [], "a keyword shard was asked for twice");
+  assert.ok(catalog.lexical.shards.count > 1);
+});

@@ -52,7 +52,6 @@ CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 ASCII_ALNUM = re.compile(r"^[A-Za-z0-9]+$")
 
 
-
 @lru_cache(maxsize=1)
 def _stemmer():
     import snowballstemmer

@@ -7,20 +7,29 @@ round trip after it (js/src/engine/opening.js).
 - `pages`: the hash of the page table.
 
 The last two are known only once the bundle is written, after every page: a build
-writes its pages with the first and then rewrites their tags (`rewrite_pages`). A hint
-is only a guess to the browser: a stale one costs its requests, nothing else.
+writes its pages with the first and then adds the others to each (`rewrite_pages`). A
+hint is only a guess to the browser: a stale one costs its requests, nothing else.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from ..bundle.reader import read_catalog, read_manifest
 from ..logs import build_log as log
 
 _PAGE_TABLE = re.compile(r"^pages/pages\.([0-9a-f]{16})\.bin$")
+# Our meta tag, however a later plugin (a minifier) wrote its attributes.
+_META = re.compile(r"""<meta\b[^>]*?\bname\s*=\s*["']?semantic-search\b[^>]*>""", re.IGNORECASE)
+_LATE_ATTRIBUTE = re.compile(r"""\s+data-(?:keywords|pages)\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)""")
+_MATERIAL_CONFIG = re.compile(
+    r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL)
+WORKER = "material-worker.js"
 
 
 @dataclass(frozen=True)
@@ -47,33 +56,82 @@ def bundle_hints(bundle: Path, *, pieces: str | None) -> PageHints:
                      pages=table.group(1) if table else None)
 
 
-@dataclass(frozen=True)
-class PageEdit:
-    """One written page's tags as the build wrote them and as they should be."""
+def add_late_hints(page_html: str, hints: PageHints) -> str | None:
+    """`page_html` with `hints`' keywords and pages in our meta tag (replacing any there)
+    and in Material's worker URL, if the page has one; None if the page has no meta tag
+    of ours."""
+    meta = _META.search(page_html)
+    if meta is None:
+        return None
+    late = "".join(f' data-{key}="{value}"' for key, value in hints.items()
+                   if key in ("keywords", "pages"))
+    tag = _LATE_ATTRIBUTE.sub("", meta.group(0))
+    end = len(tag) - (2 if tag.endswith("/>") else 1)
+    tag = tag[:end].rstrip() + late + tag[end:]
+    page_html = page_html[:meta.start()] + tag + page_html[meta.end():]
+    return _material_worker_hints(page_html, hints)
 
-    path: Path
-    replacements: tuple[tuple[str, str], ...]
-    """(text as written, text with every hint): each replaced once, the first found."""
+
+def _material_worker_hints(page_html: str, hints: PageHints) -> str:
+    """Material's `__config.search`, if it is our worker, given the late hints too."""
+    match = _MATERIAL_CONFIG.search(page_html)
+    if match is None:
+        return page_html
+    try:
+        config = json.loads(match.group(2))
+    except ValueError:
+        return page_html
+    url = config.get("search") if isinstance(config, dict) else None
+    if not isinstance(url, str) or not urlsplit(url).path.endswith(WORKER):
+        return page_html
+    path, _, query = url.partition("?")
+    kept = [part for part in query.split("&")
+            if part and not part.startswith(("keywords=", "pages="))]
+    late = [f"{key}={value}" for key, value in hints.items() if key in ("keywords", "pages")]
+    config["search"] = path + "?" + "&".join(kept + late)
+    return page_html[:match.start(2)] + script_json(config) + page_html[match.end(2):]
 
 
-def rewrite_pages(edits: list[PageEdit]) -> int:
-    """Rewrites the pages' tags; returns how many pages were rewritten. A page that
-    cannot be read or written (or no longer holds its tags) is left as it is, and one
-    warning says how many were."""
-    rewritten, failed = 0, []
-    for edit in edits:
+def script_json(value: object) -> str:
+    """`value` as JSON that nothing can close a <script> element in (as Jinja's tojson)."""
+    return (json.dumps(value, ensure_ascii=False).replace("<", "\\u003c")
+            .replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def rewrite_pages(paths: list[Path], hints: PageHints, *, others: list[Path] = ()) -> int:
+    """Adds the late hints to every page in `paths` (and to those of `others` that hold
+    our meta tag: a dirty build's pages written before); returns how many were rewritten.
+
+    A page is read and written as bytes (its line endings kept) and replaced whole, so
+    a failure leaves it as it was. A page of `paths` that cannot be read or written, or
+    holds no meta tag of ours, keeps what it had; one warning says how many and names
+    the first.
+    """
+    rewritten, missed = 0, []
+    required = set(paths)
+    for path in dict.fromkeys([*paths, *others]):  # once each
         try:
-            text = edit.path.read_text(encoding="utf-8")
-            changed = text
-            for written, hinted in edit.replacements:
-                changed = changed.replace(written, hinted, 1)
-            if changed != text:
-                edit.path.write_text(changed, encoding="utf-8")
+            text = path.read_bytes().decode("utf-8")
+            changed = add_late_hints(text, hints)
+            if changed is None:
+                if path in required:
+                    missed.append(f"{path} (no semantic-search meta tag)")
+            elif changed != text:
+                _replace(path, changed.encode("utf-8"))
                 rewritten += 1
         except (OSError, UnicodeError) as exc:
-            failed.append(f"{edit.path} ({exc})")
-    if failed:
-        log.warning("could not add the search hints to %d page(s), first %s: their "
-                    "first query takes a round trip more (fix the file's permissions, or "
-                    "rebuild)", len(failed), failed[0])
+            missed.append(f"{path} ({exc})")
+    if missed:
+        log.warning("could not add the search hints to %d page(s), first %s: their first "
+                    "query takes a round trip more (a plugin after this one may have "
+                    "removed the tag, or the file is not writable)", len(missed), missed[0])
     return rewritten
+
+
+def _replace(path: Path, data: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.semantic-hints")
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)

@@ -23,7 +23,7 @@ from ..model.onnx import TokenCounter
 from ..model.spec import ModelError, ModelSpec, default_model_spec, verify_default_model
 from . import theme
 from .config import MAX_THREADS, SemanticConfig
-from .hints import PageEdit, PageHints, bundle_hints, rewrite_pages
+from .hints import PageHints, bundle_hints, rewrite_pages
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
@@ -50,7 +50,8 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         self.client: theme.ClientAssets | None = None
         self.ui = "none"
         self.pieces_hash: str | None = None
-        self.written_pages: list[tuple[Path, str]] = []  # (file, page URL): hints.py
+        self.written_pages: list[Path] = []  # what gets the late hints (hints.py)
+        self.dirty = False
         self.command: str | None = None
         """`build`, `gh-deploy` or `serve`, when MkDocs says (on_startup)."""
 
@@ -58,6 +59,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         """Defining this hook makes MkDocs keep this instance for every `mkdocs serve`
         rebuild, so the model and caches stay loaded."""
         self.command = command
+        self.dirty = dirty
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         if not self.config.enabled:
@@ -257,20 +259,18 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str | None:
         if not self.config.enabled:
             return output
-        self.written_pages.append((Path(page.file.abs_dest_path), page.url))
+        self.written_pages.append(Path(page.file.abs_dest_path))
         hints = PageHints(pieces=self.pieces_hash)
         if self.ui == "material":
-            output = theme.point_material_search(output, self._worker_url(page.url, hints))
+            url = theme.material_worker_url(page_url=page.url, bundle_dir=self.config.bundle_dir,
+                                            assets=self.client, hints=hints)
+            output = theme.point_material_search(output, url)
             output = theme.skip_material_index(output)
         return theme.add_to_head(output, self._tags(page.url, hints))
 
     def _tags(self, page_url: str, hints: PageHints) -> str:
         return theme.page_tags(page_url=page_url, bundle_dir=self.config.bundle_dir,
                                assets=self.client, ui=self.ui, hints=hints)
-
-    def _worker_url(self, page_url: str, hints: PageHints) -> str:
-        return theme.material_worker_url(page_url=page_url, bundle_dir=self.config.bundle_dir,
-                                         assets=self.client, hints=hints)
 
     def on_post_template(self, output_content: str, *, template_name: str,
                          config: MkDocsConfig) -> str | None:
@@ -279,7 +279,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         if not self.config.enabled or template_name != SEARCH_PAGE \
                 or self.ui not in theme.SEARCH_PLUGIN_BOXES:
             return output_content
-        self.written_pages.append((Path(config.site_dir) / SEARCH_PAGE, SEARCH_PAGE))
+        self.written_pages.append(Path(config.site_dir) / SEARCH_PAGE)
         return theme.add_to_head(output_content,
                                  self._tags(SEARCH_PAGE, PageHints(pieces=self.pieces_hash)))
 
@@ -306,27 +306,27 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                                 runtime=self.config.query_encoder == "transformer")
             installed = installed_client(out)
             self.last_build = replace(stats, client_bytes=installed.bytes if installed else 0)
-            self._add_hints(bundle_hints(out, pieces=self.pieces_hash))
         except ModelError as exc:
             raise model_problem(exc) from exc
         except BundleError as exc:
             raise PluginError(f"semantic: option 'bundle_dir' is {self.config.bundle_dir!r}: "
                               f"{exc}") from exc
+        self._add_late_hints(out, Path(config.site_dir))
         log.info(self.last_build.summary())
 
-
-    def _add_hints(self, hints: PageHints) -> None:
-        """Every page written this build gets the hints known only now (hints.py)."""
-        written = PageHints(pieces=self.pieces_hash)
-        edits = []
-        for path, page_url in self.written_pages:
-            replacements = [(self._tags(page_url, written), self._tags(page_url, hints))]
-            if self.ui == "material":
-                worker = [theme.material_config_value(self._worker_url(page_url, given))
-                          for given in (written, hints)]
-                replacements.append((worker[0], worker[1]))
-            edits.append(PageEdit(path, tuple(replacements)))
-        rewrite_pages(edits)
+    def _add_late_hints(self, bundle: Path, site: Path) -> None:
+        """Every page written this build gets the hints known only now (hints.py); in a
+        dirty build, also those written before. The site is built either way: a failure
+        here costs readers a round trip, and says so."""
+        try:
+            hints = bundle_hints(bundle, pieces=self.pieces_hash)
+        except (BundleError, OSError, KeyError, TypeError) as exc:
+            log.warning("could not add the search hints to the pages (%s): a first query "
+                        "takes a round trip more; rebuild to try again", exc)
+            return
+        others = [path for path in site.rglob("*.html") if bundle not in path.parents] \
+            if self.dirty else []
+        rewrite_pages(self.written_pages, hints, others=others)
 
     def on_build_error(self, *, error: Exception) -> None:
         """A failed build stops the chunks embedding in the background: the process

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..bundle.folder import API_ENTRY, CLIENT_FOLDER, claim_bundle_dir
-from .hints import NO_HINTS, PageHints
+from .hints import NO_HINTS, PageHints, script_json
 
 ASSETS = Path(__file__).parent.parent / "assets"
 CLIENT_JSON = "client.json"
@@ -201,15 +201,4 @@ def point_material_search(page_html: str, worker_url: str) -> str:
     except ValueError:
         return page_html
     config["search"] = worker_url
-    return page_html[: match.start(2)] + _script_json(config) + page_html[match.end(2):]
-
-
-def material_config_value(worker_url: str) -> str:
-    """`worker_url` as `point_material_search` writes it into the page, without quotes."""
-    return _script_json(worker_url)[1:-1]
-
-
-def _script_json(value: object) -> str:
-    # Like Jinja's tojson: nothing in the JSON can close the <script> element.
-    return (json.dumps(value, ensure_ascii=False).replace("<", "\\u003c")
-            .replace(">", "\\u003e").replace("&", "\\u0026"))
+    return page_html[: match.start(2)] + script_json(config) + page_html[match.end(2):]

@@ -2,13 +2,34 @@
 
 from __future__ import annotations
 
+import json
 import logging
+from pathlib import Path
 
-from mkdocs_semantic.plugin.hints import PageEdit, PageHints, rewrite_pages
+from mkdocs_semantic.plugin.hints import (
+    PageHints,
+    add_late_hints,
+    bundle_hints,
+    rewrite_pages,
+    script_json,
+)
 
+PARITY_BUNDLE = Path(__file__).resolve().parent.parent / "fixtures" / "parity" / "bundle"
+HINTS = PageHints(pieces="ab", keywords="0123456789abcdef:5", pages="fedcba9876543210")
 WRITTEN = '<meta name="semantic-search" content="semantic/manifest.json" data-pieces="ab">'
 HINTED = ('<meta name="semantic-search" content="semantic/manifest.json" data-pieces="ab" '
-          'data-keywords="0123456789abcdef:5">')
+          'data-keywords="0123456789abcdef:5" data-pages="fedcba9876543210">')
+
+
+def material_page(search: str) -> str:
+    config = {"base": "..", "search": search, "translations": {"x": "</script>"}}
+    return (f'<head>{WRITTEN}<script id="__config" type="application/json">'
+            f"{script_json(config)}</script></head>")
+
+
+def config_of(page: str) -> dict:
+    body = page.split('<script id="__config" type="application/json">')[1].split("</script>")[0]
+    return json.loads(body)
 
 
 def test_hints_are_given_in_a_fixed_order_and_only_when_known():
@@ -16,26 +37,63 @@ def test_hints_are_given_in_a_fixed_order_and_only_when_known():
     assert PageHints(pages="p", pieces="a").items() == [("pieces", "a"), ("pages", "p")]
 
 
-def test_each_page_gets_its_tags_replaced_once(tmp_path):
+def test_the_bundle_names_its_keyword_shards_and_page_table():
+    catalog = json.loads((PARITY_BUNDLE / "catalog.json").read_text(encoding="utf-8"))
+    hints = bundle_hints(PARITY_BUNDLE, pieces="ab")
+    shards = catalog["lexical"]["shards"]
+    assert hints.keywords == f"{shards['set']}:{shards['count']}"
+    assert f"pages/pages.{hints.pages}.bin" == catalog["pages"]["table"][0]
+    assert hints.pieces == "ab"
+
+
+def test_the_meta_tag_gets_the_late_hints_once_however_it_was_written():
+    page = f"<head>{WRITTEN}</head><body><pre>{WRITTEN}</pre></body>"
+    once = add_late_hints(page, HINTS)
+    assert once == f"<head>{HINTED}</head><body><pre>{WRITTEN}</pre></body>"
+    assert add_late_hints(once, HINTS) == once  # a page listed twice
+    newer = PageHints(keywords="1111111111111111:7", pages="2222222222222222")
+    assert add_late_hints(once, newer) == once.replace("0123456789abcdef:5", "1111111111111111:7") \
+        .replace("fedcba9876543210", "2222222222222222")
+    # a minifier after us: no quotes, no spaces before the end, a self-closing tag
+    assert add_late_hints("<meta name=semantic-search content=m data-pieces=ab/>", HINTS) == (
+        '<meta name=semantic-search content=m data-pieces=ab data-keywords="0123456789abcdef:5"'
+        ' data-pages="fedcba9876543210"/>')
+    assert add_late_hints('<meta name="description" content="semantic-search">', HINTS) is None
+
+
+def test_materials_worker_url_gets_the_late_hints_and_keeps_the_rest():
+    url = "../semantic/client/abc123/material-worker.js?manifest=../../manifest.json&pieces=ab"
+    page = add_late_hints(material_page(url), HINTS)
+    assert config_of(page)["search"] == f"{url}&keywords=0123456789abcdef:5&pages=fedcba9876543210"
+    assert config_of(page)["translations"] == {"x": "</script>"}
+    assert add_late_hints(page, HINTS) == page
+    theirs = material_page("../assets/javascripts/workers/search.js")
+    assert config_of(add_late_hints(theirs, HINTS))["search"] == \
+        "../assets/javascripts/workers/search.js"
+
+
+def test_pages_keep_their_bytes_but_the_tag_and_no_temporary_file_is_left(tmp_path):
     page = tmp_path / "index.html"
-    page.write_text(f"<head>{WRITTEN}</head><body><pre>{WRITTEN}</pre></body>", encoding="utf-8")
-    assert rewrite_pages([PageEdit(page, ((WRITTEN, HINTED),))]) == 1
-    assert page.read_text(encoding="utf-8") == \
-        f"<head>{HINTED}</head><body><pre>{WRITTEN}</pre></body>"
+    page.write_bytes(f"<head>\r\n{WRITTEN}\r\n</head>\r\n<pre>a\r\nb</pre>".encode())
+    assert rewrite_pages([page], HINTS) == 1
+    assert page.read_bytes() == f"<head>\r\n{HINTED}\r\n</head>\r\n<pre>a\r\nb</pre>".encode()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index.html"]
 
 
-def test_a_page_without_its_tags_or_that_cannot_be_read_is_left_and_said(tmp_path, caplog):
+def test_a_page_without_its_tag_or_that_cannot_be_read_is_left_and_said(tmp_path, caplog):
     changed = tmp_path / "other.html"
-    changed.write_text("<head></head>", encoding="utf-8")  # another plugin took the tags out
+    changed.write_text("<head></head>", encoding="utf-8")  # another plugin took the tag out
     folder = tmp_path / "folder.html"
     folder.mkdir()
     good = tmp_path / "good.html"
     good.write_text(WRITTEN, encoding="utf-8")
-    edits = [PageEdit(path, ((WRITTEN, HINTED),)) for path in (changed, folder, good)]
+    plain = tmp_path / "404.html"  # a dirty build's other pages: rewritten only if ours
+    plain.write_text("<head></head>", encoding="utf-8")
     with caplog.at_level(logging.WARNING):
-        assert rewrite_pages(edits) == 1
+        assert rewrite_pages([changed, folder, good], HINTS, others=[plain, good]) == 1
     assert changed.read_text(encoding="utf-8") == "<head></head>"
     assert good.read_text(encoding="utf-8") == HINTED
     [record] = caplog.records
-    assert "1 page(s)" in record.getMessage() and "folder.html" in record.getMessage()
-    assert "round trip more" in record.getMessage()
+    message = record.getMessage()
+    assert "2 page(s)" in message and "other.html (no semantic-search meta tag)" in message
+    assert "404.html" not in message and "round trip more" in message

@@ -40,7 +40,8 @@ export class SemanticSearch {
       event.preventDefault();
       this.#failAll(`the search worker failed to start (${event.message || "script error"})`);
     };
-    this.#call("init", { manifestUrl: this.manifestUrl, pieces: this.hints.pieces, openingQuery: query });
+    this.#call("init", { manifestUrl: this.manifestUrl, pieces: this.hints.pieces, keywords: this.hints.keywords,
+      openingQuery: query });
     // the manifest and catalog come while the worker's code does, not after it
     const worker = this.worker;
     fetchOpening(this.manifestUrl, { query, ...this.hints }).then(

@@ -30,10 +30,16 @@ export function pageOptions(doc = document) {
   };
 }
 
-/** Sets the bundle to search (`manifest`, `siteRoot`) and `onProgress`; downloads nothing. */
+/**
+ * Sets the bundle to search (`manifest`, `siteRoot`) and `onProgress`; downloads nothing.
+ * The page's hints name its own bundle's files: another `manifest` goes without them.
+ */
 export function init(options = {}) {
   current?.destroy();
-  current = new SemanticSearch({ ...pageOptions(), ...options });
+  const page = pageOptions();
+  const other = options.manifest && page.manifest && new URL(options.manifest, document.baseURI).href !== page.manifest;
+  const own = other ? { siteRoot: page.siteRoot, ui: page.ui } : page;
+  current = new SemanticSearch({ ...own, ...options });
   return current;
 }
 

@@ -20,12 +20,13 @@ let opened = null; // resolves the engine's `opening` with the page's {manifest,
 const running = new Map(); // request id -> AbortController
 
 const handlers = {
-  init({ manifestUrl, pieces, openingQuery }) {
+  init({ manifestUrl, pieces, keywords, openingQuery }) {
     engine?.destroy();
     opened?.(null);
     engine = new Engine({
       manifestUrl,
       pieces,
+      keywords,
       openingQuery,
       opening: new Promise((resolve) => { opened = resolve; }),
       runtime: runtimeFiles(self.location.href),

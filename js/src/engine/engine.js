@@ -41,6 +41,7 @@ import { Vocabulary } from "./vocabulary.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
 import { WordPieces } from "./wordpieces.js";
 import { guessedPieceFiles, piecesHash } from "../bundle/piece-names.js";
+import { guessedKeywordFiles } from "./guessed-keywords.js";
 import { PREFETCH_BYTES, mayPrefetch, prefetch } from "./prefetch.js";
 import { GUESSED_PAGES, askGuessedFragments, firstPages } from "./guessed-fragments.js";
 
@@ -52,16 +53,18 @@ import { GUESSED_PAGES, askGuessedFragments, firstPages } from "./guessed-fragme
  * `opening`: a promise of `fetchOpening(manifestUrl)` (opening.js) asked for before the
  * engine was made, used by its first read of the catalog (if it fails, the engine asks);
  * `openingQuery`: the query it was asked with, whose word piece files it brings.
- * `pieces`: the hash of the bundle's keyed word piece files, as the page says it, so
- * that a query that comes before the catalog asks for its words' files at once.
+ * `pieces`: the hash of the bundle's keyed word piece files, and `keywords`, its keyword
+ * shards' `<set>:<count>`, as the page says them, so that a query that comes before the
+ * catalog asks for its words' files at once.
  */
 export class Engine {
   constructor({ manifestUrl, runtime, encoder, opening = null, openingQuery = "", pieces = null,
-    onProgress = () => {} }) {
+    keywords = null, onProgress = () => {} }) {
     this.manifestUrl = new URL(manifestUrl).href;
     this.early = opening; // fetchOpening's promise, used once by #readCatalog
     this.openingQuery = String(openingQuery ?? "");
     this.pagePieces = piecesHash(pieces);
+    this.pageKeywords = keywords;
     this.runtime = runtime;
     this.encoderKind = encoder;
     this.onProgress = onProgress;
@@ -233,16 +236,25 @@ export class Engine {
   }
 
   /**
-   * Before the catalog is read: the keyed word piece files `query`'s words would read,
-   * named with the page's hash, asked for now rather than a step after the catalog.
+   * Before the catalog is read: the keyed word piece files `query`'s words would read
+   * and the keyword shards of its terms, named with the page's hints, asked for now
+   * rather than a step after the catalog.
    */
-  #askPiecesEarly(query) {
-    if (!this.pagePieces || this.catalog || this.encoderKind === "transformer") return;
+  #askEarly(query) {
+    if (this.catalog) return;
     // the opening, while it is still to come, brings its own query's files
-    const coming = new Set(this.early ? guessedPieceFiles(this.openingQuery, this.pagePieces) : []);
-    for (const name of guessedPieceFiles(query, this.pagePieces)) {
-      if (coming.has(name)) continue;
-      this.#pieceShard({ name }).catch(() => {}); // asked again when needed
+    const opening = this.early ? this.openingQuery : null;
+    if (this.pagePieces && this.encoderKind !== "transformer") {
+      const coming = new Set(opening === null ? [] : guessedPieceFiles(opening, this.pagePieces));
+      for (const name of guessedPieceFiles(query, this.pagePieces)) {
+        if (!coming.has(name)) this.#pieceShard({ name }).catch(() => {}); // asked again when needed
+      }
+    }
+    if (this.pageKeywords) {
+      Promise.all([guessedKeywordFiles(query, this.pageKeywords),
+        opening === null ? [] : guessedKeywordFiles(opening, this.pageKeywords)]).then(([names, brought]) => {
+        for (const name of names) if (!brought.includes(name)) this.store.json({ name }).catch(() => {});
+      });
     }
   }
 
@@ -405,7 +417,7 @@ export class Engine {
    * typed. `onPartial(answer, {ranking})` gets the keyword answer as `search` does.
    */
   async answer(query, options = {}) {
-    this.#askPiecesEarly(String(query ?? ""));
+    this.#askEarly(String(query ?? ""));
     this.running += 1;
     try {
       return await this.#answer(query, options);

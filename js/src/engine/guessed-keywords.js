@@ -11,7 +11,7 @@ import constants from "../../../mkdocs_semantic/constants.json" with { type: "js
 import { bucketOf } from "../bundle/bundle.js";
 import { analyzeWith } from "../text/terms.js";
 
-const STOPWORDS = new Set(constants.STOPWORDS.split(" "));
+const STOPWORDS = new Set(constants.STOPWORDS.split(/\s+/).filter(Boolean)); // as Python's split()
 const KEYWORDS_HINT = /^([0-9a-f]{16}):([1-9][0-9]{0,9})$/;
 const PAGES_HINT = /^[0-9a-f]{16}$/;
 

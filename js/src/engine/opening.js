@@ -43,8 +43,11 @@ export async function fetchOpening(manifestUrl, { query = "", ...hints } = {}) {
   return { manifest: await manifest, copy: await copy, guessed: (await Promise.all(files)).filter(Boolean) };
 }
 
-/** The most bytes a guessed file may have: what the engine would accept unlisted, or a keyed shard's. */
+/**
+ * The most bytes a guessed file may have: what the engine reads of it unlisted (a word
+ * piece file, a keyed shard), or for the page table, as much as of the catalog's copy.
+ */
 function guessLimit(name) {
   const limit = unlistedLimit(name);
-  return limit > 0 ? limit : constants.MAX_KEYED_SHARD_BYTES;
+  return limit > 0 ? limit : constants.MAX_CATALOG_COPY_BYTES;
 }

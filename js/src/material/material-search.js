@@ -15,12 +15,14 @@ import { runtimeFiles } from "../engine/runtime.js";
  * `signal` stops the search (the typing has moved on): nothing more is shown and it
  * rejects with its reason.
  */
-export function createSearch({ manifestUrl, workerUrl, opening, openingQuery = "", pieces = null, onProgress }) {
+export function createSearch({ manifestUrl, workerUrl, opening, openingQuery = "", pieces = null, keywords = null,
+  onProgress }) {
   const engine = new Engine({
     manifestUrl,
     opening,
     openingQuery,
     pieces,
+    keywords,
     runtime: runtimeFiles(workerUrl),
     onProgress: (progress) => onProgress(describeProgress(progress).text),
   });

@@ -95,6 +95,7 @@ async function loadSearch(query) {
       opening,
       openingQuery: query,
       pieces: hints.pieces,
+      keywords: hints.keywords,
       workerUrl: here.href,
       onProgress: (text) => announce("progress", text),
     });
