@@ -72,16 +72,26 @@ def add_late_hints(page_html: str, hints: PageHints) -> str | None:
     return _material_worker_hints(page_html, hints)
 
 
-def _material_worker_hints(page_html: str, hints: PageHints) -> str:
-    """Material's `__config.search`, if it is our worker, given the late hints too."""
+def material_config(page_html: str) -> tuple[dict, int, int] | None:
+    """Material's `__config` object in the page and where its JSON starts and ends; None
+    for a page without one (another theme) or with one that is not a JSON object."""
     match = _MATERIAL_CONFIG.search(page_html)
     if match is None:
-        return page_html
+        return None
     try:
         config = json.loads(match.group(2))
     except ValueError:
+        return None
+    return (config, match.start(2), match.end(2)) if isinstance(config, dict) else None
+
+
+def _material_worker_hints(page_html: str, hints: PageHints) -> str:
+    """Material's `__config.search`, if it is our worker, given the late hints too."""
+    found = material_config(page_html)
+    if found is None:
         return page_html
-    url = config.get("search") if isinstance(config, dict) else None
+    config, start, end = found
+    url = config.get("search")
     if not isinstance(url, str) or not urlsplit(url).path.endswith(WORKER):
         return page_html
     path, _, query = url.partition("?")
@@ -89,7 +99,7 @@ def _material_worker_hints(page_html: str, hints: PageHints) -> str:
             if part and not part.startswith(("keywords=", "pages="))]
     late = [f"{key}={value}" for key, value in hints.items() if key in ("keywords", "pages")]
     config["search"] = path + "?" + "&".join(kept + late)
-    return page_html[:match.start(2)] + script_json(config) + page_html[match.end(2):]
+    return page_html[:start] + script_json(config) + page_html[end:]
 
 
 def script_json(value: object) -> str:

@@ -20,15 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..bundle.folder import API_ENTRY, CLIENT_FOLDER, claim_bundle_dir
-from .hints import NO_HINTS, PageHints, script_json
+from .hints import NO_HINTS, PageHints, material_config, script_json
 
 ASSETS = Path(__file__).parent.parent / "assets"
 CLIENT_JSON = "client.json"
 UI_CHOICES = ("auto", "dialog", "none")
 _HEAD_END = re.compile(r"</head\s*>", re.IGNORECASE)
-_MATERIAL_CONFIG = re.compile(
-    r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL
-)
 # Material's search form: `<form class="md-search__form" name="search">`.
 _MATERIAL_FORM = re.compile(r"<form\b[^>]*\bmd-search__form\b[^>]*>")
 _NAME_SEARCH = re.compile(r"""\s+name\s*=\s*(?:"search"|'search'|search(?=[\s>/]))""")
@@ -193,12 +190,9 @@ def skip_material_index(page_html: str) -> str:
 
 def point_material_search(page_html: str, worker_url: str) -> str:
     """Point Material's search worker (the `search` key of `__config`) at ours."""
-    match = _MATERIAL_CONFIG.search(page_html)
-    if match is None:
+    found = material_config(page_html)
+    if found is None:
         return page_html
-    try:
-        config = json.loads(match.group(2))
-    except ValueError:
-        return page_html
+    config, start, end = found
     config["search"] = worker_url
-    return page_html[: match.start(2)] + script_json(config) + page_html[match.end(2):]
+    return page_html[:start] + script_json(config) + page_html[end:]
