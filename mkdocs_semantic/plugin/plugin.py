@@ -259,14 +259,16 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str | None:
         if not self.config.enabled:
             return output
-        self.written_pages.append(Path(page.file.abs_dest_path))
         hints = PageHints(pieces=self.pieces_hash)
         if self.ui == "material":
             url = theme.material_worker_url(page_url=page.url, bundle_dir=self.config.bundle_dir,
                                             assets=self.client, hints=hints)
             output = theme.point_material_search(output, url)
             output = theme.skip_material_index(output)
-        return theme.add_to_head(output, self._tags(page.url, hints))
+        tagged = theme.add_to_head(output, self._tags(page.url, hints))
+        if tagged != output:  # a page without a <head> gets no search, and no hints
+            self.written_pages.append(Path(page.file.abs_dest_path))
+        return tagged
 
     def _tags(self, page_url: str, hints: PageHints) -> str:
         return theme.page_tags(page_url=page_url, bundle_dir=self.config.bundle_dir,
