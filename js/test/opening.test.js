@@ -155,7 +155,9 @@ test("given the page's hints, the opening brings the page table and the query's 
     .map((n) => `lexical/lex${n}.${set}.json`);
   assert.deepEqual(names.filter((name) => name.startsWith("lexical/")).sort(), shards.sort());
   const asked = server.requests.length;
-  const results = await new Engine({ manifestUrl: url, opening, openingQuery: QUERY, pieces: given.pieces }).search(QUERY);
+  // told the hints too, the engine asks early for none of what the opening brings
+  const results = await new Engine({ manifestUrl: url, opening, openingQuery: QUERY, pieces: given.pieces,
+    keywords: given.keywords }).search(QUERY);
   const again = server.requests.slice(asked).filter((path) => names.includes(path.slice(1)));
   assert.deepEqual(again, [], "a file the opening brought was asked for again");
   const { url: other } = await served();

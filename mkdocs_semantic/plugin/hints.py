@@ -18,17 +18,19 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from ..bundle.reader import read_catalog, read_manifest
 from ..logs import build_log as log
 
 _PAGE_TABLE = re.compile(r"^pages/pages\.([0-9a-f]{16})\.bin$")
 # Our meta tag, however a later plugin (a minifier) wrote its attributes.
-_META = re.compile(r"""<meta\b[^>]*?\bname\s*=\s*["']?semantic-search\b[^>]*>""", re.IGNORECASE)
+_META = re.compile(r"""<meta\b[^>]*?(?<![\w-])name\s*=\s*["']?semantic-search(?=["'\s/>])[^>]*>""",
+                   re.IGNORECASE)
 _LATE_ATTRIBUTE = re.compile(r"""\s+data-(?:keywords|pages)\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)""")
+# Material's config, as Material writes it or a minifier rewrites it.
 _MATERIAL_CONFIG = re.compile(
-    r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL)
+    r"""(<script\b[^>]*?(?<![\w-])id\s*=\s*["']?__config(?=["'\s/>])[^>]*>)(.*?)(</script\s*>)""",
+    re.DOTALL | re.IGNORECASE)
 WORKER = "material-worker.js"
 
 
@@ -92,7 +94,7 @@ def _material_worker_hints(page_html: str, hints: PageHints) -> str:
         return page_html
     config, start, end = found
     url = config.get("search")
-    if not isinstance(url, str) or not urlsplit(url).path.endswith(WORKER):
+    if not isinstance(url, str) or not url.partition("?")[0].endswith(WORKER):
         return page_html
     path, _, query = url.partition("?")
     kept = [part for part in query.split("&")
@@ -130,7 +132,8 @@ def rewrite_pages(paths: list[Path], hints: PageHints, *, others: list[Path] = (
                 _replace(path, changed.encode("utf-8"))
                 rewritten += 1
         except (OSError, UnicodeError) as exc:
-            missed.append(f"{path} ({exc})")
+            if path in required:
+                missed.append(f"{path} ({exc})")
     if missed:
         log.warning("could not add the search hints to %d page(s), first %s: their first "
                     "query takes a round trip more (a plugin after this one may have "

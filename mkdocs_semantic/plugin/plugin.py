@@ -51,6 +51,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         self.ui = "none"
         self.pieces_hash: str | None = None
         self.written_pages: list[Path] = []  # what gets the late hints (hints.py)
+        self.site_pages: list[Path] = []  # every page's file: a dirty build's too
         self.dirty = False
         self.command: str | None = None
         """`build`, `gh-deploy` or `serve`, when MkDocs says (on_startup)."""
@@ -197,6 +198,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             return
         self.page_order = [f.src_uri for f in files.documentation_pages()]
         self.written_pages = []
+        self.site_pages = [Path(f.abs_dest_path) for f in files.documentation_pages()]
         self._refuse_shared_bundle_dir(files)
         # MkDocs renders pages without a word: a long build still says where it is. Log
         # lines, not a redrawn one: MkDocs' own warnings arrive between them.
@@ -281,9 +283,11 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         if not self.config.enabled or template_name != SEARCH_PAGE \
                 or self.ui not in theme.SEARCH_PLUGIN_BOXES:
             return output_content
-        self.written_pages.append(Path(config.site_dir) / SEARCH_PAGE)
-        return theme.add_to_head(output_content,
-                                 self._tags(SEARCH_PAGE, PageHints(pieces=self.pieces_hash)))
+        tagged = theme.add_to_head(output_content,
+                                   self._tags(SEARCH_PAGE, PageHints(pieces=self.pieces_hash)))
+        if tagged != output_content:
+            self.written_pages.append(Path(config.site_dir) / SEARCH_PAGE)
+        return tagged
 
     def _excluded(self, page: Page) -> bool:
         meta = page.meta.get("search")
@@ -313,10 +317,10 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         except BundleError as exc:
             raise PluginError(f"semantic: option 'bundle_dir' is {self.config.bundle_dir!r}: "
                               f"{exc}") from exc
-        self._add_late_hints(out, Path(config.site_dir))
+        self._add_late_hints(out)
         log.info(self.last_build.summary())
 
-    def _add_late_hints(self, bundle: Path, site: Path) -> None:
+    def _add_late_hints(self, bundle: Path) -> None:
         """Every page written this build gets the hints known only now (hints.py); in a
         dirty build, also those written before. The site is built either way: a failure
         here costs readers a round trip, and says so."""
@@ -326,9 +330,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             log.warning("could not add the search hints to the pages (%s): a first query "
                         "takes a round trip more; rebuild to try again", exc)
             return
-        others = [path for path in site.rglob("*.html") if bundle not in path.parents] \
-            if self.dirty else []
-        rewrite_pages(self.written_pages, hints, others=others)
+        rewrite_pages(self.written_pages, hints, others=self.site_pages if self.dirty else [])
 
     def on_build_error(self, *, error: Exception) -> None:
         """A failed build stops the chunks embedding in the background: the process

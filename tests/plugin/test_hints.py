@@ -59,6 +59,9 @@ def test_the_meta_tag_gets_the_late_hints_once_however_it_was_written():
         '<meta name=semantic-search content=m data-pieces=ab data-keywords="0123456789abcdef:5"'
         ' data-pages="fedcba9876543210"/>')
     assert add_late_hints('<meta name="description" content="semantic-search">', HINTS) is None
+    # neither another name that starts with ours nor another attribute that ends in name
+    assert add_late_hints('<meta name="semantic-search-ui" content="x">'
+                          '<meta data-name="semantic-search" content="y">', HINTS) is None
 
 
 def test_materials_worker_url_gets_the_late_hints_and_keeps_the_rest():
@@ -67,6 +70,11 @@ def test_materials_worker_url_gets_the_late_hints_and_keeps_the_rest():
     assert config_of(page)["search"] == f"{url}&keywords=0123456789abcdef:5&pages=fedcba9876543210"
     assert config_of(page)["translations"] == {"x": "</script>"}
     assert add_late_hints(page, HINTS) == page
+    minified = material_page(url).replace('<script id="__config" type="application/json">',
+                                          "<script id=__config type=application/json>")
+    assert config_of(add_late_hints(minified, HINTS).replace(
+        "<script id=__config type=application/json>",
+        '<script id="__config" type="application/json">'))["search"] == config_of(page)["search"]
     theirs = material_page("../assets/javascripts/workers/search.js")
     assert config_of(add_late_hints(theirs, HINTS))["search"] == \
         "../assets/javascripts/workers/search.js"
@@ -89,11 +97,15 @@ def test_a_page_without_its_tag_or_that_cannot_be_read_is_left_and_said(tmp_path
     good.write_text(WRITTEN, encoding="utf-8")
     plain = tmp_path / "404.html"  # a dirty build's other pages: rewritten only if ours
     plain.write_text("<head></head>", encoding="utf-8")
+    latin = tmp_path / "legacy.html"  # nor said when they cannot be read
+    latin.write_bytes("<p>caf\u00e9</p>".encode("latin-1"))
+    gone = tmp_path / "gone.html"
     with caplog.at_level(logging.WARNING):
-        assert rewrite_pages([changed, folder, good], HINTS, others=[plain, good]) == 1
+        assert rewrite_pages([changed, folder, good], HINTS, others=[plain, good, latin, gone]) == 1
     assert changed.read_text(encoding="utf-8") == "<head></head>"
     assert good.read_text(encoding="utf-8") == HINTED
     [record] = caplog.records
     message = record.getMessage()
     assert "2 page(s)" in message and "other.html (no semantic-search meta tag)" in message
-    assert "404.html" not in message and "round trip more" in message
+    assert "404.html" not in message and "legacy" not in message and "gone" not in message
+    assert "round trip more" in message

@@ -254,7 +254,7 @@ export class Engine {
       Promise.all([guessedKeywordFiles(query, this.pageKeywords),
         opening === null ? [] : guessedKeywordFiles(opening, this.pageKeywords)]).then(([names, brought]) => {
         for (const name of names) if (!brought.includes(name)) this.store.json({ name }).catch(() => {});
-      });
+      }, () => {}); // a guess: the engine asks when it needs them
     }
   }
 
