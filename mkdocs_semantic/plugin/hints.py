@@ -19,10 +19,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..bundle.names import NAME
 from ..bundle.reader import read_catalog, read_manifest
 from ..logs import build_log as log
 
-_PAGE_TABLE = re.compile(r"^pages/pages\.([0-9a-f]{16})\.bin$")
 # Our meta tag, however a later plugin (a minifier) wrote its attributes.
 _META = re.compile(r"""<meta\b[^>]*?(?<![\w-])name\s*=\s*["']?semantic-search(?=["'\s/>])[^>]*>""",
                    re.IGNORECASE)
@@ -32,6 +32,7 @@ _MATERIAL_CONFIG = re.compile(
     r"""(<script\b[^>]*?(?<![\w-])id\s*=\s*["']?__config(?=["'\s/>])[^>]*>)(.*?)(</script\s*>)""",
     re.DOTALL | re.IGNORECASE)
 WORKER = "material-worker.js"
+"""Our replacement for Material's search worker, as the client ships it."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ def bundle_hints(bundle: Path, *, pieces: str | None) -> PageHints:
     """The hints of the bundle written into `bundle` (and the word pieces' hash)."""
     catalog = read_catalog(bundle, read_manifest(bundle))
     shards = catalog["lexical"]["shards"]
-    table = _PAGE_TABLE.match(catalog["pages"]["table"][0])
+    table = NAME.match(catalog["pages"]["table"][0])  # the catalog's check named it
     return PageHints(pieces=pieces, keywords=f"{shards['set']}:{shards['count']}",
                      pages=table.group(1) if table else None)
 

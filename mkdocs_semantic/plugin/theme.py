@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..bundle.folder import API_ENTRY, CLIENT_FOLDER, claim_bundle_dir
-from .hints import NO_HINTS, PageHints, material_config, script_json
+from .hints import NO_HINTS, WORKER, PageHints, material_config, script_json
 
 ASSETS = Path(__file__).parent.parent / "assets"
 CLIENT_JSON = "client.json"
@@ -169,7 +169,7 @@ def material_worker_url(*, page_url: str, bundle_dir: str, assets: ClientAssets,
     the `hints` that name the files a first query reads first."""
     folder = assets.folder(bundle_dir)
     manifest = posixpath.relpath(posixpath.join(bundle_dir.strip("/"), "manifest.json"), folder)
-    return relative_url(posixpath.join(folder, "material-worker.js"), page_url) + \
+    return relative_url(posixpath.join(folder, WORKER), page_url) + \
         f"?manifest={manifest}" + "".join(f"&{key}={value}" for key, value in hints.items())
 
 

@@ -38,6 +38,13 @@ const TABLE_HASH = /^[0-9a-f]{16}$/;
 // the list's hash.
 const KEYED_SHARD_NAME = /^(lexical\/lex|fragments\/frag)(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json$/;
 const MAX_SHARDS = 10 ** 10; // more shards than a name's number may count
+/** The keyword index's keyed list: the stem of its shards' names. */
+export const LEXICAL_STEM = "lexical/lex";
+
+/** Shard `n`'s name in the keyed list of stem `stem` and hash `set`. */
+export function keyedShardName(stem, n, set) {
+  return `${stem}${n}.${set}.json`;
+}
 const selfChecked = (name) => [ROW_NAME, PIECE_NAME, SHARD_NAME, VECTOR_ROWS_NAME].some((pattern) => pattern.test(name));
 
 /** Type and range checks of untrusted JSON; every failure names the file and the field. */
@@ -320,7 +327,7 @@ export function checkCatalog(data, manifest, source) {
     count: check.int(lex, "count", "lexical"),
     stopwords: check.list(lex, "stopwords", "lexical"),
     head: check.int(lex, "head", "lexical", 1),
-    shards: check.keyedList(lex, "shards", "lexical", "lexical/lex", "hash"),
+    shards: check.keyedList(lex, "shards", "lexical", LEXICAL_STEM, "hash"),
   };
   if (lexical.count !== chunks) check.fail("lexical.count is not the chunk count");
   if (!lexical.stopwords.every((w) => typeof w === "string")) check.fail("lexical.stopwords must be strings");

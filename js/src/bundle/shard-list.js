@@ -3,7 +3,7 @@
 // catalog stays small however many shards a large site has; or a keyed list, whose
 // shard of a key is named from the key alone (bucketOf).
 
-import { bucketOf, checkDirectory, shardOf } from "./bundle.js";
+import { bucketOf, checkDirectory, keyedShardName, shardOf } from "./bundle.js";
 import { BundleError } from "./error.js";
 
 export class ShardList {
@@ -64,7 +64,7 @@ export class ShardList {
 
   /** Shard `n` of a keyed list: `{first: n, name}`, its size unlisted. */
   #keyedEntry(n) {
-    return { first: n, name: `${this.keyed.stem}${n}.${this.keyed.set}.json` };
+    return { first: n, name: keyedShardName(this.keyed.stem, n, this.keyed.set) };
   }
 
   #directory(dir) {

@@ -8,7 +8,7 @@
 
 import { stemmer } from "stemmer";
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
-import { bucketOf } from "../bundle/bundle.js";
+import { LEXICAL_STEM, bucketOf, keyedShardName } from "../bundle/bundle.js";
 import { analyzeWith } from "../text/terms.js";
 
 const STOPWORDS = new Set(constants.STOPWORDS.split(/\s+/).filter(Boolean)); // as Python's split()
@@ -47,5 +47,5 @@ export async function guessedKeywordFiles(text, hint) {
   if (!list || !globalThis.crypto?.subtle) return [];
   const terms = [...new Set(analyzeWith(String(text), STOPWORDS, guessStem))];
   const buckets = await Promise.all(terms.map((term) => bucketOf(term, list.count)));
-  return [...new Set(buckets)].map((n) => `lexical/lex${n}.${list.set}.json`);
+  return [...new Set(buckets)].map((n) => keyedShardName(LEXICAL_STEM, n, list.set));
 }
