@@ -23,7 +23,7 @@ QUALITY_ROWS = (
 # bundle folder is (its payload folder, and in vectors/ the file's role; the client; the
 # manifest and catalog). Order: the order of the report's tables.
 PARTS = {"catalog": "manifest and catalog", "pages": "page table", "tokenizer": "tokenizer",
-         "pieces": "tokenizer vocabulary, by need",
+         "pieces": "tokenizer vocabulary, by need", "words": "query table rows by word",
          "table": "query table", "lexical": "lexical index", "fragments": "fragments",
          "index": "index directories", "vector_index": "vector index",
          "vector_bits": "vector bits", "vector_rows": "vector rows",

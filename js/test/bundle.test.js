@@ -116,9 +116,10 @@ test("a truncated payload and a changed catalog are refused", async () => {
       writeFileSync(path, readFileSync(path).subarray(0, 1000));
     }
   });
-  await assert.rejects(short.engine.embed("日本"), /piece\d+\.[0-9a-f]{16}\.json is 1000 bytes, the bundle says \d+/);
+  // words the site lacks, which its word pieces split
+  await assert.rejects(short.engine.embed("쿼카"), /piece\d+\.[0-9a-f]{16}\.json is 1000 bytes, the bundle says \d+/);
   // a keyed word piece file, whose size no catalog lists, fails its own check
-  await assert.rejects(short.engine.embed("configuration"), /pieces\/(s[0-9a-z]+|c[0-9a-z]|p)\.[0-9a-f]{16}\.json does not match its hash/);
+  await assert.rejects(short.engine.embed("quokkas"), /pieces\/(s[0-9a-z]+|c[0-9a-z]|p)\.[0-9a-f]{16}\.json does not match its hash/);
 });
 
 test("a catalog naming a file outside the bundle folder is refused", async () => {
@@ -267,7 +268,7 @@ test("the static encoder's first semantic result loads no model; concurrent quer
   assert.ok(answers.every((results) => results.length));
   const fetched = server.requests.map((path) => path.slice(1));
   assert.ok(!fetched.some((name) => /\.(onnx|wasm)$|^model\/model\./.test(name)), fetched.join(" "));
-  assert.ok(fetched.some((name) => name.startsWith("table/")));
+  assert.ok(fetched.some((name) => name.startsWith("words/")), "the rows of the queries' words");
   assert.ok(!fetched.some((name) => name.startsWith("text/")), "text shards are for Python readers");
   assert.equal(new Set(fetched).size, fetched.length, `each file once: ${fetched.join(" ")}`);
 });
@@ -413,8 +414,8 @@ test("a partition names chunks by page and position, rising, each on its page; c
 });
 
 test("a search aborted while its query is embedded asks for no partition file", async () => {
-  // The index is held until the search is aborted (on its first table shard). Once the
-  // query's table rows and the index are in, the aborted search's vector step needs only
+  // The index is held until the search is aborted (on its first word rows shard). Once the
+  // query's rows and the index are in, the aborted search's vector step needs only
   // microtasks to ask the store for partition files; setImmediate runs after they all
   // have, so the store then shows whether it asked.
   const controller = new AbortController();
@@ -422,7 +423,7 @@ test("a search aborted while its query is embedded asks for no partition file", 
   const index = new Promise((resolve) => { release = resolve; });
   const server = await serve(PARTITIONED, {
     hold: (path) => {
-      if (path.startsWith("/table/")) controller.abort(new Error("typed on"));
+      if (path.startsWith("/words/")) controller.abort(new Error("typed on"));
       return path.startsWith("/vectors/ivf.") ? index : null;
     },
   });

@@ -71,6 +71,7 @@ test("a piece file the opening brought that does not hold is fetched again, and 
   const { server, url } = await served();
   const catalog = JSON.parse(readFileSync(join(BUNDLE, "catalog.json"), "utf8"));
   const hash = catalog.encoders.static.pieces.keyed.hash;
+  const QUERY = "why service worker cache"; // "why" is no word of the site's: its pieces are read
   const opening = fetchOpening(url, { query: QUERY, pieces: hash }).then((open) => ({
     ...open, guessed: open.guessed.map((file) => ({ name: file.name, buffer: new ArrayBuffer(8) })),
   }));

@@ -358,6 +358,11 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
                 check.payload(keyed, "list", f"{where}.pieces.keyed")
                 check.shard_list(pieces, "shards", f"{where}.pieces", str, "pieces/piece")
                 check.int(pieces, "sent", f"{where}.pieces")
+            if "words" in encoder:
+                if "pieces" not in encoder:
+                    check.fail(f"{where}.words needs the word pieces (pieces)")
+                if check.keyed_list(encoder, "words", where, "words/word") < 1:
+                    check.fail(f"{where}.words has no shards")
     return catalog
 
 

@@ -41,6 +41,7 @@ from .vectors.store import (
     read_partitioned,
 )
 from .vocabulary import Vocabulary, checked_shard
+from .word_rows import parse_word_shard
 from .wordpieces import checked_keyed_list, checked_piece_shard, keyed_name
 
 
@@ -260,19 +261,19 @@ def payload_json(name: str, data: bytes, source: Path | str) -> object:
     return parse_json(self_checked_body(name, data), source)
 
 
-KEYED_LISTS = (("lexical", "shards"), ("fragments",))
+KEYED_LISTS = (("lexical", "shards"), ("fragments",), ("encoders", "static", "words"))
 """Where the catalog holds keyed lists (a path of keys)."""
 CONTAINERS = ("index/", "lexical/lex", "lexical/sizes.", "fragments/sizes.", "vectors/ivf.",
-              "vectors/bin.", "pieces/keyed.")
+              "vectors/bin.", "pieces/keyed.", "words/sizes.")
 """The payloads that name other payloads (see `walk_payloads`)."""
 ON_DEMAND = ("vectors/bin.", "vectors/row", "lexical/lex", "lexical/tail.", "fragments/frag",
-             "text/", "table/", "vocabulary/", "pieces/")
+             "text/", "table/", "vocabulary/", "pieces/", "words/")
 """The payloads a downloaded bundle fetches when a query first needs them: vector
 partitions, keyword shards and tails, result fragments, texts, token table shards,
-vocabulary shards and word piece shards (their directories, and the keyed lists' sizes
+vocabulary shards, word piece shards and word rows (their directories, and the keyed lists' sizes
 files, come down with the catalog)."""
 SHARD_LISTS = (("fragments",), ("text",), ("lexical", "shards"), ("vocabulary", "shards"),
-               ("encoders", "static", "pieces", "shards"))
+               ("encoders", "static", "pieces", "shards"), ("encoders", "static", "words"))
 """Where the catalog holds shard lists (a path of keys)."""
 
 
@@ -343,7 +344,8 @@ def _named_in(catalog: dict, payload: Payload, read: Callable[[str, int], bytes]
     if name.startswith("index/"):
         entries = check_directory(payload_json(name, read(name, payload.bytes), name), name)
         return [Payload(entry_name, size) for _, entry_name, size in entries]
-    keyed = [shard_list(_at(catalog, path)) for path in KEYED_LISTS] if "/sizes." in name else []
+    keyed = [shard_list(value) for value in (_at(catalog, path) for path in KEYED_LISTS)
+             if value is not None] if "/sizes." in name else []
     shards = next((s for s in keyed if s.sizes is not None and s.sizes.name == name), None)
     if shards is not None:
         sizes = payload_json(name, read(name, payload.bytes), name)
@@ -416,6 +418,23 @@ class LocatedBundle(Protocol):
 
     @property
     def fetch(self) -> PayloadFetch | None: ...
+
+
+def _check_word_rows(catalog: dict, words: dict, read: Callable[[str, int], bytes],
+                     root: Path) -> None:
+    """Every word rows shard (bundle/word_rows.py) well formed, each word in its own."""
+    listed = shard_list(words)
+    dim = catalog["encoders"]["static"]["dim"]
+    for number, payload in enumerate(_named_in(catalog, listed.sizes, read)):
+        try:
+            held = parse_word_shard(payload_json(payload.name, read(payload.name, payload.bytes),
+                                                 root / payload.name), dim, payload.name)
+            if any(bucket_of(word, listed.count) != number for word in held):
+                raise ValueError(f"{payload.name} holds a word of another shard")
+        except BundleError:
+            raise
+        except ValueError as exc:
+            raise BundleError(f"{root / payload.name}: {exc}: rebuild the site") from exc
 
 
 def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
@@ -505,6 +524,9 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
                     checked_piece_shard(shard)
                 except ValueError as exc:
                     raise BundleError(f"{root / keyed.name}: {exc}: rebuild the site") from exc
+        words = catalog["encoders"].get("static", {}).get("words")
+        if words is not None and not lazy:  # only browsers read them: checked here
+            _check_word_rows(catalog, words, read, root)
         if lazy:
             chunks: Sequence[Chunk] = paged
             lexical = LexicalIndex.lazy(

@@ -56,6 +56,7 @@ from .shard_lists import write_keyed_list, write_shard_list
 from .table import TokenTable, row_name, table_hash, token_gaps
 from .vectors.store import column_sums, write_vectors
 from .vocabulary import VOCABULARY_SHARD_BYTES, build_vocabulary, vocabulary_shards
+from .word_rows import WORDS_STEM, site_words, word_rows, word_shards
 from .wordpieces import WordPieceShards, keyed_name, wordpiece_shards
 
 
@@ -189,6 +190,8 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
                 "sent": sum(len(gzip.compress(json_bytes(shard), compresslevel=6, mtime=0))
                             for _, shard in pieces.shards),
             }
+            catalog["encoders"]["static"]["words"] = write_word_rows(
+                out, written, table, spec, chunks, put)
         if fidelity is not None:  # how the build measured it against the model
             catalog["encoders"]["static"]["fidelity"] = fidelity
     if query_encoder == "transformer":
@@ -287,6 +290,24 @@ def write_table_rows(out: Path, written: list[Payload], table: TokenTable) -> di
         name = row_name(token, digest)
         _write_self_checked(out, written, name, row.tobytes())
     return {"table": digest, "ids": token_gaps(table.token_ids)}
+
+
+def write_word_rows(out: Path, written: list[Payload], table: TokenTable, spec: ModelSpec,
+                    chunks: list[Chunk], put: Callable[[str, str, str, bytes], list]) -> dict:
+    """The query table's rows summed per word of the site (bundle/word_rows.py) as a
+    keyed list; the catalog's `words`."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(spec.tokenizer_path))
+    tokenizer.no_padding()  # as the static encoder reads it (search/query_encoder.py)
+    tokenizer.no_truncation()
+    words = site_words(tokenizer, [spec.query_prefix, *(
+        text for c in chunks for text in (c.title, " ".join(c.path), c.text))])
+    (out / "words").mkdir(exist_ok=True)
+    return write_keyed_list(
+        word_shards(word_rows(tokenizer, table, words)), WORDS_STEM,
+        lambda name, body: _write_self_checked(out, written, name, body),
+        lambda data: put("words", "sizes", "json", data))
 
 
 def _write_self_checked(out: Path, written: list[Payload], name: str, body: bytes) -> int:

@@ -4,9 +4,11 @@ round trip after it (js/src/engine/opening.js).
 
 - `pieces`: the hash of the keyed word piece files, known before any page is rendered;
 - `keywords`: `<set>:<count>` of the keyword index's keyed shards;
-- `pages`: the hash of the page table.
+- `pages`: the hash of the page table;
+- `words`: `<set>:<count>` of the word rows' keyed shards (bundle/word_rows.py);
+- `index`: the hash of the static encoder's vector index (partitioned layout).
 
-The last two are known only once the bundle is written, after every page: a build
+All but the first are known only once the bundle is written, after every page: a build
 writes its pages with the first and then adds the others to each (`rewrite_pages`). A
 hint is only a guess to the browser: a stale one costs its requests, nothing else.
 """
@@ -26,7 +28,10 @@ from ..logs import build_log as log
 # Our meta tag, however a later plugin (a minifier) wrote its attributes.
 _META = re.compile(r"""<meta\b[^>]*?(?<![\w-])name\s*=\s*["']?semantic-search(?=["'\s/>])[^>]*>""",
                    re.IGNORECASE)
-_LATE_ATTRIBUTE = re.compile(r"""\s+data-(?:keywords|pages)\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)""")
+LATE = ("keywords", "pages", "words", "index")
+"""The hints known only once the bundle is written."""
+_LATE_ATTRIBUTE = re.compile(
+    r"""\s+data-(?:keywords|pages|words|index)\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)""")
 # Material's config, as Material writes it or a minifier rewrites it.
 _MATERIAL_CONFIG = re.compile(
     r"""(<script\b[^>]*?(?<![\w-])id\s*=\s*["']?__config(?=["'\s/>])[^>]*>)(.*?)(</script\s*>)""",
@@ -40,10 +45,13 @@ class PageHints:
     pieces: str | None = None
     keywords: str | None = None
     pages: str | None = None
+    words: str | None = None
+    index: str | None = None
 
     def items(self) -> list[tuple[str, str]]:
         """The hints given, as (name, value), in a fixed order."""
-        given = (("pieces", self.pieces), ("keywords", self.keywords), ("pages", self.pages))
+        given = (("pieces", self.pieces), ("keywords", self.keywords), ("pages", self.pages),
+                 ("words", self.words), ("index", self.index))
         return [(key, value) for key, value in given if value]
 
 
@@ -55,19 +63,24 @@ def bundle_hints(bundle: Path, *, pieces: str | None) -> PageHints:
     catalog = read_catalog(bundle, read_manifest(bundle))
     shards = catalog["lexical"]["shards"]
     table = NAME.match(catalog["pages"]["table"][0])  # the catalog's check named it
+    static = catalog["encoders"].get("static", {})
+    words = static.get("words")
+    vectors = catalog["vectors"][static["vectors"]] if static else {}
+    index = NAME.match(vectors["index"][0]) if vectors.get("layout") == "partitioned" else None
     return PageHints(pieces=pieces, keywords=f"{shards['set']}:{shards['count']}",
-                     pages=table.group(1) if table else None)
+                     pages=table.group(1) if table else None,
+                     words=f"{words['set']}:{words['count']}" if words else None,
+                     index=index.group(1) if index else None)
 
 
 def add_late_hints(page_html: str, hints: PageHints) -> str | None:
-    """`page_html` with `hints`' keywords and pages in our meta tag (replacing any there)
+    """`page_html` with `hints`' late ones (`LATE`) in our meta tag (replacing any there)
     and in Material's worker URL, if the page has one; None if the page has no meta tag
     of ours."""
     meta = _META.search(page_html)
     if meta is None:
         return None
-    late = "".join(f' data-{key}="{value}"' for key, value in hints.items()
-                   if key in ("keywords", "pages"))
+    late = "".join(f' data-{key}="{value}"' for key, value in hints.items() if key in LATE)
     tag = _LATE_ATTRIBUTE.sub("", meta.group(0))
     end = len(tag) - (2 if tag.endswith("/>") else 1)
     tag = tag[:end].rstrip() + late + tag[end:]
@@ -99,8 +112,8 @@ def _material_worker_hints(page_html: str, hints: PageHints) -> str:
         return page_html
     path, _, query = url.partition("?")
     kept = [part for part in query.split("&")
-            if part and not part.startswith(("keywords=", "pages="))]
-    late = [f"{key}={value}" for key, value in hints.items() if key in ("keywords", "pages")]
+            if part and not part.startswith(tuple(f"{key}=" for key in LATE))]
+    late = [f"{key}={value}" for key, value in hints.items() if key in LATE]
     config["search"] = path + "?" + "&".join(kept + late)
     return page_html[:start] + script_json(config) + page_html[end:]
 

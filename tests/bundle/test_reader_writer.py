@@ -181,11 +181,12 @@ def test_a_page_edit_changes_only_the_payloads_that_hold_it(tmp_path):
     after = {p.name for p in read_bundle(tmp_path).files}
     changed = after - before
     # the lists holding the page's text and excerpt, its terms and the counts of its
-    # words ("added", "sentence") are renamed (shards are named by their list's hash), and
-    # the catalog that lists them; its vectors were not re-embedded here, and the query
-    # table, word pieces, page table and facets stay as they were
+    # words ("added", "sentence") are renamed (shards are named by their list's hash), as
+    # are the word rows, which gained those words, and the catalog that lists them; its
+    # vectors were not re-embedded here, and the query table, word pieces, page table and
+    # facets stay as they were
     kinds = {n.split("/")[0].split(".")[0] for n in changed}
-    assert kinds == {"text", "fragments", "lexical", "vocabulary", "catalog"}
+    assert kinds == {"text", "fragments", "lexical", "vocabulary", "words", "catalog"}
     assert before - after == {n for n in before
                               if n.split("/")[0].split(".")[0] in kinds - {"lexical"}
                               or n.startswith(("lexical/lex", "lexical/sizes."))}
@@ -258,7 +259,12 @@ def test_a_table_row_under_another_tokens_name_is_refused(tmp_path):
 def test_changed_truncated_or_missing_payloads_are_named(tmp_path):
     write_sample(tmp_path)
     names = [p.name for p in read_bundle(tmp_path).files]
-    for name in names:
+    # files alike (word rows, keyed word piece files): the first and the last of each kind
+    words = [name for name in names if name.startswith("words/word")]
+    keyed = [name for name in names if PIECE_NAME.match(name)]
+    assert len(words) > 2 and len(keyed) > 2
+    for name in [n for n in names if n not in words + keyed] + [
+            words[0], words[-1], keyed[0], keyed[-1]]:
         path = tmp_path / name
         original = path.read_bytes()
         path.write_bytes(original[:-1] + bytes([original[-1] ^ 1]))
@@ -301,7 +307,9 @@ def test_every_damaged_payload_says_rebuild_the_site_once(tmp_path):
     write_sample(tmp_path)
     files = read_bundle(tmp_path).files
     keyed = [p for p in files if PIECE_NAME.match(p.name)]  # alike: the first and the last
-    for payload in [p for p in files if p not in keyed] + [keyed[0], keyed[-1]]:
+    words = [p for p in files if p.name.startswith("words/word")]
+    for payload in [p for p in files if p not in keyed + words] + [
+            keyed[0], keyed[-1], words[0], words[-1]]:
         path = tmp_path / payload.name
         original = path.read_bytes()
         path.write_bytes(original[: len(original) // 2])

@@ -15,10 +15,12 @@ from mkdocs_semantic.plugin.hints import (
 )
 
 PARITY_BUNDLE = Path(__file__).resolve().parent.parent / "fixtures" / "parity" / "bundle"
-HINTS = PageHints(pieces="ab", keywords="0123456789abcdef:5", pages="fedcba9876543210")
+HINTS = PageHints(pieces="ab", keywords="0123456789abcdef:5", pages="fedcba9876543210",
+                  words="3333333333333333:9", index="4444444444444444")
 WRITTEN = '<meta name="semantic-search" content="semantic/manifest.json" data-pieces="ab">'
-HINTED = ('<meta name="semantic-search" content="semantic/manifest.json" data-pieces="ab" '
-          'data-keywords="0123456789abcdef:5" data-pages="fedcba9876543210">')
+LATE = ('data-keywords="0123456789abcdef:5" data-pages="fedcba9876543210" '
+        'data-words="3333333333333333:9" data-index="4444444444444444"')
+HINTED = f'<meta name="semantic-search" content="semantic/manifest.json" data-pieces="ab" {LATE}>'
 
 
 def material_page(search: str) -> str:
@@ -37,13 +39,19 @@ def test_hints_are_given_in_a_fixed_order_and_only_when_known():
     assert PageHints(pages="p", pieces="a").items() == [("pieces", "a"), ("pages", "p")]
 
 
-def test_the_bundle_names_its_keyword_shards_and_page_table():
+def test_the_bundle_names_its_keyword_shards_page_table_word_rows_and_vector_index():
     catalog = json.loads((PARITY_BUNDLE / "catalog.json").read_text(encoding="utf-8"))
     hints = bundle_hints(PARITY_BUNDLE, pieces="ab")
     shards = catalog["lexical"]["shards"]
     assert hints.keywords == f"{shards['set']}:{shards['count']}"
     assert f"pages/pages.{hints.pages}.bin" == catalog["pages"]["table"][0]
+    words = catalog["encoders"]["static"]["words"]
+    assert hints.words == f"{words['set']}:{words['count']}"
+    assert hints.index is None  # the exact layout has no index
     assert hints.pieces == "ab"
+    partitioned = PARITY_BUNDLE.parent / "bundle-partitioned"
+    index = json.loads((partitioned / "catalog.json").read_text(encoding="utf-8"))["vectors"][0]
+    assert f"vectors/ivf.{bundle_hints(partitioned, pieces=None).index}.bin" == index["index"][0]
 
 
 def test_the_meta_tag_gets_the_late_hints_once_however_it_was_written():
@@ -52,12 +60,11 @@ def test_the_meta_tag_gets_the_late_hints_once_however_it_was_written():
     assert once == f"<head>{HINTED}</head><body><pre>{WRITTEN}</pre></body>"
     assert add_late_hints(once, HINTS) == once  # a page listed twice
     newer = PageHints(keywords="1111111111111111:7", pages="2222222222222222")
-    assert add_late_hints(once, newer) == once.replace("0123456789abcdef:5", "1111111111111111:7") \
-        .replace("fedcba9876543210", "2222222222222222")
+    assert add_late_hints(once, newer) == once.replace(
+        LATE, 'data-keywords="1111111111111111:7" data-pages="2222222222222222"')
     # a minifier after us: no quotes, no spaces before the end, a self-closing tag
     assert add_late_hints("<meta name=semantic-search content=m data-pieces=ab/>", HINTS) == (
-        '<meta name=semantic-search content=m data-pieces=ab data-keywords="0123456789abcdef:5"'
-        ' data-pages="fedcba9876543210"/>')
+        f"<meta name=semantic-search content=m data-pieces=ab {LATE}/>")
     assert add_late_hints('<meta name="description" content="semantic-search">', HINTS) is None
     # neither another name that starts with ours nor another attribute that ends in name
     assert add_late_hints('<meta name="semantic-search-ui" content="x">'
@@ -67,7 +74,8 @@ def test_the_meta_tag_gets_the_late_hints_once_however_it_was_written():
 def test_materials_worker_url_gets_the_late_hints_and_keeps_the_rest():
     url = "../semantic/client/abc123/material-worker.js?manifest=../../manifest.json&pieces=ab"
     page = add_late_hints(material_page(url), HINTS)
-    assert config_of(page)["search"] == f"{url}&keywords=0123456789abcdef:5&pages=fedcba9876543210"
+    assert config_of(page)["search"] == (f"{url}&keywords=0123456789abcdef:5&pages=fedcba9876543210"
+                                         "&words=3333333333333333:9&index=4444444444444444")
     assert config_of(page)["translations"] == {"x": "</script>"}
     assert add_late_hints(page, HINTS) == page
     minified = material_page(url).replace('<script id="__config" type="application/json">',

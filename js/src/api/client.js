@@ -11,14 +11,16 @@ export class SemanticSearch {
    * with `query_encoder: transformer` downloads a model). The page's meta tag's hints,
    * so that a first query asks for its first files beside the catalog: `pieces`, the
    * hash of the bundle's keyed word piece files; `keywords`, the set and count of its
-   * keyword shards (`<set>:<count>`); `pages`, the hash of its page table.
+   * keyword shards (`<set>:<count>`); `pages`, the hash of its page table; `words`, the
+   * set and count of its word rows; `index`, the hash of its vector index.
    */
-  constructor({ manifest, siteRoot, pieces = null, keywords = null, pages = null, onProgress = () => {} }) {
+  constructor({ manifest, siteRoot, pieces = null, keywords = null, pages = null, words = null, index = null,
+    onProgress = () => {} }) {
     if (!manifest) throw new Error("semantic search needs the URL of the bundle's manifest.json");
     this.manifestUrl = new URL(manifest, document.baseURI).href;
     this.siteRoot = new URL(siteRoot ?? "../", siteRoot ? document.baseURI : this.manifestUrl).href;
     this.onProgress = onProgress;
-    this.hints = { pieces, keywords, pages };
+    this.hints = { pieces, keywords, pages, words, index };
     this.progressWatchers = new Set();
     this.worker = null;
     this.pending = new Map();
@@ -41,7 +43,7 @@ export class SemanticSearch {
       this.#failAll(`the search worker failed to start (${event.message || "script error"})`);
     };
     this.#call("init", { manifestUrl: this.manifestUrl, pieces: this.hints.pieces, keywords: this.hints.keywords,
-      openingQuery: query });
+      words: this.hints.words, openingQuery: query });
     // the manifest and catalog come while the worker's code does, not after it
     const worker = this.worker;
     fetchOpening(this.manifestUrl, { query, ...this.hints }).then(

@@ -15,7 +15,7 @@ let current = null;
 /**
  * Where the built pages say the bundle is: `<meta name="semantic-search" content=...>`,
  * and the hints that name the files a first query reads first (SemanticSearch):
- * `data-pieces`, `data-keywords` and `data-pages`.
+ * `data-pieces`, `data-keywords`, `data-pages`, `data-words` and `data-index`.
  */
 export function pageOptions(doc = document) {
   const meta = doc.querySelector('meta[name="semantic-search"]');
@@ -27,6 +27,8 @@ export function pageOptions(doc = document) {
     pieces: meta.dataset.pieces ?? null,
     keywords: meta.dataset.keywords ?? null,
     pages: meta.dataset.pages ?? null,
+    words: meta.dataset.words ?? null,
+    index: meta.dataset.index ?? null,
   };
 }
 

@@ -20,13 +20,14 @@ let opened = null; // resolves the engine's `opening` with the page's {manifest,
 const running = new Map(); // request id -> AbortController
 
 const handlers = {
-  init({ manifestUrl, pieces, keywords, openingQuery }) {
+  init({ manifestUrl, pieces, keywords, words, openingQuery }) {
     engine?.destroy();
     opened?.(null);
     engine = new Engine({
       manifestUrl,
       pieces,
       keywords,
+      words,
       openingQuery,
       opening: new Promise((resolve) => { opened = resolve; }),
       runtime: runtimeFiles(self.location.href),

@@ -24,7 +24,7 @@ const ROW_NAME = /^table\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.bin$/;
 const PIECE_NAME = /^pieces\/(s[0-9a-z]{1,2}|c[0-9a-z]|p)\.([0-9a-f]{16})\.json$/;
 // names.py SHARD_NAME: a shard of a shard list (or a directory of them), named by its
 // number and the list's hash.
-const SHARD_STEMS = ["fragments/frag", "text/text", "lexical/lex", "vocabulary/words", "pieces/piece"];
+const SHARD_STEMS = ["fragments/frag", "text/text", "lexical/lex", "vocabulary/words", "pieces/piece", "words/word"];
 const SHARD_NAME = new RegExp(`^(${[...SHARD_STEMS, ...SHARD_STEMS.map((s) => directoryStem(s))].join("|")})(0|[1-9][0-9]{0,9})\\.([0-9a-f]{16})\\.json$`);
 /** The stem of a shard list's directories: `index/` and the last part of its stem. */
 function directoryStem(stem) {
@@ -34,12 +34,14 @@ function directoryStem(stem) {
 // the hash of the partition's rows.
 const VECTOR_ROWS_NAME = /^vectors\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.i8$/;
 const TABLE_HASH = /^[0-9a-f]{16}$/;
-// A keyed list's shard (the keyword index's, a page's fragments): named by its number and
-// the list's hash.
-const KEYED_SHARD_NAME = /^(lexical\/lex|fragments\/frag)(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json$/;
+// A keyed list's shard (the keyword index's, a page's fragments, the word rows): named by
+// its number and the list's hash.
+const KEYED_SHARD_NAME = /^(lexical\/lex|fragments\/frag|words\/word)(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json$/;
 const MAX_SHARDS = 10 ** 10; // more shards than a name's number may count
 /** The keyword index's keyed list: the stem of its shards' names. */
 export const LEXICAL_STEM = "lexical/lex";
+/** The word rows' keyed list (mkdocs_semantic/bundle/word_rows.py): the stem of its shards' names. */
+export const WORDS_STEM = "words/word";
 
 /** Shard `n`'s name in the keyed list of stem `stem` and hash `set`. */
 export function keyedShardName(stem, n, set) {
@@ -386,6 +388,10 @@ export function checkCatalog(data, manifest, source) {
       if (out.dim !== vectors[out.vectors].dim) check.fail(`${where}.dim differs from its vector set's`);
       out.rows = checkRows(check, encoder, where);
       if (Object.hasOwn(encoder, "pieces")) out.pieces = checkPieces(check, encoder, where);
+      if (Object.hasOwn(encoder, "words")) {
+        if (!out.pieces) check.fail(`${where}.words needs the word pieces (pieces)`);
+        out.words = check.keyedList(encoder, "words", where, WORDS_STEM, "hash");
+      }
     }
     checked[kind] = out;
   }

@@ -40,6 +40,8 @@ import { StaticEncoder } from "./static-encoder.js";
 import { Vocabulary } from "./vocabulary.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
 import { WordPieces } from "./wordpieces.js";
+import { wordEntry } from "./word-rows.js";
+import { guessedWordFiles } from "./guessed-words.js";
 import { guessedPieceFiles, piecesHash } from "../bundle/piece-names.js";
 import { guessedKeywordFiles } from "./guessed-keywords.js";
 import { PREFETCH_BYTES, mayPrefetch, prefetch } from "./prefetch.js";
@@ -53,18 +55,19 @@ import { GUESSED_PAGES, askGuessedFragments, firstPages } from "./guessed-fragme
  * `opening`: a promise of `fetchOpening(manifestUrl)` (opening.js) asked for before the
  * engine was made, used by its first read of the catalog (if it fails, the engine asks);
  * `openingQuery`: the query it was asked with, whose word piece files it brings.
- * `pieces`: the hash of the bundle's keyed word piece files, and `keywords`, its keyword
- * shards' `<set>:<count>`, as the page says them, so that a query that comes before the
- * catalog asks for its words' files at once.
+ * `pieces`: the hash of the bundle's keyed word piece files, `keywords`, its keyword
+ * shards' `<set>:<count>`, and `words`, its word rows' `<set>:<count>`, as the page says
+ * them, so that a query that comes before the catalog asks for its words' files at once.
  */
 export class Engine {
   constructor({ manifestUrl, runtime, encoder, opening = null, openingQuery = "", pieces = null,
-    keywords = null, onProgress = () => {} }) {
+    keywords = null, words = null, onProgress = () => {} }) {
     this.manifestUrl = new URL(manifestUrl).href;
     this.early = opening; // fetchOpening's promise, used once by #readCatalog
     this.openingQuery = String(openingQuery ?? "");
     this.pagePieces = piecesHash(pieces);
     this.pageKeywords = keywords;
+    this.pageWords = words;
     this.runtime = runtime;
     this.encoderKind = encoder;
     this.onProgress = onProgress;
@@ -236,26 +239,27 @@ export class Engine {
   }
 
   /**
-   * Before the catalog is read: the keyed word piece files `query`'s words would read
-   * and the keyword shards of its terms, named with the page's hints, asked for now
-   * rather than a step after the catalog.
+   * Before the catalog is read: the word rows (or else the keyed word piece files)
+   * `query`'s words would read and the keyword shards of its terms, named with the
+   * page's hints, asked for now rather than a step after the catalog.
    */
   #askEarly(query) {
     if (this.catalog) return;
     // the opening, while it is still to come, brings its own query's files
     const opening = this.early ? this.openingQuery : null;
-    if (this.pagePieces && this.encoderKind !== "transformer") {
+    const guess = (files, hint) => Promise.all([files(query, hint), opening === null ? [] : files(opening, hint)])
+      .then(([names, brought]) => {
+        for (const name of names) if (!brought.includes(name)) this.store.json({ name }).catch(() => {});
+      }, () => {}); // a guess: the engine asks when it needs them
+    if (this.pageWords && this.encoderKind !== "transformer") {
+      guess(guessedWordFiles, this.pageWords);
+    } else if (this.pagePieces && this.encoderKind !== "transformer") {
       const coming = new Set(opening === null ? [] : guessedPieceFiles(opening, this.pagePieces));
       for (const name of guessedPieceFiles(query, this.pagePieces)) {
         if (!coming.has(name)) this.#pieceShard({ name }).catch(() => {}); // asked again when needed
       }
     }
-    if (this.pageKeywords) {
-      Promise.all([guessedKeywordFiles(query, this.pageKeywords),
-        opening === null ? [] : guessedKeywordFiles(opening, this.pageKeywords)]).then(([names, brought]) => {
-        for (const name of names) if (!brought.includes(name)) this.store.json({ name }).catch(() => {});
-      }, () => {}); // a guess: the engine asks when it needs them
-    }
+    if (this.pageKeywords) guess(guessedKeywordFiles, this.pageKeywords);
   }
 
   /** The static encoder's tokenizer: its vocabulary by need when the bundle has it in shards. */
@@ -272,19 +276,35 @@ export class Engine {
     });
   }
 
+  /** The word rows (word-rows.js) of the static `encoder`, its words cut by `pieces`. */
+  #wordRows(encoder, pieces) {
+    const shards = this.#shardList(encoder.words);
+    return {
+      split: (text) => pieces.queryWords(text),
+      find: async (word) => {
+        const entry = await shards.find(word);
+        return wordEntry(await this.store.json(entry), word, encoder.dim, entry.name);
+      },
+      tokenize: (words) => pieces.tokenizeWords(words),
+    };
+  }
+
   #staticEncoder() {
     return this.#once("static", async () => {
       const encoder = this.catalog.encoders.static;
       let tokenize;
+      let words = null;
       if (encoder.pieces) {
         const pieces = await this.#wordPieces();
         tokenize = (text) => pieces.tokenize(text);
+        if (encoder.words) words = this.#wordRows(encoder, pieces);
       } else {
         tokenize = createTokenIds(await this.store.json(encoder.tokenizer), { maxTokens: encoder.maxTokens });
       }
       return new StaticEncoder({
         encoder,
         tokenize,
+        words,
         loadRow: (token) => {
           const file = rowFile(token, encoder.rows.table, encoder.dim);
           return this.store.get(file, (buffer) => parseRow(buffer, encoder.dim, file.name));
@@ -334,12 +354,15 @@ export class Engine {
     return this.#embedOpen(query);
   }
 
-  /** `embed` once the catalog is open: asks for the encoder's files before it awaits. */
-  async #embedOpen(query) {
+  /**
+   * `embed` once the catalog is open: asks for the encoder's files before it awaits.
+   * `onPartial(sum)`: the static encoder's partial sum (StaticEncoder.encode).
+   */
+  async #embedOpen(query, { onPartial } = {}) {
     const text = this.catalog.model.queryPrefix + query;
     let vector;
     if (this.encoder.kind === "static") {
-      vector = await (await this.#staticEncoder()).encode(text);
+      vector = await (await this.#staticEncoder()).encode(text, { onPartial });
     } else {
       vector = await (await this.#transformer()).embed(text);
     }
@@ -362,7 +385,7 @@ export class Engine {
   async #vectorScores(query, { among = null, signal, onCandidates } = {}) {
     // The encoder's files first: the table shards wait for the tokenizer, while the
     // vector files wait for nothing (browsers open few connections per host at once).
-    const vector = this.#embedOpen(query);
+    const vector = this.#embedOpen(query, { onPartial: (sum) => this.#probeAhead(sum, among, signal) });
     const [codes, set] = await Promise.all([vector, this.#vectors()]);
     if (codes === null) return null;
     const floor = meanScore(this.catalog.vectors[this.encoder.vectors], this.manifest.counts.chunks, codes);
@@ -385,6 +408,25 @@ export class Engine {
     const parts = await Promise.all(probed.map((part) => ({ part, read: blocksHolding(part, wanted) }))
       .filter(({ read }) => read.length).map(({ part, read }) => this.#withRows(part, read, wanted)));
     return { scores: scorePartitions(set, parts, codes), floor };
+  }
+
+  /**
+   * While a query's words the site does not use wait for their word pieces: asks for the
+   * bits of the partitions that the rows of its other words (`sum`) probe, which are
+   * nearly always those the whole vector probes, a step before it is known. Only a
+   * guess: the probe itself waits for the whole vector.
+   */
+  async #probeAhead(sum, among, signal) {
+    try {
+      const set = await this.#vectors();
+      const codes = queryCodes(sum);
+      if (set.layout !== "partitioned" || among || !codes || signal?.aborted) return;
+      for (const p of probedPartitions(set.centroidBits, set.sizes, signTables(codes), set.probeRows)) {
+        this.#partitionBits(set, p).catch(() => {});
+      }
+    } catch {
+      // a guess: the probe asks again
+    }
   }
 
   /** Whether the query encoder has all it needs: a query then waits for at most a shard. */

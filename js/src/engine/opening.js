@@ -2,27 +2,35 @@
 // name. A page (or Material's worker) asks for them while the engine's own code is still
 // on its way, and hands them to the engine: one round trip fewer before a first query.
 // Given the query and the page's hints (its meta tag names the keyed word piece files,
-// the keyword shards and the page table), the files the query would read first come
-// beside them too, a step before the catalog could name them.
+// the keyword shards, the page table, the word rows and the vector index), the files the
+// query would read first come beside them too, a step before the catalog could name them.
 
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
 import { fetchBytes, fetchCatalogCopy, fetchManifest, payloadUrl } from "../bundle/fetch.js";
 import { unlistedLimit } from "../bundle/bundle.js";
 import { guessedPieceFiles, piecesHash } from "../bundle/piece-names.js";
 import { guessedKeywordFiles, pageTableGuess } from "./guessed-keywords.js";
+import { guessedWordFiles, vectorIndexGuess } from "./guessed-words.js";
 
 /**
  * The names of the files a first `query` reads that the page's hints name: `pieces`
  * (the hash of the keyed word piece files), `keywords` (`<set>:<count>` of the keyword
- * shards) and `pages` (the page table's hash); each optional.
+ * shards), `pages` (the page table's hash), `words` (`<set>:<count>` of the word rows)
+ * and `index` (the vector index's hash); each optional. With word rows, the query's
+ * words need no word pieces unless the site lacks them, which the rows tell.
  */
-export async function guessedFiles(query, { pieces = null, keywords = null, pages = null } = {}) {
+export async function guessedFiles(query, { pieces = null, keywords = null, pages = null, words = null,
+  index = null } = {}) {
   const hash = piecesHash(pieces);
   const table = pageTableGuess(pages);
+  const vectors = vectorIndexGuess(index);
+  const rows = await guessedWordFiles(query, words);
   return [
     ...(table ? [table] : []),
+    ...(vectors ? [vectors] : []),
     ...await guessedKeywordFiles(query, keywords),
-    ...(hash ? guessedPieceFiles(query, hash) : []),
+    ...rows,
+    ...(hash && !rows.length ? guessedPieceFiles(query, hash) : []),
   ];
 }
 
@@ -45,7 +53,8 @@ export async function fetchOpening(manifestUrl, { query = "", ...hints } = {}) {
 
 /**
  * The most bytes a guessed file may have: what the engine reads of it unlisted (a word
- * piece file, a keyed shard), or for the page table, as much as of the catalog's copy.
+ * piece file, a keyed shard), or for the page table and the vector index, as much as of
+ * the catalog's copy.
  */
 function guessLimit(name) {
   const limit = unlistedLimit(name);

@@ -1,21 +1,37 @@
 // The static query encoder (mkdocs_semantic/search/query_encoder.py): the query's tokens each
 // add their row of the bundle's token table; no model runs. Only the rows of the query's
-// own tokens are downloaded, each a file named by its token id (bundle/table.py).
+// own tokens are downloaded, each a file named by its token id (bundle/table.py), or,
+// where the bundle has them, the summed rows of the query's words (word-rows.js).
+
+import { encodeByWords } from "./word-rows.js";
 
 export class StaticEncoder {
   /**
    * `encoder`: the catalog's checked `encoders.static` (its `rows.ids`, the token ids the
    * table has, ascending); `tokenize(text) -> ids` or a promise of them (special tokens
-   * included, already cut to max_tokens); `loadRow(token)` -> its Int8Array row.
+   * included, already cut to max_tokens); `loadRow(token)` -> its Int8Array row;
+   * `words`: the word rows as encodeByWords reads them, or null.
    */
-  constructor({ encoder, tokenize, loadRow }) {
-    Object.assign(this, { tokenize, loadRow });
+  constructor({ encoder, tokenize, loadRow, words = null }) {
+    Object.assign(this, { tokenize, loadRow, words });
     this.dim = encoder.dim;
+    this.maxTokens = encoder.maxTokens;
     this.held = encoder.rows.ids;
   }
 
-  /** The query's integer vector (Int32Array, an exact sum), or null when no token is known. */
-  async encode(text) {
+  /**
+   * The query's integer vector (Int32Array, an exact sum), or null when no token is known.
+   * `onPartial(sum)`: told the sum of the rows of the words the site uses while those it
+   * does not use still wait for their word pieces (encodeByWords).
+   */
+  async encode(text, { onPartial } = {}) {
+    if (this.words) {
+      const vector = await encodeByWords(text, {
+        words: this.words, loadRow: this.loadRow, held: (id) => indexOf(this.held, id) >= 0,
+        dim: this.dim, maxTokens: this.maxTokens, onPartial,
+      });
+      if (vector !== undefined) return vector;
+    }
     const ids = (await this.tokenize(text)).filter((id) => indexOf(this.held, id) >= 0);
     if (!ids.length) return null;
     const rows = new Map(); // token -> its row (the store fetches each once)

@@ -34,9 +34,34 @@ export class WordPieces {
    * which holds it), and the prefix with each later character.
    */
   keys(text) {
+    return this.#keysOf(this.words(text));
+  }
+
+  /** `text` as the tokenizer's words: normalized, then pre-tokenized (word_rows.py words_of). */
+  words(text) {
     const { normalizer, pre_tokenizer: preTokenizer } = this.tokenizer;
     const normalized = normalizer ? normalizer(text) : text;
-    const words = preTokenizer ? preTokenizer(normalized) : normalized.split(/\s+/u);
+    return preTokenizer ? preTokenizer(normalized) : normalized.split(/\s+/u).filter(Boolean);
+  }
+
+  /**
+   * `text`'s words, or null when it holds the text of an added token (any case), which
+   * the tokenizer takes out before it normalizes (word_rows.py query_words).
+   */
+  queryWords(text) {
+    const lower = text.toLowerCase();
+    const added = (this.config.added_tokens ?? []).some((t) => t.content && lower.includes(t.content.toLowerCase()));
+    return added ? null : this.words(text);
+  }
+
+  /** The token ids of each of `words` (normalized, pre-tokenized), as the model splits it. */
+  async tokenizeWords(words) {
+    await this.#need(this.#keysOf(words));
+    const { model } = this.tokenizer;
+    return words.map((word) => model._call([word]).map((t) => this.ids.get(t) ?? model.unk_token_id));
+  }
+
+  #keysOf(words) {
     const keys = new Set();
     for (const word of words) {
       const chars = [...word];

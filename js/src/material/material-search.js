@@ -16,13 +16,14 @@ import { runtimeFiles } from "../engine/runtime.js";
  * rejects with its reason.
  */
 export function createSearch({ manifestUrl, workerUrl, opening, openingQuery = "", pieces = null, keywords = null,
-  onProgress }) {
+  words = null, onProgress }) {
   const engine = new Engine({
     manifestUrl,
     opening,
     openingQuery,
     pieces,
     keywords,
+    words,
     runtime: runtimeFiles(workerUrl),
     onProgress: (progress) => onProgress(describeProgress(progress).text),
   });

@@ -5,7 +5,7 @@
 // The plugin points Material's `__config.search` here, with `?manifest=<url>` (and
 // the hints that name the files a first query reads first: `&pieces=<hash>`, the keyed
 // word piece files; `&keywords=<set>:<count>`, the keyword shards; `&pages=<hash>`, the
-// page table).
+// page table; `&words=<set>:<count>`, the word rows; `&index=<hash>`, the vector index).
 //
 // Material sends a QUERY when a key is released; our page script (material-page.js)
 // also sends the box's text on every input event, over a BroadcastChannel, so the
@@ -23,8 +23,8 @@ const RESULT = 3;
 
 const here = new URL(self.location.href);
 const manifestUrl = new URL(here.searchParams.get("manifest") ?? "manifest.json", here).href;
-// the page's hints (semantic.js pageOptions): keyed word piece files, keyword shards, page table
-const hints = Object.fromEntries(["pieces", "keywords", "pages"].map((key) => [key, here.searchParams.get(key)]));
+// the page's hints (semantic.js pageOptions)
+const hints = Object.fromEntries(["pieces", "keywords", "pages", "words", "index"].map((key) => [key, here.searchParams.get(key)]));
 const channel = new BroadcastChannel(CHANNEL);
 let search = null; // a promise of the engine's search, loaded on the first query that is not empty
 let current = null; // the newest text's search: {query, controller}
@@ -96,6 +96,7 @@ async function loadSearch(query) {
       openingQuery: query,
       pieces: hints.pieces,
       keywords: hints.keywords,
+      words: hints.words,
       workerUrl: here.href,
       onProgress: (text) => announce("progress", text),
     });

@@ -1,0 +1,131 @@
+// The word rows (engine/word-rows.js, mkdocs_semantic/bundle/word_rows.py): a query made of
+// the site's words is encoded from its words' rows alone, to the codes the Python searcher
+// computes from its tokens; other queries read the word pieces and token rows they need;
+// the page names a first query's word rows and the vector index beside the catalog.
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { Engine } from "../src/engine/engine.js";
+import { fetchOpening } from "../src/engine/opening.js";
+import { guessWords, guessedWordFiles } from "../src/engine/guessed-words.js";
+import { FRAME, wordEntry } from "../src/engine/word-rows.js";
+import { BundleError } from "../src/bundle/error.js";
+import { serve } from "./serve.js";
+
+const PARITY = fileURLToPath(new URL("../../tests/fixtures/parity/", import.meta.url));
+const expected = JSON.parse(readFileSync(`${PARITY}expected.json`, "utf8"));
+const analyzer = JSON.parse(readFileSync(`${PARITY}analyzer.json`, "utf8"));
+const servers = [];
+after(() => Promise.all(servers.map((s) => s.close())));
+
+async function served(folder = "bundle") {
+  const server = await serve(PARITY);
+  servers.push(server);
+  const url = `${server.url}${folder}/manifest.json`;
+  const catalog = JSON.parse(readFileSync(`${PARITY}${folder}/catalog.json`, "utf8"));
+  return { server, url, catalog };
+}
+
+const kinds = (paths) => ({
+  words: paths.filter((p) => p.includes("/words/word")).length,
+  pieces: paths.filter((p) => p.includes("/pieces/")).length,
+  rows: paths.filter((p) => p.includes("/table/row")).length,
+});
+const codesOf = (query) => expected.queries.find((q) => q.query === query).codes;
+const SITE_WORDS = "stale-while-revalidate service worker strategy"; // every word of it is the site's
+
+test("a query of the site's words reads its words' rows, no word piece and no token row", async () => {
+  const { server, url } = await served();
+  const engine = new Engine({ manifestUrl: url });
+  await engine.open();
+  const before = server.requests.length;
+  const query = "Cache-Control max-age";
+  assert.deepEqual(Array.from(await engine.embed(query)), codesOf(query));
+  const read = kinds(server.requests.slice(before));
+  assert.ok(read.words > 0, "word rows read");
+  assert.equal(read.pieces, 0);
+  assert.equal(read.rows, 0);
+});
+
+test("words the site lacks are split by the word pieces (their tokens have no rows here)", async () => {
+  const { server, url } = await served();
+  const engine = new Engine({ manifestUrl: url });
+  await engine.open();
+  const before = server.requests.length;
+  const query = "quokka zyzzyvas cache";
+  assert.deepEqual(Array.from(await engine.embed(query)), codesOf(query));
+  const read = kinds(server.requests.slice(before));
+  assert.ok(read.words > 0 && read.pieces > 0, JSON.stringify(read));
+});
+
+test("a text holding an added token's text, or too many tokens, is encoded token by token", async () => {
+  const { url } = await served();
+  const engine = new Engine({ manifestUrl: url });
+  for (const query of ["[SEP] cache [mask]", expected.queries.find((q) => q.query.length > 1000).query]) {
+    assert.deepEqual(Array.from(await engine.embed(query)), codesOf(query), query.slice(0, 40));
+  }
+});
+
+test("a malformed entry is refused, naming its shard", () => {
+  const row = Buffer.from(new Int16Array([1, -2, 3, -4]).buffer).toString("base64");
+  assert.deepEqual(wordEntry({ a: [2, row] }, "a", 4, "w"), { tokens: 2, row: Int16Array.from([1, -2, 3, -4]) });
+  assert.deepEqual(wordEntry({ a: [3] }, "a", 4, "w"), { tokens: 3, row: null });
+  assert.equal(wordEntry({ a: [3] }, "b", 4, "w"), null);
+  for (const [data, word] of [[[], "a"], [{ a: [] }, "a"], [{ a: ["1"] }, "a"], [{ a: [1, "AAAA"] }, "a"],
+    [{ a: [1, 5] }, "a"], [{ a: [-1] }, "a"], [{ a: [1, `${row.slice(0, -1)}!`] }, "a"], [null, "a"]]) {
+    assert.throws(() => wordEntry(data, word, 4, "words/word0"), (e) => e instanceof BundleError && /words\/word0/.test(e.message));
+  }
+});
+
+test("the page cuts text into the words the model's tokenizer cuts", () => {
+  for (const [text, words] of analyzer.words) assert.deepEqual(guessWords(text), words, text);
+});
+
+test("given the words and index hints, the opening brings the word rows and the vector index, and the engine asks for neither again", async () => {
+  const { server, url, catalog } = await served("bundle-partitioned");
+  const { set, count } = catalog.encoders.static.words;
+  const index = /^vectors\/ivf\.([0-9a-f]{16})\.bin$/.exec(catalog.vectors[0].index[0])[1];
+  const query = SITE_WORDS;
+  const hints = { words: `${set}:${count}`, index };
+  const guessed = await guessedWordFiles(query, hints.words);
+  assert.ok(guessed.length >= 2); // the query's words and the special tokens' shard
+  const opening = fetchOpening(url, { query, ...hints });
+  const { guessed: brought } = await opening;
+  assert.deepEqual(brought.map((f) => f.name).sort(), [catalog.vectors[0].index[0], ...guessed].sort());
+  const after = server.requests.length;
+  const engine = new Engine({ manifestUrl: url, opening, openingQuery: query, words: hints.words });
+  await engine.search(query);
+  const again = server.requests.slice(after);
+  for (const name of brought.map((f) => `/bundle-partitioned/${f.name}`)) assert.ok(!again.includes(name), name);
+  assert.equal(kinds(again).pieces, 0);
+});
+
+test("the special tokens' row is in the shard the page always names", async () => {
+  const { catalog } = await served();
+  const { set, count } = catalog.encoders.static.words;
+  const frame = await guessedWordFiles("", `${set}:${count}`);
+  assert.equal(frame.length, 1);
+  const data = JSON.parse(readFileSync(`${PARITY}bundle/${frame[0]}`).subarray(0, -4));
+  assert.ok(wordEntry(data, FRAME, catalog.model.dim, frame[0]).tokens >= 1);
+});
+
+test("while a word the site lacks waits for its word pieces, the bits its other words probe are asked for", { timeout: 20_000 }, async () => {
+  let bitsAsked;
+  const asked = new Promise((resolve) => { bitsAsked = resolve; });
+  // the word pieces wait until some bits file has been asked for: only the probe ahead can ask
+  const server = await serve(PARITY, {
+    hold: (path) => {
+      if (path.includes("/vectors/bin.")) bitsAsked();
+      return path.includes("/pieces/") ? asked : null;
+    },
+  });
+  servers.push(server);
+  const engine = new Engine({ manifestUrl: `${server.url}bundle-partitioned/manifest.json` });
+  await engine.open();
+  const query = "quokka zyzzyvas cache";
+  const results = await engine.search(query, { mode: "vector" });
+  const want = JSON.parse(readFileSync(`${PARITY}expected-partitioned.json`, "utf8")).queries.find((q) => q.query === query);
+  assert.deepEqual(results.map((r) => [r.id, r.score, r.vectorScore, r.lexicalScore]), want.vector);
+});
