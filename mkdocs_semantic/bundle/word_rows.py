@@ -67,7 +67,7 @@ def query_words(tokenizer, text: str) -> list[str] | None:
 def site_words(tokenizer, texts: Iterable[str]) -> list[str]:
     """The distinct words of `texts`, sorted."""
     words: set[str] = set()
-    for text in texts:
+    for text in set(texts):  # titles and headings repeat from chunk to chunk
         words.update(words_of(tokenizer, text))
     return sorted(words)
 
