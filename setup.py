@@ -30,7 +30,8 @@ def client_is_built() -> bool:
         listing = json.loads((ASSETS / "client.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    if not all((ASSETS / name).is_file() for name in listing.get("files", [])):
+    if not all((ASSETS / name).is_file()
+               for name in [*listing.get("files", []), listing.get("entry", "client.json")]):
         return False
     # The client carries copies of these (and they are in its hash): an edit means a rebuild.
     return all((ASSETS / name).read_bytes() == (HERE / name).read_bytes()

@@ -24,6 +24,7 @@ const out = join(root, "mkdocs_semantic", "assets");
 const ort = join(here, "node_modules", "onnxruntime-web", "dist");
 const RUNTIME = ["ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm"];
 const KEEP = new Set(["README.md"]);
+const ENTRY = "semantic-entry.js"; // the site's stable semantic.js, built for this client's folder
 const STATIC_ENTRIES = ["worker.js", "material-search.js"]; // what a query loads before a model
 // Shipped with the package and copied into sites, but not bundled from npm.
 const TOKENIZER = {
@@ -63,8 +64,9 @@ const common = {
 // browser asks for a module's imports only once the module has arrived, so each level
 // of imports costs the reader a round trip. worker.js holds the whole engine and exports
 // it; material-search.js imports it from there (the Material worker asks for both at
-// once); auto.js imports the page API from semantic.js (page load, not a query's path;
-// Material's pages load material.js instead);
+// once); auto.js imports the page API from the site's stable entry, ../../semantic.js
+// (page load, not a query's path; Material's pages load material.js instead), so that a
+// page's own script and an API user's import share one module, fetched once;
 // the transformer's code, with onnxruntime-web, is ort-embed.js, imported when a query needs
 // it (named like onnxruntime-web's runtime files, which a static build does not copy).
 const sibling = (mapping) => ({
@@ -88,7 +90,7 @@ const esmBuild = (entryPoints, mapping) => esbuild.build({
 });
 const esmBuilds = await Promise.all([
   esmBuild({ semantic: "src/api/semantic.js" }, {}),
-  esmBuild({ auto: "src/api/auto.js" }, { "api/auto.js:./semantic.js": "semantic.js" }),
+  esmBuild({ auto: "src/api/auto.js" }, { "api/auto.js:./semantic.js": "../../semantic.js" }),
   esmBuild({ material: "src/api/material.js" }, {}),
   esmBuild({ worker: "src/api/worker.js" }, { "engine/engine.js:./embed.js": "ort-embed.js" }),
   esmBuild({ "ort-embed": "src/engine/embed.js" }, {}),
@@ -114,11 +116,23 @@ writeMetafile([esm.metafile, iife.metafile]);
 writeLicenses([esm.metafile, iife.metafile]);
 
 const files = readdirSync(out, { recursive: true })
-  .filter((name) => !KEEP.has(name) && name !== "client.json" && statSync(join(out, name)).isFile())
+  .filter((name) => !KEEP.has(name) && name !== "client.json" && name !== ENTRY && statSync(join(out, name)).isFile())
   .map((name) => name.split(sep).join("/")).sort();
 const digest = createHash("sha256");
 for (const name of files) digest.update(name).update("\0").update(readFileSync(join(out, name)));
-const client = { hash: digest.digest("hex").slice(0, 12), files };
+const hash = digest.digest("hex").slice(0, 12);
+// The site's stable entry, <bundle_dir>/semantic.js: the page API itself, which finds the
+// worker in client/<hash>/ (one module for an import of the stable name, not two).
+await esbuild.build({
+  ...common,
+  plugins: [porterOnly(sampleWords())],
+  entryPoints: { [ENTRY.replace(/\.js$/, "")]: "src/api/semantic.js" },
+  outdir: out,
+  format: "esm",
+  banner: { js: `/* mkdocs-semantic-search: the browser client's API (client ${hash}) */` },
+  define: { ...common.define, "globalThis.SEMANTIC_CLIENT_FOLDER": JSON.stringify(`./client/${hash}`) },
+});
+const client = { hash, files, entry: ENTRY };
 writeFileSync(join(out, "client.json"), JSON.stringify(client, null, 1) + "\n");
 console.log(`client ${client.hash}: ${files.length} files in ${out}`);
 

@@ -174,7 +174,8 @@ def test_the_sdist_carries_js_sources_and_the_built_client(sdist):
     assert sources <= names, f"js/ files missing from the sdist: {sorted(sources - names)[:10]}"
     assert not [n for n in names if n.startswith(("js/node_modules", "js/dist"))]
     client = ClientAssets.load()
-    assert {f"mkdocs_semantic/assets/{name}" for name in (*client.files, "client.json")} <= names
+    assert {f"mkdocs_semantic/assets/{name}"
+            for name in (*client.files, client.entry, "client.json")} <= names
 
 
 def test_pip_installs_from_the_sdist_without_node_and_the_client_loads(wheel, tmp_path):

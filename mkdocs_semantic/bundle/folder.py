@@ -21,9 +21,11 @@ OLD_PAYLOAD = re.compile(r"^(index|chunks|text|lexical|model|tokenizer)\.[0-9a-f
 _TEMPORARY = re.compile(r"^\.[\w.]+-\w+$")
 _CLIENT_HASH = re.compile(r"^[0-9a-f]{12}$")
 _OWN_MANIFEST = re.compile(r'^\{\s*"format":\s*\d+,\s*"generator":\s*"mkdocs-semantic-search ')
-_OWN_API_ENTRY = re.compile(r'export \* from "\./client/[0-9a-f]{12}/semantic\.js";\n')
+_OWN_API_ENTRY = re.compile(r'export \* from "\./client/[0-9a-f]{12}/semantic\.js";\n\Z|'
+                            r"/\* mkdocs-semantic-search: the browser client's API \(client "
+                            r"[0-9a-f]{12}\) \*/\n")
 _OWN_CATALOG = re.compile(r'^\{"model":\{"id":')
-OWN_PLAIN_NAMES = {MANIFEST: _OWN_MANIFEST.search, API_ENTRY: _OWN_API_ENTRY.fullmatch,
+OWN_PLAIN_NAMES = {MANIFEST: _OWN_MANIFEST.search, API_ENTRY: _OWN_API_ENTRY.match,
                    CATALOG_COPY: _OWN_CATALOG.search}
 """The bundle's files whose names do not say they are ours: how each one's start does."""
 

@@ -53,20 +53,24 @@ class ClientAssets:
     root: Path
     hash: str
     files: tuple[str, ...]
+    entry: str
+    """The site's stable API entry as built for this client (client.json `entry`)."""
 
     @classmethod
     def load(cls, root: Path = ASSETS) -> ClientAssets:
         listing = root / CLIENT_JSON
         try:
             data = json.loads(listing.read_text(encoding="utf-8"))
-            assets = cls(root=root, hash=str(data["hash"]), files=tuple(data["files"]))
+            assets = cls(root=root, hash=str(data["hash"]), files=tuple(data["files"]),
+                         entry=str(data["entry"]))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ClientError(
                 f"the browser client is not built ({listing} is missing or unreadable: {exc}). "
                 "In a source checkout run `npm ci && npm run build` in js/ (Node.js 20+ with "
                 "npm), or reinstall mkdocs-semantic-search"
             ) from exc
-        missing = [name for name in assets.files if not (root / name).is_file()]
+        missing = [name for name in (*assets.files, assets.entry)
+                   if not (root / name).is_file()]
         if missing:
             raise ClientError(
                 f"the browser client in {root} is incomplete (missing {', '.join(missing)}): "
@@ -100,8 +104,12 @@ class ClientAssets:
         for old in target.parent.iterdir():
             if old != target:  # claim_bundle_dir found only client copies here
                 shutil.rmtree(old)
-        entry = f'export * from "./{CLIENT_FOLDER}/{self.hash}/{API_ENTRY}";\n'
-        (site_dir / bundle_dir / API_ENTRY).write_text(entry, encoding="utf-8")
+        # the page API itself, one module for an import of its stable name (auto.js
+        # imports it too, so a page's script and an API user share it)
+        entry = site_dir / bundle_dir / API_ENTRY
+        data = (self.root / self.entry).read_bytes()
+        if not (entry.is_file() and entry.read_bytes() == data):
+            entry.write_bytes(data)
         return target
 
 

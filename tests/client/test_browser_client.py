@@ -21,7 +21,8 @@ from mkdocs_semantic.plugin.theme import (
     without_search_plugin_script,
 )
 
-ASSETS = ClientAssets(root=Path("unused"), hash="abc123", files=("auto.js",))
+ASSETS = ClientAssets(root=Path("unused"), hash="abc123", files=("auto.js",),
+                      entry="semantic-entry.js")
 
 
 @pytest.mark.parametrize(

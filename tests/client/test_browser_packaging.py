@@ -52,7 +52,7 @@ def test_the_wheel_carries_every_client_file(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     shipped = {name.removeprefix("mkdocs_semantic/assets/") for name in names
                if name.startswith("mkdocs_semantic/assets/")}
-    assert {*client.files, "client.json"} <= shipped
+    assert {*client.files, client.entry, "client.json"} <= shipped
     listing = json.loads(zipfile.ZipFile(wheel).read("mkdocs_semantic/assets/client.json"))
     assert listing["hash"] == client.hash
 

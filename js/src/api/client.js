@@ -31,7 +31,9 @@ export class SemanticSearch {
   /** The worker, started with the page's opening (`query`: a first query's text, if any). */
   #start(query = "") {
     if (this.worker) return;
-    const script = new URL("./worker.js", import.meta.url);
+    // The client's folder: this module's own, or the one the site's stable entry (a copy
+    // of this module one folder up, built with the client's folder written in) names.
+    const script = new URL(`${globalThis.SEMANTIC_CLIENT_FOLDER ?? "."}/worker.js`, import.meta.url);
     // A worker asks for its script only once its thread has started, a round after this
     // on a busy machine; asked for here, it comes beside the opening and the worker's
     // own request finds it in the browser's cache.
