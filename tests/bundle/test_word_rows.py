@@ -21,10 +21,7 @@ from mkdocs_semantic.bundle.word_rows import (
 )
 from mkdocs_semantic.model.spec import default_model_spec
 
-TEXTS = ["how do I run code on startup", "Lifespan Events", "HTTPException --reload",
-         "custom_dir gh-deploy mkdocs.yml", "Café naïve résumé", "日本語のテキスト 🚀",
-         "x" * 120, "[CLS] [unk] ##ing ## #", "2024-11-27 v1.2.3", "a I 7 qz zq",
-         "\ufb01le \u216b \uff46\uff55\uff4c\uff4c \u0130stanbul straße"]
+from .test_wordpieces import TEXTS  # the texts the word pieces are tried on
 
 
 @pytest.fixture(scope="module")
