@@ -11,6 +11,7 @@ import { Engine } from "../src/engine/engine.js";
 import { fetchOpening } from "../src/engine/opening.js";
 import { guessWords, guessedWordFiles } from "../src/engine/guessed-words.js";
 import { FRAME, wordEntry } from "../src/engine/word-rows.js";
+import { WordPieces } from "../src/engine/wordpieces.js";
 import { BundleError } from "../src/bundle/error.js";
 import { serve } from "./serve.js";
 
@@ -61,11 +62,22 @@ test("words the site lacks are split by the word pieces (their tokens have no ro
 });
 
 test("a text holding an added token's text, or too many tokens, is encoded token by token", async () => {
-  const { url } = await served();
+  const { server, url } = await served();
   const engine = new Engine({ manifestUrl: url });
+  await engine.open();
   for (const query of ["[SEP] cache [mask]", expected.queries.find((q) => q.query.length > 1000).query]) {
+    const before = server.requests.length;
     assert.deepEqual(Array.from(await engine.embed(query)), codesOf(query), query.slice(0, 40));
+    const read = kinds(server.requests.slice(before));
+    assert.equal(read.words, 0, "no word rows read for a text the words cannot give");
   }
+});
+
+test("the engine cuts text into the words the model's tokenizer cuts", () => {
+  const catalog = JSON.parse(readFileSync(`${PARITY}bundle/catalog.json`, "utf8"));
+  const { config } = catalog.encoders.static.pieces;
+  const pieces = new WordPieces({ config, keyed: "", shards: null, load: null, maxTokens: 128 });
+  for (const [text, words] of analyzer.words) assert.deepEqual(pieces.words(text), words, text);
 });
 
 test("a malformed entry is refused, naming its shard", () => {

@@ -41,7 +41,7 @@ from .vectors.store import (
     read_partitioned,
 )
 from .vocabulary import Vocabulary, checked_shard
-from .word_rows import parse_word_shard
+from .word_rows import FRAME, parse_word_shard
 from .wordpieces import checked_keyed_list, checked_piece_shard, keyed_name
 
 
@@ -425,12 +425,15 @@ def _check_word_rows(catalog: dict, words: dict, read: Callable[[str, int], byte
     """Every word rows shard (bundle/word_rows.py) well formed, each word in its own."""
     listed = shard_list(words)
     dim = catalog["encoders"]["static"]["dim"]
+    frame = bucket_of(FRAME, listed.count)
     for number, payload in enumerate(_named_in(catalog, listed.sizes, read)):
         try:
             held = parse_word_shard(payload_json(payload.name, read(payload.name, payload.bytes),
                                                  root / payload.name), dim, payload.name)
             if any(bucket_of(word, listed.count) != number for word in held):
                 raise ValueError(f"{payload.name} holds a word of another shard")
+            if number == frame and FRAME not in held:
+                raise ValueError(f"{payload.name} lacks the special tokens' row")
         except BundleError:
             raise
         except ValueError as exc:

@@ -46,11 +46,16 @@ class WordRow:
 
 
 def words_of(tokenizer, text: str) -> list[str]:
-    """`text` as the tokenizer's words: normalized, then pre-tokenized."""
+    """`text` as the tokenizer's words: normalized, then pre-tokenized (the tokenizer
+    must have a pre-tokenizer: `has_words`)."""
     normalized = tokenizer.normalizer.normalize_str(text) if tokenizer.normalizer else text
-    if tokenizer.pre_tokenizer is None:
-        return normalized.split()
     return [word for word, _ in tokenizer.pre_tokenizer.pre_tokenize_str(normalized)]
+
+
+def has_words(tokenizer) -> bool:
+    """Whether the tokenizer cuts a text into words before it splits them (without a
+    pre-tokenizer the whole text is one word, and word rows would not help)."""
+    return tokenizer.pre_tokenizer is not None
 
 
 def query_words(tokenizer, text: str) -> list[str] | None:
@@ -78,19 +83,25 @@ def word_rows(tokenizer, table: TokenTable, words: Iterable[str]) -> dict[str, W
     `tokenizer` must neither pad nor truncate (as the static encoder's)."""
     if tokenizer.padding is not None or tokenizer.truncation is not None:
         raise ValueError("word rows need a tokenizer that neither pads nor truncates")
-    rows = {FRAME: _row(table, tokenizer.encode("").ids)}
+    frame = _row(table, tokenizer.encode("").ids)
+    if frame is None:
+        raise ValueError("the special tokens' rows overflow an int16 row")
+    rows = {FRAME: frame}
     for word in words:
-        rows[word] = _row(table, [token.id for token in tokenizer.model.tokenize(word)])
+        row = _row(table, [token.id for token in tokenizer.model.tokenize(word)])
+        if row is not None:  # a word whose sum an int16 cannot hold is split by its pieces
+            rows[word] = row
     return rows
 
 
-def _row(table: TokenTable, ids: list[int]) -> WordRow:
+def _row(table: TokenTable, ids: list[int]) -> WordRow | None:
+    """The row of tokens `ids`; None when its sum overflows an int16."""
     held = table.rows_for(ids)
     if not len(held):
         return WordRow(tokens=len(ids), row=None)
     total = np.asarray(held, dtype=np.int64).sum(axis=0)
     if np.abs(total).max(initial=0) > np.iinfo(np.int16).max:
-        raise ValueError(f"a word of {len(ids)} tokens overflows an int16 row")
+        return None
     return WordRow(tokens=len(ids), row=total.astype("<i2"))
 
 

@@ -56,7 +56,7 @@ from .shard_lists import write_keyed_list, write_shard_list
 from .table import TokenTable, row_name, table_hash, token_gaps
 from .vectors.store import column_sums, write_vectors
 from .vocabulary import VOCABULARY_SHARD_BYTES, build_vocabulary, vocabulary_shards
-from .word_rows import WORDS_STEM, site_words, word_rows, word_shards
+from .word_rows import WORDS_STEM, has_words, site_words, word_rows, word_shards
 from .wordpieces import WordPieceShards, keyed_name, wordpiece_shards
 
 
@@ -190,8 +190,9 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
                 "sent": sum(len(gzip.compress(json_bytes(shard), compresslevel=6, mtime=0))
                             for _, shard in pieces.shards),
             }
-            catalog["encoders"]["static"]["words"] = write_word_rows(
-                out, written, table, spec, chunks, put)
+            words = write_word_rows(out, written, table, spec, chunks, put)
+            if words is not None:
+                catalog["encoders"]["static"]["words"] = words
         if fidelity is not None:  # how the build measured it against the model
             catalog["encoders"]["static"]["fidelity"] = fidelity
     if query_encoder == "transformer":
@@ -293,14 +294,17 @@ def write_table_rows(out: Path, written: list[Payload], table: TokenTable) -> di
 
 
 def write_word_rows(out: Path, written: list[Payload], table: TokenTable, spec: ModelSpec,
-                    chunks: list[Chunk], put: Callable[[str, str, str, bytes], list]) -> dict:
+                    chunks: list[Chunk], put: Callable[[str, str, str, bytes], list]
+                    ) -> dict | None:
     """The query table's rows summed per word of the site (bundle/word_rows.py) as a
-    keyed list; the catalog's `words`."""
+    keyed list; the catalog's `words` (None for a tokenizer without words)."""
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(spec.tokenizer_path))
     tokenizer.no_padding()  # as the static encoder reads it (search/query_encoder.py)
     tokenizer.no_truncation()
+    if not has_words(tokenizer):
+        return None
     words = site_words(tokenizer, [spec.query_prefix, *(
         text for c in chunks for text in (c.title, " ".join(c.path), c.text))])
     (out / "words").mkdir(exist_ok=True)

@@ -13,6 +13,7 @@ from mkdocs_semantic.bundle.shard_lists import bucket_of
 from mkdocs_semantic.bundle.table import TokenTable, summed_rows
 from mkdocs_semantic.bundle.word_rows import (
     FRAME,
+    _row,
     parse_word_shard,
     query_words,
     site_words,
@@ -86,6 +87,13 @@ def test_a_text_holding_an_added_token_has_no_words(tokenizer):
     assert query_words(tokenizer, "[CLS] [unk] ##ing") is None
     assert query_words(tokenizer, "a [mask]") is None
     assert query_words(tokenizer, "Lifespan Events") == ["lifespan", "events"]
+
+
+def test_a_word_whose_sum_overflows_an_int16_is_left_to_its_pieces():
+    table = TokenTable(token_ids=np.array([7], dtype=np.uint32),
+                       rows=np.full((1, 4), 127, dtype=np.int8), scale=1.0)
+    assert _row(table, [7] * 258).row.max() == 127 * 258
+    assert _row(table, [7] * 259) is None
 
 
 def test_a_padding_tokenizer_is_refused():

@@ -48,7 +48,8 @@ function decodeRow(text, dim) {
  * A query's integer vector from the rows of its words (Int32Array), null when none of
  * its tokens has a row, or undefined when the words cannot give it exactly (its text
  * holds an added token's text, or its tokens are more than `maxTokens`, which the
- * tokenizer would cut): then the caller encodes it token by token.
+ * tokenizer would cut) or their rows could not be read: then the caller encodes it
+ * token by token, which needs none of them.
  * `words`: `{split(text) -> words | null, find(word) -> promise of {tokens, row} | null,
  * tokenize(words) -> promise of each word's token ids}`; `loadRow(token)`: a token's
  * row (Int8Array) or a promise of it; `held(token)`: whether the table has its row.
@@ -58,9 +59,14 @@ function decodeRow(text, dim) {
  */
 export async function encodeByWords(text, { words, loadRow, held, dim, maxTokens, onPartial }) {
   const split = words.split(text);
-  if (!split) return undefined;
+  if (!split || split.length >= maxTokens) return undefined; // a word is a token at least
   const distinct = [...new Set([FRAME, ...split])];
-  const found = new Map(await Promise.all(distinct.map(async (word) => [word, await words.find(word)])));
+  let found;
+  try {
+    found = new Map(await Promise.all(distinct.map(async (word) => [word, await words.find(word)])));
+  } catch {
+    return undefined; // a shard missing or damaged: the tokens' own rows give the same sum
+  }
   if (!found.get(FRAME)) return undefined; // a bundle's word rows always hold it
   const missing = distinct.filter((word) => !found.get(word));
   if (missing.length && onPartial) {

@@ -34,14 +34,22 @@ export class WordPieces {
    * which holds it), and the prefix with each later character.
    */
   keys(text) {
-    return this.#keysOf(this.words(text));
-  }
-
-  /** `text` as the tokenizer's words: normalized, then pre-tokenized (word_rows.py words_of). */
-  words(text) {
     const { normalizer, pre_tokenizer: preTokenizer } = this.tokenizer;
     const normalized = normalizer ? normalizer(text) : text;
-    return preTokenizer ? preTokenizer(normalized) : normalized.split(/\s+/u).filter(Boolean);
+    return this.#keysOf(preTokenizer ? preTokenizer(normalized) : normalized.split(/\s+/u));
+  }
+
+  /**
+   * `text` as the tokenizer's words: normalized, then pre-tokenized (word_rows.py
+   * words_of); null for a tokenizer without a pre-tokenizer. A lower-casing normalizer
+   * gets the text lower-cased a character at a time first, as the Rust tokenizer does
+   * it (the library's toLowerCase makes a word's last Σ a ς).
+   */
+  words(text) {
+    const { normalizer, pre_tokenizer: preTokenizer } = this.tokenizer;
+    if (!preTokenizer) return null;
+    const folded = this.config.normalizer?.lowercase ? text.replace(/./gsu, (c) => c.toLowerCase()) : text;
+    return preTokenizer(normalizer ? normalizer(folded) : folded);
   }
 
   /**
