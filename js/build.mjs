@@ -75,7 +75,7 @@ const sibling = (mapping) => ({
     build.onResolve({ filter: /^\./ }, ({ path, importer }) => {
       const from = relativeToSrc(importer);
       const to = mapping[`${from}:${path}`];
-      return to ? { path: `./${to}`, external: true } : undefined;
+      return to ? { path: to.startsWith(".") ? to : `./${to}`, external: true } : undefined;
     });
   },
 });
