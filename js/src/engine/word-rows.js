@@ -68,21 +68,6 @@ export async function encodeByWords(text, { words, loadRow, held, dim, maxTokens
     return undefined; // a shard missing or damaged: the tokens' own rows give the same sum
   }
   if (!found.get(FRAME)) return undefined; // a bundle's word rows always hold it
-  const missing = distinct.filter((word) => !found.get(word));
-  if (missing.length && onPartial) {
-    const partial = new Int32Array(dim);
-    for (const word of [FRAME, ...split]) {
-      const row = found.get(word)?.row;
-      if (row) for (let d = 0; d < dim; d++) partial[d] += row[d];
-    }
-    onPartial(partial);
-  }
-  const ids = new Map(missing.length ? (await words.tokenize(missing)).map((tokens, i) => [missing[i], tokens]) : []);
-  let tokens = found.get(FRAME).tokens;
-  for (const word of split) tokens += found.get(word)?.tokens ?? ids.get(word).length;
-  if (tokens > maxTokens) return undefined;
-  const rows = new Map(); // token -> its row, asked for at once
-  for (const list of ids.values()) for (const id of list) if (held(id) && !rows.has(id)) rows.set(id, loadRow(id));
   const sum = new Int32Array(dim);
   let any = false;
   const add = (row) => {
@@ -90,12 +75,19 @@ export async function encodeByWords(text, { words, loadRow, held, dim, maxTokens
     any = true;
   };
   for (const word of [FRAME, ...split]) {
-    const entry = found.get(word);
-    if (entry) {
-      if (entry.row) add(entry.row);
-      continue;
-    }
-    for (const id of ids.get(word)) if (rows.has(id)) add(await rows.get(id));
+    const row = found.get(word)?.row;
+    if (row) add(row);
+  }
+  const missing = distinct.filter((word) => !found.get(word));
+  if (missing.length) onPartial?.(Int32Array.from(sum));
+  const ids = new Map(missing.length ? (await words.tokenize(missing)).map((tokens, i) => [missing[i], tokens]) : []);
+  let tokens = found.get(FRAME).tokens;
+  for (const word of split) tokens += found.get(word)?.tokens ?? ids.get(word).length;
+  if (tokens > maxTokens) return undefined;
+  const rows = new Map(); // token -> its row, asked for at once
+  for (const list of ids.values()) for (const id of list) if (held(id) && !rows.has(id)) rows.set(id, loadRow(id));
+  for (const word of split) {
+    if (!found.get(word)) for (const id of ids.get(word)) if (rows.has(id)) add(await rows.get(id));
   }
   return any ? sum : null;
 }
