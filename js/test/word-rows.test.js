@@ -37,38 +37,37 @@ const kinds = (paths) => ({
 const codesOf = (query) => expected.queries.find((q) => q.query === query).codes;
 const SITE_WORDS = "stale-while-revalidate service worker strategy"; // every word of it is the site's
 
-test("a query of the site's words reads its words' rows, no word piece and no token row", async () => {
+/**
+ * An engine on the parity bundle with its catalog open, and `embed(query)`, which
+ * requires Python's codes for the query and returns what the embedding read (`kinds`).
+ */
+async function embedder() {
   const { server, url } = await served();
   const engine = new Engine({ manifestUrl: url });
   await engine.open();
-  const before = server.requests.length;
-  const query = "Cache-Control max-age";
-  assert.deepEqual(Array.from(await engine.embed(query)), codesOf(query));
-  const read = kinds(server.requests.slice(before));
+  return async (query) => {
+    const before = server.requests.length;
+    assert.deepEqual(Array.from(await engine.embed(query)), codesOf(query), query.slice(0, 40));
+    return kinds(server.requests.slice(before));
+  };
+}
+
+test("a query of the site's words reads its words' rows, no word piece and no token row", async () => {
+  const read = await (await embedder())("Cache-Control max-age");
   assert.ok(read.words > 0, "word rows read");
   assert.equal(read.pieces, 0);
   assert.equal(read.rows, 0);
 });
 
 test("words the site lacks are split by the word pieces (their tokens have no rows here)", async () => {
-  const { server, url } = await served();
-  const engine = new Engine({ manifestUrl: url });
-  await engine.open();
-  const before = server.requests.length;
-  const query = "quokka zyzzyvas cache";
-  assert.deepEqual(Array.from(await engine.embed(query)), codesOf(query));
-  const read = kinds(server.requests.slice(before));
+  const read = await (await embedder())("quokka zyzzyvas cache");
   assert.ok(read.words > 0 && read.pieces > 0, JSON.stringify(read));
 });
 
 test("a text holding an added token's text, or too many tokens, is encoded token by token", async () => {
-  const { server, url } = await served();
-  const engine = new Engine({ manifestUrl: url });
-  await engine.open();
+  const embed = await embedder();
   for (const query of ["[SEP] cache [mask]", expected.queries.find((q) => q.query.length > 1000).query]) {
-    const before = server.requests.length;
-    assert.deepEqual(Array.from(await engine.embed(query)), codesOf(query), query.slice(0, 40));
-    const read = kinds(server.requests.slice(before));
+    const read = await embed(query);
     assert.equal(read.words, 0, "no word rows read for a text the words cannot give");
   }
 });
