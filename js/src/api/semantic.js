@@ -7,6 +7,7 @@
 // Nothing is downloaded before `preload()` or the first `search()`.
 
 import { SemanticSearch } from "./client.js";
+import { HINTS } from "../engine/opening.js";
 
 export { SemanticSearch };
 
@@ -24,11 +25,7 @@ export function pageOptions(doc = document) {
     manifest: new URL(meta.content, doc.baseURI).href,
     siteRoot: new URL(meta.dataset.siteRoot ?? "../", doc.baseURI).href,
     ui: meta.dataset.ui,
-    pieces: meta.dataset.pieces ?? null,
-    keywords: meta.dataset.keywords ?? null,
-    pages: meta.dataset.pages ?? null,
-    words: meta.dataset.words ?? null,
-    index: meta.dataset.index ?? null,
+    ...Object.fromEntries(HINTS.map((key) => [key, meta.dataset[key] ?? null])),
   };
 }
 

@@ -13,6 +13,12 @@ import { guessedKeywordFiles, pageTableGuess } from "./guessed-keywords.js";
 import { guessedWordFiles, vectorIndexGuess } from "./guessed-words.js";
 
 /**
+ * The page's hints, as its meta tag's `data-` attributes and Material's worker URL's
+ * parameters name them (mkdocs_semantic/plugin/hints.py PageHints).
+ */
+export const HINTS = ["pieces", "keywords", "pages", "words", "index"];
+
+/**
  * The names of the files a first `query` reads that the page's hints name: `pieces`
  * (the hash of the keyed word piece files), `keywords` (`<set>:<count>` of the keyword
  * shards), `pages` (the page table's hash), `words` (`<set>:<count>` of the word rows)

@@ -14,7 +14,7 @@
 // (query, ranking, each group's locations), so the page can tell which text a list is for.
 
 import { CHANNEL, sameQuery } from "./channel.js";
-import { fetchOpening } from "../engine/opening.js";
+import { HINTS, fetchOpening } from "../engine/opening.js";
 
 const SETUP = 0;
 const READY = 1;
@@ -24,7 +24,7 @@ const RESULT = 3;
 const here = new URL(self.location.href);
 const manifestUrl = new URL(here.searchParams.get("manifest") ?? "manifest.json", here).href;
 // the page's hints (semantic.js pageOptions)
-const hints = Object.fromEntries(["pieces", "keywords", "pages", "words", "index"].map((key) => [key, here.searchParams.get(key)]));
+const hints = Object.fromEntries(HINTS.map((key) => [key, here.searchParams.get(key)]));
 const channel = new BroadcastChannel(CHANNEL);
 let search = null; // a promise of the engine's search, loaded on the first query that is not empty
 let current = null; // the newest text's search: {query, controller}
