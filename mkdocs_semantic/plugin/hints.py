@@ -31,7 +31,7 @@ _META = re.compile(r"""<meta\b[^>]*?(?<![\w-])name\s*=\s*["']?semantic-search(?=
 LATE = ("keywords", "pages", "words", "index")
 """The hints known only once the bundle is written."""
 _LATE_ATTRIBUTE = re.compile(
-    r"""\s+data-(?:keywords|pages|words|index)\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)""")
+    rf"""\s+data-(?:{"|".join(LATE)})\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)""")
 # Material's config, as Material writes it or a minifier rewrites it.
 _MATERIAL_CONFIG = re.compile(
     r"""(<script\b[^>]*?(?<![\w-])id\s*=\s*["']?__config(?=["'\s/>])[^>]*>)(.*?)(</script\s*>)""",
