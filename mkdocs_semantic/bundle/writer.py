@@ -298,11 +298,9 @@ def write_word_rows(out: Path, written: list[Payload], table: TokenTable, spec: 
                     ) -> dict | None:
     """The query table's rows summed per word of the site (bundle/word_rows.py) as a
     keyed list; the catalog's `words` (None for a tokenizer without words)."""
-    from tokenizers import Tokenizer
+    from ..model.onnx import load_tokenizer
 
-    tokenizer = Tokenizer.from_file(str(spec.tokenizer_path))
-    tokenizer.no_padding()  # as the static encoder reads it (search/query_encoder.py)
-    tokenizer.no_truncation()
+    tokenizer = load_tokenizer(spec.tokenizer_path, None)  # as the static encoder cuts
     if not has_words(tokenizer):
         return None
     words = site_words(tokenizer, [spec.query_prefix, *(
