@@ -38,6 +38,7 @@ sys.path.insert(0, str(HERE))
 import static_encoder as se  # noqa: E402
 
 from mkdocs_semantic.bundle.names import json_bytes  # noqa: E402
+from mkdocs_semantic.bundle.word_rows import words_of  # noqa: E402
 from mkdocs_semantic.bundle.wordpieces import wordpiece_shards  # noqa: E402
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
@@ -62,12 +63,6 @@ def shard_sizes(data: dict, path: Path) -> tuple[list[str], list[int]]:
     assert shards is not None
     return ([first for first, _ in shards.shards],
             [len(gzip.compress(json_bytes(shard), 6)) for _, shard in shards.shards])
-
-
-def words_of(tokenizer, text: str) -> list[str]:
-    """`text` as the tokenizer's words: normalized, then pre-tokenized."""
-    normalized = tokenizer.normalizer.normalize_str(text) if tokenizer.normalizer else text
-    return [word for word, _ in tokenizer.pre_tokenizer.pre_tokenize_str(normalized)]
 
 
 def query_bytes(tokenizer, prefix: str, firsts: list[str], sizes: list[int],
