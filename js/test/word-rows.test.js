@@ -122,13 +122,17 @@ test("the special tokens' row is in the shard the page always names", async () =
   assert.ok(wordEntry(data, FRAME, catalog.model.dim, frame[0]).tokens >= 1);
 });
 
-test("while a word the site lacks waits for its word pieces, the bits its other words probe are asked for", { timeout: 20_000 }, async () => {
-  let bitsAsked;
-  const asked = new Promise((resolve) => { bitsAsked = resolve; });
-  // the word pieces wait until some bits file has been asked for: only the probe ahead can ask
+/**
+ * A vector search for a query with words the site lacks, on a server that holds the word
+ * pieces until a file whose path holds `until` is asked for: only the probe ahead can ask
+ * for one, so without it the search never ends. Checks the results against Python's.
+ */
+async function piecesHeldUntil(until) {
+  let seen;
+  const asked = new Promise((resolve) => { seen = resolve; });
   const server = await serve(PARITY, {
     hold: (path) => {
-      if (path.includes("/vectors/bin.")) bitsAsked();
+      if (path.includes(until)) seen();
       return path.includes("/pieces/") ? asked : null;
     },
   });
@@ -139,4 +143,16 @@ test("while a word the site lacks waits for its word pieces, the bits its other 
   const results = await engine.search(query, { mode: "vector" });
   const want = JSON.parse(readFileSync(`${PARITY}expected-partitioned.json`, "utf8")).queries.find((q) => q.query === query);
   assert.deepEqual(results.map((r) => [r.id, r.score, r.vectorScore, r.lexicalScore]), want.vector);
+  return server.requests;
+}
+
+test("while a word the site lacks waits for its word pieces, the bits its other words probe are asked for", { timeout: 20_000 }, async () => {
+  await piecesHeldUntil("/vectors/bin.");
+});
+
+test("and the row blocks of their candidates, each asked for once", { timeout: 20_000 }, async () => {
+  const requests = await piecesHeldUntil("/vectors/row");
+  const blocks = requests.filter((path) => path.includes("/vectors/row"));
+  assert.ok(blocks.length > 0);
+  assert.equal(new Set(blocks).size, blocks.length, "no block asked for twice");
 });

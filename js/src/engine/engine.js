@@ -218,8 +218,13 @@ export class Engine {
   /** `part` with the int8 rows of its blocks among `read` (the others null). */
   async #withRows(part, read, wanted) {
     const blockRows = await Promise.all(part.blocks.map((block) => (read.includes(block)
-      ? this.store.get(block, (buffer) => parseRowsFile(buffer, block)) : null)));
+      ? this.#rowBlock(block) : null)));
     return { ...part, blockRows, wanted };
+  }
+
+  /** A partition's row block (`{name, bytes, sha256, start, rows}`): its int8 rows. */
+  #rowBlock(block) {
+    return this.store.get(block, (buffer) => parseRowsFile(buffer, block));
   }
 
   /** The facets payload: `pages` (and `partitions`) per filter key and value. */
@@ -411,18 +416,25 @@ export class Engine {
   }
 
   /**
-   * While a query's words the site does not use wait for their word pieces: asks for the
-   * bits of the partitions that the rows of its other words (`sum`) probe, which are
-   * nearly always those the whole vector probes, a step before it is known. Only a
-   * guess: the probe itself waits for the whole vector.
+   * While a query's words the site does not use wait for their word pieces and then their
+   * tokens' rows: asks for the bits of the partitions that the rows of its other words
+   * (`sum`) probe and, once they are in, the row blocks of that partial vector's
+   * candidates. Those are nearly always what the whole vector probes and picks, so its
+   * blocks come beside the tokens' rows rather than a step after them. Only a guess: the
+   * probe itself waits for the whole vector, and asks for what the guess missed.
    */
   async #probeAhead(sum, among, signal) {
     try {
       const set = await this.#vectors();
       const codes = queryCodes(sum);
       if (set.layout !== "partitioned" || among || !codes || signal?.aborted) return;
-      for (const p of probedPartitions(set.centroidBits, set.sizes, signTables(codes), set.probeRows)) {
-        this.#partitionBits(set, p).catch(() => {});
+      const tables = signTables(codes);
+      const probed = await Promise.all(probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows)
+        .map((p) => this.#partitionBits(set, p)));
+      if (signal?.aborted) return;
+      const wanted = new Set(candidateIds(probed, tables, set.candidates));
+      for (const part of probed) {
+        for (const block of blocksHolding(part, wanted)) this.#rowBlock(block).catch(() => {});
       }
     } catch {
       // a guess: the probe asks again
