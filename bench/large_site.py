@@ -218,7 +218,8 @@ def beside_pagefind(f: dict) -> str:
     theirs_ms = report.first_query_modeled(theirs)
     keyword = ours.get("cold_keyword")
     keyword_line = (f"The plugin's keyword results of the first query came after "
-                    f"{keyword['rounds']} rounds, {keyword['sent_bytes'] / 1000:,.0f} kB "
+                    f"{keyword['rounds']} rounds (of the files that had come by then), "
+                    f"{keyword['sent_bytes'] / 1000:,.0f} kB "
                     f"(modeled {report.modeled_ms(keyword['rounds'], keyword['sent_bytes']):,.0f}"
                     f" ms).\n" if keyword else "")
     build = pf["build"]

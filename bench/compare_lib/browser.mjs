@@ -113,16 +113,18 @@ async function resourceSpans(page) {
  * a fetch's timing shortly after the fetch resolves, so this reads until every served
  * path is there (at most about 2 s). Returns `{rounds, files}` (files: [path, ms to the
  * request, ms to the response's end] from `t0`), or null when some never came (the
- * caller then counts on the server's clock, and says so).
+ * caller then counts on the server's clock, and says so). With `until`, only the files
+ * whose response had ended by then count: what a result shown at `until` could wait for.
  */
-async function browserRounds(page, log, served, t0) {
+async function browserRounds(page, log, served, t0, until = Infinity) {
   const wanted = new Set(served.map((e) => e.path));
   for (let tries = 0; tries < 100; tries++) {
     log.push(...await resourceSpans(page));
     const spans = log.filter((e) => e.start >= t0 && wanted.has(e.path));
     if (new Set(spans.map((e) => e.path)).size === wanted.size) {
-      return { rounds: inFlight(spans, t0, Infinity).rounds,
-               files: spans.map((e) => [e.path, round(e.start - t0), round(e.end - t0)]) };
+      const waited = spans.filter((e) => e.end <= until);
+      return { rounds: inFlight(waited, t0, Infinity).rounds,
+               files: waited.map((e) => [e.path, round(e.start - t0), round(e.end - t0)]) };
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -295,12 +297,16 @@ async function measure(plan, run, tls) {
     Object.assign(cold, { rounds: coldSeen?.rounds ?? coldFlight.rounds,
                           browserFiles: coldSeen?.files ?? null });
     if (coldAnswer?.keywordAt !== undefined) {
-      // the keyword results' own wait: the files asked for before they came
+      // The keyword results' own wait: the rounds of the files that had come when they
+      // came (a file asked for before them, still in flight then, is the final ranking's).
+      // Bytes: every file asked for before them.
+      const shownAt = coldAnswer.keywordAt - performance.timeOrigin;
       const keywordFetched = asked(server.log, mark, coldAnswer.keywordAt);
-      const keywordSeen = await browserRounds(page, browserLog, keywordFetched, t0);
-      cold.keyword = { ms: coldAnswer.keywordAt - performance.timeOrigin - t0,
-                       sent: sent(keywordFetched), requests: keywordFetched.length,
-                       rounds: keywordSeen?.rounds ?? inFlight(keywordFetched, t0, t1).rounds };
+      const keywordSeen = await browserRounds(page, browserLog, keywordFetched, t0, shownAt);
+      cold.keyword = { ms: shownAt - t0, sent: sent(keywordFetched), requests: keywordFetched.length,
+                       rounds: keywordSeen?.rounds
+                         ?? inFlight(keywordFetched.filter((e) => e.end !== null && e.end <= shownAt), t0, t1).rounds,
+                       browserFiles: keywordSeen?.files ?? null };
     }
 
     // Warm: every query once, after one untimed query that is in no list. Per query:

@@ -909,7 +909,9 @@ def network_section(out: dict) -> str:
                for scale, record in out["scales"].items()
                if (k := record["browser"].get("plugin-network", {}).get("cold_keyword"))]
     keyword_line = ([f"The plugin's keyword results of the first query (shown while its "
-                     f"final ranking loads), on the browser's clock: {'; '.join(keyword)}.",
+                     f"final ranking loads), on the browser's clock (the rounds of the files "
+                     f"that had come when they came; the bytes of every file asked for before): "
+                     f"{'; '.join(keyword)}.",
                      ""] if keyword else [])
     by_round = [rounds_line(f"{scale}x", files) for scale, record in out["scales"].items()
                 if (files := record["browser"].get("plugin-network", {}).get("cold_browser_files"))]

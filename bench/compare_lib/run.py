@@ -243,7 +243,8 @@ def browser_figures(seen: dict) -> dict:
         **({"cold_keyword": {"ms": round(cold["keyword"]["ms"], 1),
                              "rounds": cold["keyword"]["rounds"],
                              "sent_bytes": cold["keyword"]["sent"],
-                             "requests": cold["keyword"]["requests"]}}
+                             "requests": cold["keyword"]["requests"],
+                             "browser_files": cold["keyword"].get("browserFiles")}}
            if cold.get("keyword") else {}),
         "warm_p50_ms": round(percentile(warm["ms"], 50), 2),
         "warm_p95_ms": round(percentile(warm["ms"], 95), 2),
