@@ -110,3 +110,28 @@ test("no prefetch under Save-Data", async () => {
     else delete globalThis.navigator;
   }
 });
+
+const PARTITIONED = fileURLToPath(new URL("../../tests/fixtures/parity/bundle-partitioned/", import.meta.url));
+const bitsRequests = (requests) => requests.filter((path) => path.startsWith("/vectors/bin."));
+
+test("after a query the engine reads the bits no query has read, and a later query probes without asking", async () => {
+  const server = await serve(PARTITIONED);
+  servers.push(server);
+  const engine = new Engine({ manifestUrl: `${server.url}manifest.json` });
+  const first = await engine.search("service worker offline cache", { mode: "vector" });
+  const probed = bitsRequests(server.requests);
+  const files = readdirSync(join(PARTITIONED, "vectors")).filter((name) => name.startsWith("bin.")).length;
+  assert.ok(probed.length > 0 && probed.length < files, "the fixture's query probes some partitions, not all");
+  await engine.prefetching;
+  assert.equal(new Set(bitsRequests(server.requests)).size, files);
+  assert.equal(bitsRequests(server.requests).length, files, "a bits file was asked for twice");
+  const before = server.requests.length;
+  const later = await engine.search("zebra quilting kayak yodel", { mode: "vector" });
+  assert.deepEqual(bitsRequests(server.requests.slice(before)), []);
+
+  // the results are those of an engine that prefetched nothing
+  const plain = new Engine({ manifestUrl: `${server.url}manifest.json` });
+  plain.prefetchBudget = 0;
+  assert.deepEqual((await plain.search("service worker offline cache", { mode: "vector" })).map((r) => r.id), first.map((r) => r.id));
+  assert.deepEqual((await plain.search("zebra quilting kayak yodel", { mode: "vector" })).map((r) => r.id), later.map((r) => r.id));
+});

@@ -44,7 +44,7 @@ import { wordEntry } from "./word-rows.js";
 import { guessedWordFiles } from "./guessed-words.js";
 import { guessedPieceFiles, piecesHash } from "../bundle/piece-names.js";
 import { guessedKeywordFiles } from "./guessed-keywords.js";
-import { PREFETCH_BYTES, mayPrefetch, prefetch } from "./prefetch.js";
+import { PREFETCH_BITS_BATCH, PREFETCH_BYTES, mayPrefetch, prefetch } from "./prefetch.js";
 import { GUESSED_PAGES, askGuessedFragments, firstPages } from "./guessed-fragments.js";
 
 /**
@@ -78,6 +78,7 @@ export class Engine {
     this.running = 0; // answers under way
     this.prefetchBudget = PREFETCH_BYTES;
     this.prefetching = Promise.resolve(); // the idle prefetch under way, if any
+    this.lastSignTables = null; // the sign tables of the last query the vectors scored
   }
 
   /** Manifest, catalog and page table: all that planning and ranking need. Returns the counts. */
@@ -404,6 +405,7 @@ export class Engine {
       return { scores: scorePartitions(set, parts, codes), floor };
     }
     const tables = signTables(codes);
+    this.lastSignTables = tables; // the idle prefetch reads the bits nearest it first
     const probed = await Promise.all(probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows)
       .map((p) => this.#partitionBits(set, p)));
     signal?.throwIfAborted();
@@ -482,17 +484,21 @@ export class Engine {
   }
 
   /**
-   * Once no answer is under way: the word-piece shards no query has read yet (within
-   * PREFETCH_BYTES sent, never on a connection that saves data), so that a later query's
-   * new words wait for no shard. A shard costs its listed bytes, or its share of what the
+   * Once no answer is under way: the bits files of the partitions no query has read yet
+   * (`#prefetchBits`), then, for the static encoder, the word-piece shards no query has
+   * read yet (within PREFETCH_BYTES sent in all, never on a connection that saves data),
+   * so that a later query's probe and new words wait for no file. A bits file costs its
+   * bytes (hosts send binary files as they are); a shard its listed bytes, or its share of what the
    * catalog says the shards come to gzipped once the host has sent JSON compressed. A
    * new query stops it at its next batch; `prefetching` is the prefetch under way.
    */
   #idle() {
-    if (this.encoder?.kind !== "static" || !this.catalog.encoders.static.pieces || this.prefetchBudget <= 0
-        || !mayPrefetch(globalThis.navigator)) return;
+    if (!this.encoder || this.prefetchBudget <= 0 || !mayPrefetch(globalThis.navigator)) return;
     this.prefetching = this.prefetching.then(async () => {
       if (this.running) return;
+      await this.#prefetchBits();
+      if (this.running || this.prefetchBudget <= 0 || this.encoder.kind !== "static"
+          || !this.catalog.encoders.static.pieces) return;
       const pieces = await this.#wordPieces();
       const unread = await pieces.unread();
       const listed = pieces.everyShard.reduce((n, entry) => n + entry.bytes, 0);
@@ -502,6 +508,27 @@ export class Engine {
         cost: (entry) => Math.ceil(entry.bytes * ratio),
       });
     }).catch(() => {}); // a shard that failed is asked for again by the query that needs it
+  }
+
+  /**
+   * In idle time, before the word pieces: the bits files of the partitions no query has
+   * read yet, nearest the last query first (a reader's next query is often near it), in
+   * batches of PREFETCH_BITS_BATCH, so that a later query probes without waiting for them.
+   */
+  async #prefetchBits() {
+    if (!this.built.has("vectors")) return;
+    const set = await this.#vectors();
+    if (set.layout !== "partitioned") return;
+    const order = this.lastSignTables
+      ? probedPartitions(set.centroidBits, set.sizes, this.lastSignTables, Infinity)
+      : Array.from(set.sizes, (_, p) => p);
+    const unread = order.filter((p) => !this.pending.has(`bits:${p}`))
+      .map((p) => ({ partition: p, bytes: set.bitsFiles[p].bytes }));
+    this.prefetchBudget -= await prefetch(unread, {
+      read: (entries) => Promise.all(entries.map(({ partition }) => this.#partitionBits(set, partition)
+        .catch(() => {}))), // asked for again by the query that needs it
+      busy: () => this.running > 0, budget: this.prefetchBudget, batch: PREFETCH_BITS_BATCH,
+    });
   }
 
   async #answer(query, { onPartial, ...options } = {}) {

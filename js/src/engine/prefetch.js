@@ -1,11 +1,14 @@
 // Idle-time prefetch: after a query, while no other runs, the engine reads ahead what a
-// later query's new words would otherwise wait a round trip for (the word-piece shards),
-// within a budget, and never on a connection that asks for less data.
+// later query would otherwise wait a round trip for (the bits files of partitions not
+// read yet, then the word-piece shards a new word needs), within a budget, and never on
+// a connection that asks for less data.
 
 /** Bytes an engine prefetches at most, over its life. */
 export const PREFETCH_BYTES = 300_000;
 /** Shards asked for at once: one round trip each batch, few requests in the way of a query. */
 export const PREFETCH_BATCH = 6;
+/** Bits files asked for at once: about 0.5 kB each on a large site, some 16 kB a batch. */
+export const PREFETCH_BITS_BATCH = 32;
 
 /**
  * Whether the reader's connection allows prefetching (`nav`: the worker's navigator): not
