@@ -167,6 +167,13 @@ def on_loopback(f: dict) -> str:
 """
 
 
+def pause_text(f: dict) -> str:
+    """How the warm queries came: one after the other, or after a reader's pause each."""
+    pause = f.get("warm_pause_ms")
+    return (f"each after a reader's pause of {pause:,} ms, in which the client prefetches"
+            if pause else "one after the other")
+
+
 def on_network(f: dict) -> str:
     """The plugin's throttled run: first and warm queries on a reader's network."""
     slow = f["throttled"]
@@ -180,7 +187,7 @@ CDP emulation in a fresh profile): first semantic result {slow['cold_ms']:.0f} m
 ({rounds} on the browser's clock, {slow['cold_sent_bytes'] / 1000:,.0f} kB
 sent; modeled as issue 28 models it, {report.ROUND_TRIP_MS} ms a round plus the bytes at
 {report.BYTES_PER_MS * 8 / 1000:.0f} Mbit/s:
-{report.first_query_modeled(slow):,.0f} ms); warm p50
+{report.first_query_modeled(slow):,.0f} ms); warm ({pause_text(f)}) p50
 {slow['warm_p50_ms']:.0f} ms, p95 {slow['warm_p95_ms']:.0f} ms, rounds p50 / max
 {run.percentile(slow_warm['rounds'], 50):.0f} / {max(slow_warm['rounds'])}, sent p50
 {run.percentile(slow_warm['sent'], 50) / 1000:,.1f} kB; the same
@@ -253,6 +260,9 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=HERE / ".cache" / "large-site")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     parser.add_argument("--protocol", choices=("h2", "http/1.1"), default="h2")
+    parser.add_argument("--pause-ms", type=int, default=0,
+                        help="a reader's pause before each warm query (the client's idle "
+                             "time, in which it may prefetch); 0: none")
     args = parser.parse_args()
     run.relevance, run.Searcher, run.MODES = relevance, Searcher, MODES
     load = list(os.getloadavg())
@@ -270,7 +280,7 @@ def main() -> int:
             for name in SETS}
     queries = [q for rows in sets.values() for q, _ in rows]
     seen = run.browse({"queries": queries, "firstQuery": queries[0], "warmup": WARMUP,
-                       "coldRepeats": run.COLD_REPEATS,
+                       "coldRepeats": run.COLD_REPEATS, "pauseMs": args.pause_ms,
                        "rank": False, "timeoutMs": 240_000, "protocol": args.protocol,
                        "fetchCost": {"profiles": 5},
                        "runs": [{"name": "plugin", "kind": "semantic", "root": str(auto_site)},
@@ -287,6 +297,7 @@ def main() -> int:
         "machine": f"{os.uname().machine}, {os.cpu_count()} cores",
         "load_average": load,
         "protocol": seen["protocol"].get("served"),
+        "warm_pause_ms": args.pause_ms,
         "pages": parts["manifest_counts"]["pages"],
         "chunks": parts["manifest_counts"]["chunks"],
         "layout": parts["vectors"]["layout"],

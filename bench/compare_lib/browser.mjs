@@ -318,6 +318,9 @@ async function measure(plan, run, tls) {
                    queryFetchMs: [], queryRounds: [], queryServerRounds: [], queryWallMs: [] };
     const ranked = [];
     for (const query of plan.queries) {
+      // a reader reads the results before the next query (`pauseMs`, 0 unless asked):
+      // the client's idle time, in which it may prefetch (those files are no query's)
+      if (plan.pauseMs) await new Promise((resolve) => setTimeout(resolve, plan.pauseMs));
       const before = server.log.length;
       const q0 = performance.now();
       const answer = await kind.query(page, query, timeout);

@@ -930,7 +930,10 @@ def network_section(out: dict) -> str:
         "earlier runs counted on, serves each throttled request at once, so a CPU gap between",
         "two requests of one step split them there. Modeled: rounds x 40 ms plus the bytes sent at",
         "20 Mbit/s (issue 28's model). The first query's figures are its own files, from",
-        "the query to its results, after page load.",
+        "the query to its results, after page load. Warm queries: "
+        + (f"each after a reader's pause of {out['warm_pause_ms']:,} ms (the client's idle "
+           "time, in which it prefetches; those files are no query's)."
+           if out.get("warm_pause_ms") else "one after the other, with no pause between."),
         "",
         NETWORK_COLUMNS.replace("| site |", "| scale |", 1),
         *rows, "", *keyword_line, *rounds_lines])

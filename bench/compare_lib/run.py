@@ -344,6 +344,9 @@ def main() -> int:
                         help="reuse the embedding cache of an earlier run (the 1x first build "
                              "is then not cold)")
     parser.add_argument("--keep-sites", action="store_true", help="leave the built sites")
+    parser.add_argument("--pause-ms", type=int, default=0,
+                        help="a reader's pause before each warm query (the client's idle "
+                             "time, in which it may prefetch); 0: none")
     args = parser.parse_args()
     scales = [int(s) for s in args.scales.split(",")]
     if scales[0] != 1:
@@ -383,6 +386,7 @@ def main() -> int:
         "embedding_cache_at_start": cache_at_start,
         "pagefind_exclude_selectors": sites.PAGEFIND_EXCLUDE,
         "protocol_asked": args.protocol,
+        "warm_pause_ms": args.pause_ms,
         "scales": {},
     }
     say("what a request costs this Chromium (bench/compare_lib/fetch_cost.mjs)")
@@ -502,7 +506,7 @@ def one_scale(scale: int, args: argparse.Namespace, work: Path, cache_dir: Path,
     # The largest sites take minutes per system (Material parses its whole index).
     limit_s = 1200 if scale <= 16 else 5400
     seen = browse({"queries": queries, "firstQuery": queries[0], "rank": scale == 1,
-                   "coldRepeats": COLD_REPEATS,
+                   "coldRepeats": COLD_REPEATS, "pauseMs": args.pause_ms,
                    "timeoutMs": 240_000 if scale <= 16 else 900_000, "runs": runs,
                    "protocol": args.protocol}, work, limit_s=limit_s)
     record["protocol"] = seen.pop("protocol")
