@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Engine } from "../src/engine/engine.js";
-import { PREFETCH_BYTES, mayPrefetch, prefetch } from "../src/engine/prefetch.js";
+import { PREFETCH_BYTES, mayPrefetch, prefetch, prefetchOrder } from "../src/engine/prefetch.js";
 import { serve } from "./serve.js";
 
 const BUNDLE = fileURLToPath(new URL("../../tests/fixtures/parity/bundle/", import.meta.url));
@@ -113,12 +113,20 @@ test("no prefetch under Save-Data", async () => {
 
 const PARTITIONED = fileURLToPath(new URL("../../tests/fixtures/parity/bundle-partitioned/", import.meta.url));
 const bitsRequests = (requests) => requests.filter((path) => path.startsWith("/vectors/bin."));
+const FIRST = "service worker offline cache";
 
-test("after a query the engine reads the bits no query has read, and a later query probes without asking", async () => {
+/** An engine on the partitioned fixture, its prefetch budget `budget`. */
+async function partitioned(budget = PREFETCH_BYTES) {
   const server = await serve(PARTITIONED);
   servers.push(server);
   const engine = new Engine({ manifestUrl: `${server.url}manifest.json` });
-  const first = await engine.search("service worker offline cache", { mode: "vector" });
+  engine.prefetchBudget = budget;
+  return { server, engine };
+}
+
+test("after a query the engine reads the bits no query has read, and a later query probes without asking", async () => {
+  const { server, engine } = await partitioned(Infinity);
+  await engine.search(FIRST, { mode: "vector" });
   const probed = bitsRequests(server.requests);
   const files = readdirSync(join(PARTITIONED, "vectors")).filter((name) => name.startsWith("bin.")).length;
   assert.ok(probed.length > 0 && probed.length < files, "the fixture's query probes some partitions, not all");
@@ -130,8 +138,45 @@ test("after a query the engine reads the bits no query has read, and a later que
   assert.deepEqual(bitsRequests(server.requests.slice(before)), []);
 
   // the results are those of an engine that prefetched nothing
-  const plain = new Engine({ manifestUrl: `${server.url}manifest.json` });
-  plain.prefetchBudget = 0;
-  assert.deepEqual((await plain.search("service worker offline cache", { mode: "vector" })).map((r) => r.id), first.map((r) => r.id));
-  assert.deepEqual((await plain.search("zebra quilting kayak yodel", { mode: "vector" })).map((r) => r.id), later.map((r) => r.id));
+  const { engine: plain } = await partitioned(0);
+  await plain.search(FIRST, { mode: "vector" });
+  assert.deepEqual((await plain.search("zebra quilting kayak yodel", { mode: "vector" })).map((r) => r.id),
+    later.map((r) => r.id));
+});
+
+test("the bits go first when every one fits the budget, after the word pieces otherwise", () => {
+  const kind = (entries) => ({ entries, cost: (entry) => entry.bytes });
+  const bits = kind([entry("b1", 4), entry("b2", 4)]);
+  const pieces = kind([entry("p1", 3)]);
+  assert.deepEqual(prefetchOrder(bits, pieces, 8), [bits, pieces]);
+  assert.deepEqual(prefetchOrder(bits, pieces, 7), [pieces, bits]);
+  const none = kind([]);
+  assert.deepEqual(prefetchOrder(none, pieces, 0), [none, pieces]);
+});
+
+test("the engine's bits go first when every unread one fits its budget, and stay within it otherwise", async () => {
+  // what the first query leaves unread, from an engine that prefetches nothing
+  const { server: probe, engine: once } = await partitioned(0);
+  await once.search(FIRST, { mode: "vector" });
+  const read = new Set(bitsRequests(probe.requests));
+  const unread = readdirSync(join(PARTITIONED, "vectors")).filter((name) => name.startsWith("bin."))
+    .filter((name) => !read.has(`/vectors/${name}`))
+    .reduce((n, name) => n + statSync(join(PARTITIONED, "vectors", name)).size, 0);
+  const kind = (path) => (path.startsWith("/vectors/bin.") ? "bits" : /\/piece/.test(path) ? "pieces" : path);
+  for (const budget of [unread, unread - 1]) {
+    const { server, engine } = await partitioned(budget);
+    await engine.search(FIRST, { mode: "vector" });
+    const before = server.requests.length;
+    await engine.prefetching;
+    // the files prefetched, not the shard lists' directory files read to name them
+    const prefetched = server.requests.slice(before).filter((path) => !path.startsWith("/index/"));
+    const bits = bitsRequests(prefetched);
+    const bytes = bits.reduce((n, path) => n + statSync(join(PARTITIONED, path)).size, 0);
+    if (budget === unread) {
+      assert.equal(kind(prefetched[0]), "bits", prefetched.slice(0, 3).join());
+      assert.equal(bytes, unread);
+    } else {
+      assert.ok(bytes > 0 && bytes <= budget, `${bytes} bytes of bits within ${budget}`);
+    }
+  }
 });

