@@ -131,6 +131,18 @@ async function browserRounds(page, log, served, t0, until = Infinity) {
   return null;
 }
 
+/**
+ * `fetched` (a query's files, as the server logged them since the query began at `t0`)
+ * without those the page or its workers asked for before `t0`: an idle prefetch's
+ * request in flight when the query began reaches a throttled server after it.
+ */
+async function ownFiles(page, log, fetched, t0) {
+  log.push(...await resourceSpans(page));
+  const before = new Set(log.filter((e) => e.start < t0).map((e) => e.path));
+  const since = new Set(log.filter((e) => e.start >= t0).map((e) => e.path));
+  return fetched.filter((e) => since.has(e.path) || !before.has(e.path));
+}
+
 /** Records Material's worker traffic: QUERY posts and RESULT arrivals, with times. */
 function wrapWorkers() {
   const Native = window.Worker;
@@ -325,7 +337,8 @@ async function measure(plan, run, tls) {
       const q0 = performance.now();
       const answer = await kind.query(page, query, timeout);
       const q1 = performance.now();
-      const fetched = asked(server.log, before, answer.answeredAt);
+      const fetched = await ownFiles(page, browserLog,
+        asked(server.log, before, answer.answeredAt), q0);
       warm.ms.push(answer.ms);
       warm.queryFiles.push(fetched.length);
       warm.querySent.push(sent(fetched));
