@@ -226,9 +226,13 @@ def render(out: dict) -> str:
              f"{_loads(end)} when it ended: the machine is shared, and every ms figure "
              "grows with its load (each browser run's load is in compare.json)."
              if start and end else "")
+    options = " ".join(
+        ([f"--scales {','.join(scales)}"] if list(scales) != ["1", "4", "16", "64"] else [])
+        + ([f"--pause-ms {out['warm_pause_ms']}"] if out.get("warm_pause_ms") else []))
+    command = f"bench/compare {options}" if options else "bench/compare"
     parts = [f"""# Compared with Material's search (lunr) and Pagefind
 
-Reproduce: `bench/compare` (one command: it installs what it needs, builds, measures
+Reproduce: `{command}` (one command: it installs what it needs, builds, measures
 and rewrites this file, compare.json and compare.png). This run: {out['generated']},
 {out['seconds'] / 60:.1f} minutes on {m['cores']} cores; {m['chromium']}, Node {m['node']},
 Python {m['python']}; mkdocs {m['mkdocs']}, mkdocs-material {m['mkdocs-material']},
