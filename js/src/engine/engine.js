@@ -423,10 +423,11 @@ export class Engine {
    * While a query's words the site does not use wait for their word pieces and then their
    * tokens' rows: asks for the bits of the partitions that the rows of its other words
    * (`sum`) probe and, once they are in, the row blocks of that partial vector's
-   * candidates. Those are most of what the whole vector probes and picks (every block it
-   * needs for 45-83 % of such clean queries on four sets: bench/results/probe_ahead.md), so its blocks then
-   * come beside the tokens' rows rather than a step after them. Only a guess: the probe
-   * itself waits for the whole vector, and asks for what the guess missed.
+   * candidates. Those are most of what the whole vector probes and picks (every block
+   * it needs for 45-83 % of such clean queries on four sets: bench/results/
+   * probe_ahead.md), so its blocks then come beside the tokens' rows rather than a step
+   * after them. Only a guess: the probe itself waits for the whole vector, and asks for
+   * what the guess missed.
    */
   async #probeAhead(sum, among, signal) {
     try {

@@ -1,7 +1,7 @@
 // Idle-time prefetch: after a query, while no other runs, the engine reads ahead what a
 // later query would otherwise wait a round trip for (the bits files of partitions not
-// read yet, then the word-piece shards a new word needs), within a budget, and never on
-// a connection that asks for less data.
+// read yet and the word-piece shards a new word needs, in `prefetchOrder`), within a
+// budget, and never on a connection that asks for less data.
 
 /** Bytes an engine prefetches at most, over its life. */
 export const PREFETCH_BYTES = 300_000;
