@@ -49,6 +49,9 @@ import {
 } from "./prefetch.js";
 import { GUESSED_PAGES, askGuessedFragments, firstPages } from "./guessed-fragments.js";
 
+/** A kind of file the idle prefetch has none of to read. */
+const NOTHING_TO_PREFETCH = Object.freeze({ entries: [], cost: (entry) => entry.bytes });
+
 /**
  * `manifestUrl`: the bundle's manifest.json. `encoder`: "static" or "transformer" (the
  * site's `query_encoder` unless given). `runtime`: `{mjsUrl, wasmUrl, wasmBytes}` of
@@ -408,15 +411,23 @@ export class Engine {
     }
     const tables = signTables(codes);
     this.lastSignTables = tables; // the idle prefetch reads the bits nearest it first
-    const probed = await Promise.all(probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows)
-      .map((p) => this.#partitionBits(set, p)));
+    const { probed, candidates } = await this.#probe(set, tables);
     signal?.throwIfAborted();
-    const candidates = candidateIds(probed, tables, set.candidates);
     if (onCandidates) onCandidates(chunksOfRows(probed, candidates));
     const wanted = new Set(candidates);
     const parts = await Promise.all(probed.map((part) => ({ part, read: blocksHolding(part, wanted) }))
       .filter(({ read }) => read.length).map(({ part, read }) => this.#withRows(part, read, wanted)));
     return { scores: scorePartitions(set, parts, codes), floor };
+  }
+
+  /**
+   * The partitions a query's sign `tables` probe, their bits files read (`probed`), and
+   * its candidates among their rows: their first chunks, best first.
+   */
+  async #probe(set, tables) {
+    const probed = await Promise.all(probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows)
+      .map((p) => this.#partitionBits(set, p)));
+    return { probed, candidates: candidateIds(probed, tables, set.candidates) };
   }
 
   /**
@@ -434,11 +445,9 @@ export class Engine {
       const set = await this.#vectors();
       const codes = queryCodes(sum);
       if (set.layout !== "partitioned" || among || !codes || signal?.aborted) return;
-      const tables = signTables(codes);
-      const probed = await Promise.all(probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows)
-        .map((p) => this.#partitionBits(set, p)));
+      const { probed, candidates } = await this.#probe(set, signTables(codes));
       if (signal?.aborted) return;
-      const wanted = new Set(candidateIds(probed, tables, set.candidates));
+      const wanted = new Set(candidates);
       for (const part of probed) {
         for (const block of blocksHolding(part, wanted)) this.#rowBlock(block).catch(() => {});
       }
@@ -518,10 +527,9 @@ export class Engine {
    * they are); none in the exact layout or before the vectors are open.
    */
   async #unreadBits() {
-    const none = { entries: [], cost: (entry) => entry.bytes };
-    if (!this.built.has("vectors")) return none;
+    if (!this.built.has("vectors")) return NOTHING_TO_PREFETCH;
     const set = await this.#vectors();
-    if (set.layout !== "partitioned") return none;
+    if (set.layout !== "partitioned") return NOTHING_TO_PREFETCH;
     const order = this.lastSignTables
       ? probedPartitions(set.centroidBits, set.sizes, this.lastSignTables, Infinity)
       : Array.from(set.sizes, (_, p) => p);
@@ -541,9 +549,7 @@ export class Engine {
    * to gzipped once the host has sent JSON compressed.
    */
   async #unreadPieces() {
-    if (this.encoder.kind !== "static" || !this.catalog.encoders.static.pieces) {
-      return { entries: [], cost: (entry) => entry.bytes };
-    }
+    if (this.encoder.kind !== "static" || !this.catalog.encoders.static.pieces) return NOTHING_TO_PREFETCH;
     const pieces = await this.#wordPieces();
     const entries = await pieces.unread(); // reads the shard list `everyShard` is made from
     const listed = pieces.everyShard.reduce((n, entry) => n + entry.bytes, 0);
