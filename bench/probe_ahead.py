@@ -31,7 +31,7 @@ import static_encoder as se  # noqa: E402
 
 from mkdocs_semantic.bundle.vectors.codes import query_codes  # noqa: E402
 from mkdocs_semantic.bundle.vectors.store import VectorSet, rows_file_bytes  # noqa: E402
-from mkdocs_semantic.bundle.word_rows import FRAME, query_words, site_words, word_rows  # noqa: E402
+from mkdocs_semantic.bundle.word_rows import FRAME, chunk_words, query_words, word_rows  # noqa: E402
 from mkdocs_semantic.model.onnx import load_tokenizer  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
@@ -100,8 +100,7 @@ def run_set(corpus: se.Corpus, name: str, _embedder) -> dict:
         return {"layout": "exact"}
     tokenizer = load_tokenizer(searcher.bundle.static_tokenizer, None)
     prefix = searcher.bundle.catalog["model"]["query_prefix"]
-    words = site_words(tokenizer, [prefix, *(text for c in corpus.chunks
-                                             for text in (c.title, " ".join(c.path), c.text))])
+    words = chunk_words(tokenizer, prefix, corpus.chunks)
     rows = word_rows(tokenizer, searcher.bundle.table, words)
     return {"layout": "partitioned", "chunks": len(corpus.chunks),
             "kinds": {kind: measure(searcher, tokenizer, rows, texts, typing=kind == "half")

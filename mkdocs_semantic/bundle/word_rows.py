@@ -77,6 +77,13 @@ def site_words(tokenizer, texts: Iterable[str]) -> list[str]:
     return sorted(words)
 
 
+def chunk_words(tokenizer, query_prefix: str, chunks: Iterable) -> list[str]:
+    """The site's words as the bundle holds their rows: those of the model's query
+    prefix and of every chunk's title, heading path and text, distinct and sorted."""
+    return site_words(tokenizer, [query_prefix, *(
+        text for c in chunks for text in (c.title, " ".join(c.path), c.text))])
+
+
 def word_rows(tokenizer, table: TokenTable, words: Iterable[str]) -> dict[str, WordRow]:
     """Each of `words` (already normalized and pre-tokenized) and `FRAME` with its row:
     the model's own split of the word (not normalized again), as a query's text gets.

@@ -56,7 +56,7 @@ from .shard_lists import write_keyed_list, write_shard_list
 from .table import TokenTable, row_name, table_hash, token_gaps
 from .vectors.store import column_sums, write_vectors
 from .vocabulary import VOCABULARY_SHARD_BYTES, build_vocabulary, vocabulary_shards
-from .word_rows import WORDS_STEM, has_words, site_words, word_rows, word_shards
+from .word_rows import WORDS_STEM, chunk_words, has_words, word_rows, word_shards
 from .wordpieces import WordPieceShards, keyed_name, wordpiece_shards
 
 
@@ -303,8 +303,7 @@ def write_word_rows(out: Path, written: list[Payload], table: TokenTable, spec: 
     tokenizer = load_tokenizer(spec.tokenizer_path, None)  # as the static encoder cuts
     if not has_words(tokenizer):
         return None
-    words = site_words(tokenizer, [spec.query_prefix, *(
-        text for c in chunks for text in (c.title, " ".join(c.path), c.text))])
+    words = chunk_words(tokenizer, spec.query_prefix, chunks)
     (out / "words").mkdir(exist_ok=True)
     return write_keyed_list(
         word_shards(word_rows(tokenizer, table, words)), WORDS_STEM,
