@@ -260,9 +260,7 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=HERE / ".cache" / "large-site")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     parser.add_argument("--protocol", choices=("h2", "http/1.1"), default="h2")
-    parser.add_argument("--pause-ms", type=int, default=0,
-                        help="a reader's pause before each warm query (the client's idle "
-                             "time, in which it may prefetch); 0: none")
+    run.add_pause_argument(parser)
     args = parser.parse_args()
     run.relevance, run.Searcher, run.MODES = relevance, Searcher, MODES
     load = list(os.getloadavg())

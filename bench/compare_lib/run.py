@@ -62,6 +62,13 @@ def load_average() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
+def add_pause_argument(parser: argparse.ArgumentParser) -> None:
+    """`--pause-ms`: a reader's pause before each warm query (browser.mjs `pauseMs`)."""
+    parser.add_argument("--pause-ms", type=int, default=0,
+                        help="a reader's pause before each warm query (the client's idle "
+                             "time, in which it may prefetch); 0: none")
+
+
 def snapshot_package(work: Path) -> Path:
     """Copy the package (code, model, built client) and import it from the copy.
 
@@ -344,9 +351,7 @@ def main() -> int:
                         help="reuse the embedding cache of an earlier run (the 1x first build "
                              "is then not cold)")
     parser.add_argument("--keep-sites", action="store_true", help="leave the built sites")
-    parser.add_argument("--pause-ms", type=int, default=0,
-                        help="a reader's pause before each warm query (the client's idle "
-                             "time, in which it may prefetch); 0: none")
+    add_pause_argument(parser)
     args = parser.parse_args()
     scales = [int(s) for s in args.scales.split(",")]
     if scales[0] != 1:
