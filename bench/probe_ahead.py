@@ -30,13 +30,20 @@ sys.path.insert(0, str(HERE))
 import static_encoder as se  # noqa: E402
 
 from mkdocs_semantic.bundle.vectors.codes import query_codes  # noqa: E402
-from mkdocs_semantic.bundle.vectors.store import VectorSet, rows_file_bytes  # noqa: E402
+from mkdocs_semantic.bundle.vectors.store import (  # noqa: E402
+    VectorSet,
+    bin_bytes,
+    rows_file_bytes,
+)
 from mkdocs_semantic.bundle.word_rows import FRAME, chunk_words, query_words, word_rows  # noqa: E402
 from mkdocs_semantic.model.onnx import load_tokenizer  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 FACTORS = (1.0, 1.5, 2.0, 3.0)
 """The guess's candidates, as a multiple of the query's own (1: what the client asks)."""
+PROBE_FACTORS = (1.0, 1.25, 1.5, 2.0)
+"""The guess's probe (the rows whose partitions' bits it asks for), as a multiple of the
+query's own."""
 
 
 def queries_of(prefix: str, groups: list[str]) -> dict[str, list[str]]:
@@ -59,11 +66,18 @@ def blocks_of(vectors: VectorSet, codes: np.ndarray) -> tuple[set[int], dict[tup
     return set(vectors.probed(codes)), blocks
 
 
+def bits_bytes(vectors: VectorSet, number: int, id_bytes: int) -> int:
+    """The size of partition `number`'s bits file."""
+    part = vectors.partition(number)
+    return bin_bytes(len(part.ids), len(part.bits), len(part.blocks), vectors.dim, id_bytes)
+
+
 def measure(searcher: Searcher, tokenizer, rows: dict, texts: list[str], *, typing: bool) -> dict:
     vectors = searcher.bundle.vectors
     prefix = searcher.bundle.catalog["model"]["query_prefix"]
+    id_bytes = int(searcher.bundle.catalog["vectors"][0]["id_bytes"])
     out = {"queries": len(texts), "with_unknown_word": 0, "blocks_needed": 0,
-           "bytes_needed": 0, "guesses": {}}
+           "bytes_needed": 0, "guesses": {}, "probes": {}}
     for typed in texts:
         text = searcher.answer(typed, mode="vector", typing=typing).reading.text
         words = query_words(tokenizer, prefix + text)
@@ -91,6 +105,13 @@ def measure(searcher: Searcher, tokenizer, rows: dict, texts: list[str], *, typi
             k["held"] += int(probed <= guessed_probed and not missed)
             k["blocks_missed"] += len(missed)
             k["bytes_wasted"] += sum(b for key, b in guessed.items() if key not in needed)
+        for factor in PROBE_FACTORS:
+            wider = replace(vectors, probe_rows=round(vectors.probe_rows * factor))
+            guessed_probed = set(wider.probed(partial_codes))
+            k = out["probes"].setdefault(str(factor), {"held": 0, "bits_wasted": 0})
+            k["held"] += int(probed <= guessed_probed)
+            k["bits_wasted"] += sum(bits_bytes(vectors, p, id_bytes)
+                                    for p in guessed_probed - probed)
     return out
 
 
@@ -137,6 +158,23 @@ def render(results: dict) -> str:
             needed = f"{k['blocks_needed'] / n:.0f} blocks, {k['bytes_needed'] / n / 1000:.1f} kB"
             lines.append(f"| {name} | {kind} | {k['queries']} | {n} | {needed} | "
                          + " | ".join(cells) + " |")
+    lines += ["", "The guess's bits: for a guess that probes the partitions of 1x, 1.25x, 1.5x "
+              "and 2x as many rows as a query probes, the share of such queries whose guess "
+              "asked for the bits of every partition the whole vector probes (else a bits "
+              "round follows the tokens' rows), and the bytes of bits files asked for that "
+              "the query did not need, per such query.", "",
+              "| set | kind | with such a word | "
+              + " | ".join(f"{f:g}x: held, wasted" for f in PROBE_FACTORS) + " |",
+              "|---|---|---|" + "---|" * len(PROBE_FACTORS)]
+    for name, out in results["sets"].items():
+        if out.get("layout") != "partitioned":
+            continue
+        for kind, k in out["kinds"].items():
+            n = k["with_unknown_word"]
+            if n:
+                cells = [f"{g['held'] / n:.0%}, {g['bits_wasted'] / n / 1000:.1f} kB"
+                         for g in (k["probes"][str(f)] for f in PROBE_FACTORS)]
+                lines.append(f"| {name} | {kind} | {n} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
