@@ -12,6 +12,7 @@ import { fetchOpening } from "../src/engine/opening.js";
 import { guessWords, guessedWordFiles } from "../src/engine/guessed-words.js";
 import { FRAME, wordEntry } from "../src/engine/word-rows.js";
 import { WordPieces } from "../src/engine/wordpieces.js";
+import { guessedPieceFiles } from "../src/bundle/piece-names.js";
 import { BundleError } from "../src/bundle/error.js";
 import { serve } from "./serve.js";
 
@@ -111,6 +112,25 @@ test("given the words and index hints, the opening brings the word rows and the 
   const again = server.requests.slice(after);
   for (const name of brought.map((f) => `/bundle-partitioned/${f.name}`)) assert.ok(!again.includes(name), name);
   assert.equal(kinds(again).pieces, 0);
+});
+
+test("given the words and pieces hints, the opening brings the query's word pieces beside its word rows: a word the site lacks waits for no piece file", async () => {
+  const { server, url, catalog } = await served("bundle-partitioned");
+  const { set, count } = catalog.encoders.static.words;
+  const hints = { words: `${set}:${count}`, pieces: catalog.encoders.static.pieces.keyed.hash };
+  const query = "quokka zyzzyvas cache"; // the site lacks the first two words
+  const opening = fetchOpening(url, { query, ...hints });
+  const brought = (await opening).guessed.map((f) => f.name);
+  const pieces = guessedPieceFiles(query, hints.pieces);
+  assert.ok(pieces.length > 0 && pieces.every((name) => brought.includes(name)), "every guessed piece file came");
+  const after = server.requests.length;
+  const engine = new Engine({ manifestUrl: url, opening, openingQuery: query, ...hints });
+  const results = await engine.search(query);
+  const again = server.requests.slice(after);
+  assert.equal(kinds(again).words, 0);
+  assert.deepEqual(again.filter((p) => p.includes("/pieces/")), [], "no piece file asked after the opening");
+  const { url: other } = await served("bundle-partitioned");
+  assert.deepEqual(results.map((r) => r.id), (await new Engine({ manifestUrl: other }).search(query)).map((r) => r.id));
 });
 
 test("the special tokens' row is in the shard the page always names", async () => {

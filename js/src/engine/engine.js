@@ -250,9 +250,10 @@ export class Engine {
   }
 
   /**
-   * Before the catalog is read: the word rows (or else the keyed word piece files)
-   * `query`'s words would read and the keyword shards of its terms, named with the
-   * page's hints, asked for now rather than a step after the catalog.
+   * Before the catalog is read: the word rows and keyed word piece files `query`'s words
+   * would read and the keyword shards of its terms, named with the page's hints, asked
+   * for now rather than a step after the catalog (the pieces of a word the site lacks
+   * would otherwise wait for its rows to tell so).
    */
   #askEarly(query) {
     if (this.catalog) return;
@@ -264,7 +265,8 @@ export class Engine {
       }, () => {}); // a guess: the engine asks when it needs them
     if (this.pageWords && this.encoderKind !== "transformer") {
       guess(guessedWordFiles, this.pageWords);
-    } else if (this.pagePieces && this.encoderKind !== "transformer") {
+    }
+    if (this.pagePieces && this.encoderKind !== "transformer") {
       const coming = new Set(opening === null ? [] : guessedPieceFiles(opening, this.pagePieces));
       for (const name of guessedPieceFiles(query, this.pagePieces)) {
         if (!coming.has(name)) this.#pieceShard({ name }).catch(() => {}); // asked again when needed

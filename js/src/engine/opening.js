@@ -22,8 +22,9 @@ export const HINTS = ["pieces", "keywords", "pages", "words", "index"];
  * The names of the files a first `query` reads that the page's hints name: `pieces`
  * (the hash of the keyed word piece files), `keywords` (`<set>:<count>` of the keyword
  * shards), `pages` (the page table's hash), `words` (`<set>:<count>` of the word rows)
- * and `index` (the vector index's hash); each optional. With word rows, the query's
- * words need no word pieces unless the site lacks them, which the rows tell.
+ * and `index` (the vector index's hash); each optional. With word rows, a word needs
+ * its pieces only if the site lacks it; the rows tell which a step later, so the pieces
+ * come beside them, and a word the site has costs its pieces' bytes.
  */
 export async function guessedFiles(query, { pieces = null, keywords = null, pages = null, words = null,
   index = null } = {}) {
@@ -36,7 +37,7 @@ export async function guessedFiles(query, { pieces = null, keywords = null, page
     ...(vectors ? [vectors] : []),
     ...await guessedKeywordFiles(query, keywords),
     ...rows,
-    ...(hash && !rows.length ? guessedPieceFiles(query, hash) : []),
+    ...(hash ? guessedPieceFiles(query, hash) : []),
   ];
 }
 
