@@ -53,10 +53,20 @@ async function embedder() {
   };
 }
 
-test("a query of the site's words reads its words' rows, no word piece and no token row", async () => {
-  const read = await (await embedder())("Cache-Control max-age");
+test("a query of the site's words is encoded from its words' rows alone: no token row, and the word pieces asked beside them never waited for", { timeout: 20_000 }, async () => {
+  let release;
+  const never = new Promise((resolve) => { release = resolve; });
+  const server = await serve(PARITY, { hold: (path) => (path.includes("/pieces/") ? never : null) });
+  servers.push(server);
+  const engine = new Engine({ manifestUrl: `${server.url}bundle/manifest.json` });
+  await engine.open();
+  const before = server.requests.length;
+  const query = "Cache-Control max-age";
+  assert.deepEqual(Array.from(await engine.embed(query)), codesOf(query));
+  const read = kinds(server.requests.slice(before));
+  release();
   assert.ok(read.words > 0, "word rows read");
-  assert.equal(read.pieces, 0);
+  assert.ok(read.pieces > 0, "the words' pieces asked for beside their rows");
   assert.equal(read.rows, 0);
 });
 
@@ -131,6 +141,32 @@ test("given the words and pieces hints, the opening brings the query's word piec
   assert.deepEqual(again.filter((p) => p.includes("/pieces/")), [], "no piece file asked after the opening");
   const { url: other } = await served("bundle-partitioned");
   assert.deepEqual(results.map((r) => r.id), (await new Engine({ manifestUrl: other }).search(query)).map((r) => r.id));
+});
+
+test("a later query asks for its new words' pieces beside their rows, should the site lack them", { timeout: 20_000 }, async () => {
+  let holding = false;
+  let seen;
+  const piecesAsked = new Promise((resolve) => { seen = resolve; });
+  const server = await serve(PARITY, {
+    hold: (path) => {
+      if (!holding) return null;
+      // a continuation piece's file: the reading's spelling check asks only for a word's first
+      if (path.includes("/pieces/c")) seen();
+      return path.includes("/words/") ? piecesAsked : null; // its rows wait until one is asked
+    },
+  });
+  servers.push(server);
+  const engine = new Engine({ manifestUrl: `${server.url}bundle-partitioned/manifest.json` });
+  engine.prefetchBudget = 0; // no idle prefetch: every piece file is asked by the query
+  await engine.search(SITE_WORDS, { mode: "vector" });
+  holding = true;
+  const before = server.requests.length;
+  const query = "quokka zyzzyvas cache";
+  const results = await engine.search(query, { mode: "vector" });
+  const read = kinds(server.requests.slice(before));
+  assert.ok(read.words > 0 && read.pieces > 0, JSON.stringify(read));
+  const want = JSON.parse(readFileSync(`${PARITY}expected-partitioned.json`, "utf8")).queries.find((q) => q.query === query);
+  assert.deepEqual(results.map((r) => [r.id, r.score, r.vectorScore, r.lexicalScore]), want.vector);
 });
 
 test("the special tokens' row is in the shard the page always names", async () => {

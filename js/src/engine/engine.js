@@ -40,7 +40,7 @@ import { StaticEncoder } from "./static-encoder.js";
 import { Vocabulary } from "./vocabulary.js";
 import { createEncoder, createTokenIds } from "./tokenize.js";
 import { WordPieces } from "./wordpieces.js";
-import { wordEntry } from "./word-rows.js";
+import { FRAME, wordEntry } from "./word-rows.js";
 import { guessedWordFiles } from "./guessed-words.js";
 import { guessedPieceFiles, piecesHash } from "../bundle/piece-names.js";
 import { guessedKeywordFiles } from "./guessed-keywords.js";
@@ -296,6 +296,8 @@ export class Engine {
       split: (text) => pieces.queryWords(text),
       find: async (word) => {
         const entry = await shards.find(word);
+        // its rows say a step later whether the site lacks it: its pieces come beside them
+        if (word !== FRAME && !this.store.hasOrOffered(entry.name)) pieces.ask([word]);
         return wordEntry(await this.store.json(entry), word, encoder.dim, entry.name);
       },
       tokenize: (words) => pieces.tokenizeWords(words),

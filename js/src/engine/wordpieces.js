@@ -69,6 +69,14 @@ export class WordPieces {
     return words.map((word) => model._call([word]).map((t) => this.ids.get(t) ?? model.unk_token_id));
   }
 
+  /**
+   * Asks for the files `words` would read, without waiting for them: a word's pieces
+   * then come beside its row, should the site lack it.
+   */
+  ask(words) {
+    this.#need(this.#keysOf(words)).catch(() => {}); // read again, and its error met, when needed
+  }
+
   #keysOf(words) {
     const keys = new Set();
     for (const word of words) {
