@@ -10,10 +10,13 @@
 // query on a new engine (each a first query); `--unheld <folder>`, the files of that
 // folder answered at once (as if they had come before the query, beside the catalog);
 // `--page-pieces`, the engine told the hash of the keyed word piece files, as a built
-// page tells it.
+// page tells it; `--page-hints`, every hint a built page gives (word piece files, keyword
+// shards, page table, word rows, vector index), the engine's first query brought by the
+// page's opening as a page brings it; `--no-guess-pieces`, no word's pieces asked for
+// before its rows say the site lacks it (as for a reader who saves data).
 //
 //   node bench/query_rounds.mjs <bundle folder> <queries file: one per line> [off]
-//       [--cold-each] [--unheld <folder>] [--page-pieces]
+//       [--cold-each] [--unheld <folder>] [--page-pieces] [--page-hints] [--no-guess-pieces]
 // prints JSON: {queries: [{query, rounds, files, bytes, sent, kinds,
 // kindSent, steps}]}: kindSent is bytes sent per kind of file, steps the kinds each round asked for 
 // (the first is cold).
@@ -22,6 +25,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { Engine } from "../js/src/engine/engine.js";
+import { fetchOpening } from "../js/src/engine/opening.js";
 import { serve } from "../js/test/serve.js";
 
 const DELAY_MS = 100;
@@ -32,7 +36,23 @@ const unheld = options.includes("--unheld") ? `/${options[options.indexOf("--unh
 // --page-pieces: the engine told the keyed word piece files' hash, as a built page tells it
 const pagePieces = options.includes("--page-pieces")
   ? JSON.parse(readFileSync(join(root, "catalog.json"), "utf8")).encoders.static.pieces.keyed.hash : null;
+const catalog = JSON.parse(readFileSync(join(root, "catalog.json"), "utf8"));
+const pageHints = options.includes("--page-hints") ? hintsOf(catalog) : null;
+const guessPieces = !options.includes("--no-guess-pieces");
 const queries = readFileSync(queriesFile, "utf8").split("\n").filter(Boolean);
+
+/** The hints a built page gives (mkdocs_semantic/plugin/hints.py), from the catalog. */
+function hintsOf({ encoders, lexical, pages, vectors }) {
+  const stat = encoders.static;
+  const hash = (name) => /\.([0-9a-f]{16})\.[a-z0-9]+$/.exec(name)?.[1] ?? null;
+  return {
+    pieces: stat?.pieces?.keyed?.hash ?? null,
+    keywords: lexical.shards.set ? `${lexical.shards.set}:${lexical.shards.count}` : null,
+    pages: hash(pages.table[0]),
+    words: stat?.words ? `${stat.words.set}:${stat.words.count}` : null,
+    index: stat && vectors[stat.vectors].layout === "partitioned" ? hash(vectors[stat.vectors].index[0]) : null,
+  };
+}
 
 const start = performance.now();
 const log = [];
@@ -52,16 +72,21 @@ function sent(path) {
   return sentCache.get(path);
 }
 
-const newEngine = () => {
-  const engine = new Engine({ manifestUrl: `${server.url}manifest.json`, pieces: pagePieces });
+const manifestUrl = `${server.url}manifest.json`;
+const newEngine = (query) => {
+  const engine = pageHints
+    ? new Engine({ manifestUrl, opening: fetchOpening(manifestUrl, { query, guessPieces, ...pageHints }), openingQuery: query,
+      pieces: pageHints.pieces, keywords: pageHints.keywords, words: pageHints.words })
+    : new Engine({ manifestUrl, pieces: pagePieces });
   if (prefetch === "off") engine.prefetchBudget = 0;
+  engine.guessPieces = guessPieces;
   return engine;
 };
-let engine = newEngine();
+let engine = null;
 const out = [];
 for (const query of queries) {
-  if (coldEach && out.length) engine = newEngine();
   log.length = 0;
+  if (!engine || coldEach) engine = newEngine(query);
   await engine.answer(query);
   const own = log.slice();
   let rounds = 0;

@@ -169,6 +169,25 @@ test("a later query asks for its new words' pieces beside their rows, should the
   assert.deepEqual(results.map((r) => [r.id, r.score, r.vectorScore, r.lexicalScore]), want.vector);
 });
 
+test("a reader who saves data gets no word piece before the rows say the site lacks the word", async () => {
+  const saved = Object.getOwnPropertyDescriptor(globalThis, "navigator");
+  Object.defineProperty(globalThis, "navigator", { value: { connection: { saveData: true } }, configurable: true });
+  try {
+    const { server, url, catalog } = await served("bundle-partitioned");
+    const { set, count } = catalog.encoders.static.words;
+    const hints = { words: `${set}:${count}`, pieces: catalog.encoders.static.pieces.keyed.hash };
+    const opening = fetchOpening(url, { query: SITE_WORDS, ...hints });
+    assert.deepEqual((await opening).guessed.filter((f) => f.name.startsWith("pieces/")), []);
+    const engine = new Engine({ manifestUrl: url, opening, openingQuery: SITE_WORDS, ...hints });
+    await engine.search(SITE_WORDS, { mode: "vector" });
+    await engine.search("Cache-Control max-age", { mode: "vector" });
+    assert.equal(kinds(server.requests).pieces, 0);
+  } finally {
+    if (saved) Object.defineProperty(globalThis, "navigator", saved);
+    else delete globalThis.navigator;
+  }
+});
+
 test("the special tokens' row is in the shard the page always names", async () => {
   const { catalog } = await served();
   const { set, count } = catalog.encoders.static.words;

@@ -82,6 +82,9 @@ export class Engine {
     this.built = new Set(); // the names in `pending` whose promise has resolved
     this.running = 0; // answers under way
     this.prefetchBudget = PREFETCH_BYTES;
+    // whether a word's pieces are asked for beside its rows, before they tell whether the
+    // site lacks it: a step spared for bytes, not under Save-Data or on a 2G link
+    this.guessPieces = mayPrefetch(globalThis.navigator);
     this.prefetching = Promise.resolve(); // the idle prefetch under way, if any
     this.lastSignTables = null; // the sign tables of the last query the vectors scored
   }
@@ -266,7 +269,7 @@ export class Engine {
     if (this.pageWords && this.encoderKind !== "transformer") {
       guess(guessedWordFiles, this.pageWords);
     }
-    if (this.pagePieces && this.encoderKind !== "transformer") {
+    if (this.pagePieces && this.encoderKind !== "transformer" && (!this.pageWords || this.guessPieces)) {
       const coming = new Set(opening === null ? [] : guessedPieceFiles(opening, this.pagePieces));
       for (const name of guessedPieceFiles(query, this.pagePieces)) {
         if (!coming.has(name)) this.#pieceShard({ name }).catch(() => {}); // asked again when needed
@@ -297,7 +300,7 @@ export class Engine {
       find: async (word) => {
         const entry = await shards.find(word);
         // its rows say a step later whether the site lacks it: its pieces come beside them
-        if (word !== FRAME && !this.store.hasOrOffered(entry.name)) pieces.ask([word]);
+        if (this.guessPieces && word !== FRAME && !this.store.hasOrOffered(entry.name)) pieces.ask([word]);
         return wordEntry(await this.store.json(entry), word, encoder.dim, entry.name);
       },
       tokenize: (words) => pieces.tokenizeWords(words),

@@ -11,6 +11,7 @@ import { unlistedLimit } from "../bundle/bundle.js";
 import { guessedPieceFiles, piecesHash } from "../bundle/piece-names.js";
 import { guessedKeywordFiles, pageTableGuess } from "./guessed-keywords.js";
 import { guessedWordFiles, vectorIndexGuess } from "./guessed-words.js";
+import { mayPrefetch } from "./prefetch.js";
 
 /**
  * The page's hints, as its meta tag's `data-` attributes and Material's worker URL's
@@ -24,10 +25,11 @@ export const HINTS = ["pieces", "keywords", "pages", "words", "index"];
  * shards), `pages` (the page table's hash), `words` (`<set>:<count>` of the word rows)
  * and `index` (the vector index's hash); each optional. With word rows, a word needs
  * its pieces only if the site lacks it; the rows tell which a step later, so the pieces
- * come beside them, and a word the site has costs its pieces' bytes.
+ * come beside them (a word the site has costs its pieces' bytes) when `guessPieces`: by
+ * default unless the reader saves data or is on a 2G link.
  */
 export async function guessedFiles(query, { pieces = null, keywords = null, pages = null, words = null,
-  index = null } = {}) {
+  index = null } = {}, guessPieces = mayPrefetch(globalThis.navigator)) {
   const hash = piecesHash(pieces);
   const table = pageTableGuess(pages);
   const vectors = vectorIndexGuess(index);
@@ -37,22 +39,22 @@ export async function guessedFiles(query, { pieces = null, keywords = null, page
     ...(vectors ? [vectors] : []),
     ...await guessedKeywordFiles(query, keywords),
     ...rows,
-    ...(hash ? guessedPieceFiles(query, hash) : []),
+    ...(hash && (!rows.length || guessPieces) ? guessedPieceFiles(query, hash) : []),
   ];
 }
 
 /**
  * The manifest (parsed JSON), the catalog's copy (an ArrayBuffer, or null) and the
  * guessed files that came (`[{name, buffer}]`) of the bundle at `manifestUrl`:
- * `{manifest, copy, guessed}`. `query` and `hints` (guessedFiles): optional.
+ * `{manifest, copy, guessed}`. `query`, `guessPieces` and `hints` (guessedFiles): optional.
  */
-export async function fetchOpening(manifestUrl, { query = "", ...hints } = {}) {
+export async function fetchOpening(manifestUrl, { query = "", guessPieces = undefined, ...hints } = {}) {
   // asked for in the order they are needed: the manifest checks the catalog, which
   // names everything else; a browser may hold back the last of many requests
   const manifest = fetchManifest(manifestUrl);
   manifest.catch(() => {}); // awaited below, where its error surfaces
   const copy = fetchCatalogCopy(manifestUrl);
-  const names = await guessedFiles(query, hints).catch(() => []);
+  const names = await guessedFiles(query, hints, guessPieces).catch(() => []);
   const files = names.map((name) => fetchBytes(payloadUrl(name, manifestUrl), undefined, undefined,
     { limit: guessLimit(name) }).then((buffer) => ({ name, buffer }), () => null));
   return { manifest: await manifest, copy: await copy, guessed: (await Promise.all(files)).filter(Boolean) };
