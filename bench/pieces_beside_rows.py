@@ -1,0 +1,107 @@
+"""Word pieces beside the word rows: the steps a query spares and the bytes it pays.
+
+With word rows (format 12) a query's word needs the tokenizer's word pieces only if the
+site lacks it, which its rows file tells. Asked for once the rows tell, the pieces and
+then the tokens' rows wait a step each; asked for beside the rows (the client's default,
+not under Save-Data), they wait for nothing, and a word the site has costs its pieces'
+bytes. This bench runs both (bench/query_rounds.mjs: the browser engine in Node against
+each set's bundle served from 127.0.0.1, every answer held 100 ms, the page's hints and
+opening as a built page gives them) on each set's clean and slipped queries:
+
+- as first queries (a new engine each, no idle prefetch);
+- in order on one engine, the idle prefetch running between queries (a reader who
+  reads the results): the later queries.
+
+Per variant: the queries by steps, the median and mean bytes sent, and the mean of the
+modeled time (steps x 40 ms, plus the bytes sent at 20 Mbit/s: bench/compare's model).
+
+    python bench/pieces_beside_rows.py [--sets fastapi,mkdocs,manpages,npm,postgres,python]
+        [--out DIR]
+
+Writes <out>/pieces_beside_rows.{json,md} (bench/results unless --out).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import static_encoder as se  # noqa: E402
+from query_rounds import measure  # noqa: E402
+
+VARIANTS = {"beside the rows (ships)": [], "once the rows tell": ["--no-guess-pieces"]}
+ROUND_MS = 40
+BYTES_PER_MS = 20e6 / 8 / 1000
+
+
+def modeled_ms(query: dict) -> float:
+    return query["rounds"] * ROUND_MS + query["sent"] / BYTES_PER_MS
+
+
+def figures(queries: list[dict]) -> dict:
+    sent = [q["sent"] for q in queries]
+    return {"queries": len(queries),
+            "steps": dict(sorted(Counter(q["rounds"] for q in queries).items())),
+            "steps_mean": statistics.fmean(q["rounds"] for q in queries),
+            "sent_median": statistics.median(sent), "sent_mean": statistics.fmean(sent),
+            "modeled_mean_ms": statistics.fmean(modeled_ms(q) for q in queries)}
+
+
+def run_kind(bundle: Path, texts: list[str]) -> dict:
+    out: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        query_file = Path(tmp) / "queries.txt"
+        query_file.write_text("\n".join(t.replace("\n", " ") for t in texts) + "\n",
+                              encoding="utf-8")
+        for label, options in VARIANTS.items():
+            first = measure(bundle, query_file, "off", ["--cold-each", "--page-hints", *options])
+            later = measure(bundle, query_file, "on", ["--page-hints", *options])
+            out[label] = {"first": figures(first["queries"]),
+                          "later": figures(later["queries"][1:])}
+    return out
+
+
+def run_set(corpus: se.Corpus, name: str, _embedder) -> dict:
+    kinds = {"clean": [q.text for q in corpus.queries]}
+    slipped = [HERE / "relevance" / f"{corpus.name}-{g}-slipped.tsv" for g in corpus.groups]
+    if all(path.is_file() for path in slipped) and slipped:
+        kinds["slipped"] = [q.text for path in slipped for q in se.read_tsv(path, "slipped")]
+    return {"chunks": len(corpus.bundle.chunks),
+            "kinds": {kind: run_kind(corpus.bundle.root, texts) for kind, texts in kinds.items()}}
+
+
+def render(results: dict) -> str:
+    lines = ["# Word pieces beside the word rows", "",
+             f"Reproduce: `python bench/pieces_beside_rows.py`. Measured {results['run']}. "
+             "Each set's clean and slipped queries, as first queries (a new engine each) "
+             "and as later queries (in order on one engine, the idle prefetch run between "
+             "them), with the word pieces of every new word asked for beside its rows (as "
+             "the client ships) and once the rows say the site lacks the word. Steps: the "
+             "engine in Node, every answer held 100 ms (the browser adds its worker's); "
+             "modeled: steps x 40 ms plus the bytes sent at 20 Mbit/s, the mean per query.",
+             "", "| set | kind | queries | variant | first: queries by steps | first: sent "
+             "median / mean | first: modeled | later: queries by steps | later: sent "
+             "median / mean | later: modeled |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, s in results["sets"].items():
+        for kind, variants in s["kinds"].items():
+            for label, v in variants.items():
+                cells = []
+                for when in ("first", "later"):
+                    f = v[when]
+                    cells += [", ".join(f"{k}: {n}" for k, n in f["steps"].items()),
+                              f"{f['sent_median'] / 1000:.1f} / {f['sent_mean'] / 1000:.1f} kB",
+                              f"{f['modeled_mean_ms']:.0f} ms"]
+                lines.append(f"| {name} | {kind} | {v['first']['queries']} | {label} | "
+                             + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    raise SystemExit(se.run_trial(__doc__, "pieces_beside_rows",
+                                  "fastapi,mkdocs,manpages,npm,postgres,python", run_set, render))
