@@ -128,6 +128,15 @@ def run_set(corpus: se.Corpus, name: str, _embedder) -> dict:
                       for kind, texts in queries_of(corpus.name, corpus.groups).items()}}
 
 
+def measured_kinds(results: dict):
+    """(set, kind, figures, queries with a word the site does not use) of each kind of
+    query of each partitioned set."""
+    for name, out in results["sets"].items():
+        if out.get("layout") == "partitioned":
+            for kind, k in out["kinds"].items():
+                yield name, kind, k, k["with_unknown_word"]
+
+
 def render(results: dict) -> str:
     lines = ["# Probe ahead: the row blocks a query's known words guess", "",
              f"Reproduce: `python bench/probe_ahead.py`. Measured {results['run']}. Per set "
@@ -142,22 +151,18 @@ def render(results: dict) -> str:
              "| set | kind | queries | with such a word | needed per such query | "
              + " | ".join(f"{f:g}x: held, missed, wasted" for f in FACTORS) + " |",
              "|---|---|---|---|---|" + "---|" * len(FACTORS)]
-    for name, out in results["sets"].items():
-        if out.get("layout") != "partitioned":
-            lines.append(f"| {name} | - | exact layout: no probe | | |" + " |" * len(FACTORS))
+    lines += [f"| {name} | - | exact layout: no probe | | |" + " |" * len(FACTORS)
+              for name, out in results["sets"].items() if out.get("layout") != "partitioned"]
+    for name, kind, k, n in measured_kinds(results):
+        if not n:
+            lines.append(f"| {name} | {kind} | {k['queries']} | 0 | - |" + " - |" * len(FACTORS))
             continue
-        for kind, k in out["kinds"].items():
-            n = k["with_unknown_word"]
-            if not n:
-                lines.append(f"| {name} | {kind} | {k['queries']} | 0 | - |"
-                             + " - |" * len(FACTORS))
-                continue
-            cells = [f"{g['held'] / n:.0%}, {g['blocks_missed']} / {k['blocks_needed']}, "
-                     f"{g['bytes_wasted'] / n / 1000:.1f} kB"
-                     for g in (k["guesses"][str(f)] for f in FACTORS)]
-            needed = f"{k['blocks_needed'] / n:.0f} blocks, {k['bytes_needed'] / n / 1000:.1f} kB"
-            lines.append(f"| {name} | {kind} | {k['queries']} | {n} | {needed} | "
-                         + " | ".join(cells) + " |")
+        cells = [f"{g['held'] / n:.0%}, {g['blocks_missed']} / {k['blocks_needed']}, "
+                 f"{g['bytes_wasted'] / n / 1000:.1f} kB"
+                 for g in (k["guesses"][str(f)] for f in FACTORS)]
+        needed = f"{k['blocks_needed'] / n:.0f} blocks, {k['bytes_needed'] / n / 1000:.1f} kB"
+        lines.append(f"| {name} | {kind} | {k['queries']} | {n} | {needed} | "
+                     + " | ".join(cells) + " |")
     lines += ["", "The guess's bits: for a guess that probes the partitions of 1x, 1.25x, 1.5x "
               "and 2x as many rows as a query probes, the share of such queries whose guess "
               "asked for the bits of every partition the whole vector probes (else a bits "
@@ -166,15 +171,11 @@ def render(results: dict) -> str:
               "| set | kind | with such a word | "
               + " | ".join(f"{f:g}x: held, wasted" for f in PROBE_FACTORS) + " |",
               "|---|---|---|" + "---|" * len(PROBE_FACTORS)]
-    for name, out in results["sets"].items():
-        if out.get("layout") != "partitioned":
-            continue
-        for kind, k in out["kinds"].items():
-            n = k["with_unknown_word"]
-            if n:
-                cells = [f"{g['held'] / n:.0%}, {g['bits_wasted'] / n / 1000:.1f} kB"
-                         for g in (k["probes"][str(f)] for f in PROBE_FACTORS)]
-                lines.append(f"| {name} | {kind} | {n} | " + " | ".join(cells) + " |")
+    for name, kind, k, n in measured_kinds(results):
+        if n:
+            cells = [f"{g['held'] / n:.0%}, {g['bits_wasted'] / n / 1000:.1f} kB"
+                     for g in (k["probes"][str(f)] for f in PROBE_FACTORS)]
+            lines.append(f"| {name} | {kind} | {n} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
