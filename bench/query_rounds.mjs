@@ -34,9 +34,8 @@ const [root, queriesFile, prefetch = "on", ...options] = process.argv.slice(2);
 const coldEach = options.includes("--cold-each");
 const unheld = options.includes("--unheld") ? `/${options[options.indexOf("--unheld") + 1]}/` : null;
 // --page-pieces: the engine told the keyed word piece files' hash, as a built page tells it
-const pagePieces = options.includes("--page-pieces")
-  ? JSON.parse(readFileSync(join(root, "catalog.json"), "utf8")).encoders.static.pieces.keyed.hash : null;
 const catalog = JSON.parse(readFileSync(join(root, "catalog.json"), "utf8"));
+const pagePieces = options.includes("--page-pieces") ? catalog.encoders.static.pieces.keyed.hash : null;
 const pageHints = options.includes("--page-hints") ? hintsOf(catalog) : null;
 const guessPieces = !options.includes("--no-guess-pieces");
 const queries = readFileSync(queriesFile, "utf8").split("\n").filter(Boolean);
@@ -47,7 +46,7 @@ function hintsOf({ encoders, lexical, pages, vectors }) {
   const hash = (name) => /\.([0-9a-f]{16})\.[a-z0-9]+$/.exec(name)?.[1] ?? null;
   return {
     pieces: stat?.pieces?.keyed?.hash ?? null,
-    keywords: lexical.shards.set ? `${lexical.shards.set}:${lexical.shards.count}` : null,
+    keywords: `${lexical.shards.set}:${lexical.shards.count}`,
     pages: hash(pages.table[0]),
     words: stat?.words ? `${stat.words.set}:${stat.words.count}` : null,
     index: stat && vectors[stat.vectors].layout === "partitioned" ? hash(vectors[stat.vectors].index[0]) : null,

@@ -32,5 +32,10 @@ export async function serve(root, { hold = () => null, gzip = false } = {}) {
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${server.address().port}/`;
-  return { url, requests, close: () => new Promise((resolve) => server.close(resolve)) };
+  // a file a test held and never let go does not keep the server open
+  const close = () => new Promise((resolve) => {
+    server.close(resolve);
+    server.closeAllConnections();
+  });
+  return { url, requests, close };
 }

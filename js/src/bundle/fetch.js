@@ -159,11 +159,6 @@ export class PayloadStore {
     return this.loads.has(name);
   }
 
-  /** Whether payload `name` is asked for already or its bytes were offered. */
-  hasOrOffered(name) {
-    return this.loads.has(name) || this.offered.has(name);
-  }
-
   json(file) {
     return this.get(file, (buffer) => parseJson(selfCheckedBody(buffer, file.name), file.name));
   }

@@ -295,13 +295,16 @@ export class Engine {
   /** The word rows (word-rows.js) of the static `encoder`, its words cut by `pieces`. */
   #wordRows(encoder, pieces) {
     const shards = this.#shardList(encoder.words);
+    const read = new Set(); // the shards whose words are known
     return {
       split: (text) => pieces.queryWords(text),
       find: async (word) => {
         const entry = await shards.find(word);
         // its rows say a step later whether the site lacks it: its pieces come beside them
-        if (this.guessPieces && word !== FRAME && !this.store.hasOrOffered(entry.name)) pieces.ask([word]);
-        return wordEntry(await this.store.json(entry), word, encoder.dim, entry.name);
+        if (this.guessPieces && word !== FRAME && !read.has(entry.name)) pieces.ask([word]);
+        const data = await this.store.json(entry);
+        read.add(entry.name);
+        return wordEntry(data, word, encoder.dim, entry.name);
       },
       tokenize: (words) => pieces.tokenizeWords(words),
     };
