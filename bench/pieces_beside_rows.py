@@ -23,6 +23,7 @@ Writes <out>/pieces_beside_rows.{json,md} (bench/results unless --out).
 
 from __future__ import annotations
 
+import json
 import statistics
 import sys
 import tempfile
@@ -33,15 +34,20 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
+from compare_lib.report import modeled_ms  # noqa: E402
 from query_rounds import measure  # noqa: E402
 
+from mkdocs_semantic.bundle.reader import read_catalog, read_manifest  # noqa: E402
+from mkdocs_semantic.plugin.hints import bundle_hints  # noqa: E402
+
 VARIANTS = {"beside the rows (ships)": [], "once the rows tell": ["--no-guess-pieces"]}
-ROUND_MS = 40
-BYTES_PER_MS = 20e6 / 8 / 1000
 
 
-def modeled_ms(query: dict) -> float:
-    return query["rounds"] * ROUND_MS + query["sent"] / BYTES_PER_MS
+def page_hints(bundle: Path) -> str:
+    """The hints the plugin writes into a page of `bundle`'s site, as JSON."""
+    catalog = read_catalog(bundle, read_manifest(bundle))
+    pieces = catalog["encoders"]["static"]["pieces"]["keyed"]["hash"]
+    return json.dumps(dict(bundle_hints(bundle, pieces=pieces).items()))
 
 
 def figures(queries: list[dict]) -> dict:
@@ -50,18 +56,20 @@ def figures(queries: list[dict]) -> dict:
             "steps": dict(sorted(Counter(q["rounds"] for q in queries).items())),
             "steps_mean": statistics.fmean(q["rounds"] for q in queries),
             "sent_median": statistics.median(sent), "sent_mean": statistics.fmean(sent),
-            "modeled_mean_ms": statistics.fmean(modeled_ms(q) for q in queries)}
+            "modeled_mean_ms": statistics.fmean(modeled_ms(q["rounds"], q["sent"])
+                                                for q in queries)}
 
 
 def run_kind(bundle: Path, texts: list[str]) -> dict:
     out: dict = {}
+    hints = ["--page-hints", page_hints(bundle)]
     with tempfile.TemporaryDirectory() as tmp:
         query_file = Path(tmp) / "queries.txt"
         query_file.write_text("\n".join(t.replace("\n", " ") for t in texts) + "\n",
                               encoding="utf-8")
         for label, options in VARIANTS.items():
-            first = measure(bundle, query_file, "off", ["--cold-each", "--page-hints", *options])
-            later = measure(bundle, query_file, "on", ["--page-hints", *options])
+            first = measure(bundle, query_file, "off", ["--cold-each", *hints, *options])
+            later = measure(bundle, query_file, "on", [*hints, *options])
             out[label] = {"first": figures(first["queries"]),
                           "later": figures(later["queries"][1:])}
     return out

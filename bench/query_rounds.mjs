@@ -10,13 +10,14 @@
 // query on a new engine (each a first query); `--unheld <folder>`, the files of that
 // folder answered at once (as if they had come before the query, beside the catalog);
 // `--page-pieces`, the engine told the hash of the keyed word piece files, as a built
-// page tells it; `--page-hints`, every hint a built page gives (word piece files, keyword
-// shards, page table, word rows, vector index), the engine's first query brought by the
-// page's opening as a page brings it; `--no-guess-pieces`, no word's pieces asked for
-// before its rows say the site lacks it (as for a reader who saves data).
+// page tells it; `--page-hints <json>`, the hints a built page gives (`{pieces, keywords,
+// pages, words, index}`, as mkdocs_semantic/plugin/hints.py bundle_hints makes them), the
+// engine's first query brought by the page's opening as a page brings it;
+// `--no-guess-pieces`, no word's pieces asked for before its rows say the site lacks it
+// (as for a reader who saves data).
 //
 //   node bench/query_rounds.mjs <bundle folder> <queries file: one per line> [off]
-//       [--cold-each] [--unheld <folder>] [--page-pieces] [--page-hints] [--no-guess-pieces]
+//       [--cold-each] [--unheld <folder>] [--page-pieces] [--page-hints <json>] [--no-guess-pieces]
 // prints JSON: {queries: [{query, rounds, files, bytes, sent, kinds,
 // kindSent, steps}]}: kindSent is bytes sent per kind of file, steps the kinds each round asked for 
 // (the first is cold).
@@ -34,24 +35,11 @@ const [root, queriesFile, prefetch = "on", ...options] = process.argv.slice(2);
 const coldEach = options.includes("--cold-each");
 const unheld = options.includes("--unheld") ? `/${options[options.indexOf("--unheld") + 1]}/` : null;
 // --page-pieces: the engine told the keyed word piece files' hash, as a built page tells it
-const catalog = JSON.parse(readFileSync(join(root, "catalog.json"), "utf8"));
-const pagePieces = options.includes("--page-pieces") ? catalog.encoders.static.pieces.keyed.hash : null;
-const pageHints = options.includes("--page-hints") ? hintsOf(catalog) : null;
+const pagePieces = options.includes("--page-pieces")
+  ? JSON.parse(readFileSync(join(root, "catalog.json"), "utf8")).encoders.static.pieces.keyed.hash : null;
+const pageHints = options.includes("--page-hints") ? JSON.parse(options[options.indexOf("--page-hints") + 1]) : null;
 const guessPieces = !options.includes("--no-guess-pieces");
 const queries = readFileSync(queriesFile, "utf8").split("\n").filter(Boolean);
-
-/** The hints a built page gives (mkdocs_semantic/plugin/hints.py), from the catalog. */
-function hintsOf({ encoders, lexical, pages, vectors }) {
-  const stat = encoders.static;
-  const hash = (name) => /\.([0-9a-f]{16})\.[a-z0-9]+$/.exec(name)?.[1] ?? null;
-  return {
-    pieces: stat?.pieces?.keyed?.hash ?? null,
-    keywords: `${lexical.shards.set}:${lexical.shards.count}`,
-    pages: hash(pages.table[0]),
-    words: stat?.words ? `${stat.words.set}:${stat.words.count}` : null,
-    index: stat && vectors[stat.vectors].layout === "partitioned" ? hash(vectors[stat.vectors].index[0]) : null,
-  };
-}
 
 const start = performance.now();
 const log = [];
