@@ -401,9 +401,12 @@ export class Engine {
    * are all scored exactly, so a filter misses no match. Once `signal` is aborted (the
    * reader typed on) no further partition file is asked for. `onCandidates(ids)`: the
    * partitioned layout's candidates (every chunk of each candidate row, best sign score
-   * first), as soon as they are known, before their rows are read.
+   * first), as soon as they are known, before their rows are read. `go`: null, or a
+   * promise that resolves to whether `query` is still wanted: its candidates' row blocks
+   * wait for it, and none is asked for, nor anything scored (null), once it says no.
    */
-  async #vectorScores(query, { among = null, signal, onCandidates } = {}) {
+  async #vectorScores(query, { among = null, signal, onCandidates, go = null } = {}) {
+    const wanted = async () => go === null || await go;
     // The encoder's files first: the table shards wait for the tokenizer, while the
     // vector files wait for nothing (browsers open few connections per host at once).
     const vector = this.#embedOpen(query, { onPartial: (sum) => this.#probeAhead(sum, among, signal) });
@@ -413,10 +416,9 @@ export class Engine {
     if (set.layout !== "partitioned") return { scores: scoreAll(set, codes), floor };
     signal?.throwIfAborted();
     if (among) {
-      const parts = await Promise.all(among.map(async (p) => {
-        const part = await this.#partitionBits(set, p);
-        return this.#withRows(part, part.blocks, null);
-      }));
+      const bits = await Promise.all(among.map((p) => this.#partitionBits(set, p)));
+      if (!(await wanted())) return null;
+      const parts = await Promise.all(bits.map((part) => this.#withRows(part, part.blocks, null)));
       return { scores: scorePartitions(set, parts, codes), floor };
     }
     const tables = signTables(codes);
@@ -424,9 +426,10 @@ export class Engine {
     const { probed, candidates } = await this.#probe(set, tables);
     signal?.throwIfAborted();
     if (onCandidates) onCandidates(chunksOfRows(probed, candidates));
-    const wanted = new Set(candidates);
-    const parts = await Promise.all(probed.map((part) => ({ part, read: blocksHolding(part, wanted) }))
-      .filter(({ read }) => read.length).map(({ part, read }) => this.#withRows(part, read, wanted)));
+    if (!(await wanted())) return null;
+    const picked = new Set(candidates);
+    const parts = await Promise.all(probed.map((part) => ({ part, read: blocksHolding(part, picked) }))
+      .filter(({ read }) => read.length).map(({ part, read }) => this.#withRows(part, read, picked)));
     return { scores: scorePartitions(set, parts, codes), floor };
   }
 
@@ -448,7 +451,8 @@ export class Engine {
    * it needs for 45-83 % of such clean queries on four sets: bench/results/
    * probe_ahead.md), so its blocks then come beside the tokens' rows rather than a step
    * after them. Only a guess: the probe itself waits for the whole vector, and asks for
-   * what the guess missed.
+   * what the guess missed. The rows of a query's words the site uses serve it as typed
+   * and as corrected alike, so this guess waits for no reading.
    */
   async #probeAhead(sum, among, signal) {
     try {
@@ -589,10 +593,11 @@ export class Engine {
   }
 
   /** The query as it is searched (`answer`'s `reading`). */
-  async read(query, { typing = false } = {}) {
+  async read(query, { typing = false, onHeld } = {}) {
     await this.#catalog();
     return readQuery(query, {
       typing,
+      onHeld,
       words: this.vocabulary,
       stopwords: this.lexical.stopwords,
       known: async (tokens) => {
@@ -649,25 +654,36 @@ export class Engine {
     const among = filtered && this.catalog.vectors[this.encoder.vectors].layout === "partitioned"
       ? filterPartitions(filters, facets.partitions ?? {}) : null;
     // The query as typed is scored while it is read: most queries are searched as typed,
-    // and the shards its reading needs are those its keyword scores read anyway.
+    // and the shards its reading needs are those its keyword scores read anyway. Its bits
+    // come at once (a corrected query probes mostly the same partitions), as do the probe
+    // ahead's blocks (from the words the site uses, which a correction keeps); the row
+    // blocks of its whole vector's candidates and its guessed fragments come once the
+    // reading is sure to keep it (`keepsTyped`: every word held, or the reading done),
+    // since a word the site does not use may be corrected.
     // The fragments of the pages likely to be shown are asked for beside the candidates'
     // rows, not after the final ranking: the first pages of each signal.
-    const guess = (order) => { this.#fetchFragments(firstPages(order, this.pageOfChunk, GUESSED_PAGES)); };
-    const scored = (text) => Promise.all([
+    let keep;
+    const keepsTyped = new Promise((resolve) => { keep = resolve; });
+    const guess = (order, go) => Promise.all([opened, go]).then(([, wanted]) => {
+      if (wanted !== false) this.#fetchFragments(firstPages(order, this.pageOfChunk, GUESSED_PAGES));
+    }, () => {});
+    const scored = (text, go = null) => Promise.all([
       mode === "lexical" ? null : this.#vectorScores(text, {
-        among, signal, onCandidates: (ids) => opened.then(() => guess(ids), () => {}),
+        among, signal, go, onCandidates: (ids) => guess(ids, go),
       }),
       mode === "vector" ? null : this.lexical.scores(text, { full: filtered }).then((lexical) => {
         // every chunk with a keyword score, best first: the guess's and the ranking's order
         const order = chunkOrder(lexical.scores, (id) => lexical.scores[id] > 0);
-        opened.then(() => guess(order), () => {});
+        guess(order, go);
         return { ...lexical, order };
       }),
     ]);
-    const asTypedScores = scored(query);
+    const asTypedScores = scored(query, keepsTyped);
     asTypedScores.catch(() => {}); // awaited below when the query is searched as typed
-    const reading = asTyped ? { typed: query, text: query, changes: [] }
-      : await abortable(this.read(query, { typing }), signal);
+    const beingRead = asTyped ? Promise.resolve({ typed: query, text: query, changes: [] })
+      : this.read(query, { typing, onHeld: () => keep(true) });
+    beingRead.then((read) => keep(read.text === query), () => keep(false));
+    const reading = await abortable(beingRead, signal);
     const [vector, lexical] = await abortable(
       reading.text === query ? asTypedScores : scored(reading.text), signal);
     await abortable(opened, signal);
