@@ -1,6 +1,6 @@
 // A query is scored as typed while it is read (engine.js #rank): a word the site does not
-// use may be corrected, so the typed vector's candidate row blocks and its guessed
-// fragments wait for the reading, while its bits are asked for at once.
+// use may be corrected, so what the typed vector picks (its candidates' row blocks and
+// their pages' fragments) waits for the reading, while its bits are asked for at once.
 
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
@@ -22,10 +22,11 @@ async function asked(server, query, kinds, options = {}) {
   return { files, answer };
 }
 
-test("a corrected query asks for none of the row blocks and fragments its words as typed would read", async () => {
+test("a corrected query asks for none of the row blocks and fragments its vector as typed picks", async () => {
   const server = await serve(PARITY);
   servers.push(server);
   const blocksAndFragments = /\/(vectors\/row|fragments\/frag)/;
+  // one word the site does not use: nothing but the vector as typed picks pages
   for (const query of ["sevice", "ofline", "instll"]) {
     const slipped = await asked(server, query, blocksAndFragments);
     const meant = slipped.answer.reading.text;

@@ -654,12 +654,13 @@ export class Engine {
     const among = filtered && this.catalog.vectors[this.encoder.vectors].layout === "partitioned"
       ? filterPartitions(filters, facets.partitions ?? {}) : null;
     // The query as typed is scored while it is read: most queries are searched as typed,
-    // and the shards its reading needs are those its keyword scores read anyway. Its bits
-    // come at once (a corrected query probes mostly the same partitions), as do the probe
-    // ahead's blocks (from the words the site uses, which a correction keeps); the row
-    // blocks of its whole vector's candidates and its guessed fragments come once the
-    // reading is sure to keep it (`keepsTyped`: every word held, or the reading done),
-    // since a word the site does not use may be corrected.
+    // and the shards its reading needs are those its keyword scores read anyway. A word
+    // the site does not use may be corrected, so what the typed vector (which sums that
+    // word's pieces) picks, its candidates' row blocks and their pages' fragments, waits
+    // until the reading is sure to keep the typed query (`keepsTyped`: every word held,
+    // or the reading done). What comes from the words the site uses, which a correction
+    // keeps, does not wait: the bits (a corrected query probes mostly the same
+    // partitions), the probe ahead's blocks and the keyword ranking's pages.
     // The fragments of the pages likely to be shown are asked for beside the candidates'
     // rows, not after the final ranking: the first pages of each signal.
     let keep;
@@ -674,7 +675,7 @@ export class Engine {
       mode === "vector" ? null : this.lexical.scores(text, { full: filtered }).then((lexical) => {
         // every chunk with a keyword score, best first: the guess's and the ranking's order
         const order = chunkOrder(lexical.scores, (id) => lexical.scores[id] > 0);
-        guess(order, go);
+        guess(order, null);
         return { ...lexical, order };
       }),
     ]);
