@@ -3,50 +3,53 @@
 // their pages' fragments) waits for the reading, while its bits are asked for at once.
 
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Engine } from "../src/engine/engine.js";
 import { serve } from "./serve.js";
 
 const PARITY = fileURLToPath(new URL("../../tests/fixtures/parity/", import.meta.url));
-const servers = [];
-after(() => Promise.all(servers.map((server) => server.close())));
 
-/** The files of `kinds` (path patterns) a first query asks for, and its answer. */
-async function asked(server, query, kinds, options = {}) {
-  const before = server.requests.length;
-  const engine = new Engine({ manifestUrl: `${server.url}bundle-partitioned/manifest.json` });
-  engine.prefetchBudget = 0;
-  const answer = await engine.answer(query, options);
-  const files = new Set(server.requests.slice(before).filter((path) => kinds.test(path)));
-  return { files, answer };
+/**
+ * The files matching `kinds` that a first query asks for, on a server of its own (so no
+ * late request of another query is counted), and its answer.
+ */
+async function asked(query, kinds, options = {}) {
+  const server = await serve(PARITY);
+  try {
+    const engine = new Engine({ manifestUrl: `${server.url}bundle-partitioned/manifest.json` });
+    engine.prefetchBudget = 0;
+    const answer = await engine.answer(query, options);
+    return { files: new Set(server.requests.filter((path) => kinds.test(path))), answer };
+  } finally {
+    await server.close();
+  }
 }
 
 test("a corrected query asks for none of the row blocks and fragments its vector as typed picks", async () => {
-  const server = await serve(PARITY);
-  servers.push(server);
   const blocksAndFragments = /\/(vectors\/row|fragments\/frag)/;
   // one word the site does not use: nothing but the vector as typed picks pages
   for (const query of ["sevice", "ofline", "instll"]) {
-    const slipped = await asked(server, query, blocksAndFragments);
-    const meant = slipped.answer.reading.text;
-    assert.notEqual(meant, query, `${query} is corrected`);
-    const typed = await asked(server, query, blocksAndFragments, { asTyped: true });
-    const corrected = await asked(server, meant, blocksAndFragments);
-    const typedOnly = [...typed.files].filter((file) => !corrected.files.has(file));
-    assert.ok(typedOnly.length > 0, `${query}: its words as typed read files the corrected query does not`);
-    assert.deepEqual(typedOnly.filter((file) => slipped.files.has(file)), [], query);
-    assert.deepEqual(slipped.answer.results.map((r) => [r.id, r.score]),
-      corrected.answer.results.map((r) => [r.id, r.score]), query);
+    for (const typing of [false, true]) {
+      const label = `${query}${typing ? ", typing" : ""}`;
+      const slipped = await asked(query, blocksAndFragments, { typing });
+      const meant = slipped.answer.reading.text;
+      assert.notEqual(meant, query, `${label} is corrected`);
+      const typed = await asked(query, blocksAndFragments, { asTyped: true });
+      const corrected = await asked(meant, blocksAndFragments, { asTyped: true });
+      const typedOnly = [...typed.files].filter((file) => !corrected.files.has(file));
+      assert.ok(typedOnly.length > 0, `${label}: its words as typed read files the corrected query does not`);
+      assert.deepEqual(typedOnly.filter((file) => slipped.files.has(file)), [], label);
+      assert.deepEqual(slipped.answer.results.map((r) => [r.id, r.score]),
+        corrected.answer.results.map((r) => [r.id, r.score]), label);
+    }
   }
 });
 
 test("a corrected query still asks for the bits its words as typed probe", async () => {
-  const server = await serve(PARITY);
-  servers.push(server);
   const bits = /\/vectors\/bin/;
-  const slipped = await asked(server, "sevice", bits);
-  const typed = await asked(server, "sevice", bits, { asTyped: true });
+  const slipped = await asked("sevice", bits);
+  const typed = await asked("sevice", bits, { asTyped: true });
   assert.ok(typed.files.size > 0);
   for (const file of typed.files) assert.ok(slipped.files.has(file), file);
 });

@@ -402,8 +402,9 @@ export class Engine {
    * reader typed on) no further partition file is asked for. `onCandidates(ids)`: the
    * partitioned layout's candidates (every chunk of each candidate row, best sign score
    * first), as soon as they are known, before their rows are read. `go`: null, or a
-   * promise that resolves to whether `query` is still wanted: its candidates' row blocks
-   * wait for it, and none is asked for, nor anything scored (null), once it says no.
+   * promise that resolves to whether `query` is still wanted: the row blocks of its
+   * candidates (not a filtered query's, which every vector reads) wait for it, and none
+   * is asked for, nor anything scored (null), once it says no.
    */
   async #vectorScores(query, { among = null, signal, onCandidates, go = null } = {}) {
     const wanted = async () => go === null || await go;
@@ -416,9 +417,11 @@ export class Engine {
     if (set.layout !== "partitioned") return { scores: scoreAll(set, codes), floor };
     signal?.throwIfAborted();
     if (among) {
-      const bits = await Promise.all(among.map((p) => this.#partitionBits(set, p)));
-      if (!(await wanted())) return null;
-      const parts = await Promise.all(bits.map((part) => this.#withRows(part, part.blocks, null)));
+      // every block of the filtered partitions, whatever the vector: nothing waits for `go`
+      const parts = await Promise.all(among.map(async (p) => {
+        const part = await this.#partitionBits(set, p);
+        return this.#withRows(part, part.blocks, null);
+      }));
       return { scores: scorePartitions(set, parts, codes), floor };
     }
     const tables = signTables(codes);
@@ -427,6 +430,7 @@ export class Engine {
     signal?.throwIfAborted();
     if (onCandidates) onCandidates(chunksOfRows(probed, candidates));
     if (!(await wanted())) return null;
+    signal?.throwIfAborted(); // the wait may outlast the search
     const picked = new Set(candidates);
     const parts = await Promise.all(probed.map((part) => ({ part, read: blocksHolding(part, picked) }))
       .filter(({ read }) => read.length).map(({ part, read }) => this.#withRows(part, read, picked)));
@@ -655,18 +659,19 @@ export class Engine {
       ? filterPartitions(filters, facets.partitions ?? {}) : null;
     // The query as typed is scored while it is read: most queries are searched as typed,
     // and the shards its reading needs are those its keyword scores read anyway. A word
-    // the site does not use may be corrected, so what the typed vector (which sums that
-    // word's pieces) picks, its candidates' row blocks and their pages' fragments, waits
-    // until the reading is sure to keep the typed query (`keepsTyped`: every word held,
-    // or the reading done). What comes from the words the site uses, which a correction
-    // keeps, does not wait: the bits (a corrected query probes mostly the same
-    // partitions), the probe ahead's blocks and the keyword ranking's pages.
+    // the site does not use may be corrected (or, while typing, completed), so what the
+    // typed vector (which sums that word's pieces) picks, its candidates' row blocks and
+    // their pages' fragments, waits for the reading to keep the typed query
+    // (`keepsTyped`: every word held, or the reading done). The rest does not wait: the
+    // bits (a corrected query probes mostly the same partitions), and what comes from
+    // the words the site uses, which a correction keeps: the probe ahead's blocks and
+    // the keyword ranking's pages.
     // The fragments of the pages likely to be shown are asked for beside the candidates'
     // rows, not after the final ranking: the first pages of each signal.
     let keep;
     const keepsTyped = new Promise((resolve) => { keep = resolve; });
     const guess = (order, go) => Promise.all([opened, go]).then(([, wanted]) => {
-      if (wanted !== false) this.#fetchFragments(firstPages(order, this.pageOfChunk, GUESSED_PAGES));
+      if (wanted !== false && !signal?.aborted) this.#fetchFragments(firstPages(order, this.pageOfChunk, GUESSED_PAGES));
     }, () => {});
     const scored = (text, go = null) => Promise.all([
       mode === "lexical" ? null : this.#vectorScores(text, {

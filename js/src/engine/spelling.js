@@ -153,9 +153,8 @@ function completed({ match, word, name }, entries) {
  * words completed or corrected. `known(tokens)` resolves, for each token, whether the
  * site's keyword index has every term of it; `words`: the site's Vocabulary (null: none);
  * `modelWord(word)` resolves whether the model's tokenizer holds the word whole.
- * `onHeld()`: called, before anything more is read, once every word is known to be held
- * (while `typing`, every word but the last): the query is then read as typed, its last
- * word while typing apart.
+ * `onHeld()`: called, before anything more is read, once every word is known to be held:
+ * no word is then corrected (while `typing`, the last may still be completed).
  */
 export async function readQuery(query, { known, words, stopwords, typing = false, modelWord = async () => false, onHeld = () => {} }) {
   const plain = { typed: query, text: query, changes: [] };
@@ -168,7 +167,7 @@ export async function readQuery(query, { known, words, stopwords, typing = false
   }
   if (!found.length) return plain;
   const held = await known(found.map(({ match }) => match[0]));
-  if (held.every((h, i) => h || (typing && i === found.length - 1))) onHeld();
+  if (held.every(Boolean)) onHeld();
   const last = found[found.length - 1];
   let lastChange = typing ? await typingFlag(query, last, words) : null;
   if (lastChange === null && typing) lastChange = await typingName(query, last.match, words);
