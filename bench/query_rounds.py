@@ -24,7 +24,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from browser import build_site  # bench/browser.py
@@ -51,15 +52,33 @@ def queries(files: Sequence[str] = QUERY_FILES) -> list[str]:
     return out
 
 
-def measure(bundle: Path, query_file: Path, prefetch: str, options: Sequence[str] = ()) -> dict:
-    """query_rounds.mjs on `bundle` (its folder) for the queries of `query_file`;
-    `options`: its options after `prefetch` (`--cold-each`, `--unheld <folder>`)."""
-    proc = subprocess.run(["node", str(HERE / "query_rounds.mjs"), str(bundle),
+def measure(bundle: Path, query_file: Path, prefetch: str, options: Sequence[str] = (),
+            script: Path = HERE / "query_rounds.mjs") -> dict:
+    """query_rounds.mjs (`script`: another checkout's, see `client_at`) on `bundle` (its
+    folder) for the queries of `query_file`; `options`: its options after `prefetch`
+    (`--cold-each`, `--unheld <folder>`)."""
+    proc = subprocess.run(["node", str(script), str(bundle),
                            str(query_file), prefetch, *options],
                           capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"query_rounds.mjs failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout)
+
+
+@contextmanager
+def client_at(revision: str) -> Iterator[Path]:
+    """bench/query_rounds.mjs of a temporary checkout of `revision` (its browser engine,
+    this checkout's npm packages), removed afterwards: the client before a change."""
+    with tempfile.TemporaryDirectory() as tmp:
+        checkout = Path(tmp) / "client"
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "--quiet",
+                        str(checkout), revision], check=True)
+        try:
+            (checkout / "js" / "node_modules").symlink_to(REPO / "js" / "node_modules")
+            yield checkout / "bench" / "query_rounds.mjs"
+        finally:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force",
+                            str(checkout)], check=False)
 
 
 def summary(run: dict) -> dict:

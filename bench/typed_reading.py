@@ -1,0 +1,121 @@
+"""A query's words as typed, scored while it is read: what a corrected query wastes.
+
+The browser engine scores a query as typed while it reads it (spelling), since most
+queries are searched as typed. When the reading corrects a word, what the typed query
+fetched beyond its bits (the row blocks of its candidates, the fragments of its likely
+pages) is wasted. This bench runs the engine of this checkout and of `--before` (a
+temporary checkout of that commit: the client before a change) on each set's clean and
+slipped queries (bench/query_rounds.mjs: the engine in Node against the set's bundle
+served from 127.0.0.1, every answer held 100 ms, the page's hints and opening as a built
+page gives them):
+
+- as first queries (a new engine each, no idle prefetch);
+- in order on one engine, the idle prefetch running between queries: the later ones.
+
+Per client: the queries by steps, the median and mean bytes sent, the mean bytes of vector
+files (index, bits, row blocks) and of fragments, and the mean modeled time (steps x 40
+ms plus the bytes at 20 Mbit/s: bench/compare's model).
+
+    python bench/typed_reading.py --before <commit> [--sets ...] [--out DIR]
+
+Writes <out>/typed_reading.{json,md} (bench/results unless --out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import static_encoder as se  # noqa: E402
+from pieces_beside_rows import figures, page_hints, query_file, query_kinds  # noqa: E402
+from query_rounds import client_at, measure  # noqa: E402
+from results_file import write_results  # noqa: E402
+
+from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
+from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
+
+SETS = "fastapi,mkdocs,manpages,npm,postgres,python"
+PASSES = {"first": ("off", ["--cold-each"], True), "later": ("on", [], False)}
+FILE_KINDS = ("vectors", "fragments")  # bundle folders whose bytes the table shows
+
+
+def pass_figures(queries: list[dict]) -> dict:
+    return figures(queries) | {
+        f"{kind}_sent_mean": statistics.fmean(q["kindSent"].get(kind, 0) for q in queries)
+        for kind in FILE_KINDS}
+
+
+def run_kind(bundle: Path, texts: list[str], clients: dict[str, Path]) -> dict:
+    hints = ["--page-hints", page_hints(bundle)]
+    out: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        queries_path = query_file(Path(tmp), texts)
+        for client, script in clients.items():
+            out[client] = {}
+            for when, (prefetch, how, first_counts) in PASSES.items():
+                queries = measure(bundle, queries_path, prefetch, [*how, *hints],
+                                  script=script)["queries"]
+                out[client][when] = pass_figures(queries if first_counts else queries[1:])
+    return out
+
+
+def render(results: dict) -> str:
+    lines = ["# A query's words as typed, scored while it is read", "",
+             f"Reproduce: `python bench/typed_reading.py --before {results['before']}`. "
+             f"Measured {results['run']}. Each set's clean and slipped queries, as first "
+             "queries (a new engine each) and as later queries (in order on one engine, "
+             "the idle prefetch run between them), on the client before the change "
+             f"(`{results['before']}`) and on this checkout's. Steps: the engine in Node, "
+             "every answer held 100 ms; modeled: steps x 40 ms plus the bytes sent at "
+             "20 Mbit/s, the mean per query. Vectors: the index, bits and row blocks sent.",
+             "", "| set | kind | queries | client | "
+             + " | ".join(f"{w}: queries by steps | {w}: sent median / mean | {w}: vectors "
+                          f"/ fragments, mean | {w}: modeled" for w in PASSES) + " |",
+             "|---|---|---|---|" + "---|" * 4 * len(PASSES)]
+    for name, s in results["sets"].items():
+        for kind, clients in s["kinds"].items():
+            for client, v in clients.items():
+                cells = []
+                for when in PASSES:
+                    f = v[when]
+                    cells += [", ".join(f"{k}: {n}" for k, n in f["steps"].items()),
+                              f"{f['sent_median'] / 1000:.1f} / {f['sent_mean'] / 1000:.1f} kB",
+                              f"{f['vectors_sent_mean'] / 1000:.1f} / "
+                              f"{f['fragments_sent_mean'] / 1000:.1f} kB",
+                              f"{f['modeled_mean_ms']:.0f} ms"]
+                lines.append(f"| {name} | {kind} | {v['first']['queries']} | {client} | "
+                             + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", required=True, help="the commit of the client before")
+    parser.add_argument("--sets", default=SETS)
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    args = parser.parse_args()
+    sets = se.site_sets(parser, args.sets)
+    spec = default_model_spec()
+    loaders = se.set_loaders(spec, OnnxEmbedder(spec), se.SHARED / "bench" / "scifact")
+    results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "before": args.before, "sets": {}}
+    with client_at(args.before) as before:
+        clients = {"before": before, "this checkout": HERE / "query_rounds.mjs"}
+        for name in sets:
+            corpus = loaders[name]()
+            results["sets"][name] = {
+                "chunks": len(corpus.bundle.chunks),
+                "kinds": {kind: run_kind(corpus.bundle.root, texts, clients)
+                          for kind, texts in query_kinds(corpus).items()}}
+    write_results(args.out, "typed_reading", results, render(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
