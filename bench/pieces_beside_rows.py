@@ -10,7 +10,10 @@ opening as a built page gives them) on each set's clean and slipped queries:
 
 - as first queries (a new engine each, no idle prefetch);
 - in order on one engine, the idle prefetch running between queries (a reader who
-  reads the results): the later queries.
+  reads the results): the later queries;
+- in order on one engine with no idle prefetch (a reader who types one query after
+  another): the later queries back to back, where a later query's new words find no
+  pieces prefetched.
 
 Per variant: the queries by steps, the median and mean bytes sent, and the mean of the
 modeled time (steps x 40 ms, plus the bytes sent at 20 Mbit/s: bench/compare's model).
@@ -41,6 +44,11 @@ from mkdocs_semantic.bundle.reader import read_catalog, read_manifest  # noqa: E
 from mkdocs_semantic.plugin.hints import bundle_hints  # noqa: E402
 
 VARIANTS = {"beside the rows (ships)": [], "once the rows tell": ["--no-guess-pieces"]}
+PASSES = {  # pass: query_rounds.mjs's prefetch, its options, and whether the first query counts
+    "first": ("off", ["--cold-each"], True),
+    "later": ("on", [], False),
+    "back to back": ("off", [], False),
+}
 
 
 def page_hints(bundle: Path) -> str:
@@ -64,43 +72,57 @@ def run_kind(bundle: Path, texts: list[str]) -> dict:
     out: dict = {}
     hints = ["--page-hints", page_hints(bundle)]
     with tempfile.TemporaryDirectory() as tmp:
-        query_file = Path(tmp) / "queries.txt"
-        query_file.write_text("\n".join(t.replace("\n", " ") for t in texts) + "\n",
-                              encoding="utf-8")
+        queries_path = query_file(Path(tmp), texts)
         for label, options in VARIANTS.items():
-            first = measure(bundle, query_file, "off", ["--cold-each", *hints, *options])
-            later = measure(bundle, query_file, "on", [*hints, *options])
-            out[label] = {"first": figures(first["queries"]),
-                          "later": figures(later["queries"][1:])}
+            out[label] = {}
+            for when, (prefetch, how, first_counts) in PASSES.items():
+                queries = measure(bundle, queries_path, prefetch,
+                                  [*how, *hints, *options])["queries"]
+                out[label][when] = figures(queries if first_counts else queries[1:])
     return out
 
 
-def run_set(corpus: se.Corpus, name: str, _embedder) -> dict:
+def query_kinds(corpus: se.Corpus) -> dict[str, list[str]]:
+    """The set's queries by kind: clean, and slipped where the set has slipped copies."""
     kinds = {"clean": [q.text for q in corpus.queries]}
     slipped = [HERE / "relevance" / f"{corpus.name}-{g}-slipped.tsv" for g in corpus.groups]
     if all(path.is_file() for path in slipped) and slipped:
         kinds["slipped"] = [q.text for path in slipped for q in se.read_tsv(path, "slipped")]
+    return kinds
+
+
+def query_file(folder: Path, texts: list[str]) -> Path:
+    """`texts` one a line in `folder`, as query_rounds.mjs reads them."""
+    path = folder / "queries.txt"
+    path.write_text("\n".join(t.replace("\n", " ") for t in texts) + "\n", encoding="utf-8")
+    return path
+
+
+def run_set(corpus: se.Corpus, name: str, _embedder) -> dict:
     return {"chunks": len(corpus.bundle.chunks),
-            "kinds": {kind: run_kind(corpus.bundle.root, texts) for kind, texts in kinds.items()}}
+            "kinds": {kind: run_kind(corpus.bundle.root, texts)
+                      for kind, texts in query_kinds(corpus).items()}}
 
 
 def render(results: dict) -> str:
     lines = ["# Word pieces beside the word rows", "",
              f"Reproduce: `python bench/pieces_beside_rows.py`. Measured {results['run']}. "
-             "Each set's clean and slipped queries, as first queries (a new engine each) "
-             "and as later queries (in order on one engine, the idle prefetch run between "
-             "them), with the word pieces of every new word asked for beside its rows (as "
+             "Each set's clean and slipped queries, as first queries (a new engine each), "
+             "as later queries (in order on one engine, the idle prefetch run between "
+             "them) and as later queries back to back (in order, no idle prefetch), with "
+             "the word pieces of every new word asked for beside its rows (as "
              "the client ships) and once the rows say the site lacks the word. Steps: the "
              "engine in Node, every answer held 100 ms (the browser adds its worker's); "
              "modeled: steps x 40 ms plus the bytes sent at 20 Mbit/s, the mean per query.",
-             "", "| set | kind | queries | variant | first: queries by steps | first: sent "
-             "median / mean | first: modeled | later: queries by steps | later: sent "
-             "median / mean | later: modeled |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "", "| set | kind | queries | variant | "
+             + " | ".join(f"{when}: queries by steps | {when}: sent median / mean | "
+                          f"{when}: modeled" for when in PASSES) + " |",
+             "|---|---|---|---|" + "---|" * 3 * len(PASSES)]
     for name, s in results["sets"].items():
         for kind, variants in s["kinds"].items():
             for label, v in variants.items():
                 cells = []
-                for when in ("first", "later"):
+                for when in PASSES:
                     f = v[when]
                     cells += [", ".join(f"{k}: {n}" for k, n in f["steps"].items()),
                               f"{f['sent_median'] / 1000:.1f} / {f['sent_mean'] / 1000:.1f} kB",
