@@ -118,18 +118,26 @@ def render(results: dict) -> str:
              + " | ".join(f"{when}: queries by steps | {when}: sent median / mean | "
                           f"{when}: modeled" for when in PASSES) + " |",
              "|---|---|---|---|" + "---|" * 3 * len(PASSES)]
+    return "\n".join([*lines, *table_rows(results, PASSES, pass_cells)]) + "\n"
+
+
+def pass_cells(f: dict) -> list[str]:
+    """A pass's figures as table cells: queries by steps, sent median / mean, modeled."""
+    return [", ".join(f"{k}: {n}" for k, n in f["steps"].items()),
+            f"{f['sent_median'] / 1000:.1f} / {f['sent_mean'] / 1000:.1f} kB",
+            f"{f['modeled_mean_ms']:.0f} ms"]
+
+
+def table_rows(results: dict, passes, cells) -> list[str]:
+    """One table row per set, kind and variant: `cells(figures)` of each of `passes`."""
+    rows = []
     for name, s in results["sets"].items():
         for kind, variants in s["kinds"].items():
             for label, v in variants.items():
-                cells = []
-                for when in PASSES:
-                    f = v[when]
-                    cells += [", ".join(f"{k}: {n}" for k, n in f["steps"].items()),
-                              f"{f['sent_median'] / 1000:.1f} / {f['sent_mean'] / 1000:.1f} kB",
-                              f"{f['modeled_mean_ms']:.0f} ms"]
-                lines.append(f"| {name} | {kind} | {v['first']['queries']} | {label} | "
-                             + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+                row = [cell for when in passes for cell in cells(v[when])]
+                rows.append(f"| {name} | {kind} | {v['first']['queries']} | {label} | "
+                            + " | ".join(row) + " |")
+    return rows
 
 
 if __name__ == "__main__":

@@ -34,7 +34,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
-from pieces_beside_rows import figures, page_hints, query_file, query_kinds  # noqa: E402
+from pieces_beside_rows import (  # noqa: E402
+    figures,
+    page_hints,
+    pass_cells,
+    query_file,
+    query_kinds,
+    table_rows,
+)
 from query_rounds import client_at, measure  # noqa: E402
 from results_file import write_results  # noqa: E402
 
@@ -79,20 +86,13 @@ def render(results: dict) -> str:
              + " | ".join(f"{w}: queries by steps | {w}: sent median / mean | {w}: vectors "
                           f"/ fragments, mean | {w}: modeled" for w in PASSES) + " |",
              "|---|---|---|---|" + "---|" * 4 * len(PASSES)]
-    for name, s in results["sets"].items():
-        for kind, clients in s["kinds"].items():
-            for client, v in clients.items():
-                cells = []
-                for when in PASSES:
-                    f = v[when]
-                    cells += [", ".join(f"{k}: {n}" for k, n in f["steps"].items()),
-                              f"{f['sent_median'] / 1000:.1f} / {f['sent_mean'] / 1000:.1f} kB",
-                              f"{f['vectors_sent_mean'] / 1000:.1f} / "
-                              f"{f['fragments_sent_mean'] / 1000:.1f} kB",
-                              f"{f['modeled_mean_ms']:.0f} ms"]
-                lines.append(f"| {name} | {kind} | {v['first']['queries']} | {client} | "
-                             + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+
+    def cells(f: dict) -> list[str]:
+        steps, sent, modeled = pass_cells(f)
+        return [steps, sent, f"{f['vectors_sent_mean'] / 1000:.1f} / "
+                f"{f['fragments_sent_mean'] / 1000:.1f} kB", modeled]
+
+    return "\n".join([*lines, *table_rows(results, PASSES, cells)]) + "\n"
 
 
 def main() -> int:
