@@ -68,17 +68,20 @@ def measure(bundle: Path, query_file: Path, prefetch: str, options: Sequence[str
 @contextmanager
 def client_at(revision: str) -> Iterator[Path]:
     """bench/query_rounds.mjs of a temporary checkout of `revision` (its browser engine,
-    this checkout's npm packages), removed afterwards: the client before a change."""
+    this checkout's npm packages), removed afterwards: the client before a change. Its
+    engine reads bundles this checkout builds, so `revision` must read the same format."""
     with tempfile.TemporaryDirectory() as tmp:
         checkout = Path(tmp) / "client"
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "--quiet",
-                        str(checkout), revision], check=True)
         try:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "--quiet",
+                            str(checkout), revision], check=True)
             (checkout / "js" / "node_modules").symlink_to(REPO / "js" / "node_modules")
             yield checkout / "bench" / "query_rounds.mjs"
         finally:
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force",
-                            str(checkout)], check=False)
+                            str(checkout)], check=False, capture_output=True)
+            # a checkout that could not be removed leaves its registration: drop it
+            subprocess.run(["git", "-C", str(REPO), "worktree", "prune"], check=False)
 
 
 def summary(run: dict) -> dict:

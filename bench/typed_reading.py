@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -59,6 +60,15 @@ def pass_figures(queries: list[dict]) -> dict:
         for kind in FILE_KINDS}
 
 
+def checkout_named() -> str:
+    """This checkout's commit, and `+ changes` when its tree differs from it."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(HERE.parent), *args], check=True,
+                              capture_output=True, text=True).stdout.strip()
+    changed = git("status", "--porcelain", "--untracked-files=no")
+    return git("rev-parse", "--short", "HEAD") + (" + changes" if changed else "")
+
+
 def run_kind(bundle: Path, texts: list[str], clients: dict[str, Path]) -> dict:
     hints = ["--page-hints", page_hints(bundle)]
     out: dict = {}
@@ -79,7 +89,8 @@ def render(results: dict) -> str:
              f"Measured {results['run']}. Each set's clean and slipped queries, as first "
              "queries (a new engine each) and as later queries (in order on one engine, "
              "the idle prefetch run between them), on the client before the change "
-             f"(`{results['before']}`) and on this checkout's. Steps: the engine in Node, "
+             f"(`{results['before']}`) and on this checkout's "
+             f"(`{results.get('checkout', 'not recorded')}`). Steps: the engine in Node, "
              "every answer held 100 ms; modeled: steps x 40 ms plus the bytes sent at "
              "20 Mbit/s, the mean per query. Vectors: the index, bits and row blocks sent.",
              "", "| set | kind | queries | client | "
@@ -104,7 +115,8 @@ def main() -> int:
     sets = se.site_sets(parser, args.sets)
     spec = default_model_spec()
     loaders = se.set_loaders(spec, OnnxEmbedder(spec), se.SHARED / "bench" / "scifact")
-    results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "before": args.before, "sets": {}}
+    results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "before": args.before,
+                     "checkout": checkout_named(), "sets": {}}
     with client_at(args.before) as before:
         clients = {"before": before, "this checkout": HERE / "query_rounds.mjs"}
         for name in sets:
