@@ -31,6 +31,7 @@ import statistics
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -38,7 +39,7 @@ sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
 from compare_lib.report import modeled_ms  # noqa: E402
-from query_rounds import measure  # noqa: E402
+from query_rounds import QUERY_ROUNDS, measure  # noqa: E402
 
 from mkdocs_semantic.bundle.reader import read_catalog, read_manifest  # noqa: E402
 from mkdocs_semantic.plugin.hints import bundle_hints  # noqa: E402
@@ -68,18 +69,27 @@ def figures(queries: list[dict]) -> dict:
                                                 for q in queries)}
 
 
-def run_kind(bundle: Path, texts: list[str]) -> dict:
+def measure_passes(bundle: Path, texts: list[str], variants: dict[str, tuple[list[str], Path]],
+                   passes: dict, summarize: Callable[[list[dict]], dict] = figures) -> dict:
+    """Per variant (label: its query_rounds.mjs options and script) and pass (`PASSES`'
+    shape), `summarize` of the queries the pass counts, `texts` asked with the page's
+    hints of `bundle`."""
     out: dict = {}
     hints = ["--page-hints", page_hints(bundle)]
     with tempfile.TemporaryDirectory() as tmp:
         queries_path = query_file(Path(tmp), texts)
-        for label, options in VARIANTS.items():
+        for label, (options, script) in variants.items():
             out[label] = {}
-            for when, (prefetch, how, first_counts) in PASSES.items():
-                queries = measure(bundle, queries_path, prefetch,
-                                  [*how, *hints, *options])["queries"]
-                out[label][when] = figures(queries if first_counts else queries[1:])
+            for when, (prefetch, how, first_counts) in passes.items():
+                queries = measure(bundle, queries_path, prefetch, [*how, *hints, *options],
+                                  script=script)["queries"]
+                out[label][when] = summarize(queries if first_counts else queries[1:])
     return out
+
+
+def run_kind(bundle: Path, texts: list[str]) -> dict:
+    return measure_passes(bundle, texts, {label: (options, QUERY_ROUNDS)
+                                          for label, options in VARIANTS.items()}, PASSES)
 
 
 def query_kinds(corpus: se.Corpus) -> dict[str, list[str]]:

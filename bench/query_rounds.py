@@ -52,8 +52,11 @@ def queries(files: Sequence[str] = QUERY_FILES) -> list[str]:
     return out
 
 
+QUERY_ROUNDS = HERE / "query_rounds.mjs"
+
+
 def measure(bundle: Path, query_file: Path, prefetch: str, options: Sequence[str] = (),
-            script: Path = HERE / "query_rounds.mjs") -> dict:
+            script: Path = QUERY_ROUNDS) -> dict:
     """query_rounds.mjs (`script`: another checkout's, see `client_at`) on `bundle` (its
     folder) for the queries of `query_file`; `options`: its options after `prefetch`
     (`--cold-each`, `--unheld <folder>`)."""

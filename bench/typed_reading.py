@@ -27,7 +27,6 @@ import argparse
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -37,13 +36,12 @@ sys.path.insert(0, str(HERE))
 import static_encoder as se  # noqa: E402
 from pieces_beside_rows import (  # noqa: E402
     figures,
-    page_hints,
+    measure_passes,
     pass_cells,
-    query_file,
     query_kinds,
     table_rows,
 )
-from query_rounds import client_at, measure  # noqa: E402
+from query_rounds import QUERY_ROUNDS, client_at  # noqa: E402
 from results_file import write_results  # noqa: E402
 
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
@@ -67,20 +65,6 @@ def checkout_named() -> str:
                               capture_output=True, text=True).stdout.strip()
     changed = git("status", "--porcelain", "--untracked-files=no")
     return git("rev-parse", "--short", "HEAD") + (" + changes" if changed else "")
-
-
-def run_kind(bundle: Path, texts: list[str], clients: dict[str, Path]) -> dict:
-    hints = ["--page-hints", page_hints(bundle)]
-    out: dict = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        queries_path = query_file(Path(tmp), texts)
-        for client, script in clients.items():
-            out[client] = {}
-            for when, (prefetch, how, first_counts) in PASSES.items():
-                queries = measure(bundle, queries_path, prefetch, [*how, *hints],
-                                  script=script)["queries"]
-                out[client][when] = pass_figures(queries if first_counts else queries[1:])
-    return out
 
 
 def render(results: dict) -> str:
@@ -118,12 +102,13 @@ def main() -> int:
     results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "before": args.before,
                      "checkout": checkout_named(), "sets": {}}
     with client_at(args.before) as before:
-        clients = {"before": before, "this checkout": HERE / "query_rounds.mjs"}
+        clients = {"before": ([], before), "this checkout": ([], QUERY_ROUNDS)}
         for name in sets:
             corpus = loaders[name]()
             results["sets"][name] = {
                 "chunks": len(corpus.bundle.chunks),
-                "kinds": {kind: run_kind(corpus.bundle.root, texts, clients)
+                "kinds": {kind: measure_passes(corpus.bundle.root, texts, clients, PASSES,
+                                               pass_figures)
                           for kind, texts in query_kinds(corpus).items()}}
     write_results(args.out, "typed_reading", results, render(results))
     return 0
