@@ -1,6 +1,6 @@
 // A query is scored as typed while it is read (engine.js #rank): a word the site does not
-// use may be corrected, so what the typed vector picks (its candidates' row blocks and
-// their pages' fragments) waits for the reading, while its bits are asked for at once.
+// use may be corrected, so what the typed vector probes and picks (its partitions' bits,
+// its candidates' row blocks and their pages' fragments) waits for the reading.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -26,8 +26,8 @@ async function asked(query, kinds, options = {}) {
   }
 }
 
-test("a corrected query asks for none of the row blocks and fragments its vector as typed picks", async () => {
-  const blocksAndFragments = /\/(vectors\/row|fragments\/frag)/;
+test("a corrected query asks for none of the bits, row blocks and fragments its vector as typed reads", async () => {
+  const blocksAndFragments = /\/(vectors\/(bin|row)|fragments\/frag)/;
   // one word the site does not use: nothing but the vector as typed picks pages
   for (const query of ["sevice", "ofline", "instll"]) {
     for (const typing of [false, true]) {
@@ -44,12 +44,4 @@ test("a corrected query asks for none of the row blocks and fragments its vector
         corrected.answer.results.map((r) => [r.id, r.score]), label);
     }
   }
-});
-
-test("a corrected query still asks for the bits its words as typed probe", async () => {
-  const bits = /\/vectors\/bin/;
-  const slipped = await asked("sevice", bits);
-  const typed = await asked("sevice", bits, { asTyped: true });
-  assert.ok(typed.files.size > 0);
-  for (const file of typed.files) assert.ok(slipped.files.has(file), file);
 });

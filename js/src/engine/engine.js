@@ -424,13 +424,13 @@ export class Engine {
       }));
       return { scores: scorePartitions(set, parts, codes), floor };
     }
+    if (!(await wanted())) return null;
+    signal?.throwIfAborted(); // the wait may outlast the search
     const tables = signTables(codes);
     this.lastSignTables = tables; // the idle prefetch reads the bits nearest it first
     const { probed, candidates } = await this.#probe(set, tables);
     signal?.throwIfAborted();
     if (onCandidates) onCandidates(chunksOfRows(probed, candidates));
-    if (!(await wanted())) return null;
-    signal?.throwIfAborted(); // the wait may outlast the search
     const picked = new Set(candidates);
     const parts = await Promise.all(probed.map((part) => ({ part, read: blocksHolding(part, picked) }))
       .filter(({ read }) => read.length).map(({ part, read }) => this.#withRows(part, read, picked)));
@@ -660,12 +660,11 @@ export class Engine {
     // The query as typed is scored while it is read: most queries are searched as typed,
     // and the shards its reading needs are those its keyword scores read anyway. A word
     // the site does not use may be corrected (or, while typing, completed), so what the
-    // typed vector (which sums that word's pieces) picks, its candidates' row blocks and
-    // their pages' fragments, waits for the reading to keep the typed query
-    // (`keepsTyped`: every word held, or the reading done). The rest does not wait: the
-    // bits (a corrected query probes mostly the same partitions), and what comes from
-    // the words the site uses, which a correction keeps: the probe ahead's blocks and
-    // the keyword ranking's pages.
+    // typed vector (which sums that word's pieces) probes and picks, its partitions' bits,
+    // its candidates' row blocks and their pages' fragments, waits for the reading to keep
+    // the typed query (`keepsTyped`: every word held, or the reading done). What comes
+    // from the words the site uses does not wait, since a correction keeps them: the
+    // probe ahead's bits and blocks and the keyword ranking's pages.
     // The fragments of the pages likely to be shown are asked for beside the candidates'
     // rows, not after the final ranking: the first pages of each signal.
     let keep;
