@@ -302,6 +302,7 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
         if check.int(vocabulary, "version", "vocabulary") != VOCABULARY_VERSION:
             check.fail(f"vocabulary.version is not {VOCABULARY_VERSION}")
         check.shard_list(vocabulary, "shards", "vocabulary", str, "vocabulary/words")
+        check.shard_list(vocabulary, "spelling", "vocabulary", str, "vocabulary/spell")
     sets = check.list(catalog, "vectors")
     if not sets:
         check.fail("vectors lists no vector set")

@@ -40,7 +40,7 @@ from .vectors.store import (
     read_exact,
     read_partitioned,
 )
-from .vocabulary import Vocabulary, checked_shard
+from .vocabulary import Vocabulary, checked_shard, checked_spelling_shard
 from .word_rows import FRAME, parse_word_shard
 from .wordpieces import checked_keyed_list, checked_piece_shard, keyed_name
 
@@ -273,6 +273,7 @@ partitions, keyword shards and tails, result fragments, texts, token table shard
 vocabulary shards, word piece shards and word rows (their directories, and the keyed lists' sizes
 files, come down with the catalog)."""
 SHARD_LISTS = (("fragments",), ("text",), ("lexical", "shards"), ("vocabulary", "shards"),
+               ("vocabulary", "spelling"),
                ("encoders", "static", "pieces", "shards"), ("encoders", "static", "words"))
 """Where the catalog holds shard lists (a path of keys)."""
 
@@ -510,10 +511,13 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
         if "vocabulary" in catalog:
             words = ShardReader(entries(catalog["vocabulary"]["shards"]),
                                 load_checked(checked_shard))
-            vocabulary = Vocabulary(words)
+            spelling = ShardReader(entries(catalog["vocabulary"]["spelling"]),
+                                   load_checked(checked_spelling_shard))
+            vocabulary = Vocabulary(words, spelling)
             if not lazy:
-                for number in range(len(words.entries)):
-                    words.shard(number)
+                for shards in (words, spelling):
+                    for number in range(len(shards.entries)):
+                        shards.shard(number)
         pieces = catalog["encoders"].get("static", {}).get("pieces")
         if pieces is not None and not lazy:  # only browsers read them: checked here
             load_piece_shard = load_checked(checked_piece_shard)

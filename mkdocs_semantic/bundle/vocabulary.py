@@ -16,6 +16,12 @@ of JSON: `{"words": [...], "counts": [...], "forms": [[i, spelling], ...], "flag
 [i, ...]}` (a spelling for each name whose key is not its spelling; the positions of
 the flags, ascending), named in a shard list by first key. A
 reader fetches only the shards a word's candidates can fall in (search/spelling.py).
+
+The words alone (what a slip is corrected to) are also kept in spelling order
+(`spelling_key`: first letter, length, then the rest), cut the same way into
+`{"words": [...], "counts": [...]}` shards: a slip's candidates, a few lengths under
+one or two first letters, then come from a few small shards rather than from every key
+that starts with the slip's first letter.
 """
 
 from __future__ import annotations
@@ -123,6 +129,37 @@ def after_long_dashes(text: str, start: int) -> bool:
             and (start == 2 or not (text[start - 3].isalnum() or text[start - 3] in "_-")))
 
 
+def spelling_key(word: str) -> str:
+    """Where a word sits in spelling order: its first letter, its length, the rest."""
+    return f"{word[0]}{len(word):02d}{word[1:]}"
+
+
+def spelling_ranges(word: str, limit: int) -> list[tuple[str, str]]:
+    """The spelling-order ranges [low, high) holding every word within `limit` edits of
+    `word` (lowercased) that starts with its first letter, or with its second then
+    first (a swap of the first two)."""
+    low, high = max(len(word) - limit, MIN_WORD), min(len(word) + limit, MAX_WORD)
+    ranges = [(f"{word[0]}{low:02d}", f"{word[0]}{high:02d}{TOP_KEY}")]
+    if word[1] != word[0]:
+        ranges += [(f"{word[1]}{n:02d}{word[0]}", f"{word[1]}{n:02d}{word[0]}{TOP_KEY}")
+                   for n in range(low, high + 1)]
+    return ranges
+
+
+def spelling_shards(entries: list[Entry], *,
+                    target_bytes: int = VOCABULARY_SHARD_BYTES) -> list[tuple[str, dict]]:
+    """(first spelling key, shard) pairs of the words among `entries` (not the names),
+    in spelling order, each shard about `target_bytes`."""
+    words = sorted((e for e in entries if e.is_word), key=lambda e: spelling_key(e.key))
+    if not words:
+        return []
+    cuts = [*group_by_size([len(e.key) + 4 + len(str(e.count)) for e in words],
+                           target_bytes), len(words)]
+    return [(spelling_key(words[a].key), {"words": [e.key for e in words[a:b]],
+                                          "counts": [e.count for e in words[a:b]]})
+            for a, b in pairwise(cuts)]
+
+
 def vocabulary_shards(entries: list[Entry], *,
                       target_bytes: int = VOCABULARY_SHARD_BYTES) -> list[tuple[str, dict]]:
     """(first key, shard) pairs, keys ascending, each shard about `target_bytes`."""
@@ -149,22 +186,24 @@ class VocabularyShard:
 
 class Vocabulary:
     """A bundle's vocabulary read by shard: each shard when a range first needs it.
-    `shards` loads each as a `VocabularyShard` (`checked_shard` of its JSON)."""
+    `shards` loads each as a `VocabularyShard` (`checked_shard` of its JSON); `spelling`,
+    the words in spelling order (`checked_spelling_shard`)."""
 
-    def __init__(self, shards: ShardReader) -> None:
+    def __init__(self, shards: ShardReader, spelling: ShardReader) -> None:
         self.shards = shards
+        self.spelling = spelling
 
     def between(self, low: str, high: str) -> list[Entry]:
         """The entries whose key k is low <= k < high, ascending."""
-        first = max(self.shards.position(low), 0)
-        last = self.shards.position(high)
-        numbers = range(first, last + 1)
-        self.shards.prefetch(self.shards.firsts[n] for n in numbers)
+        return _between(self.shards, low, high)
+
+    def correctable(self, word: str, limit: int) -> list[Entry]:
+        """The site's words that `word` (lowercased) may be corrected to: those within
+        `limit` letters of its length that start with its first letter, or with its
+        second then first."""
         out: list[Entry] = []
-        for number in numbers:
-            shard = cast(VocabularyShard, self.shards.shard(number))
-            at, end = bisect.bisect_left(shard.keys, low), bisect.bisect_left(shard.keys, high)
-            out.extend(shard.entries[at:end])
+        for low, high in spelling_ranges(word, limit):
+            out.extend(_between(self.spelling, low, high))
         return out
 
     def starting(self, prefixes: Sequence[str]) -> list[Entry]:
@@ -173,6 +212,35 @@ class Vocabulary:
         for prefix in dict.fromkeys(prefixes):
             out.extend(self.between(prefix, prefix + TOP_KEY))
         return out
+
+
+def _between(shards: ShardReader, low: str, high: str) -> list[Entry]:
+    """The entries of `shards` whose shard key k is low <= k < high, in key order."""
+    first = max(shards.position(low), 0)
+    numbers = range(first, shards.position(high) + 1)
+    shards.prefetch(shards.firsts[n] for n in numbers)
+    out: list[Entry] = []
+    for number in numbers:
+        shard = cast(VocabularyShard, shards.shard(number))
+        at, end = bisect.bisect_left(shard.keys, low), bisect.bisect_left(shard.keys, high)
+        out.extend(shard.entries[at:end])
+    return out
+
+
+def checked_spelling_shard(shard: object) -> VocabularyShard:
+    """A spelling shard's parsed JSON, checked (ValueError when malformed): its entries
+    keyed by spelling key."""
+    if not isinstance(shard, dict):
+        raise ValueError("a spelling shard is not an object")
+    words, counts = shard.get("words"), shard.get("counts")
+    if not (isinstance(words, list) and isinstance(counts, list) and len(words) == len(counts)
+            and all(isinstance(w, str) and w.isalpha() for w in words)
+            and all(isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in counts)):
+        raise ValueError("a spelling shard does not list words with their counts")
+    keys = [spelling_key(w) for w in words]
+    if any(a >= b for a, b in pairwise(keys)):
+        raise ValueError("a spelling shard's words are not in spelling order")
+    return VocabularyShard(keys, [Entry(w, c, w) for w, c in zip(words, counts)])
 
 
 def checked_shard(shard: object) -> VocabularyShard:

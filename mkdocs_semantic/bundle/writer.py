@@ -55,7 +55,12 @@ from .quantize import Quantized
 from .shard_lists import write_keyed_list, write_shard_list
 from .table import TokenTable, row_name, table_hash, token_gaps
 from .vectors.store import column_sums, write_vectors
-from .vocabulary import VOCABULARY_SHARD_BYTES, build_vocabulary, vocabulary_shards
+from .vocabulary import (
+    VOCABULARY_SHARD_BYTES,
+    build_vocabulary,
+    spelling_shards,
+    vocabulary_shards,
+)
 from .word_rows import WORDS_STEM, chunk_words, has_words, word_rows, word_shards
 from .wordpieces import WordPieceShards, keyed_name, wordpiece_shards
 
@@ -93,6 +98,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
     starts = np.array([p[0] for p in pages] + [len(chunks)], dtype=np.int64)
     if lexical is None:
         lexical = LexicalIndex.build([lexical_fields(c) for c in chunks])
+    vocabulary = build_vocabulary(lexical_fields(c) for c in chunks)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Payload] = []
 
@@ -162,8 +168,10 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
             "version": VOCABULARY_VERSION,
             "shards": shard_list("vocabulary/words", [
                 (first, json_bytes(shard)) for first, shard in vocabulary_shards(
-                    build_vocabulary(lexical_fields(c) for c in chunks),
-                    target_bytes=VOCABULARY_SHARD_BYTES)]),
+                    vocabulary, target_bytes=VOCABULARY_SHARD_BYTES)]),
+            "spelling": shard_list("vocabulary/spell", [
+                (first, json_bytes(shard)) for first, shard in spelling_shards(
+                    vocabulary, target_bytes=VOCABULARY_SHARD_BYTES)]),
         },
         "vectors": [{
             "model": model["id"], "dtype": stored.dtype, "scale": stored.scale, "dim": dim,

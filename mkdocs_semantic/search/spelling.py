@@ -21,7 +21,8 @@ exactly as typed.
    deletion, substitution or swap of two neighbouring letters each count one), the
    nearest, then the one held by the most chunks, then the first in order. Candidates
    start with the word's first letter, or with its second then first (a swap of the
-   first two), so a reader fetches only those vocabulary shards; the stop words that
+   first two), and are within `max_edits` letters of its length, so a reader fetches
+   only the spelling shards that hold them (bundle/vocabulary.py); the stop words that
    start so are candidates too, held by more chunks than any site word (`bfeore`
    becomes `before`: the keyword signal drops it, the static encoder sums it).
 3. Parts of names: a code name the site does not use (`daemon-reoad`,
@@ -66,6 +67,11 @@ class WordSource(Protocol):
 
     def starting(self, prefixes: Sequence[str]) -> list[Entry]:
         """The entries whose key starts with one of `prefixes`."""
+        ...
+
+    def correctable(self, word: str, limit: int) -> list[Entry]:
+        """The words `word` may be corrected to within `limit` edits: those near its
+        length that start with its first letter, or its second then first."""
         ...
 
 
@@ -135,12 +141,12 @@ STOP_ENTRIES = tuple(Entry(w, STOP_WORD_COUNT, w) for w in sorted(STOPWORDS))
 
 
 def correction_candidates(word: str, words: WordSource) -> list[Entry]:
-    """The entries `word` may be corrected to: the site's words and names that start
-    where its corrections start, and the stop words that do (`bfeore`: `before`), which
-    count as held by the most chunks."""
-    prefixes = correction_prefixes(word)
-    stop = [entry for entry in STOP_ENTRIES if entry.key.startswith(tuple(prefixes))]
-    return [*words.starting(prefixes), *stop]
+    """The entries `word` may be corrected to: the site's words near its length that
+    start where its corrections start, and the stop words that do (`bfeore`: `before`),
+    which count as held by the most chunks."""
+    prefixes = tuple(correction_prefixes(word))
+    stop = [entry for entry in STOP_ENTRIES if entry.key.startswith(prefixes)]
+    return [*words.correctable(word, max_edits(word)), *stop]
 
 
 def corrected_parts(token: str, *, known: Callable[[list[str]], list[bool]],

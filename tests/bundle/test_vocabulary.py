@@ -11,6 +11,9 @@ from mkdocs_semantic.bundle.vocabulary import (
     Vocabulary,
     build_vocabulary,
     checked_shard,
+    checked_spelling_shard,
+    spelling_key,
+    spelling_shards,
     vocabulary_shards,
     vocabulary_word,
 )
@@ -71,12 +74,50 @@ def test_shards_cover_the_words_in_order_and_prefixes_read_only_their_shards():
         read.append(name)
         return checked_shard(by_name[name])
 
-    vocabulary = Vocabulary(ShardReader(entries, load))
+    vocabulary = Vocabulary(ShardReader(entries, load), ShardReader([], load))
     assert [e.key for e in vocabulary.starting(["cd"])] == ["cdword"]
     assert vocabulary.starting(["c"]) == [Entry(w, counts[w], w) for w in sorted(counts)
                                           if w.startswith("c")]
     assert vocabulary.starting(["zz"]) == [] and vocabulary.starting(["0"]) == []
     assert len(set(read)) < len(shards)
+
+
+def test_a_slip_reads_only_the_spelling_shards_near_its_length_and_first_letters():
+    words = [f"{a}{b}{'x' * n}" for a in "abcdefgh" for b in "abcdefgh" for n in range(1, 12)]
+    entries = [Entry(w, i + 1, w) for i, w in enumerate(sorted(words))]
+    names = [Entry("ab_cd", 3, "ab_cd"), Entry("abcdef", 2, "abCdef")]  # never candidates
+    shards = spelling_shards(sorted(entries + names, key=lambda e: e.key), target_bytes=80)
+    assert len(shards) > 40
+    flat = [w for _, s in shards for w in s["words"]]
+    assert sorted(flat) == sorted(words) and flat == sorted(words, key=spelling_key)
+    read: list[str] = []
+    listed = [(first, f"vocabulary/spell{i}.0123456789abcdef.json", 0)
+              for i, (first, _) in enumerate(shards)]
+    by_name = {name: shard for (_, name, _), (_, shard) in zip(listed, shards)}
+
+    def load(name, size):
+        read.append(name)
+        return checked_spelling_shard(by_name[name])
+
+    vocabulary = Vocabulary(ShardReader([], load), ShardReader(listed, load))
+    got = vocabulary.correctable("cdxxxx", 1)
+    assert sorted(e.key for e in got) == sorted(
+        w for w in words if abs(len(w) - 6) <= 1 and w.startswith(("c", "dc")))
+    assert all(e.count == entries[sorted(words).index(e.key)].count for e in got)
+    assert len(set(read)) < len(shards) // 4
+    # a word of the smallest length: no range below it
+    assert {e.key for e in vocabulary.correctable("abx", 1)} == {
+        w for w in words if len(w) <= 4 and w.startswith(("a", "ba"))}
+
+
+@pytest.mark.parametrize("shard", [
+    {"words": ["b", "a"], "counts": [1, 1]}, {"words": ["bbb", "bb"], "counts": [1, 1]},
+    {"words": ["a_b"], "counts": [1]}, {"words": ["a"], "counts": [0]}, {"words": ["a"]},
+    [],
+])
+def test_a_malformed_spelling_shard_is_refused(shard):
+    with pytest.raises(ValueError, match="spelling shard"):
+        checked_spelling_shard(shard)
 
 
 @pytest.mark.parametrize("shard", [

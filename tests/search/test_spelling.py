@@ -32,6 +32,11 @@ class Words:
         self.asked.append(list(prefixes))
         return [e for e in self.entries() if any(e.key.startswith(p) for p in prefixes)]
 
+    def correctable(self, word, limit):
+        self.asked.append([word, limit])
+        return [e for e in self.entries() if e.is_word and abs(len(e.key) - len(word)) <= limit
+                and e.key.startswith((word[0], word[1] + word[0]))]
+
 
 SITE = Words({"lifespan": 4, "events": 9, "startup": 3, "dependencies": 12, "dependency": 5,
               "depends": 7, "configure": 2, "configuration": 8, "deploy": 6, "deploying": 1,
@@ -191,7 +196,7 @@ def test_the_slipped_parts_of_a_name_are_corrected_and_its_separators_kept():
 def test_only_the_shards_a_word_can_be_corrected_into_are_asked_for():
     words = Words(SITE.counts)
     read_query("ilfespan", known=known, words=words)
-    assert words.asked == [["i", "li"]]
+    assert words.asked == [["ilfespan", 2]]
 
 
 def test_without_a_vocabulary_the_query_is_searched_as_typed():

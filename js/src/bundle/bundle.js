@@ -24,7 +24,7 @@ const ROW_NAME = /^table\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.bin$/;
 const PIECE_NAME = /^pieces\/(s[0-9a-z]{1,2}|c[0-9a-z]|p)\.([0-9a-f]{16})\.json$/;
 // names.py SHARD_NAME: a shard of a shard list (or a directory of them), named by its
 // number and the list's hash.
-const SHARD_STEMS = ["fragments/frag", "text/text", "lexical/lex", "vocabulary/words", "pieces/piece", "words/word"];
+const SHARD_STEMS = ["fragments/frag", "text/text", "lexical/lex", "vocabulary/words", "vocabulary/spell", "pieces/piece", "words/word"];
 const SHARD_NAME = new RegExp(`^(${[...SHARD_STEMS, ...SHARD_STEMS.map((s) => directoryStem(s))].join("|")})(0|[1-9][0-9]{0,9})\\.([0-9a-f]{16})\\.json$`);
 /** The stem of a shard list's directories: `index/` and the last part of its stem. */
 function directoryStem(stem) {
@@ -338,7 +338,10 @@ export function checkCatalog(data, manifest, source) {
   if (Object.hasOwn(data, "vocabulary")) {
     const words = check.object(data, "vocabulary");
     if (check.int(words, "version", "vocabulary") !== VOCABULARY_VERSION) check.fail(`vocabulary.version is not ${VOCABULARY_VERSION}`);
-    vocabulary = { shards: check.shardList(words, "shards", "vocabulary", "string", "vocabulary/words") };
+    vocabulary = {
+      shards: check.shardList(words, "shards", "vocabulary", "string", "vocabulary/words"),
+      spelling: check.shardList(words, "spelling", "vocabulary", "string", "vocabulary/spell"),
+    };
   }
 
   const sets = check.list(data, "vectors");

@@ -151,7 +151,8 @@ export class Engine {
         load: (file) => this.store.json(file),
       }),
       vocabulary: catalog.vocabulary && new Vocabulary({
-        shards: this.#shardList(catalog.vocabulary.shards), load: (file) => this.store.json(file),
+        shards: this.#shardList(catalog.vocabulary.shards), spelling: this.#shardList(catalog.vocabulary.spelling),
+        load: (file) => this.store.json(file),
       }),
     });
   }

@@ -83,7 +83,7 @@ async function correctionCandidates(word, words, stopwords) {
   const prefixes = correctionPrefixes(word);
   const stop = [...stopwords].filter((w) => prefixes.some((p) => w.startsWith(p)))
     .map((w) => ({ key: w, count: STOP_WORD_COUNT, form: w }));
-  return [...(await words.starting(prefixes)), ...stop];
+  return [...(await words.correctable(word, maxEdits(word))), ...stop];
 }
 
 // A code name's separators, kept by split between its parts (spelling.py's PARTS).
