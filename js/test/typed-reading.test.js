@@ -1,6 +1,6 @@
 // A query is scored as typed while it is read (engine.js #rank): a word the site does not
-// use may be corrected, so what the typed vector probes and picks (its partitions' bits,
-// its candidates' row blocks and their pages' fragments) waits for the reading.
+// use may be corrected, so what the typed vector picks (its candidates' row blocks and
+// their pages' fragments) waits for the reading, while its bits are asked for at once.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -26,8 +26,8 @@ async function asked(query, kinds, options = {}) {
   }
 }
 
-test("a corrected query asks for none of the bits, row blocks and fragments its vector as typed reads", async () => {
-  const blocksAndFragments = /\/(vectors\/(bin|row)|fragments\/frag)/;
+test("a corrected query asks for none of the row blocks and fragments its vector as typed picks", async () => {
+  const blocksAndFragments = /\/(vectors\/row|fragments\/frag)/;
   // one word the site does not use: nothing but the vector as typed picks pages
   for (const query of ["sevice", "ofline", "instll"]) {
     for (const typing of [false, true]) {
@@ -43,5 +43,29 @@ test("a corrected query asks for none of the bits, row blocks and fragments its 
       assert.deepEqual(slipped.answer.results.map((r) => [r.id, r.score]),
         corrected.answer.results.map((r) => [r.id, r.score]), label);
     }
+  }
+});
+
+test("a corrected query still asks for the bits its words as typed probe", async () => {
+  const bits = /\/vectors\/bin/;
+  const slipped = await asked("sevice", bits);
+  const typed = await asked("sevice", bits, { asTyped: true });
+  assert.ok(typed.files.size > 0);
+  for (const file of typed.files) assert.ok(slipped.files.has(file), file);
+});
+
+test("a corrected query with words the site uses asks for no row block the corrected query does not", async () => {
+  // the probe ahead sums the words the site uses; its candidates' blocks would serve the
+  // query as typed, and a corrected query picks its own
+  const blocks = /\/vectors\/row/;
+  for (const query of ["stale copies from every edge sevrer", "keep avatars cahced",
+    "service worker stratgies for images", "how long may a cache reuse a respnse without asking the sevrer"]) {
+    const slipped = await asked(query, blocks);
+    const meant = slipped.answer.reading.text;
+    assert.notEqual(meant, query, `${query} is corrected`);
+    const corrected = await asked(meant, blocks, { asTyped: true });
+    assert.deepEqual([...slipped.files].filter((file) => !corrected.files.has(file)), [], query);
+    assert.deepEqual(slipped.answer.results.map((r) => [r.id, r.score]),
+      corrected.answer.results.map((r) => [r.id, r.score]), query);
   }
 });

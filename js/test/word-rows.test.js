@@ -207,11 +207,12 @@ test("the special tokens' row is in the shard the page always names", async () =
 });
 
 /**
- * A vector search for a query with words the site lacks, on a server that holds the word
+ * A vector search for `query`, whose words the site lacks, on a server that holds the word
  * pieces until a file whose path holds `until` is asked for: only the probe ahead can ask
- * for one, so without it the search never ends. Checks the results against Python's.
+ * for one, so without it the search never ends. Checks the results against a search
+ * nothing holds.
  */
-async function piecesHeldUntil(until) {
+async function piecesHeldUntil(query, until) {
   let seen;
   const asked = new Promise((resolve) => { seen = resolve; });
   const server = await serve(PARITY, {
@@ -223,16 +224,20 @@ async function piecesHeldUntil(until) {
   servers.push(server);
   const engine = new Engine({ manifestUrl: `${server.url}bundle-partitioned/manifest.json` });
   await engine.open();
-  const query = "quokka zyzzyvas cache";
   const results = await engine.search(query, { mode: "vector" });
-  const want = JSON.parse(readFileSync(`${PARITY}expected-partitioned.json`, "utf8")).queries.find((q) => q.query === query);
-  assert.deepEqual(results.map((r) => [r.id, r.score, r.vectorScore, r.lexicalScore]), want.vector);
+  const plain = await serve(PARITY);
+  servers.push(plain);
+  const want = await new Engine({ manifestUrl: `${plain.url}bundle-partitioned/manifest.json` }).search(query, { mode: "vector" });
+  assert.ok(want.length > 0);
+  assert.deepEqual(results.map((r) => [r.id, r.score]), want.map((r) => [r.id, r.score]));
 }
 
 test("while a word the site lacks waits for its word pieces, the bits its other words probe are asked for", { timeout: 20_000 }, async () => {
-  await piecesHeldUntil("/vectors/bin.");
+  await piecesHeldUntil("quokka zyzzyvas cache", "/vectors/bin.");
 });
 
-test("and then the row blocks of their candidates", { timeout: 20_000 }, async () => {
-  await piecesHeldUntil("/vectors/row");
+test("and then, once the reading keeps the query, the row blocks of their candidates", { timeout: 20_000 }, async () => {
+  // words too short to be corrected: the reading keeps the query without their pieces
+  // (a word it may correct holds the blocks until it is read: typed-reading.test.js)
+  await piecesHeldUntil("quok zyzz cache", "/vectors/row");
 });

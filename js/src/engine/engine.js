@@ -405,13 +405,16 @@ export class Engine {
    * first), as soon as they are known, before their rows are read. `go`: null, or a
    * promise that resolves to whether `query` is still wanted: the row blocks of its
    * candidates (not a filtered query's, which every vector reads) wait for it, and none
-   * is asked for, nor anything scored (null), once it says no.
+   * is asked for, nor anything scored (null), once it says no; so do the probe ahead's
+   * (#probeAhead). `blocksAhead`: false, the probe ahead asks for bits only.
    */
-  async #vectorScores(query, { among = null, signal, onCandidates, go = null } = {}) {
+  async #vectorScores(query, { among = null, signal, onCandidates, go = null, blocksAhead = true } = {}) {
     const wanted = async () => go === null || await go;
     // The encoder's files first: the table shards wait for the tokenizer, while the
     // vector files wait for nothing (browsers open few connections per host at once).
-    const vector = this.#embedOpen(query, { onPartial: (sum) => this.#probeAhead(sum, among, signal) });
+    const vector = this.#embedOpen(query, {
+      onPartial: (sum) => this.#probeAhead(sum, among, signal, blocksAhead && (go ?? true)),
+    });
     const [codes, set] = await Promise.all([vector, this.#vectors()]);
     if (codes === null) return null;
     const floor = meanScore(this.catalog.vectors[this.encoder.vectors], this.manifest.counts.chunks, codes);
@@ -425,13 +428,13 @@ export class Engine {
       }));
       return { scores: scorePartitions(set, parts, codes), floor };
     }
-    if (!(await wanted())) return null;
-    signal?.throwIfAborted(); // the wait may outlast the search
     const tables = signTables(codes);
     this.lastSignTables = tables; // the idle prefetch reads the bits nearest it first
     const { probed, candidates } = await this.#probe(set, tables);
     signal?.throwIfAborted();
     if (onCandidates) onCandidates(chunksOfRows(probed, candidates));
+    if (!(await wanted())) return null;
+    signal?.throwIfAborted(); // the wait may outlast the search
     const picked = new Set(candidates);
     const parts = await Promise.all(probed.map((part) => ({ part, read: blocksHolding(part, picked) }))
       .filter(({ read }) => read.length).map(({ part, read }) => this.#withRows(part, read, picked)));
@@ -456,16 +459,18 @@ export class Engine {
    * it needs for 45-83 % of such clean queries on four sets: bench/results/
    * probe_ahead.md), so its blocks then come beside the tokens' rows rather than a step
    * after them. Only a guess: the probe itself waits for the whole vector, and asks for
-   * what the guess missed. The rows of a query's words the site uses serve it as typed
-   * and as corrected alike, so this guess waits for no reading.
+   * what the guess missed. The bits serve a query as typed and as corrected alike, so
+   * they wait for no reading; the blocks wait for `blocks` (true, false, or a promise of
+   * either): a corrected query's own vector is whole a step after its reading, by when
+   * the blocks it needs are asked for anyway.
    */
-  async #probeAhead(sum, among, signal) {
+  async #probeAhead(sum, among, signal, blocks = true) {
     try {
       const set = await this.#vectors();
       const codes = queryCodes(sum);
       if (set.layout !== "partitioned" || among || !codes || signal?.aborted) return;
       const { probed, candidates } = await this.#probe(set, signTables(codes));
-      if (signal?.aborted) return;
+      if (!(await blocks) || signal?.aborted) return;
       const wanted = new Set(candidates);
       for (const part of probed) {
         for (const block of blocksHolding(part, wanted)) this.#rowBlock(block).catch(() => {});
@@ -661,11 +666,14 @@ export class Engine {
     // The query as typed is scored while it is read: most queries are searched as typed,
     // and the shards its reading needs are those its keyword scores read anyway. A word
     // the site does not use may be corrected (or, while typing, completed), so what the
-    // typed vector (which sums that word's pieces) probes and picks, its partitions' bits,
-    // its candidates' row blocks and their pages' fragments, waits for the reading to keep
-    // the typed query (`keepsTyped`: every word held, or the reading done). What comes
-    // from the words the site uses does not wait, since a correction keeps them: the
-    // probe ahead's bits and blocks and the keyword ranking's pages.
+    // typed vector (which sums that word's pieces) picks, its candidates' row blocks and
+    // their pages' fragments, waits for the reading to keep the typed query
+    // (`keepsTyped`: every word held, or the reading done), as do the blocks that the
+    // probe ahead (the words the site uses) picks. The bits do not wait (a corrected query
+    // probes mostly the same partitions; holding them cost a step on a quarter of the
+    // Python docs' slipped first queries), nor do the keyword ranking's pages, whose
+    // words a correction keeps. A corrected query's probe ahead asks for bits only (see
+    // #probeAhead).
     // The fragments of the pages likely to be shown are asked for beside the candidates'
     // rows, not after the final ranking: the first pages of each signal.
     let keep;
@@ -673,9 +681,9 @@ export class Engine {
     const guess = (order, go) => Promise.all([opened, go]).then(([, wanted]) => {
       if (wanted !== false && !signal?.aborted) this.#fetchFragments(firstPages(order, this.pageOfChunk, GUESSED_PAGES));
     }, () => {});
-    const scored = (text, go = null) => Promise.all([
+    const scored = (text, go = null, blocksAhead = true) => Promise.all([
       mode === "lexical" ? null : this.#vectorScores(text, {
-        among, signal, go, onCandidates: (ids) => guess(ids, go),
+        among, signal, go, blocksAhead, onCandidates: (ids) => guess(ids, go),
       }),
       mode === "vector" ? null : this.lexical.scores(text, { full: filtered }).then((lexical) => {
         // every chunk with a keyword score, best first: the guess's and the ranking's order
@@ -691,7 +699,7 @@ export class Engine {
     beingRead.then((read) => keep(read.text === query), () => keep(false));
     const reading = await abortable(beingRead, signal);
     const [vector, lexical] = await abortable(
-      reading.text === query ? asTypedScores : scored(reading.text), signal);
+      reading.text === query ? asTypedScores : scored(reading.text, null, false), signal);
     await abortable(opened, signal);
     const accept = makeFilter(filters, {
       facets: facets?.pages ?? {}, pageOfChunk: this.pageOfChunk, allowed: this.defaults.filters,
