@@ -156,6 +156,8 @@ test("bad catalog fields are refused with the field's name", async () => {
     [(c) => { c.fragments.count += 1; }, /fragments does not hold one shard a page/],
     [(c) => { c.fragments.sizes[0] = `lexical/sizes.${"0".repeat(16)}.json`; }, /fragments\.sizes must be fragments\/sizes\.<hash>\.json/],
     [(c) => { c.vocabulary.shards.dirs.bytes[0] = "x"; }, /vocabulary\.shards has a size "x" that is not a count of bytes/],
+    [(c) => { delete c.vocabulary.spelling; }, /vocabulary\.spelling/],
+    [(c) => { c.vocabulary.spelling.stem = "vocabulary/words"; }, /vocabulary\.spelling has the stem "vocabulary\/words"/],
     [(c) => { c.lexical.shards.count = 0; }, /lexical\.shards\.count is 0, not a whole number from 1/],
     [(c) => { c.lexical.shards.sizes = "lexical/sizes.json"; }, /lexical\.shards\.sizes must be a list/],
     [(c) => { c.lexical.shards = c.vocabulary.shards; }, /lexical\.shards must be a keyed list \{stem, set, count, sizes\}/],

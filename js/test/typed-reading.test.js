@@ -64,6 +64,9 @@ test("a corrected query with words the site uses asks for no row block the corre
     const meant = slipped.answer.reading.text;
     assert.notEqual(meant, query, `${query} is corrected`);
     const corrected = await asked(meant, blocks, { asTyped: true });
+    const typed = await asked(query, blocks, { asTyped: true });
+    assert.ok([...typed.files].some((file) => !corrected.files.has(file)),
+      `${query}: as typed it reads blocks the corrected query does not`);
     assert.deepEqual([...slipped.files].filter((file) => !corrected.files.has(file)), [], query);
     assert.deepEqual(slipped.answer.results.map((r) => [r.id, r.score]),
       corrected.answer.results.map((r) => [r.id, r.score]), query);

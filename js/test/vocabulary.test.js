@@ -75,7 +75,13 @@ test("a slip's candidates are the words near its length that start with its firs
 });
 
 test("a spelling shard out of spelling order, or not of words, is refused", async () => {
-  for (const shard of [{ words: ["bbb", "bb"], counts: [1, 1] }, { words: ["a_b"], counts: [1] },
+  const ordered = new Vocabulary({
+    shards: null,
+    spelling: { between: async () => [{ first: "a03bd", name: "vocabulary/spell0.0123456789abcdef.json", bytes: 1 }] },
+    load: async () => ({ words: ["abd", "abcd"], counts: [1, 2] }), // spelling order, not alphabetical
+  });
+  assert.deepEqual((await ordered.correctable("abcd", 1)).map((e) => e.key), ["abd", "abcd"]);
+  for (const shard of [{ words: ["abcd", "abd"], counts: [1, 1] }, { words: ["a_b"], counts: [1] },
     { words: ["abc"], counts: [0] }, { words: ["abc"] }, null]) {
     const vocabulary = new Vocabulary({
       shards: null,

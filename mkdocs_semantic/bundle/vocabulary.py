@@ -129,6 +129,9 @@ def after_long_dashes(text: str, start: int) -> bool:
             and (start == 2 or not (text[start - 3].isalnum() or text[start - 3] in "_-")))
 
 
+assert MAX_WORD < 100, "a spelling key holds a word's length in two digits"
+
+
 def spelling_key(word: str) -> str:
     """Where a word sits in spelling order: its first letter, its length, the rest."""
     return f"{word[0]}{len(word):02d}{word[1:]}"
@@ -136,8 +139,8 @@ def spelling_key(word: str) -> str:
 
 def spelling_ranges(word: str, limit: int) -> list[tuple[str, str]]:
     """The spelling-order ranges [low, high) holding every word within `limit` edits of
-    `word` (lowercased) that starts with its first letter, or with its second then
-    first (a swap of the first two)."""
+    `word` (lowercased, two letters at least) that starts with its first letter, or
+    with its second then first (a swap of the first two)."""
     low, high = max(len(word) - limit, MIN_WORD), min(len(word) + limit, MAX_WORD)
     ranges = [(f"{word[0]}{low:02d}", f"{word[0]}{high:02d}{TOP_KEY}")]
     if word[1] != word[0]:
@@ -195,35 +198,31 @@ class Vocabulary:
 
     def between(self, low: str, high: str) -> list[Entry]:
         """The entries whose key k is low <= k < high, ascending."""
-        return _between(self.shards, low, high)
+        return _within(self.shards, [(low, high)])
 
     def correctable(self, word: str, limit: int) -> list[Entry]:
         """The site's words that `word` (lowercased) may be corrected to: those within
         `limit` letters of its length that start with its first letter, or with its
         second then first."""
-        out: list[Entry] = []
-        for low, high in spelling_ranges(word, limit):
-            out.extend(_between(self.spelling, low, high))
-        return out
+        return _within(self.spelling, spelling_ranges(word, limit))
 
     def starting(self, prefixes: Sequence[str]) -> list[Entry]:
         """The entries whose key starts with one of `prefixes`."""
-        out: list[Entry] = []
-        for prefix in dict.fromkeys(prefixes):
-            out.extend(self.between(prefix, prefix + TOP_KEY))
-        return out
+        return _within(self.shards, [(p, p + TOP_KEY) for p in dict.fromkeys(prefixes)])
 
 
-def _between(shards: ShardReader, low: str, high: str) -> list[Entry]:
-    """The entries of `shards` whose shard key k is low <= k < high, in key order."""
-    first = max(shards.position(low), 0)
-    numbers = range(first, shards.position(high) + 1)
-    shards.prefetch(shards.firsts[n] for n in numbers)
+def _within(shards: ShardReader, ranges: Sequence[tuple[str, str]]) -> list[Entry]:
+    """The entries of `shards` whose shard key k is low <= k < high for each range in
+    turn, each range's in key order; every shard they need is read at once."""
+    numbers = [range(max(shards.position(low), 0), shards.position(high) + 1)
+               for low, high in ranges]
+    shards.prefetch(shards.firsts[n] for held in numbers for n in held)
     out: list[Entry] = []
-    for number in numbers:
-        shard = cast(VocabularyShard, shards.shard(number))
-        at, end = bisect.bisect_left(shard.keys, low), bisect.bisect_left(shard.keys, high)
-        out.extend(shard.entries[at:end])
+    for (low, high), held in zip(ranges, numbers):
+        for number in held:
+            shard = cast(VocabularyShard, shards.shard(number))
+            at, end = bisect.bisect_left(shard.keys, low), bisect.bisect_left(shard.keys, high)
+            out.extend(shard.entries[at:end])
     return out
 
 

@@ -433,6 +433,9 @@ def test_bad_manifest_fields_are_refused_by_name(tmp_path, field, value, message
     ("encoders.static.rows.ids.0", -1, r"encoders\.static\.rows\.ids must list ascending"),
     ("encoders.static.rows.table", "../x", r"encoders\.static\.rows\.table must be 16 hex"),
     ("encoders.static.rows", DELETE, r"encoders\.static\.rows is missing"),
+    ("vocabulary.spelling", DELETE, r"vocabulary\.spelling"),
+    ("vocabulary.spelling.stem", "vocabulary/words",
+     r"vocabulary\.spelling has the stem 'vocabulary/words', not 'vocabulary/spell'"),
 ])
 def test_bad_catalog_fields_are_refused_by_name(tmp_path, field, value, message):
     write_sample(tmp_path)

@@ -58,6 +58,22 @@ def test_keys_written_as_long_flags_are_marked_and_kept_in_the_shards():
     assert read == words and len(shards) > 1
 
 
+def reader_of(shards: list[tuple[str, dict]], stem: str, check, read: list[str]) -> ShardReader:
+    """A ShardReader of `shards` held in memory, each checked by `check` when read, its
+    name added to `read`."""
+    listed = [(first, f"{stem}{i}.0123456789abcdef.json", 0) for i, (first, _) in enumerate(shards)]
+    by_name = {name: shard for (_, name, _), (_, shard) in zip(listed, shards)}
+
+    def load(name, size):
+        read.append(name)
+        return check(by_name[name])
+
+    return ShardReader(listed, load)
+
+
+NOTHING = ShardReader([], lambda name, size: None)
+
+
 def test_shards_cover_the_words_in_order_and_prefixes_read_only_their_shards():
     counts = {f"{a}{b}word": i + 1 for i, (a, b) in enumerate(
         (a, b) for a in "abcdefgh" for b in "abcdefgh")}
@@ -66,15 +82,7 @@ def test_shards_cover_the_words_in_order_and_prefixes_read_only_their_shards():
     flat = [w for _, s in shards for w in s["words"]]
     assert flat == sorted(counts) and [f for f, _ in shards] == [s["words"][0] for _, s in shards]
     read: list[str] = []
-    entries = [(first, f"vocabulary/words{i}.0123456789abcdef.json", 0)
-               for i, (first, _) in enumerate(shards)]
-    by_name = {name: shard for (_, name, _), (_, shard) in zip(entries, shards)}
-
-    def load(name, size):
-        read.append(name)
-        return checked_shard(by_name[name])
-
-    vocabulary = Vocabulary(ShardReader(entries, load), ShardReader([], load))
+    vocabulary = Vocabulary(reader_of(shards, "vocabulary/words", checked_shard, read), NOTHING)
     assert [e.key for e in vocabulary.starting(["cd"])] == ["cdword"]
     assert vocabulary.starting(["c"]) == [Entry(w, counts[w], w) for w in sorted(counts)
                                           if w.startswith("c")]
@@ -91,15 +99,8 @@ def test_a_slip_reads_only_the_spelling_shards_near_its_length_and_first_letters
     flat = [w for _, s in shards for w in s["words"]]
     assert sorted(flat) == sorted(words) and flat == sorted(words, key=spelling_key)
     read: list[str] = []
-    listed = [(first, f"vocabulary/spell{i}.0123456789abcdef.json", 0)
-              for i, (first, _) in enumerate(shards)]
-    by_name = {name: shard for (_, name, _), (_, shard) in zip(listed, shards)}
-
-    def load(name, size):
-        read.append(name)
-        return checked_spelling_shard(by_name[name])
-
-    vocabulary = Vocabulary(ShardReader([], load), ShardReader(listed, load))
+    vocabulary = Vocabulary(NOTHING, reader_of(shards, "vocabulary/spell",
+                                                checked_spelling_shard, read))
     got = vocabulary.correctable("cdxxxx", 1)
     assert sorted(e.key for e in got) == sorted(
         w for w in words if abs(len(w) - 6) <= 1 and w.startswith(("c", "dc")))
@@ -111,11 +112,13 @@ def test_a_slip_reads_only_the_spelling_shards_near_its_length_and_first_letters
 
 
 @pytest.mark.parametrize("shard", [
-    {"words": ["b", "a"], "counts": [1, 1]}, {"words": ["bbb", "bb"], "counts": [1, 1]},
+    {"words": ["b", "a"], "counts": [1, 1]}, {"words": ["abcd", "abd"], "counts": [1, 1]},
     {"words": ["a_b"], "counts": [1]}, {"words": ["a"], "counts": [0]}, {"words": ["a"]},
     [],
 ])
 def test_a_malformed_spelling_shard_is_refused(shard):
+    assert checked_spelling_shard({"words": ["abd", "abcd"], "counts": [1, 2]}).keys == [
+        "a03bd", "a04bcd"]  # spelling order, not alphabetical
     with pytest.raises(ValueError, match="spelling shard"):
         checked_spelling_shard(shard)
 

@@ -51,7 +51,8 @@ export const spellingKey = (word) => `${word[0]}${String(word.length).padStart(2
 
 /**
  * The spelling-order ranges [low, high) holding every word within `limit` edits of
- * `word` (lowercased) that starts with its first letter, or with its second then first.
+ * `word` (lowercased, two letters at least) that starts with its first letter, or with
+ * its second then first.
  */
 export function spellingRanges(word, limit) {
   const low = Math.max(word.length - limit, MIN_WORD);
