@@ -70,12 +70,13 @@ def figures(queries: list[dict]) -> dict:
 
 
 def measure_passes(bundle: Path, texts: list[str], variants: dict[str, tuple[list[str], Path]],
-                   passes: dict, summarize: Callable[[list[dict]], dict] = figures) -> dict:
+                   passes: dict, summarize: Callable[[list[dict]], dict] = figures,
+                   hints_json: str | None = None) -> dict:
     """Per variant (label: its query_rounds.mjs options and script) and pass (`PASSES`'
     shape), `summarize` of the queries the pass counts, `texts` asked with the page's
-    hints of `bundle`."""
+    hints of `bundle` (`hints_json` when given: a bundle this checkout cannot read)."""
     out: dict = {}
-    hints = ["--page-hints", page_hints(bundle)]
+    hints = ["--page-hints", hints_json or page_hints(bundle)]
     with tempfile.TemporaryDirectory() as tmp:
         queries_path = query_file(Path(tmp), texts)
         for label, (options, script) in variants.items():

@@ -16,7 +16,11 @@ Per client: the queries by steps, the median and mean bytes sent, the mean bytes
 files (index, bits, row blocks) and of fragments, and the mean modeled time (steps x 40
 ms plus the bytes at 20 Mbit/s: bench/compare's model).
 
-    python bench/typed_reading.py --before <commit> [--sets ...] [--out DIR]
+With `--before-builds` (when the bundle format changed in between) the client before runs
+on each set as its own commit builds it (its plugin, this checkout's embedding cache
+copied), and the page's hints are those its bench computes.
+
+    python bench/typed_reading.py --before <commit> [--before-builds] [--sets ...] [--out DIR]
 
 Writes <out>/typed_reading.{json,md} (bench/results unless --out).
 """
@@ -24,9 +28,12 @@ Writes <out>/typed_reading.{json,md} (bench/results unless --out).
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -58,6 +65,39 @@ def pass_figures(queries: list[dict]) -> dict:
         for kind in FILE_KINDS}
 
 
+def built_at(checkout: Path, corpus: se.Corpus, out: Path) -> tuple[Path, str]:
+    """`corpus`'s site built in `out` by the plugin of `checkout` (its Python and its
+    client, built by `client_built`), with a copy of this checkout's plugin cache: the
+    bundle's root and the page's hints as that checkout's bench computes them."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    cache = corpus.cache_dir
+    shutil.copytree(cache / "project", out / "project")
+    shutil.copytree(cache / "plugin", out / "plugin")
+    config = out / "project" / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8")
+    ours = f"cache_dir: {cache / 'plugin'}"
+    if ours not in text:
+        raise SystemExit(f"{config}: no `{ours}` line to point at the copied cache")
+    config.write_text(text.replace(ours, f"cache_dir: {out / 'plugin'}"), encoding="utf-8")
+    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-f", str(config), "-d",
+                            str(out / "site")], cwd=checkout, env=env, capture_output=True,
+                           text=True)
+    if built.returncode != 0:
+        raise SystemExit(f"building {corpus.name} at {checkout} failed:\n{built.stderr[-3000:]}")
+    bundle = out / "site" / "semantic"
+    hints = subprocess.run(
+        [sys.executable, "-c", "import sys; from pathlib import Path; sys.path.insert(0, 'bench');"
+         " from pieces_beside_rows import page_hints; print(page_hints(Path(sys.argv[1])))",
+         str(bundle)], cwd=checkout, env=env, check=True, capture_output=True, text=True)
+    return bundle, hints.stdout.strip()
+
+
+def client_built(checkout: Path) -> None:
+    """The browser client of `checkout` built into its package (npm run build)."""
+    subprocess.run(["npm", "run", "build"], cwd=checkout / "js", check=True,
+                   capture_output=True)
+
+
 def checkout_named() -> str:
     """This checkout's commit, and `+ changes` when its tree differs from it."""
     def git(*args: str) -> str:
@@ -74,7 +114,9 @@ def render(results: dict) -> str:
              "queries (a new engine each) and as later queries (in order on one engine, "
              "the idle prefetch run between them), on the client before the change "
              f"(`{results['before']}`) and on this checkout's "
-             f"(`{results.get('checkout', 'not recorded')}`). Steps: the engine in Node, "
+             f"(`{results.get('checkout', 'not recorded')}`)"
+             + (", each on the sites its own commit builds" if results.get("before_builds")
+                else "") + ". Steps: the engine in Node, "
              "every answer held 100 ms; modeled: steps x 40 ms plus the bytes sent at "
              "20 Mbit/s, the mean per query. Vectors: the index, bits and row blocks sent.",
              "", "| set | kind | queries | client | "
@@ -93,6 +135,8 @@ def render(results: dict) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", required=True, help="the commit of the client before")
+    parser.add_argument("--before-builds", action="store_true",
+                        help="run the client before on the sites its own commit builds")
     parser.add_argument("--sets", default=SETS)
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args()
@@ -100,16 +144,27 @@ def main() -> int:
     spec = default_model_spec()
     loaders = se.set_loaders(spec, OnnxEmbedder(spec), se.SHARED / "bench" / "scifact")
     results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "before": args.before,
-                     "checkout": checkout_named(), "sets": {}}
-    with client_at(args.before) as before:
-        clients = {"before": ([], before), "this checkout": ([], QUERY_ROUNDS)}
+                     "before_builds": args.before_builds, "checkout": checkout_named(),
+                     "sets": {}}
+    with client_at(args.before) as before, tempfile.TemporaryDirectory() as tmp:
+        if args.before_builds:
+            client_built(before.parent.parent)
         for name in sets:
             corpus = loaders[name]()
-            results["sets"][name] = {
-                "chunks": len(corpus.bundle.chunks),
-                "kinds": {kind: measure_passes(corpus.bundle.root, texts, clients, PASSES,
-                                               pass_figures)
-                          for kind, texts in query_kinds(corpus).items()}}
+            if args.before_builds:
+                bundle, hints = built_at(before.parent.parent, corpus, Path(tmp) / name)
+                runs = [(bundle, hints, {"before": ([], before)}),
+                        (corpus.bundle.root, None, {"this checkout": ([], QUERY_ROUNDS)})]
+            else:
+                runs = [(corpus.bundle.root, None,
+                         {"before": ([], before), "this checkout": ([], QUERY_ROUNDS)})]
+            kinds: dict = {}
+            for kind, texts in query_kinds(corpus).items():
+                kinds[kind] = {}
+                for bundle, hints, clients in runs:
+                    kinds[kind] |= measure_passes(bundle, texts, clients, PASSES,
+                                                  pass_figures, hints)
+            results["sets"][name] = {"chunks": len(corpus.bundle.chunks), "kinds": kinds}
     write_results(args.out, "typed_reading", results, render(results))
     return 0
 

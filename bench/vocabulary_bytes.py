@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +28,12 @@ import static_encoder as se  # noqa: E402
 
 from mkdocs_semantic.bundle.reader import Bundle, payload_json, read_payload  # noqa: E402
 from mkdocs_semantic.bundle.shard_lists import ShardReader  # noqa: E402
-from mkdocs_semantic.bundle.vocabulary import Vocabulary, checked_shard  # noqa: E402
+from mkdocs_semantic.bundle.vocabulary import (  # noqa: E402
+    Vocabulary,
+    VocabularyShard,
+    checked_shard,
+    checked_spelling_shard,
+)
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 
@@ -44,13 +50,19 @@ def read_bytes(bundle: Bundle, searcher: Searcher, text: str, typing: bool,
     """Gzip bytes of the vocabulary shards reading `text` fetches (a fresh reader each)."""
     fetched: list[str] = []
 
-    def load(name: str, size: int) -> object:
-        fetched.append(name)
-        return checked_shard(payload_json(name, read_payload(bundle.root, name, size),
-                                          bundle.root / name))
+    def loader(check: Callable[[object], VocabularyShard]) -> Callable[[str, int], object]:
+        def load(name: str, size: int) -> object:
+            fetched.append(name)
+            return check(payload_json(name, read_payload(bundle.root, name, size),
+                                      bundle.root / name))
+        return load
 
-    entries = bundle.vocabulary.shards.entries if bundle.vocabulary else []
-    searcher.read(text, typing=typing, words=Vocabulary(ShardReader(entries, load)))
+    if bundle.vocabulary is None:
+        raise SystemExit(f"{bundle.root}: the bundle has no vocabulary")
+    words = Vocabulary(ShardReader(bundle.vocabulary.shards.entries, loader(checked_shard)),
+                       ShardReader(bundle.vocabulary.spelling.entries,
+                                   loader(checked_spelling_shard)))
+    searcher.read(text, typing=typing, words=words)
     return sum(sizes[name] for name in set(fetched))
 
 
