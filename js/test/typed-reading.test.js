@@ -72,3 +72,33 @@ test("a corrected query with words the site uses asks for no row block the corre
       corrected.answer.results.map((r) => [r.id, r.score]), query);
   }
 });
+
+test("a slipped query whose other words' bits are in hand asks for their candidates' blocks before it is read", { timeout: 20_000 }, async () => {
+  // the idle prefetch has read every partition's bits; the spelling shards (the reading)
+  // are held until a row block is asked for: only the probe ahead can ask for one then
+  let seen;
+  const blockAsked = new Promise((resolve) => { seen = resolve; });
+  let holding = false;
+  const server = await serve(PARITY, {
+    hold: (path) => {
+      if (holding && path.includes("/vectors/row")) seen();
+      return holding && path.includes("/vocabulary/spell") ? blockAsked : null;
+    },
+  });
+  try {
+    const engine = new Engine({ manifestUrl: `${server.url}bundle-partitioned/manifest.json` });
+    engine.prefetchBudget = 1e9;
+    await engine.answer("nginx location blocks drop my headers");
+    await engine.prefetching;
+    holding = true;
+    const query = "stale copies from every edge sevrer";
+    const before = server.requests.length;
+    const answer = await engine.answer(query);
+    assert.equal(answer.reading.text, "stale copies from every edge server");
+    assert.ok(!server.requests.slice(before).some((path) => /\/vectors\/bin/.test(path)), "every bits file was in hand");
+    const corrected = await asked(answer.reading.text, /\/vectors\/row/, { asTyped: true });
+    assert.deepEqual(answer.results.map((r) => [r.id, r.score]), corrected.answer.results.map((r) => [r.id, r.score]));
+  } finally {
+    await server.close();
+  }
+});

@@ -405,15 +405,15 @@ export class Engine {
    * first), as soon as they are known, before their rows are read. `go`: null, or a
    * promise that resolves to whether `query` is still wanted: the row blocks of its
    * candidates (not a filtered query's, which every vector reads) wait for it, and none
-   * is asked for, nor anything scored (null), once it says no; so do the probe ahead's
-   * (#probeAhead). `blocksAhead`: false, the probe ahead asks for bits only.
+   * is asked for, nor anything scored (null), once it says no; so do the probe ahead's,
+   * unless every bits file it probes was in hand (#probeAhead).
    */
-  async #vectorScores(query, { among = null, signal, onCandidates, go = null, blocksAhead = true } = {}) {
+  async #vectorScores(query, { among = null, signal, onCandidates, go = null } = {}) {
     const wanted = async () => go === null || await go;
     // The encoder's files first: the table shards wait for the tokenizer, while the
     // vector files wait for nothing (browsers open few connections per host at once).
     const vector = this.#embedOpen(query, {
-      onPartial: (sum) => this.#probeAhead(sum, among, signal, blocksAhead && (go ?? true)),
+      onPartial: (sum) => this.#probeAhead(sum, among, signal, go ?? true),
     });
     const [codes, set] = await Promise.all([vector, this.#vectors()]);
     if (codes === null) return null;
@@ -460,17 +460,21 @@ export class Engine {
    * probe_ahead.md), so its blocks then come beside the tokens' rows rather than a step
    * after them. Only a guess: the probe itself waits for the whole vector, and asks for
    * what the guess missed. The bits serve a query as typed and as corrected alike, so
-   * they wait for no reading; the blocks wait for `blocks` (true, false, or a promise of
-   * either): a corrected query's own vector is whole a step after its reading, by when
-   * the blocks it needs are asked for anyway.
+   * they wait for no reading. The blocks wait for `blocks` (a promise of whether the query
+   * is still wanted as typed) unless every bits file the guess probes was in hand: then
+   * a corrected query, whose vector is whole once its words' rows come, finds the blocks
+   * beside them; else it needs more bits, a step later, and asks for its blocks then.
    */
   async #probeAhead(sum, among, signal, blocks = true) {
     try {
       const set = await this.#vectors();
       const codes = queryCodes(sum);
       if (set.layout !== "partitioned" || among || !codes || signal?.aborted) return;
-      const { probed, candidates } = await this.#probe(set, signTables(codes));
-      if (!(await blocks) || signal?.aborted) return;
+      const tables = signTables(codes);
+      const inHand = probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows)
+        .every((p) => this.built.has(`bits:${p}`));
+      const { probed, candidates } = await this.#probe(set, tables);
+      if (!(inHand || await blocks) || signal?.aborted) return;
       const wanted = new Set(candidates);
       for (const part of probed) {
         for (const block of blocksHolding(part, wanted)) this.#rowBlock(block).catch(() => {});
@@ -669,11 +673,10 @@ export class Engine {
     // typed vector (which sums that word's pieces) picks, its candidates' row blocks and
     // their pages' fragments, waits for the reading to keep the typed query
     // (`keepsTyped`: every word held, or the reading done), as do the blocks that the
-    // probe ahead (the words the site uses) picks. The bits do not wait (a corrected query
-    // probes mostly the same partitions; holding them cost a step on a quarter of the
-    // Python docs' slipped first queries), nor do the keyword ranking's pages, whose
-    // words a correction keeps. A corrected query's probe ahead asks for bits only (see
-    // #probeAhead).
+    // probe ahead (the words the site uses) picks, unless their bits were in hand (see
+    // #probeAhead). The bits do not wait (a corrected query probes mostly the same
+    // partitions; holding them cost a step on a quarter of the Python docs' slipped first
+    // queries), nor do the keyword ranking's pages, whose words a correction keeps.
     // The fragments of the pages likely to be shown are asked for beside the candidates'
     // rows, not after the final ranking: the first pages of each signal.
     let keep;
@@ -681,9 +684,9 @@ export class Engine {
     const guess = (order, go) => Promise.all([opened, go]).then(([, wanted]) => {
       if (wanted !== false && !signal?.aborted) this.#fetchFragments(firstPages(order, this.pageOfChunk, GUESSED_PAGES));
     }, () => {});
-    const scored = (text, go = null, blocksAhead = true) => Promise.all([
+    const scored = (text, go = null) => Promise.all([
       mode === "lexical" ? null : this.#vectorScores(text, {
-        among, signal, go, blocksAhead, onCandidates: (ids) => guess(ids, go),
+        among, signal, go, onCandidates: (ids) => guess(ids, go),
       }),
       mode === "vector" ? null : this.lexical.scores(text, { full: filtered }).then((lexical) => {
         // every chunk with a keyword score, best first: the guess's and the ranking's order
@@ -699,7 +702,7 @@ export class Engine {
     beingRead.then((read) => keep(read.text === query), () => keep(false));
     const reading = await abortable(beingRead, signal);
     const [vector, lexical] = await abortable(
-      reading.text === query ? asTypedScores : scored(reading.text, null, false), signal);
+      reading.text === query ? asTypedScores : scored(reading.text), signal);
     await abortable(opened, signal);
     const accept = makeFilter(filters, {
       facets: facets?.pages ?? {}, pageOfChunk: this.pageOfChunk, allowed: this.defaults.filters,
