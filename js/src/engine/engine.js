@@ -443,11 +443,11 @@ export class Engine {
 
   /**
    * The partitions a query's sign `tables` probe, their bits files read (`probed`), and
-   * its candidates among their rows: their first chunks, best first.
+   * its candidates among their rows: their first chunks, best first. `partitions`: the
+   * probed partitions, when the caller has them already.
    */
-  async #probe(set, tables) {
-    const probed = await Promise.all(probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows)
-      .map((p) => this.#partitionBits(set, p)));
+  async #probe(set, tables, partitions = probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows)) {
+    const probed = await Promise.all(partitions.map((p) => this.#partitionBits(set, p)));
     return { probed, candidates: candidateIds(probed, tables, set.candidates) };
   }
 
@@ -471,9 +471,9 @@ export class Engine {
       const codes = queryCodes(sum);
       if (set.layout !== "partitioned" || among || !codes || signal?.aborted) return;
       const tables = signTables(codes);
-      const inHand = probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows)
-        .every((p) => this.built.has(`bits:${p}`));
-      const { probed, candidates } = await this.#probe(set, tables);
+      const partitions = probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows);
+      const inHand = partitions.every((p) => this.built.has(`bits:${p}`));
+      const { probed, candidates } = await this.#probe(set, tables, partitions);
       if (!(inHand || await blocks) || signal?.aborted) return;
       const wanted = new Set(candidates);
       for (const part of probed) {
