@@ -129,7 +129,8 @@ class Lab:
 
     def fit(self, training: Training, *, sample_weight: np.ndarray | None = None,
             prior_rows: Callable[[np.ndarray], np.ndarray] | None = None,
-            unused: StaticTable | None = None, weighted: bool = True) -> StaticTable:
+            unused: StaticTable | None = None, weighted: bool = True,
+            lam: float = LAM) -> StaticTable:
         """The table of `training`; `unused`: rows (unweighted) for tokens the texts do
         not hold, kept as they are and weighted as the texts' rarest token. `weighted`:
         each row carries its token's weight (False: unweighted, as a prior's rows are)."""
@@ -145,7 +146,7 @@ class Lab:
             rows = np.concatenate([rows, unused.rows[extra]])
         design = design_matrix(training.sequences, special_ids=[], weights=weights)
         with threadpool_limits(limits=1, user_api="blas"):
-            return fit_table(design, training.targets, lam=LAM, prior=prior_table(tokens, rows),
+            return fit_table(design, training.targets, lam=lam, prior=prior_table(tokens, rows),
                              weights=weights if weighted else None,
                              sample_weight=sample_weight)
 
