@@ -19,6 +19,7 @@ Writes bench/results/contextual_rows.{json,md}.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 from collections.abc import Callable
@@ -32,7 +33,6 @@ sys.path.insert(0, str(HERE))
 import lever_trial  # noqa: E402
 import static_levers as sl  # noqa: E402
 
-from mkdocs_semantic.indexing.query_table.fit import TableFitter  # noqa: E402
 from mkdocs_semantic.indexing.query_table.ridge import (  # noqa: E402
     StaticTable,
     TokenStats,
@@ -54,17 +54,24 @@ class TokenStates:
         self.pooled_norms: list[float] = []
 
     def add(self, embedder: OnnxEmbedder, texts: list[str]) -> None:
-        encodings = embedder.tokenizer.encode_batch(texts)
-        order = np.argsort([len(e.ids) for e in encodings])
+        """Run the model on `texts`, a batch of similar lengths at a time, and add each
+        real token's state (padding left out, as the model's pooling leaves it out)."""
+        inputs = {i.name for i in embedder.session.get_inputs()}
+        tokens = [e.ids[:sum(e.attention_mask)]  # encode_batch pads to the longest
+                  for e in embedder.tokenizer.encode_batch(texts)]
+        order = np.argsort([len(t) for t in tokens], kind="stable")
         for start in range(0, len(order), BATCH):
-            batch = [encodings[i] for i in order[start:start + BATCH]]
-            width = max(len(e.ids) for e in batch)
+            batch = [tokens[i] for i in order[start:start + BATCH]]
+            width = max(len(t) for t in batch)
             ids = np.zeros((len(batch), width), dtype=np.int64)
             mask = np.zeros((len(batch), width), dtype=np.int64)
-            for row, e in enumerate(batch):
-                ids[row, :len(e.ids)] = e.ids
-                mask[row, :len(e.ids)] = 1
-            hidden = embedder.session.run(None, embedder._feeds(ids, mask))[0]
+            for row, t in enumerate(batch):
+                ids[row, :len(t)] = t
+                mask[row, :len(t)] = 1
+            feeds = {"input_ids": ids, "attention_mask": mask,
+                     "token_type_ids": np.zeros_like(ids)}
+            hidden = embedder.session.run(None, {k: v for k, v in feeds.items()
+                                                 if k in inputs})[0]
             on = mask.astype(bool)
             np.add.at(self.sums, ids[on], hidden[on].astype(np.float64))
             np.add.at(self.counts, ids[on], 1)
@@ -77,23 +84,19 @@ class TokenStates:
 
 def site_states(lab: sl.Lab, *, chunks: bool) -> TokenStates:
     """The states of the recipe's short texts and, with `chunks`, of the set's chunks (up
-    to MAX_CHUNKS, spread), cached in bench/.cache/NAME/states-{all,short}-*.npz (by
-    the model's hash)."""
-    kind = "all" if chunks else "short"
-    path = lab.corpus.cache_dir / f"states-{kind}-{lab.embedder.spec.sha256[:12]}.npz"
+    to MAX_CHUNKS, spread), cached in bench/.cache/NAME/states-*.npz by the model's hash
+    and the texts'."""
+    texts = spread_sample([c.embed_text for c in lab.corpus.chunks], MAX_CHUNKS) \
+        if chunks else []
+    texts += lab.short_texts
+    digest = hashlib.sha256("\0".join(texts).encode()).hexdigest()[:12]
+    path = lab.corpus.cache_dir / f"states-{lab.embedder.spec.sha256[:12]}-{digest}.npz"
     states = TokenStates(lab.vocab, lab.embedder.dim)
     if path.exists():
         with np.load(path) as data:
             states.sums, states.counts = data["sums"], data["counts"]
             states.pooled_norms = data["norms"].tolist()
         return states
-    fitter = TableFitter(tokenizer=lab.tokenizer, embed_texts=lab.embeddings.texts,
-                         embed_tokens=lab.embeddings.tokens, cache_path=None,
-                         document_prefix=lab.prefix)
-    texts = spread_sample([c.embed_text for c in lab.corpus.chunks], MAX_CHUNKS) \
-        if chunks else []
-    for short in fitter.short_texts(lab.corpus.chunks).values():
-        texts += short
     started = time.perf_counter()
     states.add(lab.embedder, [lab.prefix + t for t in texts])
     print(f"{lab.corpus.name}: states of {len(texts)} texts in "
@@ -102,8 +105,12 @@ def site_states(lab: sl.Lab, *, chunks: bool) -> TokenStates:
     return states
 
 
-def states_table(lab: sl.Lab, states: TokenStates, weighting: str) -> tuple[StaticTable, list]:
-    """The mean states as a table, and the queries' ids to sum it over."""
+def states_table(lab: sl.Lab, states: TokenStates,
+                 weighting: str) -> tuple[StaticTable, list[list[int]]]:
+    """The mean states as a table (`weighting`: uniform, or idf), and the queries' ids
+    to sum it over."""
+    if weighting not in ("uniform", "idf"):
+        raise ValueError(f"unknown weighting {weighting!r}: use uniform or idf")
     stats = TokenStats.of(lab.base.sequences, [])
     ids = stats.token_ids[states.counts[stats.token_ids] > 0]
     if weighting == "uniform":
@@ -117,7 +124,7 @@ def states_table(lab: sl.Lab, states: TokenStates, weighting: str) -> tuple[Stat
     return StaticTable(ids, (states.means(ids) * weights).astype(np.float32)), lab.queries
 
 
-def states_prior(states: TokenStates, lab: sl.Lab) -> Callable[[np.ndarray], np.ndarray]:
+def states_prior(lab: sl.Lab, states: TokenStates) -> Callable[[np.ndarray], np.ndarray]:
     """Prior rows: the mean states over the median pooled norm (the targets are unit
     vectors); tokens with no state keep the model's vector alone."""
     scale = 1.0 / float(np.median(states.pooled_norms))
@@ -131,10 +138,12 @@ def states_prior(states: TokenStates, lab: sl.Lab) -> Callable[[np.ndarray], np.
     return rows
 
 
-def run_set(levers: lever_trial.Levers) -> None:
+def run_set(levers: sl.Levers) -> None:
     lab = levers.lab
     for source, chunks in (("chunks and short texts", True), ("short texts", False)):
-        if not any(levers.wanted(f"{source}: {lever}") for lever in ("states", "prior")):
+        names = [f"{source}: states alone, {w}" for w in ("uniform", "idf")] + \
+            [f"{source}: states as the prior, lam {lam}" for lam in PRIOR_LAMS]
+        if not any(levers.wanted(name) for name in names):
             continue
         states = site_states(lab, chunks=chunks)
         for weighting in ("uniform", "idf"):
@@ -143,7 +152,7 @@ def run_set(levers: lever_trial.Levers) -> None:
         for lam in PRIOR_LAMS:
             levers.measure(f"{source}: states as the prior, lam {lam}",
                            lambda lam=lam, st=states: lab.score(
-                               lab.fit(lab.base, lam=lam, prior_rows=states_prior(st, lab))))
+                               lab.fit(lab.base, lam=lam, prior_rows=states_prior(lab, st))))
 
 
 if __name__ == "__main__":

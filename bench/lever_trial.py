@@ -24,30 +24,11 @@ from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 ALL_SETS = "fastapi,npm,mkdocs,manshort,postgres,python"
 
 
-class Levers:
-    """The figures of one set's levers, by name; `words` picks which are measured."""
-
-    def __init__(self, lab: sl.Lab, words: list[str]) -> None:
-        self.lab = lab
-        self.words = words
-        self.rows: dict[str, dict] = {}
-
-    def wanted(self, name: str) -> bool:
-        return not self.rows or sl.picked(name, self.words)
-
-    def measure(self, name: str, make: Callable[[], dict]) -> None:
-        if not self.wanted(name):
-            return
-        started = time.perf_counter()
-        self.rows[name] = make() | {"seconds": round(time.perf_counter() - started, 1)}
-        print(f"{self.lab.corpus.name}: {name}: {self.rows[name]['vector']['all']} / "
-              f"{self.rows[name]['hybrid']['all']}", file=sys.stderr)
-
-
 def render(title: str, script: str, results: dict, *, count: str | None = None) -> str:
     """One table per set; `count`: a figure of the levers' rows shown in its own column."""
     lines = [f"# {title}", "",
-             f"Reproduce: `python bench/{script} --sets {','.join(results['sets'])}`. "
+             f"Reproduce: `python bench/{script} --sets {','.join(results['sets'])}"
+             + (f" --levers {results['levers']}" if results.get("levers") else "") + "`. "
              f"Measured {results['run']}. Static encoder, MRR@10 by subset through the "
              "product's `Searcher`; the levers are in the bench's docstring.", ""]
     for name, entry in results["sets"].items():
@@ -66,17 +47,20 @@ def render(title: str, script: str, results: dict, *, count: str | None = None) 
     return "\n".join(lines)
 
 
-def run(doc: str, script: str, title: str, run_set: Callable[[Levers], None], *,
+def run(doc: str, script: str, title: str, run_set: Callable[[sl.Levers], None], *,
         count: str | None = None) -> int:
     """The whole trial: `--sets`, `--levers` (only the levers whose name holds one of
-    these words, beside the shipped recipe), `--name`, `--out`."""
+    these words, beside the shipped recipe; a partial run writes its own file),
+    `--name`, `--out`."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--sets", default=ALL_SETS)
     parser.add_argument("--levers", default="")
-    parser.add_argument("--name", default=Path(script).stem)
+    parser.add_argument("--name", help="the results' file name (default: the script's, "
+                        "and each --levers word after it)")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args()
     words = [w for w in args.levers.split(",") if w]
+    file_name = args.name or Path(script).stem + "".join(f"_{w}" for w in words)
     spec = default_model_spec()
     embedder = OnnxEmbedder(spec)
     tokenizer = load_tokenizer(spec.tokenizer_path, spec.max_tokens)
@@ -86,12 +70,12 @@ def run(doc: str, script: str, title: str, run_set: Callable[[Levers], None], *,
     for name in se.site_sets(parser, args.sets):
         lab = sl.Lab(loaders[name](), embedder, tokenizer)
         transformer = Searcher(lab.corpus.bundle, embedder, encoder="transformer")
-        levers = Levers(lab, words)
+        levers = sl.Levers(lab, words)
         levers.measure("shipped recipe", lambda lab=lab: lab.score(lab.fit(lab.base)))
         run_set(levers)
         results["sets"][name] = {
             "transformer": se.evaluate(lab.corpus, transformer,
                                        [transformer.embed(q.text) for q in lab.corpus.queries]),
             "levers": levers.rows}
-    write_results(args.out, args.name, results, render(title, script, results, count=count))
+    write_results(args.out, file_name, results, render(title, script, results, count=count))
     return 0

@@ -29,19 +29,10 @@ import lever_trial  # noqa: E402
 import static_encoder as se  # noqa: E402
 import static_levers as sl  # noqa: E402
 
-from mkdocs_semantic.bundle.vectors.codes import query_codes  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 FOLDS = (2, 5)
 WEIGHTS = (1.0, 5.0)
-
-
-def query_vector(table, ids: list[int]) -> np.ndarray | None:
-    rows = table.lookup(ids)
-    summed = table.rows[rows].sum(axis=0) if len(rows) else None
-    if summed is None or not np.any(summed):
-        return None
-    return query_codes(summed / np.linalg.norm(summed))
 
 
 def cross_validated(lab: sl.Lab, model: np.ndarray, folds: int, weight: float) -> dict:
@@ -58,11 +49,11 @@ def cross_validated(lab: sl.Lab, model: np.ndarray, folds: int, weight: float) -
                                         np.full(len(known), weight)])
         table = lab.fit(training, sample_weight=sample_weight)
         for i in asked:
-            vectors[i] = query_vector(table, lab.queries[i])
+            vectors[i] = sl.query_vector(table, lab.queries[i])
     return se.evaluate(corpus, searcher, vectors)
 
 
-def run_set(levers: lever_trial.Levers) -> None:
+def run_set(levers: sl.Levers) -> None:
     lab = levers.lab
     model = lab.embedder.embed_queries([q.text for q in lab.corpus.queries])
     for folds in FOLDS:

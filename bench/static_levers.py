@@ -99,6 +99,15 @@ class Training:
     targets: np.ndarray
 
 
+def query_vector(table: StaticTable, ids: list[int]) -> np.ndarray | None:
+    """A query's sign codes from the sum of its tokens' rows (None: no known token)."""
+    rows = table.lookup(ids)
+    summed = table.rows[rows].sum(axis=0) if len(rows) else None
+    if summed is None or not np.any(summed):
+        return None
+    return query_codes(summed / np.linalg.norm(summed))
+
+
 class Lab:
     """Fits and scores tables for one set."""
 
@@ -113,11 +122,11 @@ class Lab:
         shipped = TableFitter(tokenizer=tokenizer, embed_texts=self.embeddings.texts,
                               embed_tokens=self.embeddings.tokens, cache_path=None,
                               document_prefix=self.prefix)
-        texts = [c.embed_text for c in corpus.chunks]
-        targets = [corpus.vectors]
-        for short in shipped.short_texts(corpus.chunks).values():
-            texts += short
-            targets.append(self.embeddings.texts(short))
+        self.short_texts = [t for kind in shipped.short_texts(corpus.chunks).values()
+                            for t in kind]
+        """The shipped recipe's texts beside the chunks (headings, then sentences)."""
+        texts = [c.embed_text for c in corpus.chunks] + self.short_texts
+        targets = [corpus.vectors, self.embeddings.texts(self.short_texts)]
         self.base = Training(self.ids(texts, prefix=True), np.concatenate(targets))
         self.queries = self.ids([q.text for q in corpus.queries], prefix=False)
 
@@ -130,12 +139,14 @@ class Lab:
     def fit(self, training: Training, *, sample_weight: np.ndarray | None = None,
             prior_rows: Callable[[np.ndarray], np.ndarray] | None = None,
             unused: StaticTable | None = None, weighted: bool = True,
-            lam: float = LAM) -> StaticTable:
+            lam: float = LAM,
+            token_weights: Callable[[TokenStats], np.ndarray] | None = None) -> StaticTable:
         """The table of `training`; `unused`: rows (unweighted) for tokens the texts do
         not hold, kept as they are and weighted as the texts' rarest token. `weighted`:
-        each row carries its token's weight (False: unweighted, as a prior's rows are)."""
+        each row carries its token's weight (False: unweighted, as a prior's rows are).
+        `token_weights`: each token's weight from the texts' statistics (IDF if None)."""
         stats = TokenStats.of(training.sequences, [])
-        idf = stats.weights("idf")
+        idf = token_weights(stats) if token_weights else stats.weights("idf")
         weights = TokenWeights(stats.token_ids, idf,
                                default=float(idf.max()) if unused is not None else 1.0)
         tokens = stats.token_ids[stats.token_ids < self.vocab]
@@ -154,13 +165,18 @@ class Lab:
         return self.embeddings.tokens(tokens.tolist())
 
     def score(self, table: StaticTable, queries: list[list[int]] | None = None) -> dict:
-        vectors = []
-        for ids in queries or self.queries:
-            rows = table.lookup(ids)
-            summed = table.rows[rows].sum(axis=0) if len(rows) else None
-            vectors.append(None if summed is None or not np.any(summed)
-                           else query_codes(summed / np.linalg.norm(summed)))
+        vectors = [query_vector(table, ids) for ids in queries or self.queries]
         return se.evaluate(self.corpus, Searcher(self.corpus.bundle, encoder="static"), vectors)
+
+    def with_texts(self, texts: list[str], weight: float = 1.0) -> tuple[Training,
+                                                                          np.ndarray | None]:
+        """The shipped training texts and `texts` towards their document vectors, and the
+        fit's sample weights (`texts` at `weight` against one site text; None: all 1)."""
+        training = Training(self.base.sequences + self.ids(texts, prefix=True),
+                            np.concatenate([self.base.targets, self.embeddings.texts(texts)]))
+        sample_weight = None if weight == 1.0 else np.concatenate(
+            [np.ones(len(self.base.targets)), np.full(len(texts), weight)])
+        return training, sample_weight
 
     # --- levers ------------------------------------------------------------------------
 
@@ -236,10 +252,7 @@ class Lab:
                 return len(words & site) / len(words) if words else 1.0
 
             texts = [t for t in texts if share(t) >= site_share]
-        training = Training(self.base.sequences + self.ids(texts, prefix=True),
-                            np.concatenate([self.base.targets, self.embeddings.texts(texts)]))
-        sample_weight = None if weight == 1.0 else np.concatenate(
-            [np.ones(len(self.base.targets)), np.full(len(texts), weight)])
+        training, sample_weight = self.with_texts(texts, weight)
         return self.score(self.fit(training, sample_weight=sample_weight)) | {
             "questions": len(texts)}
 
@@ -249,6 +262,26 @@ class Lab:
                             np.concatenate([self.base.targets, model]))
         weight = np.concatenate([np.ones(len(self.base.targets)), np.full(len(model), 5.0)])
         return self.score(self.fit(training, sample_weight=weight))
+
+
+class Levers:
+    """The figures of one set's levers, by name; `words` picks which are measured."""
+
+    def __init__(self, lab: Lab, words: list[str]) -> None:
+        self.lab = lab
+        self.words = words
+        self.rows: dict[str, dict] = {}
+
+    def wanted(self, name: str) -> bool:
+        return not self.rows or picked(name, self.words)
+
+    def measure(self, name: str, make: Callable[[], dict]) -> None:
+        if not self.wanted(name):
+            return
+        started = time.perf_counter()
+        self.rows[name] = make() | {"seconds": round(time.perf_counter() - started, 1)}
+        print(f"{self.lab.corpus.name}: {name}: {self.rows[name]['vector']['all']} / "
+              f"{self.rows[name]['hybrid']['all']}", file=sys.stderr)
 
 
 def broad_table(lab: Lab, embedder: OnnxEmbedder) -> tuple[StaticTable, dict]:
@@ -293,16 +326,8 @@ def run_set(lab: Lab, others: list[Lab], broad: StaticTable | None,
             words: list[str]) -> dict:
     """The shipped recipe, then each lever whose name holds one of `words` (all if
     none)."""
-    rows: dict[str, dict] = {}
-
-    def measure(name: str, make: Callable[[], dict]) -> None:
-        if rows and not picked(name, words):
-            return
-        started = time.perf_counter()
-        rows[name] = make() | {"seconds": round(time.perf_counter() - started, 1)}
-        print(f"{lab.corpus.name}: {name}: {rows[name]['vector']['all']} / "
-              f"{rows[name]['hybrid']['all']}", file=sys.stderr)
-
+    levers = Levers(lab, words)
+    measure = levers.measure
     measure("shipped recipe", lambda: lab.score(lab.fit(lab.base)))
     if others:
         measure(f"general prior ({', '.join(o.corpus.name for o in others)})",
@@ -326,7 +351,7 @@ def run_set(lab: Lab, others: list[Lab], broad: StaticTable | None,
     measure(f"readers' questions, all, weight {QUESTION_WEIGHT}",
             lambda: lab.questions(weight=QUESTION_WEIGHT))
     measure("oracle: the judged queries as training texts", lab.oracle)
-    return rows
+    return levers.rows
 
 
 def render(results: dict) -> str:

@@ -5,9 +5,10 @@ words the site seldom or never uses are what a paraphrase needs, and the site's 
 cannot teach them. Here the build makes such texts: each of the recipe's headings and
 sentences, with one or two of its words (whole-word tokens of 3+ letters, no stop
 word) swapped for a word near it (among the model's vectors of whole-word tokens
-alone, one of the `NEIGHBOURS` nearest, drawn with a fixed seed), embedded by the model
-as the recipe's texts are and added to the fit. Variants: every near word, or only
-near words the site's chunks do not use; one or two swaps per text; how many texts.
+alone, one of the `NEIGHBOURS` nearest, drawn with a fixed seed; `substituted` says
+which words are tried), lowercase, embedded by the model as the recipe's texts are and
+added to the fit. Variants: every near word, only near words the site's chunks do not
+use, or only near words of another stem; one or two swaps per text.
 
     python bench/substituted_texts.py [--sets fastapi,npm] [--levers ...]
 
@@ -31,7 +32,6 @@ import static_encoder as se  # noqa: E402
 import static_levers as sl  # noqa: E402
 
 from mkdocs_semantic.bundle.lexical import STOPWORDS  # noqa: E402
-from mkdocs_semantic.indexing.query_table.fit import TableFitter  # noqa: E402
 
 NEIGHBOURS = 8
 SEED = 7
@@ -76,8 +76,9 @@ class NearWords:
 def substituted(texts: list[str], near: NearWords, *, swaps: int, avoid: set[str],
                 other_stems: bool = False, seed: int = SEED) -> list[str]:
     """Each text with up to `swaps` of its words swapped for a near word not in
-    `avoid` (`other_stems`: nor sharing the word's first four letters); a text with no
-    such word is left out."""
+    `avoid` (`other_stems`: nor sharing the word's first four letters). Up to twice
+    `swaps` of its words that have near words are drawn, and tried from the last; a
+    text none of whose drawn words has an allowed near word is left out."""
     rng = np.random.default_rng(seed)
     out: dict[str, None] = {}
     for text in texts:
@@ -88,7 +89,9 @@ def substituted(texts: list[str], near: NearWords, *, swaps: int, avoid: set[str
             word = match.group().lower()
             options = [w for w in near.of(word) if w not in avoid and w != word
                        and not (other_stems and w[:4] == word[:4])]
-            if not options or done == swaps:
+            if done == swaps:
+                break
+            if not options:
                 continue
             pick = options[int(rng.integers(len(options)))]
             changed = changed[:match.start()] + pick + changed[match.end():]
@@ -98,21 +101,15 @@ def substituted(texts: list[str], near: NearWords, *, swaps: int, avoid: set[str
     return list(out)
 
 
-def with_texts(lab: sl.Lab, texts: list[str], weight: float = 1.0) -> dict:
-    training = sl.Training(lab.base.sequences + lab.ids(texts, prefix=True),
-                           np.concatenate([lab.base.targets, lab.embeddings.texts(texts)]))
-    sample_weight = None if weight == 1.0 else np.concatenate(
-        [np.ones(len(lab.base.targets)), np.full(len(texts), weight)])
-    return lab.score(lab.fit(training, sample_weight=sample_weight)) | {"texts": len(texts)}
+def with_texts(lab: sl.Lab, texts: list[str]) -> dict:
+    training, _ = lab.with_texts(texts)
+    return lab.score(lab.fit(training)) | {"texts": len(texts)}
 
 
-def run_set(levers: lever_trial.Levers) -> None:
+def run_set(levers: sl.Levers) -> None:
     lab = levers.lab
     near = NearWords(lab)
-    fitter = TableFitter(tokenizer=lab.tokenizer, embed_texts=lab.embeddings.texts,
-                         embed_tokens=lab.embeddings.tokens, cache_path=None,
-                         document_prefix=lab.prefix)
-    short = [t for texts in fitter.short_texts(lab.corpus.chunks).values() for t in texts]
+    short = lab.short_texts
     site = set().union(*(sl.content_words(c.embed_text) for c in lab.corpus.chunks))
     for swaps in (1, 2):
         for avoid, label in ((set(), "any near word"), (site, "near words off the site")):

@@ -8,6 +8,7 @@ texts. Per set, the shipped fit (IDF weights) beside:
 - power: IDF ** p (p 0.5 flattens, 1.5 and 2 sharpen).
 
     python bench/token_weighting.py [--sets fastapi,npm,mkdocs,manshort,postgres,python]
+        [--levers WORDS]
 
 Writes bench/results/token_weighting.{json,md}.
 """
@@ -24,22 +25,21 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import lever_trial  # noqa: E402
+import static_levers as sl  # noqa: E402
 
-from mkdocs_semantic.indexing.query_table import ridge  # noqa: E402
-
-IDF = ridge.TokenStats.weights
+from mkdocs_semantic.indexing.query_table.ridge import TokenStats  # noqa: E402
 
 
-def confidence(k: float) -> Callable[[ridge.TokenStats], np.ndarray]:
-    return lambda stats: IDF(stats, "idf") * stats.document_counts / (
+def confidence(k: float) -> Callable[[TokenStats], np.ndarray]:
+    return lambda stats: stats.weights("idf") * stats.document_counts / (
         stats.document_counts + k)
 
 
-def power(p: float) -> Callable[[ridge.TokenStats], np.ndarray]:
-    return lambda stats: IDF(stats, "idf") ** p
+def power(p: float) -> Callable[[TokenStats], np.ndarray]:
+    return lambda stats: stats.weights("idf") ** p
 
 
-VARIANTS: dict[str, Callable[[ridge.TokenStats], np.ndarray]] = {
+VARIANTS: dict[str, Callable[[TokenStats], np.ndarray]] = {
     "confidence, k 1": confidence(1),
     "confidence, k 3": confidence(3),
     "IDF ** 0.5": power(0.5),
@@ -48,13 +48,10 @@ VARIANTS: dict[str, Callable[[ridge.TokenStats], np.ndarray]] = {
 }
 
 
-def run_set(levers: lever_trial.Levers) -> None:
+def run_set(levers: sl.Levers) -> None:
+    lab = levers.lab
     for name, weights in VARIANTS.items():
-        ridge.TokenStats.weights = lambda stats, weighting, w=weights, **_: w(stats)
-        try:
-            levers.measure(name, lambda: levers.lab.score(levers.lab.fit(levers.lab.base)))
-        finally:
-            ridge.TokenStats.weights = IDF
+        levers.measure(name, lambda w=weights: lab.score(lab.fit(lab.base, token_weights=w)))
 
 
 if __name__ == "__main__":
