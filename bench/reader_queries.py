@@ -1,9 +1,9 @@
 """Trial: other readers' queries as training texts of the static query table.
 
 The judged queries themselves as training texts take the static encoder to the model
-(bench/results/static_levers.md, the oracle): what a sum of token rows lacks is texts
-shaped like queries, not capacity. A site's own readers' queries (a search log) are
-such texts. This measures them fairly: the judged queries are cut into `k` folds
+on those queries (bench/results/static_levers.md, the oracle). Would a site's own
+readers' queries (a search log) do the same for queries the table has not seen? This
+measures it: the judged queries are cut into `k` folds
 (every k-th query, so each subset is spread over them); each fold is answered by a
 table fitted on the shipped recipe's texts plus the other folds' queries, towards the
 model's query vectors, at weight `w` against one site text. A fold never trains on

@@ -48,10 +48,11 @@ class NearWords:
         words = sorted(w for w in vocab if w.isascii() and w.isalpha() and len(w) >= 3
                        and w.lower() == w and w not in STOPWORDS)
         path = se.CACHE / f"near-words-{lab.embedder.spec.sha256[:12]}.npz"
+        near = np.zeros((0, NEIGHBOURS), dtype=np.int64)
         if path.exists():
             with np.load(path) as data:
                 near = data["near"]
-        else:
+        if len(near) != len(words):  # missing, or made from another word list
             started = time.perf_counter()
             ids = [vocab[w] for w in words]
             vectors = lab.embedder.embed_token_ids(ids)
