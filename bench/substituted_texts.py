@@ -87,11 +87,11 @@ def substituted(texts: list[str], near: NearWords, *, swaps: int, avoid: set[str
         rng.shuffle(spots)
         changed, done = text, 0
         for match in sorted(spots[:swaps * 2], key=lambda m: -m.start()):
+            if done == swaps:
+                break
             word = match.group().lower()
             options = [w for w in near.of(word) if w not in avoid and w != word
                        and not (other_stems and w[:4] == word[:4])]
-            if done == swaps:
-                break
             if not options:
                 continue
             pick = options[int(rng.integers(len(options)))]
