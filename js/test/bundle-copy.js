@@ -26,3 +26,14 @@ export function editedCopy(source, edit = () => {}) {
   writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
   return { dir, catalog };
 }
+
+/**
+ * A copy of the partitioned bundle at `source` whose queries probe at least `rows` rows
+ * (its catalog's `probe_rows`): a set that size against a probe. Returns its folder.
+ */
+export function probingRows(source, rows) {
+  return editedCopy(source, (dir, manifest, catalog) => {
+    for (const set of catalog.vectors) set.probe_rows = rows;
+    return "catalog";
+  }).dir;
+}

@@ -1,24 +1,32 @@
 // A query is scored as typed while it is read (engine.js #rank): a word the site does not
 // use may be corrected, so what the typed vector picks (its candidates' row blocks and
-// their pages' fragments) waits for the reading, while its bits are asked for at once.
+// their pages' fragments) waits for the reading. Its bits are asked for at once, but on a
+// set many times a probe's size (the fixture: 59 chunks, 16 rows a probe) when those it
+// lacks cost more than a round trip (`roundTripBytes`; the fixture's few bits files cost
+// less than the 100 kB of a reader's network, so the tests that want them to wait say
+// a round trip costs nothing).
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Engine } from "../src/engine/engine.js";
+import { probingRows } from "./bundle-copy.js";
 import { serve } from "./serve.js";
 
 const PARITY = fileURLToPath(new URL("../../tests/fixtures/parity/", import.meta.url));
+const PARTITIONED = `${PARITY}bundle-partitioned/`;
 
 /**
  * The files matching `kinds` that a first query asks for, on a server of its own (so no
  * late request of another query is counted), and its answer.
  */
-async function asked(query, kinds, options = {}) {
-  const server = await serve(PARITY);
+async function asked(query, kinds, options = {}, { root = PARTITIONED, roundTripBytes } = {}) {
+  const server = await serve(root);
   try {
-    const engine = new Engine({ manifestUrl: `${server.url}bundle-partitioned/manifest.json` });
+    const engine = new Engine({ manifestUrl: `${server.url}manifest.json` });
     engine.prefetchBudget = 0;
+    engine.roundTripBytes = roundTripBytes ?? engine.roundTripBytes;
     const answer = await engine.answer(query, options);
     return { files: new Set(server.requests.filter((path) => kinds.test(path))), answer };
   } finally {
@@ -46,12 +54,45 @@ test("a corrected query asks for none of the row blocks and fragments its vector
   }
 });
 
-test("a corrected query still asks for the bits its words as typed probe", async () => {
+test("on a set many times a probe's size, a corrected query asks for none of the bits its words as typed alone probe", async () => {
   const bits = /\/vectors\/bin/;
-  const slipped = await asked("sevice", bits);
-  const typed = await asked("sevice", bits, { asTyped: true });
-  assert.ok(typed.files.size > 0);
-  for (const file of typed.files) assert.ok(slipped.files.has(file), file);
+  for (const query of ["sevice", "instll"]) {
+    const slipped = await asked(query, bits, {}, { roundTripBytes: 0 });
+    const meant = slipped.answer.reading.text;
+    assert.notEqual(meant, query, `${query} is corrected`);
+    const typed = await asked(query, bits, { asTyped: true });
+    const corrected = await asked(meant, bits, { asTyped: true });
+    const typedOnly = [...typed.files].filter((file) => !corrected.files.has(file));
+    assert.ok(typedOnly.length > 0, `${query}: as typed it probes partitions the corrected query does not`);
+    assert.deepEqual(typedOnly.filter((file) => slipped.files.has(file)), [], query);
+    assert.deepEqual(slipped.answer.results.map((r) => [r.id, r.score]),
+      corrected.answer.results.map((r) => [r.id, r.score]), query);
+  }
+});
+
+/** Whether "sevice" corrected still asks for every bits file its words as typed probe. */
+async function typedBitsAsked(how) {
+  const bits = /\/vectors\/bin/;
+  const slipped = await asked("sevice", bits, {}, how);
+  const typed = await asked("sevice", bits, { asTyped: true }, how);
+  const corrected = await asked(slipped.answer.reading.text, bits, { asTyped: true }, how);
+  const typedOnly = [...typed.files].filter((file) => !corrected.files.has(file));
+  assert.ok(typedOnly.length > 0, "as typed it probes partitions the corrected query does not");
+  return [...typed.files].every((file) => slipped.files.has(file));
+}
+
+test("where a probe covers most of the set, a corrected query still asks for the bits its words as typed probe", async () => {
+  const root = probingRows(PARTITIONED, 40); // 59 chunks: under two probes' worth
+  try {
+    assert.ok(await typedBitsAsked({ root, roundTripBytes: 0 }));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("so it does on a larger set when the bits it lacks cost less than a round trip", async () => {
+  assert.ok(await typedBitsAsked({}));
+  assert.ok(!(await typedBitsAsked({ roundTripBytes: 0 })));
 });
 
 test("a corrected query with words the site uses asks for no row block the corrected query does not", async () => {

@@ -49,6 +49,17 @@ import {
 } from "./prefetch.js";
 import { GUESSED_PAGES, askGuessedFragments, firstPages } from "./guessed-fragments.js";
 
+/**
+ * On a set of more than this many probes' worth of chunks, a probe for a query whose
+ * reading may still change it may wait for the reading (Engine#bitsWaitForReading).
+ */
+const READING_FIRST_PROBES = 2;
+/**
+ * What a round trip on a reader's network (40 ms) costs in bytes sent (at 20 Mbit/s):
+ * the cost model of docs/how-it-works.md.
+ */
+const ROUND_TRIP_BYTES = 100_000;
+
 /** A kind of file the idle prefetch has none of to read. */
 const NOTHING_TO_PREFETCH = Object.freeze({ entries: [], cost: (entry) => entry.bytes });
 
@@ -82,6 +93,8 @@ export class Engine {
     this.built = new Set(); // the names in `pending` whose promise has resolved
     this.running = 0; // answers under way
     this.prefetchBudget = PREFETCH_BYTES;
+    // what a round trip costs in bytes sent (#bitsWaitForReading)
+    this.roundTripBytes = ROUND_TRIP_BYTES;
     // whether a word's pieces are asked for beside its rows, before they tell whether the
     // site lacks it: a step spared for bytes, not under Save-Data or on a 2G link
     this.guessPieces = mayPrefetch(globalThis.navigator);
@@ -406,7 +419,8 @@ export class Engine {
    * promise that resolves to whether `query` is still wanted: the row blocks of its
    * candidates (not a filtered query's, which every vector reads) wait for it, and none
    * is asked for, nor anything scored (null), once it says no; so do the probe ahead's,
-   * unless every bits file it probes was in hand (#probeAhead).
+   * unless every bits file it probes was in hand (#probeAhead), and the bits it probes
+   * when those it lacks are many on a set many times a probe's size (#bitsWaitForReading).
    */
   async #vectorScores(query, { among = null, signal, onCandidates, go = null } = {}) {
     const wanted = async () => go === null || await go;
@@ -430,10 +444,14 @@ export class Engine {
     }
     const tables = signTables(codes);
     this.lastSignTables = tables; // the idle prefetch reads the bits nearest it first
-    const { probed, candidates } = await this.#probe(set, tables);
+    const partitions = probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows);
+    const bitsWait = go !== null && this.#bitsWaitForReading(set, partitions);
+    if (bitsWait && !(await wanted())) return null;
+    signal?.throwIfAborted(); // the wait may outlast the search
+    const { probed, candidates } = await this.#probe(set, tables, partitions);
     signal?.throwIfAborted();
     if (onCandidates) onCandidates(chunksOfRows(probed, candidates));
-    if (!(await wanted())) return null;
+    if (!bitsWait && !(await wanted())) return null;
     signal?.throwIfAborted(); // the wait may outlast the search
     const picked = new Set(candidates);
     const parts = await Promise.all(probed.map((part) => ({ part, read: blocksHolding(part, picked) }))
@@ -460,10 +478,12 @@ export class Engine {
    * probe_ahead.md), so its blocks then come beside the tokens' rows rather than a step
    * after them. Only a guess: the probe itself waits for the whole vector, and asks for
    * what the guess missed. The bits serve a query as typed and as corrected alike, so
-   * they wait for no reading. The blocks wait for `blocks` (a promise of whether the query
-   * is still wanted as typed) unless every bits file the guess probes was in hand: then
-   * a corrected query, whose vector is whole once its words' rows come, finds the blocks
-   * beside them; else it needs more bits, a step later, and asks for its blocks then.
+   * they wait for no reading, but when those it lacks are many on a set many times a
+   * probe's size (#bitsWaitForReading). The blocks wait for `blocks` (a promise of
+   * whether the query is still wanted as typed) unless every bits file the guess probes
+   * was in hand: then a corrected query, whose vector is whole once its words' rows come,
+   * finds the blocks beside them; else it needs more bits, a step later, and asks for its
+   * blocks then.
    */
   async #probeAhead(sum, among, signal, blocks = true) {
     try {
@@ -473,6 +493,8 @@ export class Engine {
       const tables = signTables(codes);
       const partitions = probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows);
       const inHand = partitions.every((p) => this.built.has(`bits:${p}`));
+      if (blocks !== true && this.#bitsWaitForReading(set, partitions) && !(await blocks)) return;
+      if (signal?.aborted) return;
       const { probed, candidates } = await this.#probe(set, tables, partitions);
       if (!(inHand || await blocks) || signal?.aborted) return;
       const wanted = new Set(candidates);
@@ -482,6 +504,23 @@ export class Engine {
     } catch {
       // a guess: the probe asks again
     }
+  }
+
+  /**
+   * Whether a probe of `partitions` for a query that its reading may still change (a word
+   * the site does not use, which a correction replaces) waits for the reading: on a set
+   * of more than READING_FIRST_PROBES probes' worth of chunks, when the bits files it
+   * lacks come to more than a round trip's worth of bytes. There a corrected vector
+   * probes many partitions the typed one and the probe ahead do not, so their bits would
+   * be read for nothing, while waiting costs at most a round; where a probe covers most
+   * of the set, its bits serve the corrected query too, and a few missing bits cost less
+   * than the round they would save.
+   */
+  #bitsWaitForReading(set, partitions) {
+    if (set.chunks <= READING_FIRST_PROBES * set.probeRows) return false;
+    let lacking = 0;
+    for (const p of partitions) if (!this.built.has(`bits:${p}`)) lacking += set.bitsFiles[p].bytes;
+    return lacking > this.roundTripBytes;
   }
 
   /** Whether the query encoder has all it needs: a query then waits for at most a shard. */
@@ -674,9 +713,11 @@ export class Engine {
     // their pages' fragments, waits for the reading to keep the typed query
     // (`keepsTyped`: every word held, or the reading done), as do the blocks that the
     // probe ahead (the words the site uses) picks, unless their bits were in hand (see
-    // #probeAhead). The bits do not wait (a corrected query probes mostly the same
-    // partitions; holding them cost a step on a quarter of the Python docs' slipped first
-    // queries), nor do the keyword ranking's pages, whose words a correction keeps.
+    // #probeAhead). The bits wait only when a probe lacks many on a set many times a
+    // probe's size (#bitsWaitForReading): on a smaller one a corrected query probes mostly
+    // the same partitions (holding them cost a step on a quarter of the Python docs'
+    // slipped first queries). The keyword ranking's pages do not wait: a correction keeps
+    // their words.
     // The fragments of the pages likely to be shown are asked for beside the candidates'
     // rows, not after the final ranking: the first pages of each signal.
     let keep;
