@@ -29,7 +29,8 @@ export function editedCopy(source, edit = () => {}) {
 
 /**
  * A copy of the partitioned bundle at `source` whose queries probe at least `rows` rows
- * (its catalog's `probe_rows`): a set that size against a probe. Returns its folder.
+ * (its catalog's `probe_rows`), to test how the set's size compares with a probe's.
+ * Returns its folder.
  */
 export function probingRows(source, rows) {
   return editedCopy(source, (dir, manifest, catalog) => {

@@ -1,10 +1,10 @@
 // A query is scored as typed while it is read (engine.js #rank): a word the site does not
 // use may be corrected, so what the typed vector picks (its candidates' row blocks and
-// their pages' fragments) waits for the reading. Its bits are asked for at once, but on a
-// set many times a probe's size (the fixture: 59 chunks, 16 rows a probe) when those it
-// lacks cost more than a round trip (`roundTripBytes`; the fixture's few bits files cost
-// less than the 100 kB of a reader's network, so the tests that want them to wait say
-// a round trip costs nothing).
+// their pages' fragments) waits for the reading. Its bits are asked for at once, except
+// on a set of more than two probes' worth of chunks (the fixture: 59 chunks, 16 rows a
+// probe) when the bits a probe lacks cost more than a round trip (`roundTripBytes`; the
+// fixture's few bits files cost less than the 100 kB of a reader's network, so the tests
+// that want them to wait say a round trip costs nothing).
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -16,10 +16,12 @@ import { serve } from "./serve.js";
 
 const PARITY = fileURLToPath(new URL("../../tests/fixtures/parity/", import.meta.url));
 const PARTITIONED = `${PARITY}bundle-partitioned/`;
+const BITS = /\/vectors\/bin/;
 
 /**
  * The files matching `kinds` that a first query asks for, on a server of its own (so no
- * late request of another query is counted), and its answer.
+ * late request of another query is counted), and its answer. `root`: the bundle's
+ * folder; `roundTripBytes`: what the engine takes a round trip to cost.
  */
 async function asked(query, kinds, options = {}, { root = PARTITIONED, roundTripBytes } = {}) {
   const server = await serve(root);
@@ -34,51 +36,49 @@ async function asked(query, kinds, options = {}, { root = PARTITIONED, roundTrip
   }
 }
 
+/**
+ * A slipped `query` read (with `options`), beside its words as typed and the corrected
+ * query, each searched as typed (`how`: `asked`'s bundle and round trip): the files of
+ * each, and `typedOnly`, those the words as typed ask for and the corrected query does
+ * not. Asserts that the query is corrected, that `typedOnly` is not empty (so a test of
+ * it cannot pass for want of such files) and that the results are the corrected query's.
+ */
+async function readings(query, kinds, options = {}, how = {}) {
+  const slipped = await asked(query, kinds, options, how);
+  const meant = slipped.answer.reading.text;
+  assert.notEqual(meant, query, `${query} is corrected`);
+  const typed = await asked(query, kinds, { asTyped: true }, how);
+  const corrected = await asked(meant, kinds, { asTyped: true }, how);
+  const typedOnly = [...typed.files].filter((file) => !corrected.files.has(file));
+  assert.ok(typedOnly.length > 0, `${query}: its words as typed read files the corrected query does not`);
+  assert.deepEqual(slipped.answer.results.map((r) => [r.id, r.score]),
+    corrected.answer.results.map((r) => [r.id, r.score]), query);
+  return { slipped: slipped.files, typed: typed.files, corrected: corrected.files, typedOnly };
+}
+
 test("a corrected query asks for none of the row blocks and fragments its vector as typed picks", async () => {
   const blocksAndFragments = /\/(vectors\/row|fragments\/frag)/;
   // one word the site does not use: nothing but the vector as typed picks pages
   for (const query of ["sevice", "ofline", "instll"]) {
     for (const typing of [false, true]) {
-      const label = `${query}${typing ? ", typing" : ""}`;
-      const slipped = await asked(query, blocksAndFragments, { typing });
-      const meant = slipped.answer.reading.text;
-      assert.notEqual(meant, query, `${label} is corrected`);
-      const typed = await asked(query, blocksAndFragments, { asTyped: true });
-      const corrected = await asked(meant, blocksAndFragments, { asTyped: true });
-      const typedOnly = [...typed.files].filter((file) => !corrected.files.has(file));
-      assert.ok(typedOnly.length > 0, `${label}: its words as typed read files the corrected query does not`);
-      assert.deepEqual(typedOnly.filter((file) => slipped.files.has(file)), [], label);
-      assert.deepEqual(slipped.answer.results.map((r) => [r.id, r.score]),
-        corrected.answer.results.map((r) => [r.id, r.score]), label);
+      const { slipped, typedOnly } = await readings(query, blocksAndFragments, { typing });
+      assert.deepEqual(typedOnly.filter((file) => slipped.has(file)), [], `${query}, typing ${typing}`);
     }
   }
 });
 
-test("on a set many times a probe's size, a corrected query asks for none of the bits its words as typed alone probe", async () => {
-  const bits = /\/vectors\/bin/;
-  for (const query of ["sevice", "instll"]) {
-    const slipped = await asked(query, bits, {}, { roundTripBytes: 0 });
-    const meant = slipped.answer.reading.text;
-    assert.notEqual(meant, query, `${query} is corrected`);
-    const typed = await asked(query, bits, { asTyped: true });
-    const corrected = await asked(meant, bits, { asTyped: true });
-    const typedOnly = [...typed.files].filter((file) => !corrected.files.has(file));
-    assert.ok(typedOnly.length > 0, `${query}: as typed it probes partitions the corrected query does not`);
-    assert.deepEqual(typedOnly.filter((file) => slipped.files.has(file)), [], query);
-    assert.deepEqual(slipped.answer.results.map((r) => [r.id, r.score]),
-      corrected.answer.results.map((r) => [r.id, r.score]), query);
+test("past two probes' worth of chunks, a corrected query lacking bits worth a round trip asks for no bits file the corrected query does not", async () => {
+  // one word: the typed vector's probe; with words the site uses: the probe ahead's too
+  for (const query of ["sevice", "instll", "stale copies from every edge sevrer", "keep avatars cahced"]) {
+    const { slipped, corrected } = await readings(query, BITS, {}, { roundTripBytes: 0 });
+    assert.deepEqual([...slipped].filter((file) => !corrected.has(file)), [], query);
   }
 });
 
-/** Whether "sevice" corrected still asks for every bits file its words as typed probe. */
+/** Whether "sevice", corrected, still asks for every bits file its words as typed probe. */
 async function typedBitsAsked(how) {
-  const bits = /\/vectors\/bin/;
-  const slipped = await asked("sevice", bits, {}, how);
-  const typed = await asked("sevice", bits, { asTyped: true }, how);
-  const corrected = await asked(slipped.answer.reading.text, bits, { asTyped: true }, how);
-  const typedOnly = [...typed.files].filter((file) => !corrected.files.has(file));
-  assert.ok(typedOnly.length > 0, "as typed it probes partitions the corrected query does not");
-  return [...typed.files].every((file) => slipped.files.has(file));
+  const { slipped, typed } = await readings("sevice", BITS, {}, how);
+  return [...typed].every((file) => slipped.has(file));
 }
 
 test("where a probe covers most of the set, a corrected query still asks for the bits its words as typed probe", async () => {
@@ -90,7 +90,7 @@ test("where a probe covers most of the set, a corrected query still asks for the
   }
 });
 
-test("so it does on a larger set when the bits it lacks cost less than a round trip", async () => {
+test("on a larger set, so it does when the bits it lacks cost less than a round trip", async () => {
   assert.ok(await typedBitsAsked({}));
   assert.ok(!(await typedBitsAsked({ roundTripBytes: 0 })));
 });
@@ -101,16 +101,8 @@ test("a corrected query with words the site uses asks for no row block the corre
   const blocks = /\/vectors\/row/;
   for (const query of ["stale copies from every edge sevrer", "keep avatars cahced",
     "service worker stratgies for images", "how long may a cache reuse a respnse without asking the sevrer"]) {
-    const slipped = await asked(query, blocks);
-    const meant = slipped.answer.reading.text;
-    assert.notEqual(meant, query, `${query} is corrected`);
-    const corrected = await asked(meant, blocks, { asTyped: true });
-    const typed = await asked(query, blocks, { asTyped: true });
-    assert.ok([...typed.files].some((file) => !corrected.files.has(file)),
-      `${query}: as typed it reads blocks the corrected query does not`);
-    assert.deepEqual([...slipped.files].filter((file) => !corrected.files.has(file)), [], query);
-    assert.deepEqual(slipped.answer.results.map((r) => [r.id, r.score]),
-      corrected.answer.results.map((r) => [r.id, r.score]), query);
+    const { slipped, corrected } = await readings(query, blocks);
+    assert.deepEqual([...slipped].filter((file) => !corrected.has(file)), [], query);
   }
 });
 

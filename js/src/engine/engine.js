@@ -51,7 +51,7 @@ import { GUESSED_PAGES, askGuessedFragments, firstPages } from "./guessed-fragme
 
 /**
  * On a set of more than this many probes' worth of chunks, a probe for a query whose
- * reading may still change it may wait for the reading (Engine#bitsWaitForReading).
+ * reading may still change it can wait for the reading (Engine#bitsWaitForReading).
  */
 const READING_FIRST_PROBES = 2;
 /**
@@ -419,8 +419,9 @@ export class Engine {
    * promise that resolves to whether `query` is still wanted: the row blocks of its
    * candidates (not a filtered query's, which every vector reads) wait for it, and none
    * is asked for, nor anything scored (null), once it says no; so do the probe ahead's,
-   * unless every bits file it probes was in hand (#probeAhead), and the bits it probes
-   * when those it lacks are many on a set many times a probe's size (#bitsWaitForReading).
+   * unless every bits file it probes was in hand (#probeAhead); so does its probe, on a
+   * set of more than two probes' worth of chunks when it lacks many bits
+   * (#bitsWaitForReading).
    */
   async #vectorScores(query, { among = null, signal, onCandidates, go = null } = {}) {
     const wanted = async () => go === null || await go;
@@ -460,11 +461,10 @@ export class Engine {
   }
 
   /**
-   * The partitions a query's sign `tables` probe, their bits files read (`probed`), and
-   * its candidates among their rows: their first chunks, best first. `partitions`: the
-   * probed partitions, when the caller has them already.
+   * The `partitions` a query's sign `tables` probe (probedPartitions), their bits files
+   * read (`probed`), and its candidates among their rows: their first chunks, best first.
    */
-  async #probe(set, tables, partitions = probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows)) {
+  async #probe(set, tables, partitions) {
     const probed = await Promise.all(partitions.map((p) => this.#partitionBits(set, p)));
     return { probed, candidates: candidateIds(probed, tables, set.candidates) };
   }
@@ -478,12 +478,12 @@ export class Engine {
    * probe_ahead.md), so its blocks then come beside the tokens' rows rather than a step
    * after them. Only a guess: the probe itself waits for the whole vector, and asks for
    * what the guess missed. The bits serve a query as typed and as corrected alike, so
-   * they wait for no reading, but when those it lacks are many on a set many times a
-   * probe's size (#bitsWaitForReading). The blocks wait for `blocks` (a promise of
-   * whether the query is still wanted as typed) unless every bits file the guess probes
-   * was in hand: then a corrected query, whose vector is whole once its words' rows come,
-   * finds the blocks beside them; else it needs more bits, a step later, and asks for its
-   * blocks then.
+   * they wait for no reading, except when the guess lacks many on a set of more than
+   * two probes' worth of chunks (#bitsWaitForReading). The blocks wait for `blocks` (a
+   * promise of whether the query is still wanted as typed) unless every bits file the
+   * guess probes was in hand: then a corrected query, whose vector is whole once its
+   * words' rows come, finds the blocks beside them; else it needs more bits, a step
+   * later, and asks for its blocks then.
    */
   async #probeAhead(sum, among, signal, blocks = true) {
     try {
@@ -510,16 +510,19 @@ export class Engine {
    * Whether a probe of `partitions` for a query that its reading may still change (a word
    * the site does not use, which a correction replaces) waits for the reading: on a set
    * of more than READING_FIRST_PROBES probes' worth of chunks, when the bits files it
-   * lacks come to more than a round trip's worth of bytes. There a corrected vector
-   * probes many partitions the typed one and the probe ahead do not, so their bits would
-   * be read for nothing, while waiting costs at most a round; where a probe covers most
-   * of the set, its bits serve the corrected query too, and a few missing bits cost less
-   * than the round they would save.
+   * lacks (not yet asked for) come to more than a round trip's worth of bytes. There a
+   * corrected vector probes many partitions that the typed one and the probe ahead do
+   * not, so their bits would be read for nothing, while waiting costs a round only when
+   * the reading comes after the vector. Where a probe covers most of the set, its bits
+   * serve the corrected query too, and a few missing bits cost less than the round they
+   * would save.
    */
   #bitsWaitForReading(set, partitions) {
     if (set.chunks <= READING_FIRST_PROBES * set.probeRows) return false;
     let lacking = 0;
-    for (const p of partitions) if (!this.built.has(`bits:${p}`)) lacking += set.bitsFiles[p].bytes;
+    for (const p of partitions) {
+      if (!this.pending.has(`bits:${p}`)) lacking += set.bitsFiles[p].bytes;
+    }
     return lacking > this.roundTripBytes;
   }
 
@@ -713,11 +716,12 @@ export class Engine {
     // their pages' fragments, waits for the reading to keep the typed query
     // (`keepsTyped`: every word held, or the reading done), as do the blocks that the
     // probe ahead (the words the site uses) picks, unless their bits were in hand (see
-    // #probeAhead). The bits wait only when a probe lacks many on a set many times a
-    // probe's size (#bitsWaitForReading): on a smaller one a corrected query probes mostly
-    // the same partitions (holding them cost a step on a quarter of the Python docs'
-    // slipped first queries). The keyword ranking's pages do not wait: a correction keeps
-    // their words.
+    // #probeAhead). The bits wait only when a probe lacks many on a set of more than two
+    // probes' worth of chunks (#bitsWaitForReading): on a smaller one a corrected query
+    // probes mostly the same partitions (holding them cost a step on a quarter of the
+    // Python docs' slipped first queries). The keyword ranking's pages do not wait: a
+    // correction keeps their words. A clean query's words are held (`onHeld`) once its
+    // keyword shards are in, which come beside its word rows.
     // The fragments of the pages likely to be shown are asked for beside the candidates'
     // rows, not after the final ranking: the first pages of each signal.
     let keep;
