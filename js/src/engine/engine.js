@@ -446,13 +446,12 @@ export class Engine {
     const tables = signTables(codes);
     this.lastSignTables = tables; // the idle prefetch reads the bits nearest it first
     const partitions = probedPartitions(set.centroidBits, set.sizes, tables, set.probeRows);
-    const bitsWait = go !== null && this.#bitsWaitForReading(set, partitions);
-    if (bitsWait && !(await wanted())) return null;
+    if (go !== null && this.#bitsWaitForReading(set, partitions) && !(await go)) return null;
     signal?.throwIfAborted(); // the wait may outlast the search
     const { probed, candidates } = await this.#probe(set, tables, partitions);
     signal?.throwIfAborted();
     if (onCandidates) onCandidates(chunksOfRows(probed, candidates));
-    if (!bitsWait && !(await wanted())) return null;
+    if (!(await wanted())) return null; // at once when the probe waited for it
     signal?.throwIfAborted(); // the wait may outlast the search
     const picked = new Set(candidates);
     const parts = await Promise.all(probed.map((part) => ({ part, read: blocksHolding(part, picked) }))
