@@ -4,7 +4,8 @@
 // on a set of more than two probes' worth of chunks (the fixture: 59 chunks, 16 rows a
 // probe) when the bits a probe lacks cost more than a round trip (`roundTripBytes`; the
 // fixture's few bits files cost less than the 100 kB of a reader's network, so the tests
-// that want them to wait say a round trip costs nothing).
+// that want them to wait say a round trip costs nothing). There too the fragments of the
+// pages its keyword ranking as typed puts first wait for the reading.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -21,14 +22,16 @@ const BITS = /\/vectors\/bin/;
 /**
  * The files matching `kinds` that a first query asks for, on a server of its own (so no
  * late request of another query is counted), and its answer. `root`: the bundle's
- * folder; `roundTripBytes`: what the engine takes a round trip to cost.
+ * folder; `roundTripBytes`: what the engine takes a round trip to cost; `guessedPages`:
+ * how many pages' fragments each signal's guess asks for.
  */
-async function asked(query, kinds, options = {}, { root = PARTITIONED, roundTripBytes } = {}) {
+async function asked(query, kinds, options = {}, { root = PARTITIONED, roundTripBytes, guessedPages } = {}) {
   const server = await serve(root);
   try {
     const engine = new Engine({ manifestUrl: `${server.url}manifest.json` });
     engine.prefetchBudget = 0;
     engine.roundTripBytes = roundTripBytes ?? engine.roundTripBytes;
+    engine.guessedPages = guessedPages ?? engine.guessedPages;
     const answer = await engine.answer(query, options);
     return { files: new Set(server.requests.filter((path) => kinds.test(path))), answer };
   } finally {
@@ -38,17 +41,18 @@ async function asked(query, kinds, options = {}, { root = PARTITIONED, roundTrip
 
 /**
  * A slipped `query` read (with `options`), beside its words as typed and the corrected
- * query, each searched as typed (`how`: `asked`'s bundle and round trip): the files of
- * each, and `typedOnly`, those the words as typed ask for and the corrected query does
- * not. Asserts that the query is corrected, that `typedOnly` is not empty (so a test of
+ * query, each searched as typed (`how`: `asked`'s settings, and `search`, options of all
+ * three searches): the files of each, and `typedOnly`, those the words as typed ask for
+ * and the corrected query does not. Asserts that the query is corrected, that `typedOnly` is not empty (so a test of
  * it cannot pass for want of such files) and that the results are the corrected query's.
  */
 async function readings(query, kinds, options = {}, how = {}) {
-  const slipped = await asked(query, kinds, options, how);
+  const search = how.search ?? {};
+  const slipped = await asked(query, kinds, { ...search, ...options }, how);
   const meant = slipped.answer.reading.text;
   assert.notEqual(meant, query, `${query} is corrected`);
-  const typed = await asked(query, kinds, { asTyped: true }, how);
-  const corrected = await asked(meant, kinds, { asTyped: true }, how);
+  const typed = await asked(query, kinds, { ...search, asTyped: true }, how);
+  const corrected = await asked(meant, kinds, { ...search, asTyped: true }, how);
   const typedOnly = [...typed.files].filter((file) => !corrected.files.has(file));
   assert.ok(typedOnly.length > 0, `${query}: its words as typed read files the corrected query does not`);
   assert.deepEqual(slipped.answer.results.map((r) => [r.id, r.score]),
@@ -133,5 +137,30 @@ test("a slipped query whose other words' bits are in hand asks for their candida
     assert.deepEqual(answer.results.map((r) => [r.id, r.score]), corrected.answer.results.map((r) => [r.id, r.score]));
   } finally {
     await server.close();
+  }
+});
+
+/**
+ * Whether a slipped query, read, asks for fragments that only its words as typed ask for:
+ * searched by keywords alone, its first page's and the one page each guess may read, so
+ * that its words as typed and the corrected query guess different pages.
+ */
+async function typedKeywordPagesAsked(root = PARTITIONED) {
+  const { slipped, typedOnly } = await readings("what happens when the origin is down but a stlae copy exists",
+    /\/fragments\/frag/, {}, { root, guessedPages: 1, search: { mode: "lexical", topK: 1 } });
+  return typedOnly.some((file) => slipped.has(file));
+}
+
+test("past two probes' worth of chunks, a corrected query asks for no fragments its keyword ranking as typed guesses", async () => {
+  assert.ok(!(await typedKeywordPagesAsked()));
+});
+
+test("where a probe covers most of the set, a corrected query asks for the fragments its keyword ranking as typed guesses", async () => {
+  // there they are on their way before the reading, which mostly keeps their words
+  const root = probingRows(PARTITIONED, 40);
+  try {
+    assert.ok(await typedKeywordPagesAsked(root));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
   }
 });

@@ -51,7 +51,8 @@ import { GUESSED_PAGES, askGuessedFragments, firstPages } from "./guessed-fragme
 
 /**
  * On a set of more than this many probes' worth of chunks, a probe for a query whose
- * reading may still change it can wait for the reading (Engine#bitsWaitForReading).
+ * reading may still change it can wait for the reading (Engine#bitsWaitForReading), and
+ * so do the fragments its keyword ranking guesses (Engine#readingFirst).
  */
 const READING_FIRST_PROBES = 2;
 /**
@@ -95,6 +96,8 @@ export class Engine {
     this.prefetchBudget = PREFETCH_BYTES;
     // what a round trip costs in bytes sent (#bitsWaitForReading)
     this.roundTripBytes = ROUND_TRIP_BYTES;
+    // how many pages' fragments each signal's guess asks for before the final ranking
+    this.guessedPages = GUESSED_PAGES;
     // whether a word's pieces are asked for beside its rows, before they tell whether the
     // site lacks it: a step spared for bytes, not under Save-Data or on a 2G link
     this.guessPieces = mayPrefetch(globalThis.navigator);
@@ -517,12 +520,23 @@ export class Engine {
    * would save.
    */
   #bitsWaitForReading(set, partitions) {
-    if (set.chunks <= READING_FIRST_PROBES * set.probeRows) return false;
+    if (!this.#readingFirst()) return false;
     let lacking = 0;
     for (const p of partitions) {
       if (!this.pending.has(`bits:${p}`)) lacking += set.bitsFiles[p].bytes;
     }
     return lacking > this.roundTripBytes;
+  }
+
+  /**
+   * Whether the site's vectors are partitioned in more than READING_FIRST_PROBES probes'
+   * worth of chunks: there a query's words as typed and its reading's probe mostly
+   * different partitions, and rank different pages, so what only the typed words pick
+   * waits for the reading (#bitsWaitForReading, #rank).
+   */
+  #readingFirst() {
+    const set = this.catalog.vectors[this.encoder.vectors];
+    return set.layout === "partitioned" && this.manifest.counts.chunks > READING_FIRST_PROBES * set.probeRows;
   }
 
   /** Whether the query encoder has all it needs: a query then waits for at most a shard. */
@@ -718,16 +732,19 @@ export class Engine {
     // #probeAhead). The bits wait only when a probe lacks many on a set of more than two
     // probes' worth of chunks (#bitsWaitForReading): on a smaller one a corrected query
     // probes mostly the same partitions (holding them cost a step on a quarter of the
-    // Python docs' slipped first queries). The keyword ranking's pages do not wait: a
-    // correction keeps their words. A clean query's words are held (`onHeld`) once its
-    // keyword shards are in, which come beside its word rows.
+    // Python docs' slipped first queries). The keyword ranking's pages wait on such a set
+    // only: a correction keeps the other words, which on a smaller site mostly rank the
+    // same pages, while among thousands of pages the corrected word ranks others. A clean
+    // query's words are held (`onHeld`) once its keyword shards are in, which come beside
+    // its word rows, so its pages never wait.
     // The fragments of the pages likely to be shown are asked for beside the candidates'
     // rows, not after the final ranking: the first pages of each signal.
     let keep;
     const keepsTyped = new Promise((resolve) => { keep = resolve; });
     const guess = (order, go) => Promise.all([opened, go]).then(([, wanted]) => {
-      if (wanted !== false && !signal?.aborted) this.#fetchFragments(firstPages(order, this.pageOfChunk, GUESSED_PAGES));
+      if (wanted !== false && !signal?.aborted) this.#fetchFragments(firstPages(order, this.pageOfChunk, this.guessedPages));
     }, () => {});
+    const readingFirst = this.#readingFirst();
     const scored = (text, go = null) => Promise.all([
       mode === "lexical" ? null : this.#vectorScores(text, {
         among, signal, go, onCandidates: (ids) => guess(ids, go),
@@ -735,7 +752,7 @@ export class Engine {
       mode === "vector" ? null : this.lexical.scores(text, { full: filtered }).then((lexical) => {
         // every chunk with a keyword score, best first: the guess's and the ranking's order
         const order = chunkOrder(lexical.scores, (id) => lexical.scores[id] > 0);
-        guess(order, null);
+        guess(order, readingFirst ? go : null);
         return { ...lexical, order };
       }),
     ]);
