@@ -10,6 +10,8 @@
 //        fetch_cost.mjs, in the result's `fetchCost`),
 //        coldRepeats (optional: a throttled run's first query again that many times, each
 //        in a fresh profile, in its `cold.repeats`)}
+//        A run with `firstQueries` (a list) measures only those, each as the first query of
+//        a fresh profile, in its `first` (firstQueries below).
 //
 // Per run: bytes fetched loading the home page (until the network is idle), bytes and
 // milliseconds from the first query to its first results (cold HTTP cache), then every
@@ -416,7 +418,7 @@ async function measure(plan, run, tls) {
  * loaded, then the query. Returns `{rounds, sent, ms, onServerClock}` (rounds counted as
  * the run's own are, on the browser's clock where it recorded every file).
  */
-async function firstQueryAgain(plan, run, tls, server, timeout) {
+async function firstQueryAgain(plan, run, tls, server, timeout, query = plan.firstQuery) {
   const kind = KINDS[run.kind];
   const browser = await launch(tls);
   try {
@@ -425,19 +427,43 @@ async function firstQueryAgain(plan, run, tls, server, timeout) {
     page.setDefaultTimeout(timeout);
     await throttle(browser.context, page, run.throttle);
     page.on("worker", (worker) => worker.evaluate(KEEP_TIMINGS).catch(() => {}));
+    const loadMark = server.log.length;
     await page.goto(server.url, { waitUntil: "networkidle", timeout });
     await page.evaluate(KEEP_TIMINGS);
     const mark = server.log.length;
     const t0 = performance.now();
-    const answer = await kind.cold(page, plan.firstQuery, timeout, plan.prefix);
+    const answer = await kind.cold(page, query, timeout, plan.prefix);
     const t1 = performance.now();
     if (answer?.count === 0) throw new Error("the first query found nothing");
     const fetched = asked(server.log, mark, answer?.answeredAt);
     const seen = await browserRounds(page, [], fetched, t0);
+    const loadSearch = server.log.slice(loadMark, mark)
+      .filter((e) => e.status === 200 && e.path.includes(`${plan.prefix}${run.searchDir ?? "semantic/"}`));
     return { rounds: seen?.rounds ?? inFlight(fetched, t0, t1).rounds, sent: sent(fetched),
+             requests: fetched.length, loadSearchSent: sent(loadSearch),
              ms: round(t1 - t0), onServerClock: seen === null };
   } finally {
     await browser.close();
+  }
+}
+
+/**
+ * Each of `run.firstQueries` as the first query of a fresh profile (firstQueryAgain), on
+ * one server: `{first: [{query, rounds, sent, requests, loadSearchSent, ms, onServerClock}
+ * or {query, failed}]}`.
+ */
+async function firstQueries(plan, run, tls) {
+  const timeout = plan.timeoutMs ?? 180_000;
+  const server = await serve(run.root, plan.prefix, tls);
+  try {
+    const first = [];
+    for (const query of run.firstQueries) {
+      first.push({ query, ...await firstQueryAgain(plan, run, tls, server, timeout, query)
+        .catch((error) => ({ failed: String(error.message ?? error).split("\n")[0] })) });
+    }
+    return { first, notFound: missing(server.log, 0), loadAverage: loadavg()[0] };
+  } finally {
+    await server.close();
   }
 }
 
@@ -485,7 +511,7 @@ if (plan.fetchCost) {
 for (const run of plan.runs) {
   const t = performance.now();
   try {
-    results[run.name] = await measure(plan, run, tls);
+    results[run.name] = await (run.firstQueries ? firstQueries(plan, run, tls) : measure(plan, run, tls));
   } catch (error) {
     results[run.name] = { failed: String(error.message ?? error).split("\n").slice(0, 4).join(" ") };
   }
