@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -39,6 +38,7 @@ import run  # noqa: E402  (bench/compare_lib/run.py: browser.mjs)
 import sites  # noqa: E402  (bench/compare_lib/sites.py)
 from query_rounds import client_at  # noqa: E402  (bench/query_rounds.py: a checkout)
 from results_file import write_results  # noqa: E402
+from typed_reading import checkout_named, client_built  # noqa: E402
 
 KINDS = {"clean": "", "slipped": "-slipped"}
 BUDGET = 500_000  # issue 28: the first semantic result within 500 kB sent
@@ -52,7 +52,7 @@ def queries_of(kind: str) -> list[str]:
 
 def summary(first: list[dict]) -> dict:
     """Median, mean and max of the measured queries' figures, and how many failed or went
-    past the budget."""
+    past the budget (of those measured; a run that failed is one query `*`)."""
     done = [f for f in first if "failed" not in f]
     total = [f["sent"] + f["loadSearchSent"] for f in done]
     modeled = [report.modeled_ms(f["rounds"], f["sent"]) for f in done]
@@ -127,8 +127,7 @@ def build_before(revision: str, work: Path) -> Path:
     then its plugin importing that checkout's package."""
     with client_at(revision) as mjs:
         checkout = mjs.parent.parent
-        subprocess.run(["node", "build.mjs"], cwd=checkout / "js", check=True,
-                       capture_output=True)
+        client_built(checkout)
         with python_path(checkout):
             site, _ = large_site.build(large_site.ensure_source(), work / "before", "auto")
     return site
@@ -155,8 +154,6 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=True)
     builds = {"before": build_before(args.before, work)} if args.before else {}
     builds["this checkout"] = large_site.build(large_site.ensure_source(), work, "auto")[0]
-    if args.before and client_of(builds["before"]) == client_of(builds["this checkout"]):
-        raise SystemExit(f"{args.before} builds the same browser client as this checkout")
     names = {(build, kind): f"{kind}, {build}" if args.before else kind
              for build in builds for kind in kinds}
     seen = run.browse({"queries": [], "timeoutMs": 240_000, "protocol": args.protocol,
@@ -169,18 +166,19 @@ def main() -> int:
     parts = sites.semantic_parts(site)
     client = client_of(site)
     if args.before:
-        client = f"{client_of(builds['before'])} ({args.before}) beside {client}"
+        client = (f"{client_of(builds['before'])} ({args.before}) beside {client} "
+                  f"({checkout_named()})")
+    first = {name: seen[name].get("first") or [{"query": "*", "failed": seen[name].get("failed")}]
+             for name in names.values()}
     figures = {
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{os.uname().machine}, {os.cpu_count()} cores",
         "load_average": load, "protocol": seen["protocol"].get("served"),
         "pages": parts["manifest_counts"]["pages"], "chunks": parts["manifest_counts"]["chunks"],
         "client": client, "throttle": large_site.THROTTLE, "kinds": kinds,
-        "before": args.before,
-        "runs": {name: summary(seen[name].get("first", [])) for name in names.values()},
-        "queries": {name: seen[name].get("first", [{"query": "*",
-                                                     "failed": seen[name].get("failed")}])
-                    for name in names.values()},
+        "before": args.before, "checkout": checkout_named(),
+        "runs": {name: summary(queries) for name, queries in first.items()},
+        "queries": first,
     }
     write_results(args.out, "first_queries", figures, render(figures))
     return 0

@@ -402,8 +402,7 @@ async function measure(plan, run, tls) {
       await page.close();
       cold.repeats = [];
       for (let r = 0; r < plan.coldRepeats; r++) {
-        cold.repeats.push(await firstQueryAgain(plan, run, tls, server, timeout)
-          .catch((error) => ({ failed: String(error.message ?? error).split("\n")[0] })));
+        cold.repeats.push(await orFailed(firstQueryAgain(plan, run, tls, server, timeout)));
       }
     }
     return out;
@@ -413,10 +412,15 @@ async function measure(plan, run, tls) {
   }
 }
 
+/** What `promise` resolves to, or `{failed}`: the first line of its error. */
+const orFailed = (promise) => promise.catch((error) => ({ failed: String(error.message ?? error).split("\n")[0] }));
+
 /**
- * One more first query of `run`, in a fresh profile on the same server: the home page
- * loaded, then the query. Returns `{rounds, sent, ms, onServerClock}` (rounds counted as
- * the run's own are, on the browser's clock where it recorded every file).
+ * One more first query of `run` (`query`, the plan's first unless given), in a fresh
+ * profile on the same server: the home page loaded, then the query. Returns `{rounds,
+ * sent, requests, loadSearchSent, ms, onServerClock}` (rounds counted as the run's own
+ * are, on the browser's clock where it recorded every file; `loadSearchSent`: the
+ * plugin's files the page loaded, under semantic/).
  */
 async function firstQueryAgain(plan, run, tls, server, timeout, query = plan.firstQuery) {
   const kind = KINDS[run.kind];
@@ -438,7 +442,7 @@ async function firstQueryAgain(plan, run, tls, server, timeout, query = plan.fir
     const fetched = asked(server.log, mark, answer?.answeredAt);
     const seen = await browserRounds(page, [], fetched, t0);
     const loadSearch = server.log.slice(loadMark, mark)
-      .filter((e) => e.status === 200 && e.path.includes(`${plan.prefix}${run.searchDir ?? "semantic/"}`));
+      .filter((e) => e.status === 200 && e.path.startsWith(`${plan.prefix}semantic/`));
     return { rounds: seen?.rounds ?? inFlight(fetched, t0, t1).rounds, sent: sent(fetched),
              requests: fetched.length, loadSearchSent: sent(loadSearch),
              ms: round(t1 - t0), onServerClock: seen === null };
@@ -458,8 +462,7 @@ async function firstQueries(plan, run, tls) {
   try {
     const first = [];
     for (const query of run.firstQueries) {
-      first.push({ query, ...await firstQueryAgain(plan, run, tls, server, timeout, query)
-        .catch((error) => ({ failed: String(error.message ?? error).split("\n")[0] })) });
+      first.push({ query, ...await orFailed(firstQueryAgain(plan, run, tls, server, timeout, query)) });
     }
     return { first, notFound: missing(server.log, 0), loadAverage: loadavg()[0] };
   } finally {

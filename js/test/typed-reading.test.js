@@ -43,8 +43,9 @@ async function asked(query, kinds, options = {}, { root = PARTITIONED, roundTrip
  * A slipped `query` read (with `options`), beside its words as typed and the corrected
  * query, each searched as typed (`how`: `asked`'s settings, and `search`, options of all
  * three searches): the files of each, and `typedOnly`, those the words as typed ask for
- * and the corrected query does not. Asserts that the query is corrected, that `typedOnly` is not empty (so a test of
- * it cannot pass for want of such files) and that the results are the corrected query's.
+ * and the corrected query does not. Asserts that the query is corrected, that `typedOnly`
+ * is not empty (so a test of it cannot pass for want of such files) and that the results
+ * are the corrected query's.
  */
 async function readings(query, kinds, options = {}, how = {}) {
   const search = how.search ?? {};
@@ -141,13 +142,15 @@ test("a slipped query whose other words' bits are in hand asks for their candida
 });
 
 /**
- * Whether a slipped query, read, asks for fragments that only its words as typed ask for:
- * searched by keywords alone, its first page's and the one page each guess may read, so
- * that its words as typed and the corrected query guess different pages.
+ * Whether a slipped query, read, asks for fragments that only its words as typed ask for.
+ * It is searched by keywords alone, so only the keyword ranking guesses; its first page
+ * and the one page a guess may read are few enough on the fixture's 11 pages that its
+ * words as typed and the corrected query guess different pages.
  */
 async function typedKeywordPagesAsked(root = PARTITIONED) {
-  const { slipped, typedOnly } = await readings("what happens when the origin is down but a stlae copy exists",
-    /\/fragments\/frag/, {}, { root, guessedPages: 1, search: { mode: "lexical", topK: 1 } });
+  const query = "what happens when the origin is down but a stlae copy exists";
+  const { slipped, typedOnly } = await readings(query, /\/fragments\/frag/, {},
+    { root, guessedPages: 1, search: { mode: "lexical", topK: 1 } });
   return typedOnly.some((file) => slipped.has(file));
 }
 
