@@ -14,6 +14,7 @@ import { queryTerms } from "../src/text/highlight.js";
 import { analyze } from "../src/engine/lexical.js";
 import { queryCodes } from "../src/engine/scan.js";
 import { namesAThing } from "../src/engine/ranking.js";
+import { casedWords } from "../src/text/terms.js";
 import { serve } from "./serve.js";
 import { bucketOf } from "../src/bundle/bundle.js";
 
@@ -141,6 +142,23 @@ test("an aborted search stops with the signal's reason; the next one answers", a
   during.abort();
   await assert.rejects(stopped, { name: "AbortError" });
   assert.deepEqual(rows(await fresh.search(query, { topK: expected.top_k })), hybrid);
+});
+
+test("a query's words typed with capitals are those the Python searcher finds", () => {
+  assert.ok(expected.cased.some(([, words]) => words.length > 1));
+  assert.deepEqual(expected.cased.map(([query]) => [query, casedWords(query)]), expected.cased);
+});
+
+test("keyword scores keep a word typed with capitals whole where Python does", async () => {
+  await engine.open();
+  for (const [query, typed, want] of expected.cased_scores) {
+    const { scores } = await engine.lexical.scores(query, { typed });
+    const got = [...scores.entries()].filter(([, score]) => score).map(([chunk, score]) => [chunk, score]);
+    assert.deepEqual(got, want, `${query} typed ${typed}`);
+  }
+  // the rule changes scores, and a reading's capitals the reader did not type do not count
+  const [plain, read] = expected.cased_scores.slice(0, 2).map(([, , want]) => JSON.stringify(want));
+  assert.notEqual(plain, read);
 });
 
 test("a query names something exactly where the Python searcher says so", () => {

@@ -7,6 +7,13 @@ per term, its postings with the BM25 score quantized to 1-255 under one scale; a
 query's score is the integer sum of its terms' stored scores, so every reader
 (Python, JavaScript) ranks identically.
 
+Beside its terms the index keys the forms that sections write with a capital letter
+(`RETURNING`, `Depends`, `HTTPException`, and the pieces of `fastapi.HTTPException`),
+each listing the sections that hold it. A query that names something typed with
+capitals (`cased_words`) wants that form: where a section does not write it, that word
+keeps half its score (`scores`). Prose queries and forms in more than `HEAD_POSTINGS`
+sections are left as they are.
+
 A term found in more than `HEAD_POSTINGS` chunks keeps only its `HEAD_POSTINGS`
 highest-scoring postings (ties to the lower chunk number) in its shard, the head; the
 rest, its tail, sits in a file of its own that a reader loads only for a filtered query.
@@ -25,7 +32,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..constants import LEXICAL_VERSION, STOPWORDS
+from ..constants import LEXICAL_VERSION, NAME_WORDS, STOPWORDS
 from .names import json_bytes
 from .shard_lists import ShardReader, bucket_of
 
@@ -96,6 +103,35 @@ def analyze(text: str) -> list[str]:
     return terms
 
 
+def capitalized(text: str) -> bool:
+    """Whether `text` holds a letter that lowercasing changes."""
+    return text != text.lower()
+
+
+def written_forms(text: str) -> set[str]:
+    """The forms `text` writes with a capital letter: each such token, and each such
+    piece of it between separators (`fastapi.HTTPException`: itself and `HTTPException`)."""
+    forms: set[str] = set()
+    for match in TOKEN.finditer(text):
+        raw = match.group()
+        forms.update(form for form in (raw, *SEPARATORS.split(raw))
+                     if form and capitalized(form))
+    return forms
+
+
+def cased_words(query: str) -> list[str]:
+    """The words a query that names something types with deliberate capitals: in a
+    query of at most NAME_WORDS tokens, those with a capital after their first letter
+    (`RETURNING`, `HTTPException`, `cProfile`), or the one token of a one-token query
+    with any capital (`Depends`). Distinct, in order."""
+    tokens = [match.group() for match in TOKEN.finditer(query)]
+    if len(tokens) == 1:
+        return [tokens[0]] if capitalized(tokens[0]) else []
+    if len(tokens) > NAME_WORDS:
+        return []
+    return list(dict.fromkeys(t for t in tokens if capitalized(t[1:])))
+
+
 @dataclass(frozen=True)
 class LexicalFields:
     """The text of one chunk, by field."""
@@ -110,6 +146,11 @@ class LexicalFields:
                            ("body", self.body)):
             terms.extend(analyze(text) * FIELD_WEIGHTS[name])
         return terms
+
+    def written_forms(self) -> set[str]:
+        """The forms with a capital letter the chunk writes, in any field."""
+        return written_forms(self.title) | written_forms(self.heading) | \
+            written_forms(self.body)
 
 
 def head_of(docs: np.ndarray, quanta: np.ndarray, size: int = HEAD_POSTINGS) -> np.ndarray:
@@ -165,21 +206,41 @@ class LexicalIndex:
             docs = indices[start:end][order]
             quanta = np.clip(np.rint(data[start:end][order] * scale), 1, MAX_QUANTUM)
             postings[term] = (docs.astype(np.int32), quanta.astype(np.int32))
+        postings.update(cased_postings(documents))
         return cls(count=len(corpus), scale=scale, postings=postings)
 
-    def scores(self, query: str, *, full: bool = False) -> np.ndarray:
+    def scores(self, query: str, *, full: bool = False, typed: str | None = None) -> np.ndarray:
         """Quantized BM25 of every chunk for `query` (integers, as float64), from the
-        terms' heads; `full`: from every posting (a filtered query)."""
+        terms' heads; `full`: from every posting (a filtered query). Each of the query's
+        `cased_words` that some section writes keeps half its score (rounded up) in the
+        sections that do not; when `query` is a reading of what the reader `typed`, only
+        the words typed so (a corrected or completed word takes the site's capitals, not
+        the reader's)."""
         total = np.zeros(self.count, dtype=np.int64)
         terms = list(dict.fromkeys(analyze(query)))
+        words = cased_words(query)
+        if typed is not None:
+            words = [word for word in words if word in cased_words(typed)]
         if self.source is not None:
-            self.source.need(self, terms, full=full)
+            self.source.need(self, terms + words, full=full)
         for term in terms:
-            hit = self.postings.get(term) if full else self.heads.get(term,
-                                                                      self.postings.get(term))
-            if hit is not None:
-                total[hit[0]] += hit[1]
+            self._add(total, term, full)
+        for word in words:
+            written = self.postings.get(word)
+            if written is None:
+                continue
+            own = np.zeros(self.count, dtype=np.int64)
+            for term in dict.fromkeys(analyze(word)):
+                self._add(own, term, full)
+            own[written[0]] = 0
+            total -= own // 2
         return total.astype(np.float64)
+
+    def _add(self, total: np.ndarray, term: str, full: bool) -> None:
+        """`term`'s quanta added to `total`: from its head, or with `full` every posting."""
+        hit = self.postings.get(term) if full else self.heads.get(term, self.postings.get(term))
+        if hit is not None:
+            total[hit[0]] += hit[1]
 
     def holds(self, terms: Sequence[str]) -> list[bool]:
         """For each term, whether the index has it (reading the shards that would)."""
@@ -323,6 +384,17 @@ class _ShardSource:
         if np.any(np.diff(docs[order]) == 0):
             raise ValueError(f"the head and tail of {term!r} share a chunk")
         index.postings[term] = (docs[order], np.concatenate([head_postings[1], tail[1]])[order])
+
+
+def cased_postings(documents: Sequence[LexicalFields]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each form written with a capital letter -> the documents that write it (quanta 1),
+    for forms with index terms found in at most HEAD_POSTINGS documents."""
+    holders: dict[str, list[int]] = {}
+    for number, document in enumerate(documents):
+        for form in document.written_forms():
+            holders.setdefault(form, []).append(number)
+    return {form: (np.asarray(docs, dtype=np.int32), np.ones(len(docs), dtype=np.int32))
+            for form, docs in holders.items() if len(docs) <= HEAD_POSTINGS and analyze(form)}
 
 
 def _spread(rows: dict[str, object], count: int) -> list[list[str]]:

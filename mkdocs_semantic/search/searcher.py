@@ -197,7 +197,8 @@ class Searcher:
         reading = Reading(query, query) if as_typed else self.read(query, typing=typing)
         vector = self.embed(reading.text) if mode != "lexical" else None
         return reading, self.ranking(query=reading.text, vector=vector, mode=mode,
-                                     top_k=top_k, filters=filters, min_score=min_score)
+                                     top_k=top_k, filters=filters, min_score=min_score,
+                                     typed=query)
 
     def read(self, query: str, *, typing: bool = False,
              words: WordSource | None = None,
@@ -245,8 +246,9 @@ class Searcher:
 
     def ranking(self, *, query: str, vector: np.ndarray | None, mode: str,
                 top_k: int | None, filters: dict[str, list[str]] | None,
-                min_score: float | None) -> Ranking:
-        """The fused order of the best `top_k` sections (see `rank`)."""
+                min_score: float | None, typed: str | None = None) -> Ranking:
+        """The fused order of the best `top_k` sections (see `rank`); `typed`: what the
+        reader typed, when `query` is its reading (LexicalIndex.scores)."""
         top_k = self.defaults["top_k"] if top_k is None else top_k
         if not 1 <= top_k <= MAX_TOP_K:
             raise ValueError(f"top_k must be between 1 and {MAX_TOP_K}, got {top_k}")
@@ -265,7 +267,7 @@ class Searcher:
                                   chunk_order(vector_scores, passing)[:VECTOR_CHUNKS],
                                   floor=self.bundle.vectors.mean_score(vector)))
         if mode in ("hybrid", "lexical"):
-            lexical_scores = self.bundle.lexical.scores(query, full=bool(filters))
+            lexical_scores = self.bundle.lexical.scores(query, full=bool(filters), typed=typed)
             signals.append(Signal(lexical_scores,
                                   chunk_order(lexical_scores, eligible & (lexical_scores > 0)),
                                   floor=0.0, ceiling=self.bundle.lexical.possible(query),

@@ -7,7 +7,14 @@ import json
 import numpy as np
 import pytest
 
-from mkdocs_semantic.bundle.lexical import LexicalFields, LexicalIndex, analyze, split_parts
+from mkdocs_semantic.bundle.lexical import (
+    LexicalFields,
+    LexicalIndex,
+    analyze,
+    cased_words,
+    split_parts,
+    written_forms,
+)
 from mkdocs_semantic.bundle.names import json_bytes
 from mkdocs_semantic.bundle.shard_lists import ShardReader, bucket_of
 
@@ -149,3 +156,76 @@ def test_shards_read_lazily_give_the_same_scores_reading_only_what_a_query_needs
             np.testing.assert_array_equal(lazy.scores(query, full=full),
                                           eager.scores(query, full=full))
     assert len(read) == len(set(read))  # each file read once
+
+
+@pytest.mark.parametrize("query, words", [
+    ("RETURNING *", ["RETURNING"]),
+    ("Depends", ["Depends"]),
+    ("IS DISTINCT FROM", ["IS", "DISTINCT", "FROM"]),
+    ("TLS Termination Proxy", ["TLS"]),  # capitals after the first letter only
+    ("HTTPException HTTPException", ["HTTPException"]),
+    ("cProfile", ["cProfile"]),
+    ("Security through obscurity", []),  # a sentence's capital
+    ("depends", []),
+    ("one SELECT, several CPU cores", []),  # more than NAME_WORDS tokens: prose
+    ("", []),
+])
+def test_cased_words_are_the_capitals_a_name_is_typed_with(query, words):
+    assert cased_words(query) == words
+
+
+def test_written_forms_are_capitalized_tokens_and_their_pieces():
+    assert written_forms("raise fastapi.HTTPException(404) or RETURNING id") == {
+        "fastapi.HTTPException", "HTTPException", "RETURNING"}
+    assert written_forms("all lowercase text_here") == set()
+
+
+CASED = [
+    LexicalFields(title="Returning data", heading="", body="INSERT ... RETURNING id gives rows."),
+    LexicalFields(title="Set returning functions", heading="Returning sets",
+                  body="A function returning rows."),
+    LexicalFields(title="Other", heading="", body="Nothing to see."),
+]
+
+
+def test_a_name_typed_with_capitals_keeps_its_full_score_where_a_section_writes_it_so():
+    index = LexicalIndex.build(CASED)
+    plain = index.scores("returning")
+    cased = index.scores("RETURNING")
+    assert cased[0] == plain[0] > 0  # writes RETURNING
+    assert cased[1] == plain[1] - plain[1] // 2 > 0  # writes Returning only: half, rounded up
+    assert cased[2] == plain[2] == 0
+    assert index.possible("RETURNING") == index.possible("returning")
+    # a form no section writes asks nothing of them; nor does a question with capitals
+    np.testing.assert_array_equal(index.scores("ROWS"), index.scores("rows"))
+    np.testing.assert_array_equal(index.scores("which rows does INSERT RETURNING give"),
+                                  index.scores("which rows does insert returning give"))
+    # a reading's capitals that the reader did not type (a completion's, a correction's)
+    np.testing.assert_array_equal(index.scores("RETURNING", typed="returnin"), plain)
+    np.testing.assert_array_equal(index.scores("RETURNING", typed="RETURNNG"), plain)
+    np.testing.assert_array_equal(index.scores("RETURNING id", typed="RETURNING i"),
+                                  index.scores("RETURNING id"))
+
+
+def test_forms_go_through_shards_and_are_read_with_the_query_terms():
+    index = LexicalIndex.build(CASED)
+    assert "RETURNING" in index.postings and "Returning" in index.postings
+    starts = np.array([0, len(CASED)])
+    files: dict[str, object] = {}
+    shards = index.to_shards(starts, target_bytes=60, put_tail=lambda data: [])
+    entries = []
+    for number, shard in enumerate(shards):
+        files[f"lex{number}"] = shard
+        entries.append((number, f"lex{number}", len(json_bytes(shard))))
+    read: list[str] = []
+
+    def load(name: str, size: int) -> object:
+        read.append(name)
+        return files[name]
+
+    lazy = LexicalIndex.lazy(ShardReader(entries, load, locate=bucket_of), starts=starts,
+                             count=len(CASED), scale=index.scale, head=index.head,
+                             read_tail=load, failed=lambda exc: exc)
+    np.testing.assert_array_equal(lazy.scores("RETURNING"), index.scores("RETURNING"))
+    wanted = {f"lex{bucket_of(key, len(shards))}" for key in (*analyze("RETURNING"), "RETURNING")}
+    assert set(read) == wanted

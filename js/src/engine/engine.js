@@ -749,7 +749,7 @@ export class Engine {
       mode === "lexical" ? null : this.#vectorScores(text, {
         among, signal, go, onCandidates: (ids) => guess(ids, go),
       }),
-      mode === "vector" ? null : this.lexical.scores(text, { full: filtered }).then((lexical) => {
+      mode === "vector" ? null : this.lexical.scores(text, { full: filtered, typed: query }).then((lexical) => {
         // every chunk with a keyword score, best first: the guess's and the ranking's order
         const order = chunkOrder(lexical.scores, (id) => lexical.scores[id] > 0);
         guess(order, readingFirst ? go : null);

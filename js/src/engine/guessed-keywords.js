@@ -9,7 +9,7 @@
 import { stemmer } from "stemmer";
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
 import { LEXICAL_STEM, bucketOf, keyedShardName } from "../bundle/bundle.js";
-import { analyzeWith } from "../text/terms.js";
+import { analyzeWith, casedWords } from "../text/terms.js";
 
 const STOPWORDS = new Set(constants.STOPWORDS.split(/\s+/).filter(Boolean)); // as Python's split()
 const KEYWORDS_HINT = /^([0-9a-f]{16}):([1-9][0-9]{0,9})$/;
@@ -41,11 +41,14 @@ export function pageTableGuess(hint) {
   return typeof hint === "string" && PAGES_HINT.test(hint) ? `pages/pages.${hint}.bin` : null;
 }
 
-/** The names of the keyword shards `text`'s terms fall into, in the list `hint` names. */
+/**
+ * The names of the keyword shards `text`'s terms and cased words fall into, in the list
+ * `hint` names.
+ */
 export async function guessedKeywordFiles(text, hint) {
   const list = keywordsHint(hint);
   if (!list || !globalThis.crypto?.subtle) return [];
-  const terms = [...new Set(analyzeWith(String(text), STOPWORDS, guessStem))];
+  const terms = [...new Set([...analyzeWith(String(text), STOPWORDS, guessStem), ...casedWords(text)])];
   const buckets = await Promise.all(terms.map((term) => bucketOf(term, list.count)));
   return [...new Set(buckets)].map((n) => keyedShardName(LEXICAL_STEM, n, list.set));
 }

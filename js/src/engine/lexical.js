@@ -4,7 +4,7 @@
 
 import snowball from "snowball-stemmers";
 import { BundleError } from "../bundle/error.js";
-import { analyzeWith } from "../text/terms.js";
+import { analyzeWith, casedWords } from "../text/terms.js";
 
 let porter;
 const stems = new Map();
@@ -32,7 +32,8 @@ export function analyze(text, stopwords) {
  * shard's or a tail's parsed JSON. A shard is `{terms, postings, tails}`, each posting
  * list flat as [page delta, local, quantum, ...]; a term found in many chunks lists its
  * head there, and `tails` ([term number, name, bytes]) the file of the rest, which only
- * a filtered query reads (mkdocs_semantic/bundle/lexical.py).
+ * a filtered query reads (mkdocs_semantic/bundle/lexical.py). Forms that sections write
+ * with a capital letter are keys too, listing the sections that write them.
  */
 export class LexicalIndex {
   constructor({ scale, count, stopwords }, { shards, pageStarts, load }) {
@@ -78,27 +79,41 @@ export class LexicalIndex {
    * Quantized BM25 of every chunk for `query` (`scores`, a Float64Array of integers),
    * from the terms' heads, or with `full` from every posting (a filtered query); and
    * `possible`, the best score a chunk could get: the sum over the query's terms of each
-   * one's highest stored score (LexicalIndex.possible).
+   * one's highest stored score (LexicalIndex.possible). Each of the query's `casedWords`
+   * that some section writes keeps half its score (rounded up) in the sections that do
+   * not; when `query` is a reading of what the reader `typed`, only the words typed so.
    */
-  async scores(query, { full = false } = {}) {
+  async scores(query, { full = false, typed = null } = {}) {
     const total = new Float64Array(this.count);
     let possible = 0;
     const terms = this.terms(query);
-    const found = terms.map(async (term) => {
-      const shard = await this.shards.find(term);
-      const entry = shard ? (await this.#postingsOf(shard)).get(term) : undefined;
+    const typedWords = typed === null ? null : new Set(casedWords(typed));
+    const words = casedWords(query).filter((word) => typedWords?.has(word) ?? true);
+    const listsOf = async (key) => {
+      const shard = await this.shards.find(key);
+      const entry = shard ? (await this.#postingsOf(shard)).get(key) : undefined;
       if (!entry) return [];
-      return [entry.head, full && entry.tail ? await this.load(entry.tail) : null];
-    });
-    const [starts, lists] = await Promise.all([this.pageStarts(), Promise.all(found)]);
+      return full && entry.tail ? [entry.head, await this.load(entry.tail)] : [entry.head];
+    };
+    const [starts, lists, written] = await Promise.all([
+      this.pageStarts(), Promise.all(terms.map(listsOf)), Promise.all(words.map(listsOf))]);
+    const listsOfTerm = new Map(terms.map((term, t) => [term, lists[t]]));
     for (let t = 0; t < terms.length; t++) {
-      const [head, tail] = lists[t];
-      if (head === undefined) continue;
       let highest = 0;
-      for (const flat of tail ? [head, tail] : [head]) {
-        highest = Math.max(highest, this.#add(terms[t], flat, total, starts));
-      }
+      for (const flat of lists[t]) highest = Math.max(highest, this.#add(terms[t], flat, total, starts));
       possible += highest;
+    }
+    for (let w = 0; w < words.length; w++) {
+      if (!written[w].length) continue;
+      const own = new Float64Array(this.count);
+      for (const term of new Set(analyze(words[w], this.stopwords))) {
+        for (const flat of listsOfTerm.get(term) ?? []) this.#add(term, flat, own, starts);
+      }
+      const holders = new Float64Array(this.count);
+      for (const flat of written[w]) this.#add(words[w], flat, holders, starts);
+      for (let chunk = 0; chunk < this.count; chunk++) {
+        if (!holders[chunk]) total[chunk] -= Math.floor(own[chunk] / 2);
+      }
     }
     return { scores: total, possible };
   }
