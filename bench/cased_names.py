@@ -1,0 +1,138 @@
+"""Names typed with capitals: keyword and hybrid ranking with and without the case rule.
+
+The keyword index keys the forms sections write with a capital letter; a query that
+names something typed with capitals (bundle/lexical.py's `cased_words`: `RETURNING *`,
+`Depends`, `TLS Termination Proxy`) keeps a word's full score only in the sections that
+write it so. Per set (built as bench/static_encoder.py builds it) and query encoder,
+MRR@10 of `Searcher.answer` (as the product reads queries) in keyword and hybrid mode,
+with the rule (as shipped) and without it (no cased words asked, on the same bundle),
+on the paraphrase and exact subsets, the slipped copies and the half-typed copies with
+the complete queries they are cut from (bench/readers_typing.py's copies). And what the
+forms cost: the keyword index's keys, shards and bytes (gzip) with and without them.
+
+    python bench/cased_names.py [--sets fastapi,mkdocs,manpages,npm,postgres,python]
+
+Writes bench/results/cased_names.{json,md}.
+"""
+
+from __future__ import annotations
+
+import gzip
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import numpy as np  # noqa: E402
+import readers_typing as rt  # noqa: E402
+import static_encoder as se  # noqa: E402
+
+import mkdocs_semantic.bundle.lexical as lexical  # noqa: E402
+from mkdocs_semantic.bundle.format import LEXICAL_BUCKET_BYTES  # noqa: E402
+from mkdocs_semantic.bundle.lexical import LexicalIndex  # noqa: E402
+from mkdocs_semantic.bundle.names import json_bytes  # noqa: E402
+from mkdocs_semantic.bundle.writer import lexical_fields  # noqa: E402
+from mkdocs_semantic.chunk import Chunk  # noqa: E402
+from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
+from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
+
+MODES = ("lexical", "hybrid")
+RULES = ("without", "with")
+SUBSETS = ("paraphrase", "exact", "slipped", "complete", "half")
+
+
+def variants(corpus: se.Corpus, name: str) -> dict[str, tuple[list[se.Query], bool]]:
+    """Query copies by name, each with whether it is read as the reader types."""
+    copies = rt.copies(corpus, name)
+    out = {group: ([q for q in copies["clean"] if q.group == group], False)
+           for group in corpus.groups}
+    out["slipped"] = (copies["slipped"], False)
+    out["complete"] = (copies["complete"], True)
+    out["half"] = (copies["half"], True)
+    return out
+
+
+def index_cost(chunks: list[Chunk]) -> dict:
+    """Keys, shards and gzip bytes of the keyword shards the writer would cut from
+    `chunks`' index, with and without the forms."""
+    index = LexicalIndex.build([lexical_fields(c) for c in chunks])
+    urls = [c.url for c in chunks]
+    starts = np.asarray([i for i, url in enumerate(urls) if i == 0 or url != urls[i - 1]]
+                        + [len(urls)])
+    out = {}
+    for rule in RULES:
+        postings = {key: value for key, value in index.postings.items()
+                    if rule == "with" or not lexical.capitalized(key)}
+        plain = LexicalIndex(count=index.count, scale=index.scale, postings=postings)
+        shards = [gzip.compress(json_bytes(s)) for s in plain.to_shards(
+            starts, target_bytes=LEXICAL_BUCKET_BYTES,
+            put_tail=lambda data: ["tail", len(data)])]
+        total = sum(len(s) for s in shards)
+        out[rule] = {"keys": len(postings), "shards": len(shards), "shard_bytes_gzip": total,
+                     "mean_shard_gzip": round(total / max(1, len(shards)))}
+    return out
+
+
+def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
+    copies = variants(corpus, name)
+    out: dict = {"queries": {k: len(v[0]) for k, v in copies.items()}, "encoders": {},
+                 "cost": index_cost(corpus.bundle.chunks)}
+    shipped = lexical.cased_words
+    try:
+        for encoder in rt.ENCODERS:
+            searcher = Searcher(corpus.bundle, embedder if encoder == "transformer" else None,
+                                encoder=encoder)
+            rows: dict = {}
+            for rule in RULES:
+                lexical.cased_words = shipped if rule == "with" else (lambda query: [])
+                for mode in MODES:
+                    for variant, (queries, typing) in copies.items():
+                        rows.setdefault(mode, {}).setdefault(variant, {})[rule], _ = rt.score(
+                            corpus, searcher, queries, mode, typing=typing, as_typed=False)
+            out["encoders"][encoder] = rows
+    finally:
+        lexical.cased_words = shipped
+    return out
+
+
+def render(results: dict) -> str:
+    lines = ["# Names typed with capitals: with and without the case rule", "",
+             f"Reproduce: `python bench/cased_names.py`. Measured {results['run']}. "
+             "MRR@10 through `Searcher.answer` (queries read as the product reads them), "
+             "without the rule / with it, on the same bundle. Subsets: paraphrase and "
+             "exact (clean), slipped (every slipped copy), complete and half (the "
+             "half-typed copies and the queries they are cut from, read as typed in a "
+             "search box).", "",
+             "| set | encoder | mode | " + " | ".join(SUBSETS) + " |",
+             "|---" * 8 + "|"]
+    for name, s in results["sets"].items():
+        for encoder, modes in s["encoders"].items():
+            for mode, row in modes.items():
+                cells = [f"{row[v]['without']:.3f} / {row[v]['with']:.3f}"
+                         if v in row else "-"
+                         for v in SUBSETS]
+                lines.append(f"| {name} | {encoder} | {mode} | " + " | ".join(cells) + " |")
+    lines += ["", "What the forms cost in the keyword index (keys, shards of the writer's "
+              f"{LEXICAL_BUCKET_BYTES // 1024} kB target, gzip bytes of every shard, mean shard), "
+              "without / with:", "",
+              "| set | keys | shards | every shard, gzip | mean shard, gzip |",
+              "|---|---|---|---|---|"]
+    for name, s in results["sets"].items():
+        c = s["cost"]
+        lines.append(f"| {name} | {c['without']['keys']:,} / {c['with']['keys']:,} "
+                     f"| {c['without']['shards']:,} / {c['with']['shards']:,} "
+                     f"| {c['without']['shard_bytes_gzip'] / 1e6:.2f} / "
+                     f"{c['with']['shard_bytes_gzip'] / 1e6:.2f} MB "
+                     f"| {c['without']['mean_shard_gzip']:,} / "
+                     f"{c['with']['mean_shard_gzip']:,} B |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    return rt.run_sets(__doc__, "cased_names", run_set, render)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
