@@ -31,6 +31,7 @@ sys.path.insert(0, str(HERE))
 import static_encoder as se  # noqa: E402
 from readers_typing import ENCODERS, HALF_TARGET, copies, score  # noqa: E402
 
+from mkdocs_semantic.bundle.cased_forms import capitalized  # noqa: E402
 from mkdocs_semantic.bundle.lexical import STOPWORDS, TOKEN, analyze, split_parts, stem  # noqa: E402
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
@@ -66,7 +67,7 @@ class PrefixIndex:
         if index.source is not None and index.source.shards is not None:
             # an index read by shard: read every shard, to list the terms
             index.source.need(index, list(index.source.shards.firsts), full=False)
-        self.terms = sorted(index.postings)
+        self.terms = sorted(t for t in index.postings if not capitalized(t))  # no forms
 
     def __getattr__(self, name: str):
         return getattr(self.index, name)

@@ -13,7 +13,7 @@ import { fetchOpening } from "../src/engine/opening.js";
 import { guessedPieceFiles } from "../src/bundle/piece-names.js";
 import { bucketOf } from "../src/bundle/bundle.js";
 import { analyze, stem } from "../src/engine/lexical.js";
-import { casedWords } from "../src/text/terms.js";
+import { casedWords } from "../src/text/cased-words.js";
 import { guessStem, guessedKeywordFiles, keywordsHint } from "../src/engine/guessed-keywords.js";
 import { serve } from "./serve.js";
 

@@ -14,7 +14,7 @@ import { queryTerms } from "../src/text/highlight.js";
 import { analyze } from "../src/engine/lexical.js";
 import { queryCodes } from "../src/engine/scan.js";
 import { namesAThing } from "../src/engine/ranking.js";
-import { casedWords } from "../src/text/terms.js";
+import { casedWords } from "../src/text/cased-words.js";
 import { serve } from "./serve.js";
 import { bucketOf } from "../src/bundle/bundle.js";
 

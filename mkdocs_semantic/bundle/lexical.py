@@ -32,9 +32,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..constants import LEXICAL_VERSION, NAME_WORDS, STOPWORDS
+from ..constants import LEXICAL_VERSION, STOPWORDS
+from .cased_forms import cased_words, written_forms
 from .names import json_bytes
 from .shard_lists import ShardReader, bucket_of
+from .tokens import SEPARATORS, TOKEN
 
 SHARD_VERSION = LEXICAL_VERSION
 """Version of the sharded form (bundle format 11): shards of a keyed list, postings
@@ -49,11 +51,6 @@ B = 0.75
 FIELD_WEIGHTS = {"title": 2, "heading": 3, "body": 1}
 MAX_QUANTUM = 255
 
-# A token starts and ends with a letter, digit or underscore and may hold . : - inside:
-# `response_model_exclude_unset`, `fastapi.responses.JSONResponse`, `log-level`.
-# (JavaScript: /[\p{L}\p{N}_](?:[\p{L}\p{N}_.:-]*[\p{L}\p{N}_])?/gu)
-TOKEN = re.compile(r"\w(?:[\w.:\-]*\w)?")
-SEPARATORS = re.compile(r"[._:\-]+")
 # CamelCase parts: HTTPException -> HTTP, Exception; getJSONData -> get, JSON, Data.
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 ASCII_ALNUM = re.compile(r"^[A-Za-z0-9]+$")
@@ -103,35 +100,6 @@ def analyze(text: str) -> list[str]:
     return terms
 
 
-def capitalized(text: str) -> bool:
-    """Whether `text` holds a letter that lowercasing changes."""
-    return text != text.lower()
-
-
-def written_forms(text: str) -> set[str]:
-    """The forms `text` writes with a capital letter: each such token, and each such
-    piece of it between separators (`fastapi.HTTPException`: itself and `HTTPException`)."""
-    forms: set[str] = set()
-    for match in TOKEN.finditer(text):
-        raw = match.group()
-        forms.update(form for form in (raw, *SEPARATORS.split(raw))
-                     if form and capitalized(form))
-    return forms
-
-
-def cased_words(query: str) -> list[str]:
-    """The words a query that names something types with deliberate capitals: in a
-    query of at most NAME_WORDS tokens, those with a capital after their first letter
-    (`RETURNING`, `HTTPException`, `cProfile`), or the one token of a one-token query
-    with any capital (`Depends`). Distinct, in order."""
-    tokens = [match.group() for match in TOKEN.finditer(query)]
-    if len(tokens) == 1:
-        return [tokens[0]] if capitalized(tokens[0]) else []
-    if len(tokens) > NAME_WORDS:
-        return []
-    return list(dict.fromkeys(t for t in tokens if capitalized(t[1:])))
-
-
 @dataclass(frozen=True)
 class LexicalFields:
     """The text of one chunk, by field."""
@@ -149,8 +117,8 @@ class LexicalFields:
 
     def written_forms(self) -> set[str]:
         """The forms with a capital letter the chunk writes, in any field."""
-        return written_forms(self.title) | written_forms(self.heading) | \
-            written_forms(self.body)
+        return set().union(*(written_forms(text) for text in (self.title, self.heading,
+                                                              self.body)))
 
 
 def head_of(docs: np.ndarray, quanta: np.ndarray, size: int = HEAD_POSTINGS) -> np.ndarray:
@@ -159,6 +127,17 @@ def head_of(docs: np.ndarray, quanta: np.ndarray, size: int = HEAD_POSTINGS) -> 
     if len(docs) <= size:
         return np.arange(len(docs))
     return np.sort(np.lexsort((docs, -quanta))[:size])
+
+
+def cased_postings(documents: Sequence[LexicalFields]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each form the documents write with a capital letter -> those documents (quanta 1):
+    the forms that analyze to some term and that at most HEAD_POSTINGS documents write."""
+    holders: dict[str, list[int]] = {}
+    for number, document in enumerate(documents):
+        for form in document.written_forms():
+            holders.setdefault(form, []).append(number)
+    return {form: (np.asarray(docs, dtype=np.int32), np.ones(len(docs), dtype=np.int32))
+            for form, docs in holders.items() if len(docs) <= HEAD_POSTINGS and analyze(form)}
 
 
 @dataclass
@@ -212,27 +191,33 @@ class LexicalIndex:
     def scores(self, query: str, *, full: bool = False, typed: str | None = None) -> np.ndarray:
         """Quantized BM25 of every chunk for `query` (integers, as float64), from the
         terms' heads; `full`: from every posting (a filtered query). Each of the query's
-        `cased_words` that some section writes keeps half its score (rounded up) in the
-        sections that do not; when `query` is a reading of what the reader `typed`, only
-        the words typed so (a corrected or completed word takes the site's capitals, not
-        the reader's)."""
+        `cased_words` that some section writes asks for it: each of its terms keeps half
+        its score (rounded up) in a section that writes none of the query's cased words
+        holding that term. When `query` is a reading of what the reader `typed`, only the
+        words typed so count (a corrected or completed word takes the site's capitals,
+        not the reader's)."""
         total = np.zeros(self.count, dtype=np.int64)
         terms = list(dict.fromkeys(analyze(query)))
-        words = cased_words(query)
+        cased = cased_words(query)
         if typed is not None:
-            words = [word for word in words if word in cased_words(typed)]
+            as_typed = set(cased_words(typed))
+            cased = [word for word in cased if word in as_typed]
         if self.source is not None:
-            self.source.need(self, terms + words, full=full)
+            self.source.need(self, terms + cased, full=full)
         for term in terms:
             self._add(total, term, full)
-        for word in words:
+        # a term of the cased words is halved once, where no section writes one of those
+        # words holding it as typed; a word no section writes asks nothing
+        kept: dict[str, np.ndarray] = {}
+        for word in cased:
             written = self.postings.get(word)
-            if written is None:
-                continue
+            if written is not None:
+                for term in analyze(word):
+                    kept.setdefault(term, np.zeros(self.count, dtype=bool))[written[0]] = True
+        for term, writes in kept.items():
             own = np.zeros(self.count, dtype=np.int64)
-            for term in dict.fromkeys(analyze(word)):
-                self._add(own, term, full)
-            own[written[0]] = 0
+            self._add(own, term, full)
+            own[writes] = 0
             total -= own // 2
         return total.astype(np.float64)
 
@@ -384,17 +369,6 @@ class _ShardSource:
         if np.any(np.diff(docs[order]) == 0):
             raise ValueError(f"the head and tail of {term!r} share a chunk")
         index.postings[term] = (docs[order], np.concatenate([head_postings[1], tail[1]])[order])
-
-
-def cased_postings(documents: Sequence[LexicalFields]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Each form written with a capital letter -> the documents that write it (quanta 1),
-    for forms with index terms found in at most HEAD_POSTINGS documents."""
-    holders: dict[str, list[int]] = {}
-    for number, document in enumerate(documents):
-        for form in document.written_forms():
-            holders.setdefault(form, []).append(number)
-    return {form: (np.asarray(docs, dtype=np.int32), np.ones(len(docs), dtype=np.int32))
-            for form, docs in holders.items() if len(docs) <= HEAD_POSTINGS and analyze(form)}
 
 
 def _spread(rows: dict[str, object], count: int) -> list[list[str]]:

@@ -35,9 +35,10 @@ from itertools import pairwise
 from typing import cast
 
 from ..constants import MAX_IDENTIFIER, MAX_WORD, MIN_WORD
-from .lexical import STOPWORDS, TOKEN, LexicalFields, split_parts
+from .lexical import STOPWORDS, LexicalFields, split_parts
 from .names import group_by_size
 from .shard_lists import ShardReader
+from .tokens import TOKEN
 
 VOCABULARY_SHARD_BYTES = 8 << 10
 SEPARATOR_CHARS = "._:-"

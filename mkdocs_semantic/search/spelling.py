@@ -52,7 +52,8 @@ from typing import Protocol
 from rapidfuzz.distance import OSA
 from rapidfuzz.process import extract_iter
 
-from ..bundle.lexical import STOPWORDS, TOKEN
+from ..bundle.lexical import STOPWORDS
+from ..bundle.tokens import TOKEN
 from ..bundle.vocabulary import Entry, after_long_dashes, identifier_key, vocabulary_word
 from ..constants import LONG_WORD, MIN_CORRECTED
 

@@ -7,14 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from mkdocs_semantic.bundle.lexical import (
-    LexicalFields,
-    LexicalIndex,
-    analyze,
-    cased_words,
-    split_parts,
-    written_forms,
-)
+from mkdocs_semantic.bundle.cased_forms import cased_words, written_forms
+from mkdocs_semantic.bundle.lexical import LexicalFields, LexicalIndex, analyze, split_parts
 from mkdocs_semantic.bundle.names import json_bytes
 from mkdocs_semantic.bundle.shard_lists import ShardReader, bucket_of
 
@@ -229,3 +223,16 @@ def test_forms_go_through_shards_and_are_read_with_the_query_terms():
     np.testing.assert_array_equal(lazy.scores("RETURNING"), index.scores("RETURNING"))
     wanted = {f"lex{bucket_of(key, len(shards))}" for key in (*analyze("RETURNING"), "RETURNING")}
     assert set(read) == wanted
+
+
+def test_a_term_of_several_cased_words_is_halved_once_where_none_is_written_so():
+    docs = [LexicalFields(title="", heading="", body="plain http here"),
+            LexicalFields(title="", heading="", body="raise HTTPException"),
+            LexicalFields(title="", heading="", body="catch HTTPError")]
+    index = LexicalIndex.build(docs)
+    query = "HTTPException HTTPError"
+    plain = index.scores(query, typed=query.lower())  # no capitals typed: no rule
+    cased = index.scores(query)
+    assert plain[0] > 0 and cased[0] == plain[0] - plain[0] // 2  # `http`, halved once
+    assert cased[1] == plain[1] > 0 and cased[2] == plain[2] > 0  # each writes one name
+    assert (index.scores("HTTPException HTTPError HTTPStatus") >= 0).all()

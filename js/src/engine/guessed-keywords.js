@@ -9,7 +9,8 @@
 import { stemmer } from "stemmer";
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
 import { LEXICAL_STEM, bucketOf, keyedShardName } from "../bundle/bundle.js";
-import { analyzeWith, casedWords } from "../text/terms.js";
+import { casedWords } from "../text/cased-words.js";
+import { analyzeWith } from "../text/terms.js";
 
 const STOPWORDS = new Set(constants.STOPWORDS.split(/\s+/).filter(Boolean)); // as Python's split()
 const KEYWORDS_HINT = /^([0-9a-f]{16}):([1-9][0-9]{0,9})$/;

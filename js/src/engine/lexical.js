@@ -4,7 +4,8 @@
 
 import snowball from "snowball-stemmers";
 import { BundleError } from "../bundle/error.js";
-import { analyzeWith, casedWords } from "../text/terms.js";
+import { casedWords } from "../text/cased-words.js";
+import { analyzeWith } from "../text/terms.js";
 
 let porter;
 const stems = new Map();
@@ -80,15 +81,16 @@ export class LexicalIndex {
    * from the terms' heads, or with `full` from every posting (a filtered query); and
    * `possible`, the best score a chunk could get: the sum over the query's terms of each
    * one's highest stored score (LexicalIndex.possible). Each of the query's `casedWords`
-   * that some section writes keeps half its score (rounded up) in the sections that do
-   * not; when `query` is a reading of what the reader `typed`, only the words typed so.
+   * that some section writes asks for it: each of its terms keeps half its score (rounded
+   * up) in a section that writes none of the query's cased words holding that term; when
+   * `query` is a reading of what the reader `typed`, only the words typed so count.
    */
   async scores(query, { full = false, typed = null } = {}) {
     const total = new Float64Array(this.count);
     let possible = 0;
     const terms = this.terms(query);
-    const typedWords = typed === null ? null : new Set(casedWords(typed));
-    const words = casedWords(query).filter((word) => typedWords?.has(word) ?? true);
+    const asTyped = typed === null ? null : new Set(casedWords(typed));
+    const cased = casedWords(query).filter((word) => asTyped?.has(word) ?? true);
     const listsOf = async (key) => {
       const shard = await this.shards.find(key);
       const entry = shard ? (await this.#postingsOf(shard)).get(key) : undefined;
@@ -96,21 +98,29 @@ export class LexicalIndex {
       return full && entry.tail ? [entry.head, await this.load(entry.tail)] : [entry.head];
     };
     const [starts, lists, written] = await Promise.all([
-      this.pageStarts(), Promise.all(terms.map(listsOf)), Promise.all(words.map(listsOf))]);
+      this.pageStarts(), Promise.all(terms.map(listsOf)), Promise.all(cased.map(listsOf))]);
     const listsOfTerm = new Map(terms.map((term, t) => [term, lists[t]]));
     for (let t = 0; t < terms.length; t++) {
       let highest = 0;
       for (const flat of lists[t]) highest = Math.max(highest, this.#add(terms[t], flat, total, starts));
       possible += highest;
     }
-    for (let w = 0; w < words.length; w++) {
+    // a term of the cased words is halved once, where no section writes one of those
+    // words holding it as typed; a word no section writes asks nothing
+    const kept = new Map();
+    for (let w = 0; w < cased.length; w++) {
       if (!written[w].length) continue;
-      const own = new Float64Array(this.count);
-      for (const term of new Set(analyze(words[w], this.stopwords))) {
-        for (const flat of listsOfTerm.get(term) ?? []) this.#add(term, flat, own, starts);
+      const writes = new Float64Array(this.count);
+      for (const flat of written[w]) this.#add(cased[w], flat, writes, starts);
+      for (const term of analyze(cased[w], this.stopwords)) {
+        const holders = kept.get(term) ?? new Uint8Array(this.count);
+        for (let chunk = 0; chunk < this.count; chunk++) if (writes[chunk]) holders[chunk] = 1;
+        kept.set(term, holders);
       }
-      const holders = new Float64Array(this.count);
-      for (const flat of written[w]) this.#add(words[w], flat, holders, starts);
+    }
+    for (const [term, holders] of kept) {
+      const own = new Float64Array(this.count);
+      for (const flat of listsOfTerm.get(term) ?? []) this.#add(term, flat, own, starts);
       for (let chunk = 0; chunk < this.count; chunk++) {
         if (!holders[chunk]) total[chunk] -= Math.floor(own[chunk] / 2);
       }
