@@ -1,7 +1,7 @@
 """Names typed with capitals: keyword and hybrid ranking with and without the case rule.
 
 The keyword index keys the forms sections write with a capital letter; a query that
-names something typed with capitals (bundle/lexical.py's `cased_words`: `RETURNING *`,
+names something typed with capitals (bundle/cased_forms.py's `cased_words`: `RETURNING *`,
 `Depends`, `TLS Termination Proxy`) keeps a word's full score only in the sections that
 write it so. Per set (built as bench/static_encoder.py builds it) and query encoder,
 MRR@10 of `Searcher.answer` (as the product reads queries) in keyword and hybrid mode,
@@ -29,6 +29,7 @@ import readers_typing as rt  # noqa: E402
 import static_encoder as se  # noqa: E402
 
 import mkdocs_semantic.bundle.lexical as lexical  # noqa: E402
+from mkdocs_semantic.bundle.cased_forms import capitalized  # noqa: E402
 from mkdocs_semantic.bundle.format import LEXICAL_BUCKET_BYTES  # noqa: E402
 from mkdocs_semantic.bundle.lexical import LexicalIndex  # noqa: E402
 from mkdocs_semantic.bundle.names import json_bytes  # noqa: E402
@@ -63,7 +64,7 @@ def index_cost(chunks: list[Chunk]) -> dict:
     out = {}
     for rule in RULES:
         postings = {key: value for key, value in index.postings.items()
-                    if rule == "with" or not lexical.capitalized(key)}
+                    if rule == "with" or not capitalized(key)}
         plain = LexicalIndex(count=index.count, scale=index.scale, postings=postings)
         shards = [gzip.compress(json_bytes(s)) for s in plain.to_shards(
             starts, target_bytes=LEXICAL_BUCKET_BYTES,
@@ -91,8 +92,31 @@ def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
                         rows.setdefault(mode, {}).setdefault(variant, {})[rule], _ = rt.score(
                             corpus, searcher, queries, mode, typing=typing, as_typed=False)
             out["encoders"][encoder] = rows
+            out.setdefault("moved", {})[encoder] = moved(corpus, searcher, shipped)
     finally:
         lexical.cased_words = shipped
+    return out
+
+
+def first_relevant(corpus: se.Corpus, searcher: Searcher, query: se.Query,
+                   mode: str) -> int | None:
+    """The rank of the query's first relevant page in its top 10, or None."""
+    answer = searcher.answer(query.text, mode=mode, top_k=corpus.top_k)
+    pages = list(dict.fromkeys(r.url for r in answer.results))[:10]
+    return next((i + 1 for i, page in enumerate(pages) if page in query.relevant), None)
+
+
+def moved(corpus: se.Corpus, searcher: Searcher, shipped) -> list[dict]:
+    """The clean queries whose first relevant page the rule moves, per mode."""
+    out = []
+    for query in corpus.queries:
+        ranks = {}
+        for rule in RULES:
+            lexical.cased_words = shipped if rule == "with" else (lambda query: [])
+            ranks[rule] = {mode: first_relevant(corpus, searcher, query, mode) for mode in MODES}
+        lexical.cased_words = shipped
+        if ranks["with"] != ranks["without"]:
+            out.append({"query": query.text, "group": query.group, **ranks})
     return out
 
 
@@ -113,6 +137,15 @@ def render(results: dict) -> str:
                          if v in row else "-"
                          for v in SUBSETS]
                 lines.append(f"| {name} | {encoder} | {mode} | " + " | ".join(cells) + " |")
+    lines += ["", "Clean queries whose first relevant page the rule moves (rank in the top 10, "
+              "`-` when none; without -> with):", ""]
+    for name, s in results["sets"].items():
+        for encoder, queries in s["moved"].items():
+            for q in queries:
+                ranks = ", ".join(
+                    f"{mode} {q['without'][mode] or '-'} -> {q['with'][mode] or '-'}"
+                    for mode in MODES)
+                lines.append(f"- {name}, {encoder}, {q['group']}: `{q['query']}`: {ranks}")
     lines += ["", "What the forms cost in the keyword index (keys, shards of the writer's "
               f"{LEXICAL_BUCKET_BYTES // 1024} kB target, gzip bytes of every shard, mean shard), "
               "without / with:", "",
