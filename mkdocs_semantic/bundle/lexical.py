@@ -10,9 +10,9 @@ query's score is the integer sum of its terms' stored scores, so every reader
 Beside its terms the index keys the forms that sections write with a capital letter
 (`RETURNING`, `Depends`, `HTTPException`, and the pieces of `fastapi.HTTPException`),
 each listing the sections that hold it. A query that names something typed with
-capitals (`cased_words`) wants that form: where a section does not write it, that word
-keeps half its score (`scores`). Prose queries and forms in more than `HEAD_POSTINGS`
-sections are left as they are.
+capitals (`cased_words`) wants that form: where a section does not write it, each of
+that word's terms keeps half its score (`scores`). Prose queries and forms in more than
+`HEAD_POSTINGS` sections are left as they are.
 
 A term found in more than `HEAD_POSTINGS` chunks keeps only its `HEAD_POSTINGS`
 highest-scoring postings (ties to the lower chunk number) in its shard, the head; the
