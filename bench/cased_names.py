@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import gzip
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import numpy as np  # noqa: E402
 import readers_typing as rt  # noqa: E402
 import static_encoder as se  # noqa: E402
 
@@ -33,8 +34,8 @@ from mkdocs_semantic.bundle.cased_forms import capitalized  # noqa: E402
 from mkdocs_semantic.bundle.format import LEXICAL_BUCKET_BYTES  # noqa: E402
 from mkdocs_semantic.bundle.lexical import LexicalIndex  # noqa: E402
 from mkdocs_semantic.bundle.names import json_bytes  # noqa: E402
+from mkdocs_semantic.bundle.reader import Bundle  # noqa: E402
 from mkdocs_semantic.bundle.writer import lexical_fields  # noqa: E402
-from mkdocs_semantic.chunk import Chunk  # noqa: E402
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
@@ -54,20 +55,17 @@ def variants(corpus: se.Corpus, name: str) -> dict[str, tuple[list[se.Query], bo
     return out
 
 
-def index_cost(chunks: list[Chunk]) -> dict:
-    """Keys, shards and gzip bytes of the keyword shards the writer would cut from
-    `chunks`' index, with and without the forms."""
-    index = LexicalIndex.build([lexical_fields(c) for c in chunks])
-    urls = [c.url for c in chunks]
-    starts = np.asarray([i for i, url in enumerate(urls) if i == 0 or url != urls[i - 1]]
-                        + [len(urls)])
+def index_cost(bundle: Bundle) -> dict:
+    """Keys, shards and gzip bytes of the keyword shards the writer would cut from the
+    index of `bundle`'s chunks, with and without the forms."""
+    index = LexicalIndex.build([lexical_fields(c) for c in bundle.chunks])
     out = {}
     for rule in RULES:
         postings = {key: value for key, value in index.postings.items()
                     if rule == "with" or not capitalized(key)}
         plain = LexicalIndex(count=index.count, scale=index.scale, postings=postings)
         shards = [gzip.compress(json_bytes(s)) for s in plain.to_shards(
-            starts, target_bytes=LEXICAL_BUCKET_BYTES,
+            bundle.pages.starts, target_bytes=LEXICAL_BUCKET_BYTES,
             put_tail=lambda data: ["tail", len(data)])]
         total = sum(len(s) for s in shards)
         out[rule] = {"keys": len(postings), "shards": len(shards), "shard_bytes_gzip": total,
@@ -75,26 +73,34 @@ def index_cost(chunks: list[Chunk]) -> dict:
     return out
 
 
+@contextmanager
+def case_rule(rule: str) -> Iterator[None]:
+    """The searcher's case rule as shipped (`with`), or asking no cased words (`without`)."""
+    shipped = lexical.cased_words
+    if rule == "without":
+        lexical.cased_words = lambda query: []
+    try:
+        yield
+    finally:
+        lexical.cased_words = shipped
+
+
 def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
     copies = variants(corpus, name)
     out: dict = {"queries": {k: len(v[0]) for k, v in copies.items()}, "encoders": {},
-                 "cost": index_cost(corpus.bundle.chunks)}
-    shipped = lexical.cased_words
-    try:
-        for encoder in rt.ENCODERS:
-            searcher = Searcher(corpus.bundle, embedder if encoder == "transformer" else None,
-                                encoder=encoder)
-            rows: dict = {}
-            for rule in RULES:
-                lexical.cased_words = shipped if rule == "with" else (lambda query: [])
+                 "cost": index_cost(corpus.bundle), "moved": {}}
+    for encoder in rt.ENCODERS:
+        searcher = Searcher(corpus.bundle, embedder if encoder == "transformer" else None,
+                            encoder=encoder)
+        rows: dict = {}
+        for rule in RULES:
+            with case_rule(rule):
                 for mode in MODES:
                     for variant, (queries, typing) in copies.items():
                         rows.setdefault(mode, {}).setdefault(variant, {})[rule], _ = rt.score(
                             corpus, searcher, queries, mode, typing=typing, as_typed=False)
-            out["encoders"][encoder] = rows
-            out.setdefault("moved", {})[encoder] = moved(corpus, searcher, shipped)
-    finally:
-        lexical.cased_words = shipped
+        out["encoders"][encoder] = rows
+        out["moved"][encoder] = moved(corpus, searcher)
     return out
 
 
@@ -102,19 +108,18 @@ def first_relevant(corpus: se.Corpus, searcher: Searcher, query: se.Query,
                    mode: str) -> int | None:
     """The rank of the query's first relevant page in its top 10, or None."""
     answer = searcher.answer(query.text, mode=mode, top_k=corpus.top_k)
-    pages = list(dict.fromkeys(r.url for r in answer.results))[:10]
-    return next((i + 1 for i, page in enumerate(pages) if page in query.relevant), None)
+    return se.first_relevant(list(dict.fromkeys(r.url for r in answer.results)), query.relevant)
 
 
-def moved(corpus: se.Corpus, searcher: Searcher, shipped) -> list[dict]:
+def moved(corpus: se.Corpus, searcher: Searcher) -> list[dict]:
     """The clean queries whose first relevant page the rule moves, per mode."""
     out = []
     for query in corpus.queries:
         ranks = {}
         for rule in RULES:
-            lexical.cased_words = shipped if rule == "with" else (lambda query: [])
-            ranks[rule] = {mode: first_relevant(corpus, searcher, query, mode) for mode in MODES}
-        lexical.cased_words = shipped
+            with case_rule(rule):
+                ranks[rule] = {mode: first_relevant(corpus, searcher, query, mode)
+                               for mode in MODES}
         if ranks["with"] != ranks["without"]:
             out.append({"query": query.text, "group": query.group, **ranks})
     return out

@@ -296,8 +296,13 @@ def seed_scifact_cache(indexer: Indexer, chunks: list[Chunk], embedder: OnnxEmbe
 
 # --- metrics -------------------------------------------------------------------------
 
+def first_relevant(pages: list[str], relevant: dict[str, int]) -> int | None:
+    """The rank of the first relevant page among the first K, or None."""
+    return next((i for i, p in enumerate(pages[:K], 1) if p in relevant), None)
+
+
 def mrr_at_10(pages: list[str], relevant: dict[str, int]) -> float:
-    first = next((i for i, p in enumerate(pages[:K], 1) if p in relevant), None)
+    first = first_relevant(pages, relevant)
     return 1 / first if first else 0.0
 
 

@@ -211,9 +211,12 @@ class LexicalIndex:
         kept: dict[str, np.ndarray] = {}
         for word in cased:
             written = self.postings.get(word)
-            if written is not None:
-                for term in analyze(word):
-                    kept.setdefault(term, np.zeros(self.count, dtype=bool))[written[0]] = True
+            if written is None:
+                continue
+            for term in analyze(word):
+                if term not in kept:
+                    kept[term] = np.zeros(self.count, dtype=bool)
+                kept[term][written[0]] = True
         for term, writes in kept.items():
             own = np.zeros(self.count, dtype=np.int64)
             self._add(own, term, full)

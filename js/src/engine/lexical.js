@@ -110,12 +110,9 @@ export class LexicalIndex {
     const kept = new Map();
     for (let w = 0; w < cased.length; w++) {
       if (!written[w].length) continue;
-      const writes = new Float64Array(this.count);
-      for (const flat of written[w]) this.#add(cased[w], flat, writes, starts);
       for (const term of analyze(cased[w], this.stopwords)) {
-        const holders = kept.get(term) ?? new Uint8Array(this.count);
-        for (let chunk = 0; chunk < this.count; chunk++) if (writes[chunk]) holders[chunk] = 1;
-        kept.set(term, holders);
+        if (!kept.has(term)) kept.set(term, new Float64Array(this.count));
+        for (const flat of written[w]) this.#add(cased[w], flat, kept.get(term), starts);
       }
     }
     for (const [term, holders] of kept) {
