@@ -1,4 +1,4 @@
-"""The search bundle (format 11): its format (`format`), writer (`writer`) and reader
+"""The search bundle (format 12): its format (`format`), writer (`writer`) and reader
 (`reader`), side by side, and the payloads they share.
 
 Layout of `<site>/<bundle_dir>/`:
@@ -18,8 +18,9 @@ Layout of `<site>/<bundle_dir>/`:
     table payload (bundle/page_table.py: chunks per page, which chunks continue a section);
   - `facets`: the payload that maps filter key -> value -> pages (and the partitions
     holding their chunks), read by filtered queries only;
-  - `fragments`: a keyed list of pages (shard n: page n); `text`: a shard list of pages
-    (first page);
+  - `fragments`: a keyed list of pages (shard n: page n); `fragment_parts` (when a page
+    is longer than its `chunks`): the long pages' excerpts in parts, a keyed list
+    (bundle/fragment_parts.py); `text`: a shard list of pages (first page);
   - `lexical`: `version`, `scale`, `count`, `stopwords`, `head` (postings a term keeps
     for unfiltered queries) and `shards`, a keyed list of terms;
   - `vectors`: vector sets, each `{model, dtype, scale, dim, metric, sum, layout, ...}`
@@ -32,11 +33,14 @@ Layout of `<site>/<bundle_dir>/`:
 - payloads, named by content hash or self-checked (see bundle/names.py), in folders:
   - `pages/pages.<h>.bin`: the page table; `facets/facets.<h>.json`: the facets;
   - `index/<leaf><n>.<h>.json`: a shard list's directory, `{at, first, bytes}`;
-  - `lexical/sizes.<h>.json`, `fragments/sizes.<h>.json`: a keyed list's shard sizes;
+  - `lexical/sizes.<h>.json`, `fragments/sizes.<h>.json`, `parts/sizes.<h>.json`: a
+    keyed list's shard sizes;
   - `fragments/frag<n>.<h>.json`: page n, `[[url, title, section, [[anchor, path, excerpt,
     kind], ...]]]`, kind `p` (page lead) or `s` (section); the excerpt is the text results
     may show (about 480 characters, see `chunking.excerpt_parts`): a string, or where it
     holds code a list alternating prose and code, prose first (`["Run", "make all", "."]`);
+  - `parts/part<n>.<h>.json`: part n of the long pages, as a page's fragments file with
+    the rows of its chunks only;
   - `text/text<n>.<h>.json`: per page `[[text, anchors, anchor, path], ...]` (Python
     readers only; the chunk's own anchor and heading path, where fragments hold the
     deep link and the path results show);

@@ -12,7 +12,7 @@ from .format import MANIFEST, BundleError
 from .names import CATALOG_NAME, PayloadError, check_name
 
 PAYLOAD_FOLDERS = ("pages", "facets", "index", "fragments", "text", "vectors", "lexical", "table",
-                   "model", "vocabulary", "pieces", "words")
+                   "model", "vocabulary", "pieces", "words", "parts")
 API_ENTRY = "semantic.js"
 """The stable entry point of the browser client's JavaScript API (written by plugin/theme.py)."""
 CLIENT_FOLDER = "client"

@@ -285,6 +285,10 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
     _check_file(check, catalog, "facets", "")
     if check.keyed_list(catalog, "fragments", "", "fragments/frag") != pages:
         check.fail("fragments does not hold one shard a page")
+    if "fragment_parts" in catalog:
+        parts = check.dict(catalog, "fragment_parts")
+        check.int(parts, "chunks", "fragment_parts", 1)
+        check.keyed_list(parts, "parts", "fragment_parts", "parts/part")
     shards = check.shard_list(catalog, "text", "", int, "text/text")
     if pages and (not shards or shards[0][0] != 0 or shards[-1][0] >= pages):
         check.fail("text does not cover every page")

@@ -38,7 +38,7 @@ ROW_NAME = re.compile(r"^table/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.bin\Z")
 PIECE_NAME = re.compile(r"^pieces/(s[0-9a-z]{1,2}|c[0-9a-z]|p)\.([0-9a-f]{16})\.json\Z")
 """A keyed word piece file's name: its key's stem and the hash of every keyed file."""
 SHARD_STEMS = ("fragments/frag", "text/text", "lexical/lex", "vocabulary/words",
-               "vocabulary/spell", "pieces/piece", "words/word")
+               "vocabulary/spell", "pieces/piece", "words/word", "parts/part")
 """The stems of the shard lists' shards; a list's directories are `index/<leaf>`."""
 
 

@@ -20,6 +20,7 @@ from ..files import sha256_file
 from ..model.spec import DEFAULT_MODEL_SHA256, ModelSpec, default_model_spec
 from .chunks import PageChunks
 from .format import MANIFEST, BundleError, Manifest, check_catalog, check_directory
+from .fragment_parts import first_parts
 from .lexical import LexicalIndex
 from .names import ROW_CHECK_BYTES, Payload, PayloadError, check_name, self_checked_body, verify
 from .page_table import PageTable, parse_page_table
@@ -255,25 +256,37 @@ def shard_list(value: object) -> ShardList:
     return parse_shard_list(value, str if keys and isinstance(keys[0], str) else int)
 
 
+def _check_fragment_parts(catalog: dict, sizes: np.ndarray, source: Path | str) -> None:
+    """BundleError unless the catalog's long pages' parts (if any) are as many as its page
+    sizes give (bundle/fragment_parts.py)."""
+    if "fragment_parts" not in catalog:
+        return
+    parts = catalog["fragment_parts"]
+    if int(first_parts(sizes, parts["chunks"])[-1]) != parts["parts"]["count"]:
+        raise BundleError(f"{source}: fragment_parts does not list the parts of the pages' "
+                          "sizes: rebuild the site")
+
+
 def payload_json(name: str, data: bytes, source: Path | str) -> object:
     """The parsed JSON of payload `name`'s checked bytes (a self-checked one's check cut
     off)."""
     return parse_json(self_checked_body(name, data), source)
 
 
-KEYED_LISTS = (("lexical", "shards"), ("fragments",), ("encoders", "static", "words"))
+KEYED_LISTS = (("lexical", "shards"), ("fragments",), ("fragment_parts", "parts"),
+               ("encoders", "static", "words"))
 """Where the catalog holds keyed lists (a path of keys)."""
-CONTAINERS = ("index/", "lexical/lex", "lexical/sizes.", "fragments/sizes.", "vectors/ivf.",
-              "vectors/bin.", "pieces/keyed.", "words/sizes.")
+CONTAINERS = ("index/", "lexical/lex", "lexical/sizes.", "fragments/sizes.", "parts/sizes.",
+              "vectors/ivf.", "vectors/bin.", "pieces/keyed.", "words/sizes.")
 """The payloads that name other payloads (see `walk_payloads`)."""
 ON_DEMAND = ("vectors/bin.", "vectors/row", "lexical/lex", "lexical/tail.", "fragments/frag",
-             "text/", "table/", "vocabulary/", "pieces/", "words/")
+             "parts/part", "text/", "table/", "vocabulary/", "pieces/", "words/")
 """The payloads a downloaded bundle fetches when a query first needs them: vector
-partitions, keyword shards and tails, result fragments, texts, token table shards,
-vocabulary shards, word piece shards and word rows (their directories, and the keyed lists' sizes
-files, come down with the catalog)."""
-SHARD_LISTS = (("fragments",), ("text",), ("lexical", "shards"), ("vocabulary", "shards"),
-               ("vocabulary", "spelling"),
+partitions, keyword shards and tails, result fragments and long pages' parts, texts,
+token table shards, vocabulary shards, word piece shards and word rows (their
+directories, and the keyed lists' sizes files, come down with the catalog)."""
+SHARD_LISTS = (("fragments",), ("fragment_parts", "parts"), ("text",), ("lexical", "shards"),
+               ("vocabulary", "shards"), ("vocabulary", "spelling"),
                ("encoders", "static", "pieces", "shards"), ("encoders", "static", "words"))
 """Where the catalog holds shard lists (a path of keys)."""
 
@@ -497,6 +510,7 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
     except ValueError as exc:
         raise BundleError(f"{root / table_name} {exc}: rebuild the site") from exc
     starts = pages.starts
+    _check_fragment_parts(catalog, np.diff(starts), root / manifest.catalog.name)
     try:
         facets = _check_facets(load_json(*catalog["facets"]), pages=counts["pages"],
                                partitions=catalog["vectors"][0].get("partitions"))

@@ -39,6 +39,8 @@ from .format import (
     FileEntry,
     Manifest,
 )
+from .fragment_parts import PART_CHUNKS as FRAGMENT_PART_CHUNKS
+from .fragment_parts import page_parts
 from .lexical import SHARD_VERSION, STOPWORDS, LexicalFields, LexicalIndex
 from .names import (
     CATALOG_NAME,
@@ -121,6 +123,8 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
                     KIND_CODES[x.kind]] for x in c]]
                  for _, c in pages]
     fragment_files = _page_files(fragments, [page[0].url for _, page in pages])
+    part_files = [json_bytes([part]) for fragment in fragments
+                  for part in page_parts(fragment, FRAGMENT_PART_CHUNKS)]
     # The chunk's own anchor and heading path, where fragments hold what results show:
     # Python readers rebuild the chunk as it was embedded (its embed_text, its cache key).
     texts = [[[x.text, x.anchors, x.anchor, x.path] for x in c] for _, c in pages]
@@ -155,6 +159,10 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
             fragment_files, "fragments/frag",
             lambda name, body: _write_self_checked(out, written, name, body),
             lambda data: put("fragments", "sizes", "json", data)),
+        **({"fragment_parts": {"chunks": FRAGMENT_PART_CHUNKS, "parts": write_keyed_list(
+            part_files, "parts/part",
+            lambda name, body: _write_self_checked(out, written, name, body),
+            lambda data: put("parts", "sizes", "json", data))}} if part_files else {}),
         "text": shard_list("text/text", _page_shards(texts, TEXT_SHARD_BYTES)),
         "lexical": {
             "version": SHARD_VERSION, "scale": lexical.scale, "count": lexical.count,
