@@ -171,6 +171,9 @@ test("bad catalog fields are refused with the field's name", async () => {
     [(c) => { c.lexical.version = 3; }, /lexical\.version is not 4/],
     [(c) => { c.lexical.head = 0; }, /lexical\.head is 0/],
     [(c) => { c.facets = "facets.json"; }, /facets must be a list/],
+    [(c) => { c.fragment_parts.chunks = 0; }, /fragment_parts\.chunks is 0, not a whole number from 1/],
+    [(c) => { c.fragment_parts.parts.stem = "fragments/frag"; }, /fragment_parts\.parts has the stem "fragments\/frag", not "parts\/part"/],
+    [(c) => { c.fragment_parts.chunks += 1; }, /fragment_parts does not list the parts of the pages' sizes: rebuild the site/],
   ];
   for (const [edit, message] of cases) {
     const { engine } = await servedCopy((dir, manifest, catalog) => {
@@ -219,7 +222,7 @@ test("keyword results fetch the catalog, then the page table beside their terms'
   assert.ok(!fetched.includes(engine.manifest.catalog.name), "its copy was the current catalog");
   const rest = fetched.slice(2).filter((name) => name !== engine.catalog.pageTable.name);
   // the keyword shards are named from the terms: no directory, no list of their sizes
-  assert.ok(rest.every((name) => /^(lexical\/lex\d|fragments\/|index\/frag\d)/.test(name)), rest.join(" "));
+  assert.ok(rest.every((name) => /^(lexical\/lex\d|fragments\/|parts\/part\d|index\/frag\d)/.test(name)), rest.join(" "));
   const shards = (await engine.lexical.shards.all()).length;
   assert.ok(rest.filter((n) => n.startsWith("lexical/")).length < shards);
   assert.equal(new Set(fetched).size, fetched.length, "each file is fetched once");

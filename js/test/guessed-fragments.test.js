@@ -15,7 +15,7 @@ function heldLookup(entries) {
     calls.push(page);
     return released.then(() => {
       if (entries[page] instanceof Error) throw entries[page];
-      return entries[page] ?? null;
+      return entries[page] ? [entries[page]].flat() : null;
     });
   };
   return { calls, find, release };
@@ -49,6 +49,18 @@ test("files already asked for, of pages too long for what is left, or not found 
     find, asked: (name) => name === "f/asked", ask: (e) => asked.push(e.name), cost: (page) => chunks[page], budget: 64,
   });
   assert.deepEqual(asked, ["f/one", "f/small"]);
+});
+
+test("a long page's parts are asked for together, or not at all", async () => {
+  const parts = (...numbers) => numbers.map((n) => ({ name: `p/${n}` }));
+  const chunks = { 1: 192, 2: 256, 3: 10 };
+  const { find, release } = heldLookup({ 1: parts(0, 1, 2), 2: parts(3, 4, 5, 6), 3: { name: "f/a" } });
+  const asked = [];
+  release();
+  await askGuessedFragments([1, 2, 3], {
+    find, asked: (name) => name === "p/1", ask: (e) => asked.push(e.name), cost: (page) => chunks[page],
+  });
+  assert.deepEqual(asked, ["p/0", "p/2", "f/a"], "a page of 256 chunks does not fit in the 208 left");
 });
 
 test("the first distinct pages of an order", () => {

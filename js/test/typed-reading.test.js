@@ -62,7 +62,7 @@ async function readings(query, kinds, options = {}, how = {}) {
 }
 
 test("a corrected query asks for none of the row blocks and fragments its vector as typed picks", async () => {
-  const blocksAndFragments = /\/(vectors\/row|fragments\/frag)/;
+  const blocksAndFragments = /\/(vectors\/row|fragments\/frag|parts\/part)/;
   // one word the site does not use: nothing but the vector as typed picks pages
   for (const query of ["sevice", "ofline", "instll"]) {
     for (const typing of [false, true]) {
@@ -149,7 +149,7 @@ test("a slipped query whose other words' bits are in hand asks for their candida
  */
 async function typedKeywordPagesAsked(root = PARTITIONED) {
   const query = "what happens when the origin is down but a stlae copy exists";
-  const { slipped, typedOnly } = await readings(query, /\/fragments\/frag/, {},
+  const { slipped, typedOnly } = await readings(query, /\/(fragments\/frag|parts\/part)/, {},
     { root, guessedPages: 1, search: { mode: "lexical", topK: 1 } });
   return typedOnly.some((file) => slipped.has(file));
 }

@@ -12,8 +12,11 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from mkdocs_semantic.bundle.reader import read_bundle
+from mkdocs_semantic.bundle.shard_lists import shard_name
 from mkdocs_semantic.plugin.theme import ClientAssets, add_to_head, page_tags
 from mkdocs_semantic.search.searcher import Searcher
 
@@ -60,7 +63,20 @@ def test_chromium_gives_the_python_answers_without_a_model(site, tmp_path):
     assert answer["filtered"] == [row[0] for row in filtered["results"]]
     assert model_requests(report["requests"]) == []
     assert any("/semantic/table/row" in r for r in report["requests"])
+    # the fixture's pages of more than 3 chunks are read in parts, never whole
+    assert any("/semantic/parts/part" in r for r in report["requests"])
+    assert not set(whole_files_of_long_pages()) & {r.rsplit("/semantic/", 1)[-1]
+                                                   for r in report["requests"]}
     assert report["pageErrors"] == []
+
+
+def whole_files_of_long_pages() -> list[str]:
+    """The fragments files of the parity bundle's pages that also have parts."""
+    bundle = read_bundle(PARITY / "bundle")
+    listed, chunks = bundle.catalog["fragments"], bundle.catalog["fragment_parts"]["chunks"]
+    sizes = np.diff(bundle.pages.starts)
+    return [shard_name(listed["stem"], page, listed["set"])
+            for page in np.flatnonzero(sizes > chunks).tolist()]
 
 
 def test_the_search_box_answers_with_no_model_download(site, tmp_path):

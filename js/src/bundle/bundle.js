@@ -24,7 +24,7 @@ const ROW_NAME = /^table\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.bin$/;
 const PIECE_NAME = /^pieces\/(s[0-9a-z]{1,2}|c[0-9a-z]|p)\.([0-9a-f]{16})\.json$/;
 // names.py SHARD_NAME: a shard of a shard list (or a directory of them), named by its
 // number and the list's hash.
-const SHARD_STEMS = ["fragments/frag", "text/text", "lexical/lex", "vocabulary/words", "vocabulary/spell", "pieces/piece", "words/word"];
+const SHARD_STEMS = ["fragments/frag", "text/text", "lexical/lex", "vocabulary/words", "vocabulary/spell", "pieces/piece", "words/word", "parts/part"];
 const SHARD_NAME = new RegExp(`^(${[...SHARD_STEMS, ...SHARD_STEMS.map((s) => directoryStem(s))].join("|")})(0|[1-9][0-9]{0,9})\\.([0-9a-f]{16})\\.json$`);
 /** The stem of a shard list's directories: `index/` and the last part of its stem. */
 function directoryStem(stem) {
@@ -34,9 +34,9 @@ function directoryStem(stem) {
 // the hash of the partition's rows.
 const VECTOR_ROWS_NAME = /^vectors\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.i8$/;
 const TABLE_HASH = /^[0-9a-f]{16}$/;
-// A keyed list's shard (the keyword index's, a page's fragments, the word rows): named by
-// its number and the list's hash.
-const KEYED_SHARD_NAME = /^(lexical\/lex|fragments\/frag|words\/word)(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json$/;
+// A keyed list's shard (the keyword index's, a page's fragments, a long page's part, the
+// word rows): named by its number and the list's hash.
+const KEYED_SHARD_NAME = /^(lexical\/lex|fragments\/frag|parts\/part|words\/word)(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json$/;
 const MAX_SHARDS = 10 ** 10; // more shards than a name's number may count
 /** The keyword index's keyed list: the stem of its shards' names. */
 export const LEXICAL_STEM = "lexical/lex";
@@ -321,6 +321,15 @@ export function checkCatalog(data, manifest, source) {
 
   const fragments = check.keyedList(data, "fragments", "", "fragments/frag", "page");
   if (fragments.keyed.count !== pages) check.fail("fragments does not hold one shard a page");
+  // long pages' excerpts in parts (mkdocs_semantic/bundle/fragment_parts.py), if any
+  let fragmentParts = null;
+  if (data.fragment_parts !== undefined) {
+    const parts = check.object(data, "fragment_parts");
+    fragmentParts = {
+      chunks: check.int(parts, "chunks", "fragment_parts", 1),
+      parts: check.keyedList(parts, "parts", "fragment_parts", "parts/part", "page"),
+    };
+  }
 
   const lex = check.object(data, "lexical");
   if (check.int(lex, "version", "lexical") !== LEXICAL_VERSION) check.fail(`lexical.version is not ${LEXICAL_VERSION}`);
@@ -404,6 +413,7 @@ export function checkCatalog(data, manifest, source) {
     boosts,
     facets,
     fragments,
+    fragmentParts,
     lexical,
     vocabulary,
     vectors,

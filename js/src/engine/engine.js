@@ -48,6 +48,7 @@ import {
   PREFETCH_BATCH, PREFETCH_BITS_BATCH, PREFETCH_BYTES, mayPrefetch, prefetch, prefetchOrder,
 } from "./prefetch.js";
 import { GUESSED_PAGES, askGuessedFragments, firstPages } from "./guessed-fragments.js";
+import { ExcerptFiles } from "./fragment-parts.js";
 
 /**
  * On a set of more than this many probes' worth of chunks, a probe for a query whose
@@ -119,7 +120,12 @@ export class Engine {
     const { pages, chunks } = this.manifest.counts;
     const { starts, pageOfChunk, sections } = await this.store.get(this.catalog.pageTable,
       (buffer) => parsePageTable(buffer, { pages, chunks, name: this.catalog.pageTable.name }));
-    Object.assign(this, { starts, pageOfChunk, sections, priors: sizePriors(pageOfChunk, pages) });
+    const parts = this.catalog.fragmentParts;
+    const excerpts = new ExcerptFiles({
+      fragments: this.fragments, starts, name: this.manifest.catalog.name,
+      parts: parts && { chunks: parts.chunks, list: this.#shardList(parts.parts) },
+    });
+    Object.assign(this, { starts, pageOfChunk, sections, excerpts, priors: sizePriors(pageOfChunk, pages) });
     return { pages, chunks };
   }
 
@@ -811,10 +817,13 @@ export class Engine {
     return ids.map((id, i) => ({ ...described[i], score: scores[id] }));
   }
 
-  /** Asks for the fragments files of `pages` that fit the guess's budget (askGuessedFragments). */
+  /**
+   * Asks for the fragments files of `pages` that fit the guess's budget
+   * (askGuessedFragments): each page's file, or every part of a long page.
+   */
   #fetchFragments(pages) {
     return askGuessedFragments(pages, {
-      find: (page) => this.fragments.find(page),
+      find: (page) => Promise.all(this.excerpts.files(page).map((file) => file.list.find(file.key))),
       asked: (name) => this.store.has(name),
       ask: (entry) => this.store.json(entry).catch(() => {}),
       cost: (page) => this.starts[page + 1] - this.starts[page],
@@ -823,15 +832,15 @@ export class Engine {
 
   /** What results show of chunks: url, anchor, title, path, section, excerpt, kind. */
   async describe(ids) {
-    const { starts } = this;
-    const shards = await Promise.all(ids.map((id) => this.fragments.find(this.pageOfChunk[id])));
+    const files = ids.map((id) => this.excerpts.of(id, this.pageOfChunk[id]));
+    const shards = await Promise.all(files.map((file) => file.list.find(file.key)));
     return Promise.all(ids.map(async (id, i) => {
       const page = this.pageOfChunk[id];
-      const shard = shards[i];
-      const entry = shard ? (await this.store.json(shard))[page - shard.first] : undefined;
+      const [shard, { from, count }] = [shards[i], files[i]];
+      const entry = shard ? (await this.store.json(shard))[0] : undefined;
       const rows = Array.isArray(entry) && entry.length === 4 ? entry[3] : null;
-      const row = rows?.[id - starts[page]];
-      if (!Array.isArray(row) || rows.length !== starts[page + 1] - starts[page] || row.length !== 4) {
+      const row = rows?.[id - from];
+      if (!Array.isArray(row) || rows.length !== count || row.length !== 4) {
         throw new BundleError(`${shard?.name ?? "the fragments"} does not describe page ${page}'s chunks: rebuild the site`);
       }
       const [url, title, section] = entry;
