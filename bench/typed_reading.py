@@ -56,13 +56,16 @@ from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
 
 SETS = "fastapi,mkdocs,manpages,npm,postgres,python"
 PASSES = {"first": ("off", ["--cold-each"], True), "later": ("on", [], False)}
-FILE_KINDS = ("vectors", "fragments")  # bundle folders whose bytes the table shows
+FILE_KINDS = {"vectors": ("vectors",), "fragments": ("fragments", "parts")}
+"""The bundle folders whose bytes the table shows, by column (excerpts: the pages' files
+and the long pages' parts)."""
 
 
 def pass_figures(queries: list[dict]) -> dict:
     return figures(queries) | {
-        f"{kind}_sent_mean": statistics.fmean(q["kindSent"].get(kind, 0) for q in queries)
-        for kind in FILE_KINDS}
+        f"{kind}_sent_mean": statistics.fmean(
+            sum(q["kindSent"].get(folder, 0) for folder in folders) for q in queries)
+        for kind, folders in FILE_KINDS.items()}
 
 
 def built_at(checkout: Path, corpus: se.Corpus, out: Path) -> tuple[Path, str]:
@@ -118,7 +121,8 @@ def render(results: dict) -> str:
              + (", each on the sites its own commit builds" if results.get("before_builds")
                 else "") + ". Steps: the engine in Node, "
              "every answer held 100 ms; modeled: steps x 40 ms plus the bytes sent at "
-             "20 Mbit/s, the mean per query. Vectors: the index, bits and row blocks sent.",
+             "20 Mbit/s, the mean per query. Vectors: the index, bits and row blocks sent; "
+             "fragments: the excerpt files, the long pages' parts included.",
              "", "| set | kind | queries | client | "
              + " | ".join(f"{w}: queries by steps | {w}: sent median / mean | {w}: vectors "
                           f"/ fragments, mean | {w}: modeled" for w in PASSES) + " |",
