@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 PART_CHUNKS = 64
-"""Chunks a part holds at most: some 9 kB of excerpts, about the largest whole page of
-ordinary docs (bench/results/fragment_parts.md)."""
+"""Chunks a part holds at most: 3-11 kB of excerpts sent, about the largest whole page of
+ordinary docs; parts of 32 would also split many ordinary pages for little
+(bench/results/fragment_parts.md)."""
 
 
 def part_counts(sizes: np.ndarray, chunks: int) -> np.ndarray:
