@@ -262,9 +262,11 @@ def _check_fragment_parts(catalog: dict, sizes: np.ndarray, source: Path | str) 
     if "fragment_parts" not in catalog:
         return
     parts = catalog["fragment_parts"]
-    if int(first_parts(sizes, parts["chunks"])[-1]) != parts["parts"]["count"]:
-        raise BundleError(f"{source}: fragment_parts does not list the parts of the pages' "
-                          "sizes: rebuild the site")
+    made = int(first_parts(sizes, parts["chunks"])[-1])
+    if made != parts["parts"]["count"]:
+        raise BundleError(f"{source}: fragment_parts lists {parts['parts']['count']} parts, "
+                          f"but the pages of more than {parts['chunks']} chunks make {made}: "
+                          "rebuild the site")
 
 
 def payload_json(name: str, data: bytes, source: Path | str) -> object:

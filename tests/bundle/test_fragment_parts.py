@@ -59,7 +59,8 @@ def test_a_bundle_without_long_pages_lists_no_parts(tmp_path):
 
 @pytest.mark.parametrize("field, value, message", [
     ("chunks", 0, r"fragment_parts\.chunks is 0, not a whole number"),
-    ("chunks", 2, r"fragment_parts does not list the parts of the pages' sizes: rebuild"),
+    ("chunks", 2, r"fragment_parts lists 6 parts, but the pages of more than 2 chunks make "
+                  r"0: rebuild the site"),
     ("parts.stem", "fragments/frag",
      r"fragment_parts\.parts has the stem 'fragments/frag', not 'parts/part'"),
 ])

@@ -823,7 +823,7 @@ export class Engine {
    */
   #fetchFragments(pages) {
     return askGuessedFragments(pages, {
-      find: (page) => Promise.all(this.excerpts.files(page).map((file) => file.list.find(file.key))),
+      find: (page) => Promise.all(this.excerpts.locations(page).map((at) => this.excerpts.entry(at))),
       asked: (name) => this.store.has(name),
       ask: (entry) => this.store.json(entry).catch(() => {}),
       cost: (page) => this.starts[page + 1] - this.starts[page],
@@ -833,7 +833,7 @@ export class Engine {
   /** What results show of chunks: url, anchor, title, path, section, excerpt, kind. */
   async describe(ids) {
     const files = ids.map((id) => this.excerpts.of(id, this.pageOfChunk[id]));
-    const shards = await Promise.all(files.map((file) => file.list.find(file.key)));
+    const shards = await Promise.all(files.map((at) => this.excerpts.entry(at)));
     return Promise.all(ids.map(async (id, i) => {
       const page = this.pageOfChunk[id];
       const [shard, { from, count }] = [shards[i], files[i]];

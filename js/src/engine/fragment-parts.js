@@ -27,9 +27,10 @@ export class ExcerptFiles {
   constructor({ fragments, parts, starts, name }) {
     Object.assign(this, { fragments, parts, starts });
     if (parts) {
-      this.first = firstParts(starts, parts.chunks);
-      if (this.first[starts.length - 1] !== parts.list.keyed.count) {
-        throw new BundleError(`${name}: fragment_parts does not list the parts of the pages' sizes: rebuild the site`);
+      this.firstPart = firstParts(starts, parts.chunks);
+      const made = this.firstPart[starts.length - 1];
+      if (made !== parts.list.keyed.count) {
+        throw new BundleError(`${name}: fragment_parts lists ${parts.list.keyed.count} parts, but the pages of more than ${parts.chunks} chunks make ${made}: rebuild the site`);
       }
     }
   }
@@ -52,11 +53,11 @@ export class ExcerptFiles {
     const { chunks } = this.parts;
     const part = Math.floor((id - start) / chunks);
     const from = start + part * chunks;
-    return { list: this.parts.list, key: this.first[page] + part, from, count: Math.min(chunks, start + size - from) };
+    return { list: this.parts.list, key: this.firstPart[page] + part, from, count: Math.min(chunks, start + size - from) };
   }
 
-  /** Every file describing `page`'s chunks, as `of` gives them: its own, or its parts. */
-  files(page) {
+  /** Where each of `page`'s chunks is described, as `of` gives it: its file, or its parts. */
+  locations(page) {
     const [start, end] = [this.starts[page], this.starts[page + 1]];
     if (!this.hasParts(page)) return [this.of(start, page)];
     const out = [];
@@ -64,9 +65,8 @@ export class ExcerptFiles {
     return out;
   }
 
-  /** The file entry (`{name}`) of `of(id, page)`. */
-  find(id, page) {
-    const at = this.of(id, page);
-    return at.list.find(at.key);
+  /** The file entry (`{name}`) of a location (`of`). */
+  entry(location) {
+    return location.list.find(location.key);
   }
 }

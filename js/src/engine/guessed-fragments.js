@@ -25,16 +25,15 @@ export function firstPages(order, pageOfChunk, count) {
  * of the files describing it: its own, or a long page's parts), then asks, with
  * `ask(entry)`, for those not `asked(name)` yet of the pages whose `cost(page)` (their
  * chunks) fit in `budget` together, in the pages' order. A long page that does not fit
- * (release notes) is left for the final ranking, which reads only the parts it shows:
- * guessing the parts of its best chunks instead sent more than the steps it saved
- * (bench/results/fragment_parts.md). A page whose files were all asked for costs
- * nothing; a lookup that fails is skipped: its error surfaces where the file is read.
+ * (release notes) is left for the final ranking, which reads only the parts it shows. A
+ * page whose files were all asked for costs nothing; a lookup that fails is skipped: its
+ * error surfaces where the file is read.
  */
 export async function askGuessedFragments(pages, { find, asked, ask, cost, budget = GUESSED_CHUNKS }) {
   const found = await Promise.all(pages.map((page) => find(page).catch(() => null)));
   let left = budget;
   found.forEach((entries, i) => {
-    const wanted = (entries ?? []).filter((entry) => !asked(entry.name));
+    const wanted = (entries ?? []).filter((entry) => entry && !asked(entry.name));
     const spent = wanted.length ? cost(pages[i]) : Infinity;
     if (spent > left) return;
     left -= spent;
