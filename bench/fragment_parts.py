@@ -91,8 +91,10 @@ def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
         costs = file_costs(fragments, size)
         cost_of = {(p, i // size if size and sizes[p] > size else 0): c
                    for p, page_costs in enumerate(costs) for i, c in enumerate(page_costs)}
+        parts = [c for (page, _), c in cost_of.items() if size and sizes[page] > size]
         row: dict = {"long_pages": int((sizes > size).sum()) if size else 0,
                      "files": len(cost_of),
+                     "part_bytes": [min(parts), max(parts)] if parts else None,
                      "on_disk": sum(cost_of.values()) + (sum(
                          sent(f) for f, s in zip(fragments, sizes) if s > size) if size else 0)}
         for kind in KINDS:
@@ -114,17 +116,19 @@ def render(results: dict) -> str:
              f"{PART_CHUNKS} (shipped) and 128 chunks for longer pages. On disk: every "
              "excerpt file a browser may read, the long pages' whole files (kept for "
              "Python readers) included.", "",
-             "| set (pages; largest) | parts of | long pages | clean: mean / max sent, "
-             "files | slipped: mean / max sent, files | on disk |",
-             "|---|---|---|---|---|---|"]
+             "| set (pages; largest) | parts of | long pages | a part, sent: least / most "
+             "| clean: mean / max sent, files | slipped: mean / max sent, files | on disk |",
+             "|---|---|---|---|---|---|---|"]
     for name, data in results["sets"].items():
         for size, row in data["sizes"].items():
             label = "whole" if size == "None" else size
             cells = [f"{row[k]['mean'] / 1000:.1f} / {row[k]['max'] / 1000:.1f} kB, "
                      f"{row[k]['files']:.1f}" for k in KINDS]
+            least_most = (f"{row['part_bytes'][0] / 1000:.1f} / "
+                          f"{row['part_bytes'][1] / 1000:.1f} kB" if row["part_bytes"] else "-")
             lines.append(f"| {name} ({data['pages']}; {', '.join(map(str, data['largest']))}) "
-                         f"| {label} | {row['long_pages']} | {cells[0]} | {cells[1]} | "
-                         f"{row['on_disk'] / 1e6:.2f} MB |")
+                         f"| {label} | {row['long_pages']} | {least_most} | {cells[0]} | "
+                         f"{cells[1]} | {row['on_disk'] / 1e6:.2f} MB |")
     return "\n".join(lines) + "\n"
 
 

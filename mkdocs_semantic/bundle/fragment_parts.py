@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 PART_CHUNKS = 64
-"""Chunks a part holds at most: 3-11 kB of excerpts sent, about the largest whole page of
-ordinary docs; parts of 32 would also split many ordinary pages for little
+"""Chunks a part holds at most: up to about 11 kB of excerpts sent, as the largest whole
+pages of ordinary docs; parts of 32 would also split many ordinary pages for little
 (bench/results/fragment_parts.md)."""
 
 
