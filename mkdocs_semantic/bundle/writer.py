@@ -142,6 +142,9 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         return write_shard_list(shards, stem, lambda name, body: _write_self_checked(
             out, written, name, body))
 
+    def keyed_list(stem: str, shards: list[bytes]) -> dict:
+        return _keyed_list(out, written, put, stem, shards)
+
     lexical_shards = [json_bytes(shard) for shard in lexical.to_shards(
         starts, target_bytes=LEXICAL_BUCKET_BYTES,
         put_tail=lambda data: put("lexical", "tail", "json", data))]
@@ -155,22 +158,15 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         },
         "facets": put("facets", "facets", "json",
                       json_bytes(_facets(pages, starts, partition_of_chunk))),
-        "fragments": write_keyed_list(
-            fragment_files, "fragments/frag",
-            lambda name, body: _write_self_checked(out, written, name, body),
-            lambda data: put("fragments", "sizes", "json", data)),
-        **({"fragment_parts": {"chunks": FRAGMENT_PART_CHUNKS, "parts": write_keyed_list(
-            part_files, "parts/part",
-            lambda name, body: _write_self_checked(out, written, name, body),
-            lambda data: put("parts", "sizes", "json", data))}} if part_files else {}),
+        "fragments": keyed_list("fragments/frag", fragment_files),
+        **({"fragment_parts": {"chunks": FRAGMENT_PART_CHUNKS,
+                               "parts": keyed_list("parts/part", part_files)}}
+           if part_files else {}),
         "text": shard_list("text/text", _page_shards(texts, TEXT_SHARD_BYTES)),
         "lexical": {
             "version": SHARD_VERSION, "scale": lexical.scale, "count": lexical.count,
             "stopwords": sorted(STOPWORDS), "head": lexical.head,
-            "shards": write_keyed_list(
-                lexical_shards, "lexical/lex",
-                lambda name, body: _write_self_checked(out, written, name, body),
-                lambda data: put("lexical", "sizes", "json", data)),
+            "shards": keyed_list("lexical/lex", lexical_shards),
         },
         "vocabulary": {
             "version": VOCABULARY_VERSION,
@@ -321,10 +317,17 @@ def write_word_rows(out: Path, written: list[Payload], table: TokenTable, spec: 
         return None
     words = chunk_words(tokenizer, spec.query_prefix, chunks)
     (out / "words").mkdir(exist_ok=True)
-    return write_keyed_list(
-        word_shards(word_rows(tokenizer, table, words)), WORDS_STEM,
-        lambda name, body: _write_self_checked(out, written, name, body),
-        lambda data: put("words", "sizes", "json", data))
+    return _keyed_list(out, written, put, WORDS_STEM,
+                       word_shards(word_rows(tokenizer, table, words)))
+
+
+def _keyed_list(out: Path, written: list[Payload], put: Callable[[str, str, str, bytes], list],
+                stem: str, shards: list[bytes]) -> dict:
+    """`shards` written as the keyed list `stem` (shard_lists.write_keyed_list): each a
+    self-checked payload, their sizes a payload in the stem's folder; its catalog value."""
+    return write_keyed_list(shards, stem,
+                            lambda name, body: _write_self_checked(out, written, name, body),
+                            lambda data: put(stem.split("/")[0], "sizes", "json", data))
 
 
 def _write_self_checked(out: Path, written: list[Payload], name: str, body: bytes) -> int:
