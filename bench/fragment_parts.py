@@ -49,21 +49,19 @@ def sent(fragment: list) -> int:
     return len(gzip.compress(json_bytes([fragment]), 6)) + ROW_CHECK_BYTES
 
 
-def file_costs(fragments: list[list], size: int | None) -> list[list[int]]:
-    """Per page, the bytes sent for the file holding each of its chunks' excerpts."""
-    out = []
-    for fragment in fragments:
+def excerpt_files(fragments: list[list], size: int | None) -> dict[tuple[int, int], int]:
+    """Every excerpt file a browser may read with parts of `size` chunks (None: whole
+    pages), (page, part) -> bytes sent; a page read whole is its part 0."""
+    out = {}
+    for page, fragment in enumerate(fragments):
         parts = page_parts(fragment, size) if size else []
-        if not parts:
-            out.append([sent(fragment)] * len(fragment[3]))
-            continue
-        costs = [sent(part) for part in parts]
-        out.append([costs[i // size] for i in range(len(fragment[3]))])
+        for part, body in enumerate(parts or [fragment]):
+            out[(page, part)] = sent(body)
     return out
 
 
 def files_of(chunks: list[int], starts: np.ndarray, size: int | None) -> set[tuple[int, int]]:
-    """The (page, part) files the excerpts of `chunks` are in (part 0 for a whole file)."""
+    """The (page, part) files the excerpts of `chunks` are in (as `excerpt_files` keys)."""
     pages = np.searchsorted(starts, chunks, side="right") - 1
     out = set()
     for chunk, page in zip(chunks, pages.tolist()):
@@ -77,8 +75,8 @@ def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
     bundle = corpus.bundle
     starts = np.asarray(bundle.pages.starts)
     listed = bundle.catalog["fragments"]
-    fragments = [json.loads(self_checked_body(name, (bundle.root / name).read_bytes()))[0]
-                 for name in (shard_name(listed["stem"], page, listed["set"])
+    fragments = [json.loads(self_checked_body(file, (bundle.root / file).read_bytes()))[0]
+                 for file in (shard_name(listed["stem"], page, listed["set"])
                               for page in range(len(starts) - 1))]
     sizes = np.diff(starts)
     copies = rt.copies(corpus, name)
@@ -88,9 +86,7 @@ def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
                     for q in copies[kind]] for kind in KINDS}
     out: dict = {"pages": len(sizes), "largest": sorted(sizes.tolist())[-3:], "sizes": {}}
     for size in SIZES:
-        costs = file_costs(fragments, size)
-        cost_of = {(p, i // size if size and sizes[p] > size else 0): c
-                   for p, page_costs in enumerate(costs) for i, c in enumerate(page_costs)}
+        cost_of = excerpt_files(fragments, size)
         parts = [c for (page, _), c in cost_of.items() if size and sizes[page] > size]
         row: dict = {"long_pages": int((sizes > size).sum()) if size else 0,
                      "files": len(cost_of),
