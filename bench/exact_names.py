@@ -4,7 +4,8 @@ Per set and query encoder, MRR@10 of every query and of the exact and paraphrase
 subsets for: keyword alone; hybrid with both signals weighing the same (the rule before
 names weighed their keywords more); hybrid as shipped (a query that names something,
 search/ranking.py's `names_a_thing`, weighs its keyword signal `NAME_KEYWORD_WEIGHT`);
-and two candidate rules applied on top of the shipped hybrid (measured, not shipped):
+hybrid with a name's keyword signal weighing more than shipped (`WEIGHTS`); and two
+candidate rules applied on top of the shipped hybrid (measured, not shipped):
 
 - `heading`: when the query, lowercased, without backticks, quotes or a trailing
   `()`, is the heading (or page title) of one of the keyword ranking's first 10
@@ -35,11 +36,17 @@ import mkdocs_semantic.search.searcher as searcher_module  # noqa: E402
 from mkdocs_semantic.bundle.lexical import TOKEN  # noqa: E402
 from mkdocs_semantic.constants import NAME_KEYWORD_WEIGHT  # noqa: E402
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
-from mkdocs_semantic.search.ranking import chunk_order, keyword_weight  # noqa: E402
+from mkdocs_semantic.search.ranking import (  # noqa: E402
+    chunk_order,
+    keyword_weight,
+    names_a_thing,
+)
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 CODE = re.compile(r"[_.:]|^[-!@]|[a-z][A-Z]|^[A-Z0-9_]{3,}$")
-RULES = ("lexical", "equal", "hybrid", "heading", "code")
+WEIGHTS = (2.0, 3.0, 5.0)
+"""Keyword weights of a query that names something, tried beside the shipped one."""
+RULES = ("lexical", "equal", "hybrid", *(f"x{w:g}" for w in WEIGHTS), "heading", "code")
 
 
 def normal(text: str) -> str:
@@ -66,6 +73,17 @@ def pinned(searcher: Searcher, query: str, rule: str) -> str | None:
     return None
 
 
+def weighing(rule: str):
+    """The keyword weight of a query under `rule`: 1 for every query (`equal`), a name's
+    `x<w>`, else the shipped one."""
+    if rule == "equal":
+        return lambda query: 1.0
+    if rule.startswith("x"):
+        weight = float(rule[1:])
+        return lambda query: weight if names_a_thing(query) else 1.0
+    return keyword_weight
+
+
 def run_set(corpus: se.Corpus, embedder: OnnxEmbedder) -> dict:
     out: dict = {}
     for encoder in ("static", "transformer"):
@@ -74,9 +92,7 @@ def run_set(corpus: se.Corpus, embedder: OnnxEmbedder) -> dict:
         rows: dict = {}
         for rule in RULES:
             per: dict[str, list[float]] = {}
-            # `equal`: the searcher's keyword weight is 1 for every query
-            searcher_module.keyword_weight = (
-                (lambda query: 1.0) if rule == "equal" else keyword_weight)
+            searcher_module.keyword_weight = weighing(rule)
             for q in corpus.queries:
                 mode = "lexical" if rule == "lexical" else "hybrid"
                 results = searcher.search(q.text, mode=mode, top_k=corpus.top_k, as_typed=True)
@@ -94,16 +110,18 @@ def run_set(corpus: se.Corpus, embedder: OnnxEmbedder) -> dict:
 
 def render(results: dict) -> str:
     lines = ["# Exact names: hybrid against keywords alone, names weighing their keywords more, "
-             "and two rules tried", "",
+             "heavier weights and two rules tried", "",
              f"Reproduce: `python bench/exact_names.py`. Measured {results['run']}. "
              "MRR@10 of the exact subset, then of the paraphrase subset and of every "
              "query; `equal`: hybrid with both signals weighing the same; `shipped`: "
              f"a query that names something weighs its keywords {NAME_KEYWORD_WEIGHT:g}x; "
+             "`names xW`: such a query's keywords weigh W instead; "
              "`heading` and `code` are the rules of the script's docstring, applied on "
              "top of the shipped hybrid.", "",
              "| set | encoder | keyword alone | hybrid, equal | hybrid, shipped | "
-             "+ heading rule | + code rule |",
-             "|---" * 7 + "|"]
+             + "".join(f"names x{w:g} | " for w in WEIGHTS)
+             + "+ heading rule | + code rule |",
+             "|---" * (7 + len(WEIGHTS)) + "|"]
     for name, s in results["sets"].items():
         for encoder, rows in s.items():
             cells = [f"{rows[r].get('exact', 0):.3f} / {rows[r].get('paraphrase', 0):.3f}"
