@@ -35,6 +35,7 @@ from mkdocs_semantic.bundle.names import (  # noqa: E402
     json_bytes,
     self_checked_body,
 )
+from mkdocs_semantic.bundle.reader import Bundle  # noqa: E402
 from mkdocs_semantic.bundle.shard_lists import shard_name  # noqa: E402
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
@@ -71,13 +72,18 @@ def files_of(chunks: list[int], starts: np.ndarray, size: int | None) -> set[tup
     return out
 
 
+def page_fragments(bundle: Bundle) -> list[list]:
+    """Every page's fragment row, read from its own fragments file, in page order."""
+    listed = bundle.catalog["fragments"]
+    return [json.loads(self_checked_body(file, (bundle.root / file).read_bytes()))[0]
+            for file in (shard_name(listed["stem"], page, listed["set"])
+                         for page in range(len(bundle.pages.starts) - 1))]
+
+
 def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
     bundle = corpus.bundle
     starts = np.asarray(bundle.pages.starts)
-    listed = bundle.catalog["fragments"]
-    fragments = [json.loads(self_checked_body(file, (bundle.root / file).read_bytes()))[0]
-                 for file in (shard_name(listed["stem"], page, listed["set"])
-                              for page in range(len(starts) - 1))]
+    fragments = page_fragments(bundle)
     sizes = np.diff(starts)
     copies = rt.copies(corpus, name)
     searcher = Searcher(bundle, None, encoder="static")

@@ -25,7 +25,6 @@ Writes <out>/guessed_pages.{json,md} (bench/results unless --out).
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -37,11 +36,9 @@ sys.path.insert(0, str(HERE))
 
 import readers_typing as rt  # noqa: E402
 import static_encoder as se  # noqa: E402
-from fragment_parts import excerpt_files, files_of  # noqa: E402
+from fragment_parts import excerpt_files, files_of, page_fragments  # noqa: E402
 
 from mkdocs_semantic.bundle.fragment_parts import PART_CHUNKS  # noqa: E402
-from mkdocs_semantic.bundle.names import self_checked_body  # noqa: E402
-from mkdocs_semantic.bundle.shard_lists import shard_name  # noqa: E402
 from mkdocs_semantic.bundle.vectors import partitions  # noqa: E402
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
 from mkdocs_semantic.search.ranking import chunk_order  # noqa: E402
@@ -97,11 +94,7 @@ def candidate_order(searcher: Searcher, text: str) -> np.ndarray:
 def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
     bundle = corpus.bundle
     starts = np.asarray(bundle.pages.starts)
-    listed = bundle.catalog["fragments"]
-    fragments = [json.loads(self_checked_body(file, (bundle.root / file).read_bytes()))[0]
-                 for file in (shard_name(listed["stem"], page, listed["set"])
-                              for page in range(len(starts) - 1))]
-    cost = excerpt_files(fragments, PART_CHUNKS)
+    cost = excerpt_files(page_fragments(bundle), PART_CHUNKS)
     files: dict[int, list] = {}
     for key in cost:
         files.setdefault(key[0], []).append(key)
