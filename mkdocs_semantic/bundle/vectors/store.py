@@ -207,19 +207,30 @@ class VectorSet:
         return partitions.probed(self.centroid_bits, self.sizes, codes,
                                  probe_rows=self.probe_rows)
 
-    def candidate_rows(self, codes: np.ndarray) -> list[tuple[int, np.ndarray]]:
-        """Partitioned: the rows a query scores exactly, the best distinct rows by sign
-        score among those of the partitions it probes, ties by their first chunk
-        (partitions.py, steps 1-4), as (partition number, ascending row numbers in it)
-        for each probed partition holding one, in probe order."""
+    def ranked_candidates(self, codes: np.ndarray) -> tuple[list[int], np.ndarray,
+                                                             np.ndarray]:
+        """Partitioned: the partitions a query probes (probe order), the first chunk of
+        each of their rows (concatenated in that order), and the positions there of its
+        candidates, the best distinct rows by sign score, best first, ties by first chunk
+        (partitions.py, steps 1-4)."""
         numbers = self.probed(codes)
         self._read_together(numbers)
         probed = [self.partition(p) for p in numbers]
         if not probed:
-            return []
+            return numbers, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         firsts = np.concatenate([p.first_chunks for p in probed])
         scores = partitions.sign_scores(np.concatenate([p.bits for p in probed]), codes)
-        best = np.sort(partitions.best_rows(firsts, scores, self.candidates))
+        return numbers, firsts, partitions.best_rows(firsts, scores, self.candidates)
+
+    def candidate_rows(self, codes: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """Partitioned: the rows a query scores exactly (`ranked_candidates`), as
+        (partition number, ascending row numbers in it) for each probed partition
+        holding one, in probe order."""
+        numbers, _, ranked = self.ranked_candidates(codes)
+        if not numbers:
+            return []
+        best = np.sort(ranked)
+        probed = [self.partition(p) for p in numbers]
         starts = np.cumsum([0] + [len(p.bits) for p in probed])
         owner = np.searchsorted(starts, best, side="right") - 1
         return [(numbers[k], best[owner == k] - starts[k]) for k in np.unique(owner).tolist()]
