@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -73,7 +74,7 @@ def pinned(searcher: Searcher, query: str, rule: str) -> str | None:
     return None
 
 
-def weighing(rule: str):
+def weighing(rule: str) -> Callable[[str], float]:
     """The keyword weight of a query under `rule`: 1 for every query (`equal`), a name's
     `x<w>`, else the shipped one."""
     if rule == "equal":

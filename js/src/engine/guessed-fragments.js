@@ -4,8 +4,7 @@
 /**
  * Pages whose fragments a query asks for before its final ranking, from each signal's
  * order, and how many of their chunks it may ask for (a page's file sends about 135-150
- * bytes a chunk: some 55 kB; format 10's 64 kB of listed bytes, about half that, held
- * every page shown 49 times in 50 on fastapi-docs' queries: bench/query_rounds.py).
+ * bytes a chunk: some 55 kB). bench/guessed_pages.py weighs other counts.
  */
 export const GUESSED_PAGES = 10;
 export const GUESSED_CHUNKS = 400;
