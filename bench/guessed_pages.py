@@ -135,8 +135,9 @@ def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
             keyword = ranking.lexical_scores
             keywords = [page_order(chunk_order(keyword, keyword > 0), page_of_chunk)]
             if reading.text != query.text and not holds_for_reading:
+                # the typed words' keyword guess goes first, as the engine sends it
                 typed = bundle.lexical.scores(query.text, typed=query.text)
-                keywords.append(page_order(chunk_order(typed, typed > 0), page_of_chunk))
+                keywords.insert(0, page_order(chunk_order(typed, typed > 0), page_of_chunk))
             vectors = page_order(candidate_order(searcher, reading.text), page_of_chunk)
             for (keyword_count, vector_count), row in rows.items():
                 guessed = guessed_files([*((pages, keyword_count) for pages in keywords),
