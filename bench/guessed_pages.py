@@ -56,21 +56,22 @@ PAIRS = ((6, 8), (6, 10), (8, 10), (10, 6), (10, 8))
 KINDS = ("clean", "slipped")
 STEP_MS = 40.0
 MS_PER_BYTE = 8 / 20e6 * 1000
-SOURCE = (HERE.parent / "js" / "src" / "engine" / "guessed-fragments.js").read_text()
+ENGINE = HERE.parent / "js" / "src" / "engine"
 
 
-def shipped(name: str) -> int:
-    """A constant of the engine's guess, as js/src/engine/guessed-fragments.js sets it."""
-    found = re.search(rf"export const {name} = (\d+);", SOURCE)
+def shipped(name: str, source: str = "guessed-fragments.js") -> int:
+    """A whole-number constant of the browser engine, as js/src/engine/`source` sets it."""
+    found = re.search(rf"^(?:export )?const {name} = (\d+);", (ENGINE / source).read_text(),
+                      re.MULTILINE)
     if not found:
-        raise SystemExit(f"{name} is not in js/src/engine/guessed-fragments.js")
+        raise SystemExit(f"{name} is not in js/src/engine/{source}")
     return int(found.group(1))
 
 
 BUDGET = shipped("GUESSED_CHUNKS")
-READING_FIRST_PROBES = 2
+READING_FIRST_PROBES = shipped("READING_FIRST_PROBES", "engine.js")
 """A partitioned site of more than this many probes' worth of chunks holds the keyword
-ranking's guess for the reading (js/src/engine/engine.js)."""
+ranking's guess for the reading."""
 Files = dict[int, list[tuple[int, int]]]
 
 
@@ -182,7 +183,7 @@ def render(results: dict) -> str:
         for kind, data in kinds.items():
             cells = [f"{row['held']:.0%}, {row['guessed'] / 1000:.1f} / "
                      f"{row['late'] / 1000:.1f} kB, {row['modeled_ms']:.1f} ms"
-                     for row in (data["guesses"][str(g)] for g in GUESSES)]
+                     for row in (data["guesses"][label((g, g))] for g in GUESSES)]
             lines.append(f"| {name} | {kind} | {data['shown'] / 1000:.1f} kB | "
                          + " | ".join(cells) + " |")
     pairs = [label(counts) for counts in PAIRS]
@@ -193,7 +194,7 @@ def render(results: dict) -> str:
     total = dict.fromkeys(pairs, 0.0)
     for name, kinds in results["sets"].items():
         for kind, data in kinds.items():
-            base = data["guesses"][str(pages)]["modeled_ms"]
+            base = data["guesses"][label((pages, pages))]["modeled_ms"]
             cells = []
             for pair in pairs:
                 ms = data["guesses"][pair]["modeled_ms"]
