@@ -68,9 +68,10 @@ def ensure_source() -> Path:
     return source
 
 
-def build(source: Path, work: Path, layout: str) -> tuple[Path, sites.Build]:
-    """The corpus built with the plugin (`vector_layout: layout`), the shared cache."""
-    plugin = (f"\n  - search\n  - semantic:\n      cache_dir: {CORPUS / 'plugin'}\n"
+def build(source: Path, work: Path, layout: str, cache: Path) -> tuple[Path, sites.Build]:
+    """The corpus built with the plugin (`vector_layout: layout`), embeddings cached in
+    `cache`."""
+    plugin = (f"\n  - search\n  - semantic:\n      cache_dir: {cache}\n"
               f"      vector_layout: {layout}\n")
     return build_with(source, work / layout, "\n  - search\n", plugin)
 
@@ -255,31 +256,24 @@ every page (an error in the page, recorded in the run): no search file depends o
 {keyword_line}"""
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, default=HERE / ".cache" / "large-site")
-    parser.add_argument("--out", type=Path, default=HERE / "results")
-    parser.add_argument("--protocol", choices=("h2", "http/1.1"), default="h2")
-    run.add_pause_argument(parser)
-    args = parser.parse_args()
+def measure(source: Path, work: Path, cache: Path, *, pause_ms: int, protocol: str) -> dict:
+    """The site of `source` built both ways and by Pagefind under `work`, the plugin's
+    embeddings cached in `cache`, measured: large_site's figures."""
     run.relevance, run.Searcher, run.MODES = relevance, Searcher, MODES
     load = list(os.getloadavg())
-    source = ensure_source()
-    work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     pagefind_bin = HERE / "node_modules" / ".bin" / "pagefind"
     if not pagefind_bin.exists():
         raise SystemExit("bench/node_modules has no pagefind: run `npm ci` in bench/ "
                          "(bench/compare does)")
-    auto_site, auto_build = build(source, work, "auto")
-    exact_site, _ = build(source, work, "exact")
+    auto_site, auto_build = build(source, work, "auto", cache)
+    exact_site, _ = build(source, work, "exact", cache)
     pagefind_site, pagefind_build = build_pagefind(source, work, pagefind_bin)
-    sets = {name: relevance.read_queries(HERE / "relevance" / f"manpages-{name}.tsv")
-            for name in SETS}
+    sets = query_sets()
     queries = [q for rows in sets.values() for q, _ in rows]
     seen = run.browse({"queries": queries, "firstQuery": queries[0], "warmup": WARMUP,
-                       "coldRepeats": run.COLD_REPEATS, "pauseMs": args.pause_ms,
-                       "rank": False, "timeoutMs": 240_000, "protocol": args.protocol,
+                       "coldRepeats": run.COLD_REPEATS, "pauseMs": pause_ms,
+                       "rank": False, "timeoutMs": 240_000, "protocol": protocol,
                        "fetchCost": {"profiles": 5},
                        "runs": [{"name": "plugin", "kind": "semantic", "root": str(auto_site)},
                                 {"name": "throttled", "kind": "semantic", "root": str(auto_site),
@@ -290,12 +284,12 @@ def main() -> int:
                                  "root": str(pagefind_site), "throttle": THROTTLE}]},
                       work, limit_s=1200, prefix=PREFIX)
     parts = sites.semantic_parts(auto_site)
-    figures = {
+    return {
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{os.uname().machine}, {os.cpu_count()} cores",
         "load_average": load,
         "protocol": seen["protocol"].get("served"),
-        "warm_pause_ms": args.pause_ms,
+        "warm_pause_ms": pause_ms,
         "pages": parts["manifest_counts"]["pages"],
         "chunks": parts["manifest_counts"]["chunks"],
         "layout": parts["vectors"]["layout"],
@@ -314,6 +308,28 @@ def main() -> int:
         },
         "layouts": run.layout_quality(auto_site, exact_site, sets, 1),
     }
+
+
+def query_sets() -> dict[str, list[tuple[str, list[str]]]]:
+    """The man-pages relevance queries by subset: (query, relevant page URLs)."""
+    return {name: relevance.read_queries(HERE / "relevance" / f"manpages-{name}.tsv")
+            for name in SETS}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options large_site and the series over its sizes share."""
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument("--protocol", choices=("h2", "http/1.1"), default="h2")
+    run.add_pause_argument(parser)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=HERE / ".cache" / "large-site")
+    add_arguments(parser)
+    args = parser.parse_args()
+    figures = measure(ensure_source(), args.work.resolve(), CORPUS / "plugin",
+                      pause_ms=args.pause_ms, protocol=args.protocol)
     write_results(args.out, "large_site", figures, render(figures))
     return 0
 

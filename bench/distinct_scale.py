@@ -1,0 +1,225 @@
+"""Distinct text at several sizes: Debian's manual pages cut to N pages, beside Pagefind.
+
+bench/compare grows fastapi-docs with identical copies of its pages, so at its larger
+scales a query's best matches are a few distinct chunks, copied: fine for bytes, not for
+ranking (issue 28). This series grows a site of distinct text instead. Each size keeps
+the home page, every page that a query of bench/relevance/manpages-{paraphrase,exact}.tsv
+judges relevant, and a seeded sample of the other manual pages (the same sample grows
+with the size: a smaller size's pages are all in the larger). Each size is built and
+measured as bench/large_site.py measures the whole site, in one run:
+
+- in Chromium, loopback and on a reader's network (20 Mbit/s, 40 ms a request): the
+  first semantic result and the warm queries, with Pagefind over the same pages beside;
+- with the Python reference searcher: hybrid page MRR@10 of the plugin as shipped and of
+  the exact layout, and recall@10 of its vector search against the exact one.
+
+Against issue 28's targets: the first semantic result at most 500 kB and 6 rounds, its
+modeled time at most Pagefind's; the keyword results within 3 rounds; warm queries p50 at
+most 2 rounds and 40 kB, modeled p95 at most 1.5x Pagefind's.
+
+    python bench/distinct_scale.py [--pages 200,800,0] [--pause-ms MS]
+
+`0` is every page. Needs what bench/large_site.py needs. Writes
+bench/results/distinct_scale.{json,md}; each size's builds sit in
+bench/.cache/distinct-scale/pages-N.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE / "compare_lib"))
+
+import large_site  # noqa: E402
+import report  # noqa: E402  (bench/compare_lib/report.py: rows and the network model)
+import run  # noqa: E402  (bench/compare_lib/run.py: percentiles)
+from results_file import write_results  # noqa: E402
+
+SEED = 0
+FIRST_BYTES = 500_000
+FIRST_ROUNDS = 6
+KEYWORD_ROUNDS = 3
+WARM_ROUNDS = 2
+WARM_BYTES = 40_000
+WARM_P95_RATIO = 1.5
+
+
+def relevant_pages(sets: dict[str, list[tuple[str, list[str]]]]) -> set[str]:
+    """The URLs any query judges relevant."""
+    return {url for rows in sets.values() for _, urls in rows for url in urls}
+
+
+def page_file(docs: Path, url: str) -> str:
+    """The Markdown file under `docs` that a page URL (`man1/find/`) is built from."""
+    stem = url.strip("/")
+    for name in (f"{stem}.md", f"{stem}/index.md"):
+        if (docs / name).is_file():
+            return name
+    raise SystemExit(f"no page in {docs} for the relevant URL {url!r}: regenerate the corpus "
+                     "(bench/corpora/manpages.py) or mend the relevance file")
+
+
+def chosen_pages(docs: Path, keep: set[str], pages: int) -> set[str]:
+    """`pages` Markdown files: the home page, `keep`, and a seeded sample of the rest (a
+    prefix of one shuffled order, so each size holds every smaller one); 0: all."""
+    every = sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*.md"))
+    wanted = {"index.md", *keep}
+    if pages == 0 or pages >= len(every):
+        return set(every)
+    if pages < len(wanted):
+        raise SystemExit(f"--pages {pages}: the queries need {len(wanted)} pages at least")
+    rest = [p for p in every if p not in wanted]
+    random.Random(SEED).shuffle(rest)
+    return wanted | set(rest[:pages - len(wanted)])
+
+
+def cut(source: Path, dest: Path, pages: int, keep_urls: set[str]) -> Path:
+    """A copy of the corpus project at `dest` holding `pages` of its pages."""
+    docs = source / "docs"
+    keep = chosen_pages(docs, {page_file(docs, url) for url in keep_urls}, pages)
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(source, dest)
+    for path in (dest / "docs").rglob("*.md"):
+        if path.relative_to(dest / "docs").as_posix() not in keep:
+            path.unlink()
+    return dest
+
+
+def own_cache(work: Path) -> Path:
+    """A copy of the whole site's embedding cache: a build keeps only the vectors it used,
+    so a smaller site must not prune the shared one."""
+    cache = work / "cache"
+    if cache.exists():
+        shutil.rmtree(cache)
+    shutil.copytree(large_site.CORPUS / "plugin", cache)
+    return cache
+
+
+def modeled(b: dict) -> list[float]:
+    """Each warm query's modeled time on a reader's network."""
+    per = b["warm_fetches"]["per_query"]
+    return [report.modeled_ms(r, n) for r, n in zip(per["rounds"], per["sent"])]
+
+
+def targets(f: dict) -> dict[str, bool]:
+    """Issue 28's targets met at one size."""
+    ours, theirs = f["throttled"], f["pagefind"]["throttled"]
+    per = ours["warm_fetches"]["per_query"]
+    keyword = ours.get("cold_keyword") or {}
+    return {
+        "first: bytes": ours["cold_sent_bytes"] <= FIRST_BYTES,
+        "first: rounds": report.first_query_rounds(ours) <= FIRST_ROUNDS,
+        "first: modeled": report.first_query_modeled(ours) <= report.first_query_modeled(theirs),
+        "keyword rounds": keyword.get("rounds", KEYWORD_ROUNDS + 1) <= KEYWORD_ROUNDS,
+        "warm: rounds p50": run.percentile(per["rounds"], 50) <= WARM_ROUNDS,
+        "warm: sent p50": run.percentile(per["sent"], 50) <= WARM_BYTES,
+        "warm: modeled p95": run.percentile(modeled(ours), 95)
+        <= WARM_P95_RATIO * run.percentile(modeled(theirs), 95),
+    }
+
+
+def size_label(f: dict) -> str:
+    return f"{f['pages']:,} pages, {f['chunks']:,} chunks"
+
+
+def render(results: dict) -> str:
+    sizes = [f for f in results["sizes"] if "failed" not in f["throttled"]
+             and "failed" not in f["pagefind"]["throttled"]]
+    failed = [f for f in results["sizes"] if f not in sizes]
+    pause = results["sizes"][0].get("warm_pause_ms") if results["sizes"] else 0
+    lines = [
+        "# Distinct text at several sizes: Debian's manual pages, beside Pagefind", "",
+        f"Reproduce: `python bench/distinct_scale.py --pages {results['asked']}"
+        + (f" --pause-ms {pause}" if pause else "") + "`. Run "
+        f"{results['generated']}, {results['machine']}; load average "
+        f"{', '.join(f'{x:.2f}' for x in results['load_average'])} when it began. Each size: "
+        f"the home page, the {len(relevant_pages(large_site.query_sets()))} pages the queries "
+        "judge relevant and a seeded sample of the "
+        "other manual pages (each size holds every smaller one), built with the plugin as "
+        "shipped and measured as bench/large_site.py measures the whole site. On a reader's "
+        "network (20 Mbit/s, 40 ms a request, CDP emulation, fresh profiles), rounds on the "
+        f"browser's clock; modeled: {report.ROUND_TRIP_MS} ms a round plus the bytes at "
+        f"{report.BYTES_PER_MS * 8 / 1000:.0f} Mbit/s. Warm queries "
+        + (f"each after a reader's pause of {pause:,} ms, in which the client prefetches."
+           if pause else "one after the other, no pause between them."), "",
+        report.NETWORK_COLUMNS.replace("| site |", "| size |", 1),
+    ]
+    for f in sizes:
+        lines.append(report.network_row(size_label(f), "Pagefind", f["pagefind"]["throttled"]))
+        lines.append(report.network_row(size_label(f), "this plugin", f["throttled"]))
+    lines += ["", "Issue 28's targets at each size (first semantic result at most "
+              f"{FIRST_BYTES // 1000} kB and {FIRST_ROUNDS} rounds, modeled at most Pagefind's; "
+              f"keyword results within {KEYWORD_ROUNDS} rounds; warm p50 at most {WARM_ROUNDS} "
+              f"rounds and {WARM_BYTES // 1000} kB, warm modeled p95 at most "
+              f"{WARM_P95_RATIO:g}x Pagefind's):", ""]
+    names = list(targets(sizes[0])) if sizes else []
+    lines += ["| size | layout | " + " | ".join(names) + " |", "|---" * (len(names) + 2) + "|"]
+    for f in sizes:
+        met = targets(f)
+        layout = f"{f['layout']}" + (f", {f['partitions']:,} partitions" if f.get("partitions")
+                                     else "")
+        lines.append(f"| {size_label(f)} | {layout} | "
+                     + " | ".join("yes" if met[n] else "**no**" for n in names) + " |")
+    lines += ["", "Ranking (Python reference searcher): hybrid page MRR@10 of the plugin as "
+              "shipped and of the exact layout (paraphrase / exact / all queries), and vector "
+              "recall@10 of the shipped layout against the exact one (queries below 1, min):",
+              "", "| size | as shipped | exact layout | gap (all) | vector recall@10 |",
+              "|---|---|---|---|---|"]
+    for f in sizes + failed:
+        lay = f["layouts"]
+        cells = [" / ".join(f"{lay[k][s]['mrr@10']:.3f}" for s in (*large_site.SETS, "all"))
+                 for k in ("auto", "exact")]
+        gap = lay["auto"]["all"]["mrr@10"] - lay["exact"]["all"]["mrr@10"]
+        v = lay["vector"]
+        lines.append(f"| {size_label(f)} | {cells[0]} | {cells[1]} | {gap:+.3f} | "
+                     f"{v['recall@10']:.3f} ({v['below_1']}, {v['min']:.1f}) |")
+    for f in failed:
+        why = f["throttled"].get("failed") or f["pagefind"]["throttled"].get("failed")
+        lines.append(f"\n{size_label(f)}: not compared in the browser, a run failed ({why}).")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", default="200,800,0",
+                        help="sizes in pages, comma-separated; 0: every page")
+    parser.add_argument("--work", type=Path, default=HERE / ".cache" / "distinct-scale")
+    large_site.add_arguments(parser)
+    args = parser.parse_args()
+    try:
+        sizes = [int(n) for n in args.pages.split(",")]
+    except ValueError:
+        parser.error(f"--pages {args.pages!r}: give page counts separated by commas, "
+                     "like 200,800,0")
+    if any(n < 0 for n in sizes):
+        parser.error("--pages: a size is a page count, 0 for every page")
+    source = large_site.ensure_source()
+    keep = relevant_pages(large_site.query_sets())
+    started = {"generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+    figures = []
+    for pages in sizes:
+        work = (args.work / f"pages-{pages}").resolve()
+        work.mkdir(parents=True, exist_ok=True)
+        print(f"distinct_scale: {pages} pages" if pages else "distinct_scale: every page",
+              file=sys.stderr)
+        project = cut(source, work / "source", pages, keep)
+        figures.append(large_site.measure(project, work, own_cache(work),
+                                          pause_ms=args.pause_ms, protocol=args.protocol))
+        # written after every size, so a later size's failure keeps the earlier figures
+        results = {**started, "machine": figures[0]["machine"],
+                   "load_average": figures[0]["load_average"], "asked": args.pages,
+                   "sizes": figures}
+        write_results(args.out, "distinct_scale", results, render(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
