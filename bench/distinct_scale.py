@@ -168,6 +168,10 @@ def render(results: dict) -> str:
                                      else "")
         lines.append(f"| {size_label(f)} | {layout} | "
                      + " | ".join("yes" if met[n] else "**no**" for n in names) + " |")
+    lines += ["", "What the plugin's warm pass fetched on that network (the untimed query "
+              "before the warm queries included), bytes sent by kind:", ""]
+    lines += [f"- {size_label(f)}: {report.fetched_line(f['throttled']['warm_files'], None)}"
+              for f in sizes]
     lines += ["", "Ranking (Python reference searcher): hybrid page MRR@10 of the plugin as "
               "shipped and of the exact layout (paraphrase / exact / all queries), and vector "
               "recall@10 of the shipped layout against the exact one (queries below 1, min):",
