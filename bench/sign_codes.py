@@ -14,12 +14,16 @@ rescoring as they are and changes only the code candidates are chosen by:
 - `product D-dim x 16`: a product code, each run of D dimensions k-means'd into 16 int8
   centroids (4 bits a run, a 6 kB codebook), scored by the query's dot product with the
   row's centroids.
+- `centred signs 384`: one sign bit per dimension of the row minus the site's mean row
+  (the query as it is: the mean's share of a score is the same for every row, so the
+  bits spend no dimension on what every row shares).
 
 Then, for the shipped code and 100 candidates, the rows files the candidates lie in
 when a partition's rows are grouped in blocks of about R rows (partitions.row_blocks):
 their bytes and number. Last, the probe itself: the partitions ranked by sign bits,
 two bits or the int8 codes of their centroids (`vectors/cent`), probed until they hold at
-least R rows, and the recall of the shipped candidates.
+least R rows, and the recall of the shipped candidates; and centred, both the probe (the
+signs of each partition's mean row minus the site's) and its candidates (centred signs).
 
 Per variant and number of candidates: vector recall@10 against the exact scan (a hit is a
 result whose exact score is at least the exact 10th score) and the vector bytes of a
@@ -35,6 +39,7 @@ Writes bench/results/sign_codes.{json,md}.
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -93,6 +98,9 @@ def scorers(matrix: np.ndarray) -> dict[str, tuple[Scorer, float]]:
     for name, (code, bits) in variants(matrix).items():
         out[name] = (lambda chunks, query, code=code: sign_scores(
             code(matrix[chunks]), code(np.asarray(query, dtype=np.int32)[None])[0]), bits / 8)
+    centred = np.where(matrix - matrix.mean(axis=0) >= 0, 1, -1).astype(np.int64)
+    out["centred signs 384"] = (lambda chunks, query: centred[chunks] @ np.asarray(
+        query, dtype=np.int64), matrix.shape[1] / 8)
     for sub in PRODUCT_SUBSPACE_DIMS:
         codebook, codes = product_codes(matrix, sub)
         out[f"product {sub}-dim x {PRODUCT_CENTROIDS}"] = (
@@ -247,7 +255,8 @@ def centroid_codes(centroids: np.ndarray) -> dict[str, tuple[np.ndarray, int]]:
 
 
 def probe_by_centroid_code(folder: Path, vectors: VectorSet, searcher: Searcher,
-                           matrix: np.ndarray, bits_bytes: list[int]) -> dict:
+                           matrix: np.ndarray, bits_bytes: list[int],
+                           probe_rows: tuple[int, ...] = PROBE_ROWS) -> dict:
     """Recall@10 of the shipped candidates (sign bits, 100) when the probe ranks the
     partitions by another code of their centroids (`vectors/cent` holds them as int8),
     probing until at least R rows, and the bytes of the probed partitions' bits files."""
@@ -258,16 +267,21 @@ def probe_by_centroid_code(folder: Path, vectors: VectorSet, searcher: Searcher,
     bits = partitions.sign_bits(matrix)
     found: dict[str, list[tuple[float, int, int]]] = {}
     codes_of = centroid_codes(centroids.astype(np.int64))
+    mean = matrix.mean(axis=0)
+    codes_of["centred"] = (np.where(np.stack([matrix[m].mean(axis=0) for m in members]) - mean
+                                    >= 0, 1, -1), centroids.shape[1] // 8)
+    row_bits = {name: bits for name in codes_of}
+    row_bits["centred"] = partitions.sign_bits(matrix - mean)
     for codes, exact, tenth in scored_queries(searcher, vectors):
         query = np.asarray(codes, dtype=np.int64)
         for name, (code, _) in codes_of.items():
             order = np.lexsort((np.arange(len(sizes)), -(code @ query)))
             held = np.cumsum(sizes[order])
-            for rows in PROBE_ROWS:
+            for rows in probe_rows:
                 probed = order[:int(np.searchsorted(held, rows)) + 1]
                 ids = np.concatenate([members[p] for p in probed])
-                best = ids[partitions.best_rows(ids, partitions.sign_scores(bits[ids], codes),
-                                                vectors.candidates)]
+                best = ids[partitions.best_rows(
+                    ids, partitions.sign_scores(row_bits[name][ids], codes), vectors.candidates)]
                 top = best[np.argsort(-exact[best], kind="stable")][:10]
                 found.setdefault(f"{name}|{rows}", []).append(
                     (int((exact[top] >= tenth).sum()) / 10, int(held[len(probed) - 1]),
@@ -282,7 +296,10 @@ def probe_by_centroid_code(folder: Path, vectors: VectorSet, searcher: Searcher,
 
 def render(results: dict) -> str:
     lines = ["# Shorter sign codes: recall and bytes of a first query's vectors", "",
-             f"Reproduce: `python bench/sign_codes.py` (after `python bench/large_site.py`). "
+             "Reproduce: `python bench/sign_codes.py "
+             f"{results.get('folder', DEFAULT.relative_to(HERE.parent).as_posix())}` (the "
+             "manual pages' bundle as bench/large_site.py or, at every page, "
+             "bench/distinct_scale.py builds it). "
              f"Measured {results['run']} on Debian's manual pages ({results['chunks']:,} distinct "
              f"chunks, {results['partitions']} partitions, at least {results['probe_rows']:,} rows "
              "probed); bench/relevance/manpages-* queries, static encoder. Recall@10 of the "
@@ -307,7 +324,9 @@ def render(results: dict) -> str:
     lines += ["", "The probe: partitions ranked by a code of their centroids (the index carries "
               "it for every partition; shipped: sign bits), probed until they hold at least "
               "R rows, the shipped candidates (sign bits, 100) scored exactly: recall@10 "
-              "and the median query's rows probed and their bits files.", "",
+              "and the median query's rows probed and their bits files. `centred`: the "
+              "probe by the signs of each partition's mean row minus the site's mean row, "
+              "its 100 candidates by centred signs too.", "",
               "| centroid code | index bytes of the codes | R | rows probed | bits | recall@10 |",
               "|---|---|---|---|---|---|"]
     for row in results["probes"].values():
@@ -322,6 +341,7 @@ def main() -> int:
     if not (folder / "manifest.json").is_file():
         raise SystemExit(f"{folder} holds no bundle: run python bench/large_site.py first")
     results = measure(folder)
+    results["folder"] = Path(os.path.relpath(folder.resolve(), HERE.parent)).as_posix()
     write_results(HERE / "results", "sign_codes", results, render(results))
     return 0
 
