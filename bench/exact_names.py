@@ -12,6 +12,11 @@ candidate rules applied on top of the shipped hybrid (measured, not shipped):
   sections, that section's page goes first;
 - `code`: when the query is one code-like token (`_ . :` inside, a leading `-`, `!` or
   `@`, CamelCase, or all capitals), the keyword ranking's first page goes first.
+- `in heading`: when the query names something (`names_a_thing`, or a word typed with
+  capitals: `cased_words`) and, without backticks, quotes or a trailing `()`, stands as
+  written (case kept, whole words) in the heading (or page title) of one of the keyword
+  ranking's first 10 sections, that section's page goes first: `Depends` finds
+  "Import `Depends`".
 
     python bench/exact_names.py [--sets fastapi,mkdocs,manpages,npm,postgres,python]
 
@@ -34,6 +39,7 @@ import readers_typing as rt  # noqa: E402
 import static_encoder as se  # noqa: E402
 
 import mkdocs_semantic.search.searcher as searcher_module  # noqa: E402
+from mkdocs_semantic.bundle.cased_forms import cased_words  # noqa: E402
 from mkdocs_semantic.bundle.lexical import TOKEN  # noqa: E402
 from mkdocs_semantic.constants import NAME_KEYWORD_WEIGHT  # noqa: E402
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
@@ -47,11 +53,24 @@ from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 CODE = re.compile(r"[_.:]|^[-!@]|[a-z][A-Z]|^[A-Z0-9_]{3,}$")
 WEIGHTS = (2.0, 3.0, 5.0)
 """Keyword weights of a query that names something, tried beside the shipped one."""
-RULES = ("lexical", "equal", "hybrid", *(f"x{w:g}" for w in WEIGHTS), "heading", "code")
+RULES = ("lexical", "equal", "hybrid", *(f"x{w:g}" for w in WEIGHTS), "heading", "code",
+         "in heading")
+PINNING = ("heading", "code", "in heading")
+"""The rules that put one page first, on top of the shipped hybrid."""
 
 
 def normal(text: str) -> str:
-    return " ".join(text.lower().strip().strip("`'\"").removesuffix("()").split())
+    return as_written(text).lower()
+
+
+def as_written(text: str) -> str:
+    """`text` without backticks or quotes around it, a trailing `()` or extra spaces."""
+    return " ".join(text.strip().strip("`'\"").removesuffix("()").split())
+
+
+def holds(heading: str, name: str) -> bool:
+    """Whether `heading`, its backticks dropped, writes `name` as written, as whole words."""
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", heading.replace("`", "")) is not None
 
 
 def code_like(query: str) -> bool:
@@ -71,6 +90,10 @@ def pinned(searcher: Searcher, query: str, rule: str) -> str | None:
                 return chunk.url
     if rule == "code" and code_like(query):
         return searcher.bundle.chunks[int(order[0])].url
+    if rule == "in heading" and (names_a_thing(query) or cased_words(query)):
+        for chunk in (searcher.bundle.chunks[int(c)] for c in order):
+            if holds(chunk.path[-1] if chunk.path else chunk.title, as_written(query)):
+                return chunk.url
     return None
 
 
@@ -93,17 +116,21 @@ def run_set(corpus: se.Corpus, embedder: OnnxEmbedder) -> dict:
         rows: dict = {}
         for rule in RULES:
             per: dict[str, list[float]] = {}
+            moved: list[str] = []
             searcher_module.keyword_weight = weighing(rule)
             for q in corpus.queries:
                 mode = "lexical" if rule == "lexical" else "hybrid"
                 results = searcher.search(q.text, mode=mode, top_k=corpus.top_k, as_typed=True)
                 pages = list(dict.fromkeys(r.url for r in results))
-                first = pinned(searcher, q.text, rule) if rule in ("heading", "code") else None
-                if first is not None:
+                first = pinned(searcher, q.text, rule) if rule in PINNING else None
+                if first is not None and pages[:1] != [first]:
+                    moved.append(q.text)
                     pages = [first] + [p for p in pages if p != first]
                 for group in ("all", q.group):
                     per.setdefault(group, []).append(se.mrr_at_10(pages, q.relevant))
             rows[rule] = {g: round(float(np.mean(v)), 4) for g, v in per.items()}
+            if rule in PINNING:
+                rows[rule]["moved"] = moved
         searcher_module.keyword_weight = keyword_weight
         out[encoder] = rows
     return out
@@ -111,23 +138,29 @@ def run_set(corpus: se.Corpus, embedder: OnnxEmbedder) -> dict:
 
 def render(results: dict) -> str:
     lines = ["# Exact names: hybrid against keywords alone, names weighing their keywords more, "
-             "heavier weights and two rules tried", "",
+             "heavier weights and three rules tried", "",
              f"Reproduce: `python bench/exact_names.py`. Measured {results['run']}. "
              "MRR@10 of the exact subset, then of the paraphrase subset and of every "
              "query; `equal`: hybrid with both signals weighing the same; `shipped`: "
              f"a query that names something weighs its keywords {NAME_KEYWORD_WEIGHT:g}x; "
              "`names xW`: such a query's keywords weigh W instead; "
-             "`heading` and `code` are the rules of the script's docstring, applied on "
-             "top of the shipped hybrid.", "",
+             "`heading`, `code` and `in heading` are the rules of the script's docstring, "
+             "applied on top of the shipped hybrid.", "",
              "| set | encoder | keyword alone | hybrid, equal | hybrid, shipped | "
              + "".join(f"names x{w:g} | " for w in WEIGHTS)
-             + "+ heading rule | + code rule |",
-             "|---" * (7 + len(WEIGHTS)) + "|"]
+             + "+ heading rule | + code rule | + in-heading rule |",
+             "|---" * (8 + len(WEIGHTS)) + "|"]
     for name, s in results["sets"].items():
         for encoder, rows in s.items():
             cells = [f"{rows[r].get('exact', 0):.3f} / {rows[r].get('paraphrase', 0):.3f}"
                      f" / {rows[r].get('all', 0):.3f}" for r in RULES]
             lines.append(f"| {name} | {encoder} | " + " | ".join(cells) + " |")
+    lines += ["", "Queries whose first page a rule changed (set, encoder: queries):", ""]
+    for rule in PINNING:
+        changed = [f"{name} {encoder}: " + ", ".join(f"`{q}`" for q in rows[rule]["moved"])
+                   for name, s in results["sets"].items() for encoder, rows in s.items()
+                   if rows[rule].get("moved")]
+        lines.append(f"- {rule}: " + ("; ".join(changed) if changed else "none"))
     return "\n".join(lines) + "\n"
 
 
