@@ -68,9 +68,10 @@ def ensure_source() -> Path:
     return source
 
 
-def build(source: Path, work: Path, layout: str, cache: Path) -> tuple[Path, sites.Build]:
+def build(source: Path, work: Path, layout: str,
+          cache: Path = CORPUS / "plugin") -> tuple[Path, sites.Build]:
     """The corpus built with the plugin (`vector_layout: layout`), embeddings cached in
-    `cache`."""
+    `cache` (the man pages' shared cache unless told)."""
     plugin = (f"\n  - search\n  - semantic:\n      cache_dir: {cache}\n"
               f"      vector_layout: {layout}\n")
     return build_with(source, work / layout, "\n  - search\n", plugin)
