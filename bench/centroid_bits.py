@@ -2,18 +2,16 @@
 
 A query in the partitioned layout ranks every partition by its centroid's sign bits (the
 vector index carries them, read once) and reads the sign bits of the best partitions'
-rows until they hold at least 4,096 rows. bench/results/sign_codes.md found on the
-whole of Debian's manual pages, static encoder, that ranking by two bits a dimension
-(sign, and whether the value passes the centroid's median magnitude, weighing 3 to 1)
-keeps recall@10 while probing 3,072 rows. This bench asks the same of both query
-encoders and of more than one size, and counts what it would cost: the index grows by
-a bit a dimension for every partition, while the probe reads a quarter fewer bits.
+rows until they hold at least `PROBE_ROWS`. Two bits a dimension (sign, and whether the
+value passes the centroid's median magnitude, weighing 3 to 1: bench/sign_codes.py's
+code) rank the partitions more sharply, so fewer rows might be probed for the same
+recall, while the index grows by a bit a dimension for every partition.
 
 Per bundle and query encoder, for the shipped signs and for two bits, probing at least
-3,072, 3,584 and 4,096 rows: recall@10 of the shipped 100 candidates against the exact scan
-(bench/sign_codes.py's probe), the median query's bits files, the index's centroid
+3,072, 3,584 and 4,096 rows: recall@10 of the shipped 100 candidates against the exact
+scan (bench/sign_codes.py's probe), the median query's bits files, the index's centroid
 codes, and the two together (the vector bytes of a first query that differ; its
-candidates' row blocks are the same in number). Queries: bench/relevance/manpages-*.
+candidates' row blocks are as many either way). Queries: bench/relevance/manpages-*.
 
     python bench/centroid_bits.py [BUNDLE ...]
 
@@ -32,6 +30,7 @@ import numpy as np
 import sign_codes  # bench/sign_codes.py: the probe by centroid code
 from results_file import write_results  # bench/results_file.py
 
+from mkdocs_semantic.bundle.vectors.partitions import PROBE_ROWS
 from mkdocs_semantic.bundle.vectors.store import payloads_of_index
 from mkdocs_semantic.search.searcher import Searcher
 
@@ -41,8 +40,8 @@ DEFAULTS = (SCALE / "pages-800" / "auto" / "site" / "semantic",
             SCALE / "pages-0" / "auto" / "site" / "semantic")
 ENCODERS = ("static", "transformer")
 CODES = ("signs", "2 bits")
-ROWS = (3072, 3584, 4096)
-SHIPPED = ("signs", 4096)
+ROWS = (3072, 3584, PROBE_ROWS)
+SHIPPED = ("signs", PROBE_ROWS)
 
 
 def measure(folder: Path, encoder: str) -> dict:
@@ -57,7 +56,8 @@ def measure(folder: Path, encoder: str) -> dict:
                                                vectors.matrix().astype(np.int32), bits_bytes,
                                                ROWS)
     rows = {f"{code}|{r}": probes[f"{code}|{r}"] for code in CODES for r in ROWS}
-    return {"chunks": int(vectors.rows), "partitions": len(vectors.partitions), "rows": rows}
+    return {"chunks": int(vectors.rows), "partitions": len(vectors.partitions),
+            "dim": int(vectors.dim), "rows": rows}
 
 
 def render(results: dict) -> str:
@@ -84,11 +84,12 @@ def render(results: dict) -> str:
                 f"{row['bits'] / 1000:,.0f} kB | "
                 f"{row['centroid_bytes'] / 1000:,.1f} kB | {both / 1000:,.0f} kB | "
                 f"{(both - base) / 1000:+,.0f} kB |")
-    lines += ["", "Two bits cost one more bit a dimension for every partition (48 bytes at "
-              "dim 384), read by every first query; probing 1,024 rows fewer saves 1,024 rows' "
-              "bits (48 bytes each). So it pays while a site has fewer partitions than the rows "
-              "it saves: about 1,024 partitions, 65,000 chunks of distinct text (bench/compare's "
-              "64x copies of fastapi-docs have 1,817).", ""]
+    plane = results["measured"][0]["dim"] // 8 if results["measured"] else 0
+    saved = SHIPPED[1] - min(ROWS)
+    lines += ["", f"In bytes alone, two bits cost one more bit a dimension for every partition "
+              f"({plane} bytes), read by every first query, and probing {saved:,} rows fewer "
+              f"saves {saved:,} rows' sign bits ({plane} bytes each): they pay on a site of "
+              f"fewer than {saved:,} partitions, if recall holds there.", ""]
     return "\n".join(lines)
 
 
@@ -101,8 +102,7 @@ def main() -> int:
     measured = []
     for folder in folders:
         for encoder in ENCODERS:
-            print(f"centroid_bits: {folder.parent.parent.parent.name} {encoder}",
-                  file=sys.stderr)
+            print(f"centroid_bits: {folder} {encoder}", file=sys.stderr)
             measured.append({"encoder": encoder, **measure(folder, encoder)})
     results = {"run": time.strftime("%Y-%m-%d %H:%M"),
                "bundles": [Path(os.path.relpath(f.resolve(), HERE.parent)).as_posix()

@@ -17,11 +17,11 @@ Against issue 28's targets: the first semantic result at most 500 kB and 6 round
 modeled time at most Pagefind's; the keyword results within 3 rounds; warm queries p50 at
 most 2 rounds and 40 kB, modeled p95 at most 1.5x Pagefind's.
 
-    python bench/distinct_scale.py [--pages 200,800,0] [--pause-ms MS]
+    python bench/distinct_scale.py [--pages 200,800,0] [--pause-ms MS] [--name NAME]
 
 `0` is every page. Needs what bench/large_site.py needs. Writes
-bench/results/distinct_scale.{json,md}; each size's builds sit in
-bench/.cache/distinct-scale/pages-N.
+bench/results/NAME.{json,md} (`distinct_scale`; the committed run with a reader's pause
+is `distinct_scale_pause`); each size's builds sit in bench/.cache/distinct-scale/pages-N.
 """
 
 from __future__ import annotations
@@ -96,22 +96,26 @@ def cut(source: Path, dest: Path, pages: int, keep_urls: set[str]) -> Path:
 def own_cache(work: Path) -> Path:
     """A copy of the whole site's embedding cache: a build keeps only the vectors it used,
     so a smaller site must not prune the shared one."""
+    shared = large_site.CORPUS / "plugin"
+    if not (shared / "embeddings.npz").is_file():
+        raise SystemExit(f"{shared} holds no embedding cache: run python bench/large_site.py "
+                         "(or bench/fusion.py --sets manpages) once to embed the man pages")
     cache = work / "cache"
     if cache.exists():
         shutil.rmtree(cache)
-    shutil.copytree(large_site.CORPUS / "plugin", cache)
+    shutil.copytree(shared, cache)
     return cache
 
 
-def modeled(b: dict) -> list[float]:
+def modeled(system: dict) -> list[float]:
     """Each warm query's modeled time on a reader's network."""
-    per = b["warm_fetches"]["per_query"]
+    per = system["warm_fetches"]["per_query"]
     return [report.modeled_ms(r, n) for r, n in zip(per["rounds"], per["sent"])]
 
 
-def targets(f: dict) -> dict[str, bool]:
+def targets(size: dict) -> dict[str, bool]:
     """Issue 28's targets met at one size."""
-    ours, theirs = f["throttled"], f["pagefind"]["throttled"]
+    ours, theirs = size["throttled"], size["pagefind"]["throttled"]
     per = ours["warm_fetches"]["per_query"]
     keyword = ours.get("cold_keyword") or {}
     return {
@@ -126,69 +130,108 @@ def targets(f: dict) -> dict[str, bool]:
     }
 
 
-def size_label(f: dict) -> str:
-    return f"{f['pages']:,} pages, {f['chunks']:,} chunks"
+def size_label(size: dict) -> str:
+    return f"{size['pages']:,} pages, {size['chunks']:,} chunks"
+
+
+def compared(size: dict) -> bool:
+    """Whether both systems' runs on a reader's network came through."""
+    return "failed" not in size["throttled"] and "failed" not in size["pagefind"]["throttled"]
 
 
 def render(results: dict) -> str:
-    sizes = [f for f in results["sizes"] if "failed" not in f["throttled"]
-             and "failed" not in f["pagefind"]["throttled"]]
-    failed = [f for f in results["sizes"] if f not in sizes]
+    sizes = [size for size in results["sizes"] if compared(size)]
+    return "\n".join([*heading(results), *network_table(sizes), *targets_table(sizes),
+                      *warm_kinds(sizes), *ranking_table(results["sizes"]),
+                      *failures(results["sizes"])]) + "\n"
+
+
+def heading(results: dict) -> list[str]:
+    """The title and how the run was made."""
     pause = results["sizes"][0].get("warm_pause_ms") if results["sizes"] else 0
-    lines = [
+    name = results.get("name", "distinct_scale")
+    return [
         "# Distinct text at several sizes: Debian's manual pages, beside Pagefind", "",
         f"Reproduce: `python bench/distinct_scale.py --pages {results['asked']}"
-        + (f" --pause-ms {pause}" if pause else "") + "`. Run "
+        + (f" --pause-ms {pause}" if pause else "")
+        + (f" --name {name}" if name != "distinct_scale" else "") + "`. Run "
         f"{results['generated']}, {results['machine']}; load average "
         f"{', '.join(f'{x:.2f}' for x in results['load_average'])} when it began. Each size: "
         f"the home page, the {len(relevant_pages(large_site.query_sets()))} pages the queries "
-        "judge relevant and a seeded sample of the "
-        "other manual pages (each size holds every smaller one), built with the plugin as "
-        "shipped and measured as bench/large_site.py measures the whole site. On a reader's "
-        "network (20 Mbit/s, 40 ms a request, CDP emulation, fresh profiles), rounds on the "
-        f"browser's clock; modeled: {report.ROUND_TRIP_MS} ms a round plus the bytes at "
+        "judge relevant and a seeded sample of the other manual pages (each size holds every "
+        "smaller one), built with the plugin as shipped and measured as bench/large_site.py "
+        "measures the whole site. On a reader's network (20 Mbit/s, 40 ms a request, CDP "
+        "emulation, fresh profiles), rounds on the browser's clock; modeled: "
+        f"{report.ROUND_TRIP_MS} ms a round plus the bytes at "
         f"{report.BYTES_PER_MS * 8 / 1000:.0f} Mbit/s. Warm queries "
         + (f"each after a reader's pause of {pause:,} ms, in which the client prefetches."
-           if pause else "one after the other, no pause between them."), "",
-        report.NETWORK_COLUMNS.replace("| site |", "| size |", 1),
-    ]
-    for f in sizes:
-        lines.append(report.network_row(size_label(f), "Pagefind", f["pagefind"]["throttled"]))
-        lines.append(report.network_row(size_label(f), "this plugin", f["throttled"]))
-    lines += ["", "Issue 28's targets at each size (first semantic result at most "
-              f"{FIRST_BYTES // 1000} kB and {FIRST_ROUNDS} rounds, modeled at most Pagefind's; "
-              f"keyword results within {KEYWORD_ROUNDS} rounds; warm p50 at most {WARM_ROUNDS} "
-              f"rounds and {WARM_BYTES // 1000} kB, warm modeled p95 at most "
-              f"{WARM_P95_RATIO:g}x Pagefind's):", ""]
+           if pause else "one after the other, no pause between them."), ""]
+
+
+def network_table(sizes: list[dict]) -> list[str]:
+    """Both systems' first and warm queries at each size."""
+    lines = [report.NETWORK_COLUMNS.replace("| site |", "| size |", 1)]
+    for size in sizes:
+        lines.append(report.network_row(size_label(size), "Pagefind",
+                                        size["pagefind"]["throttled"]))
+        lines.append(report.network_row(size_label(size), "this plugin", size["throttled"]))
+    return lines
+
+
+def targets_table(sizes: list[dict]) -> list[str]:
+    """Which of issue 28's targets each size meets."""
+    lines = ["", "Issue 28's targets at each size (first semantic result at most "
+             f"{FIRST_BYTES // 1000} kB and {FIRST_ROUNDS} rounds, modeled at most Pagefind's; "
+             f"keyword results within {KEYWORD_ROUNDS} rounds; warm p50 at most {WARM_ROUNDS} "
+             f"rounds and {WARM_BYTES // 1000} kB, warm modeled p95 at most "
+             f"{WARM_P95_RATIO:g}x Pagefind's):", ""]
     names = list(targets(sizes[0])) if sizes else []
     lines += ["| size | layout | " + " | ".join(names) + " |", "|---" * (len(names) + 2) + "|"]
-    for f in sizes:
-        met = targets(f)
-        layout = f"{f['layout']}" + (f", {f['partitions']:,} partitions" if f.get("partitions")
-                                     else "")
-        lines.append(f"| {size_label(f)} | {layout} | "
+    for size in sizes:
+        met = targets(size)
+        layout = size["layout"] + (f", {size['partitions']:,} partitions"
+                                   if size.get("partitions") else "")
+        lines.append(f"| {size_label(size)} | {layout} | "
                      + " | ".join("yes" if met[n] else "**no**" for n in names) + " |")
-    lines += ["", "What the plugin's warm pass fetched on that network (the untimed query "
-              "before the warm queries included), bytes sent by kind:", ""]
-    lines += [f"- {size_label(f)}: {report.fetched_line(f['throttled']['warm_files'], None)}"
-              for f in sizes]
-    lines += ["", "Ranking (Python reference searcher): hybrid page MRR@10 of the plugin as "
-              "shipped and of the exact layout (paraphrase / exact / all queries), and vector "
-              "recall@10 of the shipped layout against the exact one (queries below 1, min):",
-              "", "| size | as shipped | exact layout | gap (all) | vector recall@10 |",
-              "|---|---|---|---|---|"]
-    for f in sizes + failed:
-        lay = f["layouts"]
-        cells = [" / ".join(f"{lay[k][s]['mrr@10']:.3f}" for s in (*large_site.SETS, "all"))
+    return lines
+
+
+def warm_kinds(sizes: list[dict]) -> list[str]:
+    """What the plugin's warm pass fetched, by kind of file."""
+    return ["", "What the plugin's warm pass fetched on that network (the untimed query "
+            "before the warm queries included), bytes sent by kind:", "",
+            *(f"- {size_label(size)}: "
+              f"{report.fetched_line(size['throttled']['warm_files'], None)}"
+              for size in sizes)]
+
+
+def ranking_table(sizes: list[dict]) -> list[str]:
+    """Hybrid MRR@10 of both layouts and the shipped layout's vector recall, every size."""
+    lines = ["", "Ranking (Python reference searcher): hybrid page MRR@10 of the plugin as "
+             "shipped and of the exact layout (paraphrase / exact / all queries), and vector "
+             "recall@10 of the shipped layout against the exact one (queries below 1, min):",
+             "", "| size | as shipped | exact layout | gap (all) | vector recall@10 |",
+             "|---|---|---|---|---|"]
+    for size in sizes:
+        layouts = size["layouts"]
+        cells = [" / ".join(f"{layouts[k][s]['mrr@10']:.3f}" for s in (*large_site.SETS, "all"))
                  for k in ("auto", "exact")]
-        gap = lay["auto"]["all"]["mrr@10"] - lay["exact"]["all"]["mrr@10"]
-        v = lay["vector"]
-        lines.append(f"| {size_label(f)} | {cells[0]} | {cells[1]} | {gap:+.3f} | "
-                     f"{v['recall@10']:.3f} ({v['below_1']}, {v['min']:.1f}) |")
-    for f in failed:
-        why = f["throttled"].get("failed") or f["pagefind"]["throttled"].get("failed")
-        lines.append(f"\n{size_label(f)}: not compared in the browser, a run failed ({why}).")
-    return "\n".join(lines) + "\n"
+        gap = layouts["auto"]["all"]["mrr@10"] - layouts["exact"]["all"]["mrr@10"]
+        recall = layouts["vector"]
+        lines.append(f"| {size_label(size)} | {cells[0]} | {cells[1]} | {gap:+.3f} | "
+                     f"{recall['recall@10']:.3f} ({recall['below_1']}, {recall['min']:.1f}) |")
+    return lines
+
+
+def failures(sizes: list[dict]) -> list[str]:
+    """One line for each size whose browser runs did not both come through."""
+    lines = []
+    for size in sizes:
+        if not compared(size):
+            why = size["throttled"].get("failed") or size["pagefind"]["throttled"].get("failed")
+            lines.append(f"\n{size_label(size)}: not compared in the browser, a run failed "
+                         f"({why}).")
+    return lines
 
 
 def main() -> int:
@@ -196,6 +239,8 @@ def main() -> int:
     parser.add_argument("--pages", default="200,800,0",
                         help="sizes in pages, comma-separated; 0: every page")
     parser.add_argument("--work", type=Path, default=HERE / ".cache" / "distinct-scale")
+    parser.add_argument("--name", default="distinct_scale",
+                        help="the results files' name (distinct_scale_pause: the run with a pause)")
     large_site.add_arguments(parser)
     args = parser.parse_args()
     try:
@@ -220,8 +265,8 @@ def main() -> int:
         # written after every size, so a later size's failure keeps the earlier figures
         results = {**started, "machine": figures[0]["machine"],
                    "load_average": figures[0]["load_average"], "asked": args.pages,
-                   "sizes": figures}
-        write_results(args.out, "distinct_scale", results, render(results))
+                   "name": args.name, "sizes": figures}
+        write_results(args.out, args.name, results, render(results))
     return 0
 
 

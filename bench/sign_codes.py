@@ -51,7 +51,7 @@ from query_rounds import queries as relevance_queries  # bench/query_rounds.py
 from results_file import write_results  # bench/results_file.py
 
 from mkdocs_semantic.bundle.vectors import partitions
-from mkdocs_semantic.bundle.vectors.store import HASH_BYTES, VectorSet, payloads_of_index
+from mkdocs_semantic.bundle.vectors.store import VectorSet, payloads_of_index
 from mkdocs_semantic.search.searcher import Searcher
 
 HERE = Path(__file__).resolve().parent
@@ -62,6 +62,8 @@ BLOCK_ROWS = (1, 2, 4, 8)
 PROBE_ROWS = (1024, 2048, 3072, 4096, 6144)
 PRODUCT_SUBSPACE_DIMS = (4, 8, 16)
 PRODUCT_CENTROIDS = 16
+ROWS_FILE_CHECK = 4
+"""Bytes each rows file ends with: the check of its name and bytes."""
 Code = Callable[[np.ndarray], np.ndarray]  # int rows (n x dim) -> values whose signs are the code
 Scorer = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (chunk numbers, query codes) -> scores
 
@@ -227,15 +229,16 @@ def rows_by_block_size(vectors: VectorSet, searcher: Searcher) -> dict:
                                                             rows_per_block=r)
         probed = vectors.probed(codes)
         for r in BLOCK_ROWS:
-            # each block's rows file is named in its partition's bits file (a count and a hash)
-            listed = sum(max(1, round(len(vectors.partition(p).bits) / r))
-                         - len(vectors.partition(p).blocks) for p in probed)
-            bytes_, files = listed * (4 + HASH_BYTES), 0
+            # each block costs its partition's bits file its row count: a byte, two past 255
+            bytes_ = sum((max(1, round(len(part.bits) / r)) - len(part.blocks))
+                         * (1 if len(part.bits) <= 255 else 2)
+                         for part in (vectors.partition(p) for p in probed))
+            files = 0
             for number, at in holding:
                 blocks = assignment[(number, r)]
                 used = np.unique(blocks[at])
                 sizes = np.bincount(blocks)
-                bytes_ += int(sizes[used].sum()) * vectors.dim
+                bytes_ += int(sizes[used].sum()) * vectors.dim + ROWS_FILE_CHECK * len(used)
                 files += len(used)
             per[r].append((bytes_, files))
     return {str(r): {"rows": statistics.median(b for b, _ in v),
@@ -315,9 +318,10 @@ def render(results: dict) -> str:
                      f"{(row['bits'] + row['rows'] + row['codebook']) / 1000:,.0f} kB | "
                      f"{row['files']:g} |")
     lines += ["", "The shipped code's 100 candidates, a partition's rows in blocks of about R rows "
-              "(format 9 shipped 4; bench/results/rows_blocks.md measures format 10's): the "
-              "median query's rows files, their bytes counting what the bits "
-              "files of its probed partitions grow by to name more blocks (12 bytes a block).",
+              f"(shipped: {partitions.ROWS_BLOCK}): the median query's rows files, their "
+              "bytes counting each file's 4-byte check and what the bits files of its probed "
+              "partitions grow or shrink by to name the blocks (a byte a block, two past 255 "
+              "rows).",
               "", "| R | rows | rows files |", "|---|---|---|"]
     for r, row in results["blocks"].items():
         lines.append(f"| {r} | {row['rows'] / 1000:,.0f} kB | {row['files']:g} |")
