@@ -165,7 +165,8 @@ def heading(results: dict) -> list[str]:
         f"{report.ROUND_TRIP_MS} ms a round plus the bytes at "
         f"{report.BYTES_PER_MS * 8 / 1000:.0f} Mbit/s. Warm queries "
         + (f"each after a reader's pause of {pause:,} ms, in which the client prefetches."
-           if pause else "one after the other, no pause between them."), ""]
+           if pause else "one after the other, no pause between them.")
+        + (f" {results['note']}" if results.get("note") else ""), ""]
 
 
 def network_table(sizes: list[dict]) -> list[str]:
@@ -241,6 +242,8 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=HERE / ".cache" / "distinct-scale")
     parser.add_argument("--name", default="distinct_scale",
                         help="the results files' name (distinct_scale_pause: the run with a pause)")
+    parser.add_argument("--note", default="",
+                        help="a sentence the results carry: what the run changed, if anything")
     large_site.add_arguments(parser)
     args = parser.parse_args()
     try:
@@ -265,7 +268,7 @@ def main() -> int:
         # written after every size, so a later size's failure keeps the earlier figures
         results = {**started, "machine": figures[0]["machine"],
                    "load_average": figures[0]["load_average"], "asked": args.pages,
-                   "name": args.name, "sizes": figures}
+                   "name": args.name, "note": args.note, "sizes": figures}
         write_results(args.out, args.name, results, render(results))
     return 0
 

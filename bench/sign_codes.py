@@ -52,6 +52,7 @@ from results_file import write_results  # bench/results_file.py
 
 from mkdocs_semantic.bundle.vectors import partitions
 from mkdocs_semantic.bundle.vectors.store import VectorSet, payloads_of_index
+from mkdocs_semantic.constants import ROW_CHECK_BYTES
 from mkdocs_semantic.search.searcher import Searcher
 
 HERE = Path(__file__).resolve().parent
@@ -62,8 +63,6 @@ BLOCK_ROWS = (1, 2, 4, 8)
 PROBE_ROWS = (1024, 2048, 3072, 4096, 6144)
 PRODUCT_SUBSPACE_DIMS = (4, 8, 16)
 PRODUCT_CENTROIDS = 16
-ROWS_FILE_CHECK = 4
-"""Bytes each rows file ends with: the check of its name and bytes."""
 Code = Callable[[np.ndarray], np.ndarray]  # int rows (n x dim) -> values whose signs are the code
 Scorer = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (chunk numbers, query codes) -> scores
 
@@ -238,7 +237,7 @@ def rows_by_block_size(vectors: VectorSet, searcher: Searcher) -> dict:
                 blocks = assignment[(number, r)]
                 used = np.unique(blocks[at])
                 sizes = np.bincount(blocks)
-                bytes_ += int(sizes[used].sum()) * vectors.dim + ROWS_FILE_CHECK * len(used)
+                bytes_ += int(sizes[used].sum()) * vectors.dim + ROW_CHECK_BYTES * len(used)
                 files += len(used)
             per[r].append((bytes_, files))
     return {str(r): {"rows": statistics.median(b for b, _ in v),
