@@ -107,12 +107,6 @@ def own_cache(work: Path) -> Path:
     return cache
 
 
-def modeled(system: dict) -> list[float]:
-    """Each warm query's modeled time on a reader's network."""
-    per = system["warm_fetches"]["per_query"]
-    return [report.modeled_ms(r, n) for r, n in zip(per["rounds"], per["sent"])]
-
-
 def targets(size: dict) -> dict[str, bool]:
     """Issue 28's targets met at one size."""
     ours, theirs = size["throttled"], size["pagefind"]["throttled"]
@@ -125,8 +119,8 @@ def targets(size: dict) -> dict[str, bool]:
         "keyword rounds": keyword.get("rounds", KEYWORD_ROUNDS + 1) <= KEYWORD_ROUNDS,
         "warm: rounds p50": run.percentile(per["rounds"], 50) <= WARM_ROUNDS,
         "warm: sent p50": run.percentile(per["sent"], 50) <= WARM_BYTES,
-        "warm: modeled p95": run.percentile(modeled(ours), 95)
-        <= WARM_P95_RATIO * run.percentile(modeled(theirs), 95),
+        "warm: modeled p95": run.percentile(report.warm_modeled(ours), 95)
+        <= WARM_P95_RATIO * run.percentile(report.warm_modeled(theirs), 95),
     }
 
 

@@ -885,11 +885,17 @@ NETWORK_COLUMNS = ("| site | system | first query: sent, rounds, files | modeled
                    " warm measured: p50 / p95 |\n|---|---|---|---|---|---|---|---|---|")
 
 
+def warm_modeled(b: dict) -> list[float]:
+    """`modeled_ms` of each of a run's warm queries."""
+    per = b["warm_fetches"]["per_query"]
+    return [modeled_ms(r, n) for r, n in zip(per["rounds"], per["sent"])]
+
+
 def network_row(site: str, label: str, b: dict) -> str:
     """One system's first and warm queries on a reader's network, as a NETWORK_COLUMNS row."""
     per = b["warm_fetches"]["per_query"]
     rounds, sent = per["rounds"], per["sent"]
-    model = [modeled_ms(r, n) for r, n in zip(rounds, sent)]
+    model = warm_modeled(b)
     return (f"| {site} | {label} | {b['cold_sent_bytes'] / 1000:,.0f} kB, "
             f"{rounds_text(b)}, "
             f"{len(b['cold_files'])} files | "
