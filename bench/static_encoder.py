@@ -4,8 +4,9 @@ Sets: FastAPI's docs and MkDocs' own docs with the queries of bench/relevance
 (MRR@10 over pages), generated sites with theirs (`manpages`: ~2,100 Debian manual
 pages, one command or function each; `manshort`: the same cut to a few lines;
 `npm`: the npm CLI's 91-page manual; `postgres` and `python`: 285 pages of
-PostgreSQL's manual and 220 of Python's docs, queries written before any tuning; all
-built by bench/corpora/ on first use), BEIR SciFact's test queries (nDCG@10). Per set:
+PostgreSQL's manual and 220 of Python's docs, `apache`: 242 of the Apache HTTP Server
+2.4 manual, queries written before any tuning; all built by bench/corpora/ on first
+use), BEIR SciFact's test queries (nDCG@10). Per set:
 
 - product: the bundle exactly as the plugin writes it (site sets: a real `mkdocs
   build` with the plugin; SciFact: the plugin's Indexer over the abstracts, one page
@@ -73,7 +74,8 @@ PARAPHRASE_RATIO = 0.93
 FIDELITY = re.compile(r"(\d+)% of top-10 chunks as the model's \(cosine ([\d.]+)\)")
 RRF_K = 60
 FLOOR_DEPTH = 100
-SETS = ("fastapi", "mkdocs", "scifact", "manpages", "npm", "manshort", "postgres", "python")
+SETS = ("fastapi", "mkdocs", "scifact", "manpages", "npm", "manshort", "postgres", "python",
+        "apache")
 GROUPS = ("paraphrase", "exact")
 
 
@@ -96,6 +98,9 @@ GENERATED = {
     # two sets of manuals never used before their queries were written
     "postgres": Generated("postgres-docs", "postgres_docs.py", "postgres"),
     "python": Generated("python-docs", "python_docs.py", "python"),
+    # a third, the Apache HTTP Server 2.4 manual, its queries also written before any
+    # search ran over it
+    "apache": Generated("apache-docs", "apache_docs.py", "apache"),
 }
 SUMMARY_LINE = re.compile(r"semantic: \d+ pages, .*")
 

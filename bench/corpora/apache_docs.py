@@ -1,0 +1,570 @@
+"""Build the `apache-docs` corpus: the Apache HTTP Server 2.4 manual, as Markdown.
+
+Downloads Debian's `apache2-doc` package (`apt-get download`, no root needed; run
+`apt-get update` first on a fresh machine) and pandoc (the static binary in PyPI's
+`pypandoc_binary` wheel, common.py's `pandoc_binary`), unpacks the package with
+`dpkg-deb -x` and converts the English pages of its manual. Debian ships one folder a
+language (usr/share/doc/apache2-doc/manual/en/, plain `.html` files, no `.html.en`
+or type maps), with its own names in the text (`apache2ctl`, `apache2.conf`). Taken:
+the top-level guides, howto/, rewrite/, ssl/, vhosts/, misc/, programs/ and mod/;
+left out: developer/ and platform/, the link lists, the licence text and the pages
+that only point elsewhere (`LEFT_OUT`), and the pages of en/ that are not in English
+(Debian's 2.4.71 package holds six in Brazilian Portuguese there; `is_english`).
+
+A page is its main content (`div#page-content`: the preamble and the sections): the
+language boxes, the page navigation and the bug links go, the "See also" box stays as a
+list. Its h1 is the `# title` and the headings below move up to follow it (a module's
+"Summary" becomes `##`, each directive is a `## Alias Directive` section); the module and
+directive tables (Description, Syntax, Default, Context, ...) become lists of
+`**Label:** value`, the related modules and directives boxes of the guides a paragraph
+each; notes, warnings and titled examples start with their label in bold; definition
+lists are the term in bold then its description; cells of other tables are joined so
+that they stay pipe tables; code is fenced. Links to pages of the corpus become
+relative `.md` links (to the part holding the anchor, anchors dropped), other internal
+links their text.
+
+Long pages: guides are cut at the first paragraph past ~3,000 words, as the other
+corpora. Module pages are split instead, since a cut would lose most of a module's
+directives (`mod/core` has ~22,000 words): a module page whose Markdown passes 3,000
+words is split between its sections (preamble, topics, directives), packed in order
+into parts of at most ~2,940 words, `mod/<stem>.md`, `mod/<stem>-2.md`, ... Each page is
+converted once, with a marker between its sections and links as `@@<key>#<anchor>`
+placeholders, so that the split counts the Markdown's words and the links are resolved
+once every part is known. A single directive longer than the cap (`ProxyPass`) is
+still cut. Pages are laid out as `docs/<dir>/<stem>.md` (URL `<dir>/<stem>/`; a
+section's index page `<dir>/`), top-level pages as `docs/<stem>.md`.
+
+    python bench/corpora/apache_docs.py [--out bench/.cache/apache-docs/source]
+
+Downloads stay in bench/.cache/apache-docs/downloads (reused); the project's SOURCES.md
+records the package's version and licence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import posixpath
+import re
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from bs4 import BeautifulSoup, Tag
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import (
+    CACHE,
+    FENCE,
+    MAX_WORDS,
+    PANDOC_SOURCE,
+    Source,
+    cap_words,
+    debian_package,
+    html_to_markdown,
+    log,
+    pandoc_binary,
+    sources_table,
+    write_project,
+)
+
+NAME = "apache-docs"
+PACKAGE = "apache2-doc"
+MANUAL = Path("usr/share/doc/apache2-doc/manual/en")
+# The folders taken ("" the top level), in nav order, and their labels.
+SECTIONS = {"": "Guides", "howto": "How-To / Tutorials", "rewrite": "URL rewriting",
+            "ssl": "SSL/TLS", "vhosts": "Virtual hosts", "misc": "Miscellaneous",
+            "programs": "Programs", "mod": "Modules"}
+LEFT_OUT = {
+    "index", "sitemap", "mod/index", "mod/directives", "mod/quickreference",
+    "mod/overrides", "programs/index",  # link lists
+    "license",  # the Apache License's text
+    "programs/other", "rewrite/access", "rewrite/advanced", "rewrite/proxy",  # pointers
+}
+PART_HEAD = 60
+"""Words kept free in a module page's part for its title and first line."""
+MARKER = "APACHEDOCSPLIT"  # a paragraph between a module page's segments
+LINK = "@@"  # a link to the manual, `@@mod/core#anchor`, until the parts are known
+LINKED = re.compile(r"\[((?:`[^`]*`|\\.|[^\]\\`])*)\]\(@@([^)#\s]*)#?([^)\s]*)\)")
+BOXES = {"note": "Note", "warning": "Warning", "example": "Example"}
+BLOCKS = {"p", "div", "ul", "ol", "dl", "pre", "blockquote", "table"}
+CODE = "apcode"  # a placeholder class: pandoc fences code only when it has a class
+
+
+@dataclass(frozen=True)
+class Page:
+    """One manual page as Markdown, in segments where it may be split (a module page's
+    sections; any other page is one); links to the corpus still `@@<key>#<anchor>`."""
+
+    key: str
+    """The manual page's path less `.html`, e.g. `mod/core`."""
+    title: str
+    segments: list[str]
+    anchors: list[set[str]]
+    """The ids (anchors) each segment holds."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One page of the corpus: a manual page, or one part of a split module page."""
+
+    key: str
+    doc: str
+    """The Markdown file under docs/, e.g. `mod/core-2.md`."""
+    title: str
+    markdown: str
+    anchors: set[str]
+
+
+# --- downloads ------------------------------------------------------------------------
+
+def unpack(downloads: Path) -> tuple[Path, Source]:
+    """The manual's English folder, fetched and unpacked under `downloads`, and its
+    Source line."""
+    root, version = debian_package(PACKAGE, downloads / "debs", downloads / "unpacked", NAME)
+    if not (root / MANUAL / "index.html").is_file():
+        raise SystemExit(f"{NAME}: no {MANUAL}/index.html in {PACKAGE} {version}")
+    return root / MANUAL, Source("Debian", PACKAGE, version, licence(root))
+
+
+def licence(root: Path) -> str:
+    """The licence of `Files: *` in the package's Debian copyright file (DEP-5)."""
+    path = root / "usr/share/doc" / PACKAGE / "copyright"
+    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    for paragraph in re.split(r"\n\s*\n", text):
+        if re.search(r"^Files:\s*\*\s*$", paragraph, re.M):
+            found = re.search(r"^License:\s*(.+)$", paragraph, re.M)
+            if found:
+                return found.group(1).strip()
+    return "see its Debian copyright file"
+
+
+# --- which pages ----------------------------------------------------------------------
+
+def select_pages(manual: Path) -> dict[str, list[str]]:
+    """Each section's page keys (`mod/core`, `urlmapping`), its index page first; the
+    pages left out and those not in English (see `is_english`) dropped."""
+    sections: dict[str, list[str]] = {}
+    foreign = []
+    for folder in SECTIONS:
+        stems = sorted(p.stem for p in (manual / folder).glob("*.html"))
+        stems.sort(key=lambda stem: stem != "index")
+        keys = [posixpath.join(folder, stem) for stem in stems]
+        keys = [key for key in keys if key not in LEFT_OUT]
+        foreign += [key for key in keys if not is_english(manual / f"{key}.html")]
+        sections[folder] = [key for key in keys if key not in foreign]
+        if not sections[folder]:
+            raise SystemExit(f"{NAME}: no pages in {manual / folder}")
+    if foreign:
+        log(f"{NAME}: {len(foreign)} pages of en/ not in English, left out: "
+            f"{', '.join(foreign)}")
+    return sections
+
+
+def is_english(path: Path) -> bool:
+    """Whether the page says it is English (`<html lang="en">`): Debian's en/ folder
+    holds a few pages in another language (their English text is not in the package)."""
+    head = path.read_text(encoding="utf-8")[:2000]
+    found = re.search(r"<html[^>]*\blang=\"([^\"]+)\"", head)
+    return found is not None and found.group(1) == "en"
+
+
+# --- one page -----------------------------------------------------------------------
+
+def text_of(tag: Tag) -> str:
+    return " ".join(tag.get_text().split())
+
+
+def content_of(manual: Path, key: str) -> tuple[str, list[Tag]]:
+    """The page's title and its main content's blocks (the preamble less its h1, then
+    the sections), the navigation gone and the quick view's "See also" kept."""
+    soup = BeautifulSoup((manual / f"{key}.html").read_text(encoding="utf-8"), "html.parser")
+    content = soup.select_one("div#page-content")
+    heading = content.find("h1") if content is not None else None
+    if content is None or heading is None:
+        raise SystemExit(f"{NAME}: no div#page-content with an h1 in {key}.html")
+    title = text_of(heading)
+    heading.decompose()
+    for summary in content.select("div#preamble > h3"):
+        summary.name = "h2"
+    see_also = see_also_box(content)
+    for tag in content.select("div#quickview, div.toplang, div.bottomlang, button, "
+                              "div.top, a.permalink, img, script, style"):
+        tag.decompose()
+    blocks = [child for child in content.children if isinstance(child, Tag)]
+    if see_also is not None and blocks:
+        blocks[0].append(see_also)
+    return title, blocks
+
+
+def see_also_box(content: Tag) -> Tag | None:
+    """The quick view's "See also" list, labelled, or None."""
+    for heading in content.select("div#quickview h3"):
+        listing = heading.find_next_sibling()
+        if text_of(heading) == "See also" and listing is not None and listing.name == "ul":
+            holder = BeautifulSoup("<div><p><strong>See also:</strong></p></div>",
+                                   "html.parser").div
+            holder.append(listing.extract())
+            return holder
+    return None
+
+
+def segments_of(key: str, blocks: list[Tag]) -> list[list[Tag]]:
+    """Where a page may be split: a module page at each of its sections (the preamble,
+    each topic, each directive), any other page nowhere (one segment)."""
+    return [[block] for block in blocks] if key.startswith("mod/") else [blocks]
+
+
+def ids_of(blocks: list[Tag]) -> set[str]:
+    ids = {tag["id"] for block in blocks for tag in block.find_all(id=True)}
+    return ids | {name.lower() for name in ids}
+
+
+def convert(manual: Path, key: str, pandoc: Path) -> Page:
+    """The page as Markdown segments, links to the manual left as placeholders."""
+    title, blocks = content_of(manual, key)
+    groups = segments_of(key, blocks)
+    html = f"<p>{MARKER}</p>".join(f"<div>{''.join(map(str, g))}</div>" for g in groups)
+    markdown, error = html_to_markdown(pandoc, clean(html, key))
+    if not markdown:
+        raise SystemExit(f"{NAME}: pandoc failed on {key}.html: {error}")
+    segments = [s.strip() for s in re.split(rf"^{MARKER}$", tidy(markdown), flags=re.M)]
+    if len(segments) != len(groups):
+        raise SystemExit(f"{NAME}: {key}.html: {len(segments)} segments, not {len(groups)}")
+    return Page(key, title, segments, [ids_of(group) for group in groups])
+
+
+# --- module pages in parts ------------------------------------------------------------
+
+def pack(sizes: list[int], limit: int) -> list[list[int]]:
+    """Consecutive segments (their indices) grouped greedily, each group's words at
+    most `limit` (but a single segment longer than that)."""
+    groups: list[list[int]] = [[]]
+    words = 0
+    for number, size in enumerate(sizes):
+        if groups[-1] and words + size > limit:
+            groups.append([])
+            words = 0
+        groups[-1].append(number)
+        words += size
+    return groups
+
+
+def heading_of(segment: str) -> str:
+    """A segment's first heading's text (`AllowOverride Directive`)."""
+    found = re.search(r"^#{2,6}\s+(.+?)\s*$", segment, re.M)
+    return found.group(1) if found else "..."
+
+
+def parts_of(page: Page) -> list[Part]:
+    """The page as one Part, or a module page over the cap in several, split between
+    its sections (mostly between directives)."""
+    sizes = [len(segment.split()) for segment in page.segments]
+    groups = pack(sizes, MAX_WORDS - PART_HEAD) if sum(sizes) > MAX_WORDS else []
+    if len(groups) < 2:
+        return [Part(page.key, f"{page.key}.md", page.title, "\n\n".join(page.segments),
+                     set().union(*page.anchors))]
+    parts = []
+    for number, group in enumerate(groups, 1):
+        segments = [page.segments[i] for i in group]
+        anchors = set().union(*(page.anchors[i] for i in group))
+        if number == 1:
+            parts.append(Part(page.key, f"{page.key}.md", page.title,
+                              "\n\n".join(segments), anchors))
+            continue
+        lead = (f"Part {number} of [{page.title}]({LINK}{page.key}#): "
+                f"{heading_of(segments[0])} to {heading_of(segments[-1])}.")
+        title = f"{page.title} (part {number} of {len(groups)})"
+        parts.append(Part(page.key, f"{page.key}-{number}.md", title,
+                          "\n\n".join([lead, *segments]), anchors))
+    return parts
+
+
+# --- cleaning -------------------------------------------------------------------------
+
+def clean(html: str, key: str) -> str:
+    """The page's content as HTML for pandoc."""
+    body = BeautifulSoup(f"<div>{html}</div>", "html.parser").div
+    for table in body.select("table.module, table.directive"):
+        label_list(table)
+    for table in body.select("table.related"):
+        related(table)
+    for heading in body.find_all("h3"):
+        if text_of(heading) == "See also":
+            label_paragraph(heading, "See also")
+    for box in body.select(", ".join(f"div.{kind}" for kind in BOXES)):
+        labelled_box(box)
+    shift_headings(body)
+    for var in body.find_all("var"):
+        join_code(var)
+    for code in body.find_all("code"):
+        if code.find(lambda tag: tag.name != "a"):
+            code.string = code.get_text()
+    for pre in body.find_all("pre"):
+        fenced = BeautifulSoup("<pre><code></code></pre>", "html.parser")
+        fenced.code.string = pre.get_text().strip("\n")
+        fenced.code["class"] = [CODE]
+        pre.replace_with(fenced.pre)
+    for dl in body.find_all("dl"):
+        flatten_definitions(dl)
+    for table in body.find_all("table"):
+        for cell in table.find_all(["td", "th"]):
+            flatten_cell(cell)
+    for inner in body.select("a a"):  # a link inside a link: the outer one stays
+        inner.unwrap()
+    for link in body.find_all("a"):
+        relink(link, key)
+    return str(body)
+
+
+def join_code(var: Tag) -> None:
+    """A placeholder (`<var>`) right beside code joined to it, so that
+    `SSL_CLIENT_S_DN_x509` stays one code span rather than two."""
+    if var.find_parent(["code", "pre"]) is not None:
+        return
+    before, after = var.previous_sibling, var.next_sibling
+    if isinstance(before, Tag) and before.name == "code":
+        before.append(var.get_text())
+        var.decompose()
+    elif isinstance(after, Tag) and after.name == "code":
+        after.insert(0, var.get_text())
+        var.decompose()
+
+
+def label_list(table: Tag) -> None:
+    """A two-column label table (a module's or a directive's summary) as a list of
+    `**Label:** value`, the labels' links to the dictionary pages dropped."""
+    soup = BeautifulSoup("", "html.parser")
+    items = soup.new_tag("ul")
+    for row in table.find_all("tr"):
+        label, value = row.find("th"), row.find("td")
+        if label is None or value is None:
+            continue
+        item, strong = soup.new_tag("li"), soup.new_tag("strong")
+        strong.string = text_of(label)
+        item.append(strong)
+        item.append(" ")
+        for part in list(value.contents):
+            item.append(part.extract())
+        items.append(item)
+    table.replace_with(items)
+
+
+def related(table: Tag) -> None:
+    """A guide's "Related Modules / Related Directives" box as a paragraph each:
+    the label in bold, then the names separated by commas."""
+    soup = BeautifulSoup("", "html.parser")
+    holder = soup.new_tag("div")
+    labels = [text_of(th) for th in table.find_all("th")]
+    cells = table.find_all("td")
+    for label, cell in zip(labels, cells):
+        para, strong = soup.new_tag("p"), soup.new_tag("strong")
+        strong.string = f"{label}:"
+        para.append(strong)
+        for number, item in enumerate(cell.find_all("li")):
+            para.append(" " if number == 0 else ", ")
+            for part in list(item.contents):
+                para.append(part.extract())
+        holder.append(para)
+    table.replace_with(holder)
+
+
+def label_paragraph(heading: Tag, label: str) -> None:
+    """A heading as a paragraph of its text in bold, ending with a colon."""
+    soup = BeautifulSoup("", "html.parser")
+    para, strong = soup.new_tag("p"), soup.new_tag("strong")
+    strong.string = label if label.endswith(":") else f"{label}:"
+    para.append(strong)
+    heading.replace_with(para)
+
+
+def labelled_box(box: Tag) -> None:
+    """A note, warning or example box: its title (or "Note:", "Warning:"; examples have
+    none but their title) in bold at its start; the box's text as it is."""
+    heading = box.find("h3", recursive=False)
+    kind = next(k for k in BOXES if k in box.get("class", []))
+    if heading is not None:
+        label_paragraph(heading, text_of(heading))
+    elif kind != "example":
+        soup = BeautifulSoup("", "html.parser")
+        strong = soup.new_tag("strong")
+        strong.string = f"{BOXES[kind]}:"
+        first = next((c for c in box.children if isinstance(c, Tag) or c.strip()), None)
+        target = first if isinstance(first, Tag) and first.name == "p" else box
+        target.insert(0, " ")
+        target.insert(0, strong)
+    box.attrs = {}
+
+
+def shift_headings(body: Tag) -> None:
+    """The headings up so that the highest is h2, their attributes dropped."""
+    headings = body.find_all(re.compile(r"^h[2-6]$"))
+    if not headings:
+        return
+    shift = min(int(h.name[1]) for h in headings) - 2
+    for heading in headings:
+        heading.name = f"h{min(max(int(heading.name[1]) - shift, 2), 6)}"
+        heading.attrs = {}
+        for span in heading.find_all("span"):
+            span.unwrap()
+
+
+def flatten_definitions(dl: Tag) -> None:
+    """A definition list (options, glossary terms) as paragraphs: the term in bold as a
+    paragraph of its own, then its description."""
+    soup = BeautifulSoup("", "html.parser")
+    out = soup.new_tag("div")
+    for child in [c for c in dl.children if isinstance(c, Tag)]:
+        if child.name == "dt":
+            para, strong = soup.new_tag("p"), soup.new_tag("strong")
+            for part in list(child.contents):
+                strong.append(part.extract())
+            para.append(strong)
+            out.append(para)
+        elif child.name == "dd":
+            child.name = "div"
+            child.attrs = {}
+            out.append(child.extract())
+    dl.replace_with(out)
+
+
+def flatten_cell(cell: Tag) -> None:
+    """A table cell of several blocks (paragraphs, lists, code) as one paragraph, so
+    that pandoc can write the table as a pipe table (else it writes `[TABLE]`); line
+    breaks become spaces; text and inline markup stay."""
+    for br in cell.find_all("br"):
+        br.replace_with(" ")
+    blocks = [c for c in cell.children if isinstance(c, Tag) and c.name in BLOCKS]
+    if len(blocks) <= 1 and not any(b.name != "p" for b in blocks):
+        return
+    soup = BeautifulSoup("", "html.parser")
+    para = soup.new_tag("p")
+    for child in list(cell.children):
+        if isinstance(child, Tag) and child.name in BLOCKS:
+            if para.get_text().strip():
+                para.append(" ")
+            if child.name == "p":
+                for part in list(child.contents):
+                    para.append(part.extract())
+            else:
+                para.append(text_of(child))
+        else:
+            para.append(child.extract())
+    cell.clear()
+    cell.append(para)
+
+
+def relink(link: Tag, key: str) -> None:
+    """A link to a page of the manual as `@@<key>#<anchor>` (resolved once the parts
+    are known), an external link as it is, any other as its text."""
+    href = link.get("href", "")
+    if re.match(r"^[a-z][a-z0-9+.-]*:", href):
+        link.attrs = {"href": href}
+        return
+    path, _, anchor = href.partition("#")
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(key), path))
+    if not path:
+        link.attrs = {"href": f"{LINK}{key}#{anchor}"}
+    elif path.endswith(".html") and not target.startswith(".."):
+        link.attrs = {"href": f"{LINK}{target.removesuffix('.html')}#{anchor}"}
+    else:
+        link.unwrap()
+
+
+# --- Markdown -------------------------------------------------------------------------
+
+def tidy(markdown: str) -> str:
+    """Code fences without the placeholder class; pandoc's leftovers (a lone
+    backslash), trailing blanks (not a hard line break's) and runs of blank lines
+    outside code dropped."""
+    lines, fenced = [], False
+    for line in markdown.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+            line = line.replace(f" {CODE}", "").replace(CODE, "")
+        elif not fenced:
+            if line.strip() == "\\":
+                continue
+            line = line if line.endswith("  ") and line.strip() else line.rstrip()
+        lines.append(line)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines))
+
+
+def resolve(part: Part, pages: set[str], anchors: dict[str, str]) -> str:
+    """The part's Markdown with its `@@` links as relative `.md` links to the part that
+    holds the anchor (anchors dropped), or as their text (a page left out, this part)."""
+    def link(found: re.Match[str]) -> str:
+        text, key, anchor = found.groups()
+        if key not in pages:
+            return text
+        target = anchors.get(f"{key}#{anchor}", f"{key}.md")
+        if target == part.doc:
+            return text
+        return f"[{text}]({posixpath.relpath(target, posixpath.dirname(part.doc) or '.')})"
+
+    markdown = LINKED.sub(link, part.markdown)
+    if f"]({LINK}" in markdown:
+        raise SystemExit(f"{NAME}: {part.doc}: a link left unresolved")
+    return markdown
+
+
+def finish(parts: list[Part]) -> dict[str, str]:
+    """Each part's page, links resolved and cut at the cap, by doc."""
+    pages = {part.key for part in parts}
+    anchors = {f"{part.key}#{anchor}": part.doc for part in reversed(parts)
+               for anchor in part.anchors}
+    done, cut = {}, []
+    for part in parts:
+        text, was_cut = cap_words(f"# {part.title}\n\n{resolve(part, pages, anchors)}\n")
+        done[part.doc] = text
+        if was_cut:
+            cut.append(part.doc)
+    log(f"{NAME}: {len(cut)} pages cut at ~{MAX_WORDS} words: {', '.join(cut)}")
+    return done
+
+
+def convert_all(keys: list[str], manual: Path, pandoc: Path) -> list[Page]:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(lambda key: convert(manual, key, pandoc), keys))
+
+
+def index(source: Source, sections: dict[str, list[Part]]) -> str:
+    lines = ["# Apache HTTP Server 2.4 documentation", "",
+             f"The Apache HTTP Server 2.4 manual (Debian's {source.name} {source.version}): "
+             "the users' guides, how-tos, URL rewriting, SSL/TLS, virtual hosts, the "
+             "programs and the modules' reference.", ""]
+    for folder, label in SECTIONS.items():
+        lines += [f"## {label}", ""]
+        lines += [f"- [{part.title}]({part.doc})" for part in sections[folder]
+                  if part.doc == f"{part.key}.md"]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=CACHE / NAME / "source")
+    args = parser.parse_args()
+    downloads = CACHE / NAME / "downloads"
+    manual, source = unpack(downloads)
+    pandoc = pandoc_binary(downloads)
+    keys = select_pages(manual)
+    log(f"{NAME}: converting {sum(map(len, keys.values()))} manual pages")
+    pages = convert_all([key for folder in keys.values() for key in folder], manual, pandoc)
+    parts = {page.key: parts_of(page) for page in pages}
+    sections = {folder: [part for key in folder_keys for part in parts[key]]
+                for folder, folder_keys in keys.items()}
+    converted = finish([part for folder in sections.values() for part in folder])
+    nav = [(label, [part.doc for part in sections[folder]])
+           for folder, label in SECTIONS.items()]
+    write_project(args.out, "Apache HTTP Server 2.4 documentation", converted,
+                  index(source, sections), nav=nav)
+    (args.out / "SOURCES.md").write_text(sources_table([source, PANDOC_SOURCE]),
+                                         encoding="utf-8")
+    counts = {label: len(sections[folder]) for folder, label in SECTIONS.items()}
+    log(f"{NAME}: {len(converted)} pages {counts} in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
