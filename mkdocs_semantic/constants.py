@@ -68,6 +68,9 @@ NAME_WORDS: int = _SHARED["NAME_WORDS"]
 NAME_KEYWORD_WEIGHT: float = float(_SHARED["NAME_KEYWORD_WEIGHT"])
 """A query of at most NAME_WORDS words, one shaped like code, names something: its
 keyword signal weighs NAME_KEYWORD_WEIGHT in the fusion (search/ranking.py)."""
+NAMED_HEADINGS: int = _SHARED["NAMED_HEADINGS"]
+"""The keyword order's first sections whose headings a name is looked for in
+(search/ranking.py, step 8)."""
 TYPICAL_QUANTILE: float = _SHARED["TYPICAL_QUANTILE"]
 SIZE_MARGIN: int = _SHARED["SIZE_MARGIN"]
 EXCERPT_CHARS: int = _SHARED["EXCERPT_CHARS"]

@@ -13,7 +13,7 @@ import { excerptParts, excerptWindow } from "../src/text/excerpt.js";
 import { queryTerms } from "../src/text/highlight.js";
 import { analyze } from "../src/engine/lexical.js";
 import { queryCodes } from "../src/engine/scan.js";
-import { namesAThing } from "../src/engine/ranking.js";
+import { headingName, namesAThing, writesName } from "../src/engine/ranking.js";
 import { casedWords } from "../src/text/cased-words.js";
 import { serve } from "./serve.js";
 import { bucketOf } from "../src/bundle/bundle.js";
@@ -163,4 +163,14 @@ test("keyword scores keep a word typed with capitals whole where Python does", a
 
 test("a query names something exactly where the Python searcher says so", () => {
   assert.deepEqual(expected.names.map(([query]) => [query, namesAThing(query)]), expected.names);
+});
+
+test("the name looked for in headings, and the headings that write it, are Python's", () => {
+  assert.ok(expected.heading_names.some(([, name]) => name === null));
+  assert.ok(expected.writes_name.some(([, , writes]) => writes));
+  assert.ok(expected.writes_name.some(([, , writes]) => !writes));
+  assert.deepEqual(expected.heading_names.map(([query]) => [query, headingName(query)]),
+    expected.heading_names);
+  assert.deepEqual(expected.writes_name.map(([heading, name]) => [heading, name, writesName(heading, name)]),
+    expected.writes_name);
 });

@@ -50,6 +50,13 @@ A reader wants the right page first, then the right section on it. So:
    number), until `top_k` sections. Of the pieces of one long section only the
    best is listed: `sections` gives each chunk its section's number (the number
    of the section's first piece).
+8. A name in a heading goes first. When the query names something (`heading_name`)
+   and some of the keyword order's first `NAMED_HEADINGS` sections write that name, as
+   typed, in their own heading (`named_sections`, `writes_name`: `Depends` in "Import
+   `Depends`"), the best-ranked page holding one goes first and its best-ranked such
+   section first on it, both with the relevance of the first page and section; the
+   others keep their order. A reader who types a name the docs head a section with
+   wants that section, whatever the vector signal says (bench/results/exact_names.md).
 
 Relevance is relative to the query: it says how close a page comes to the best
 vector match this query found and how much of its keywords the page holds, not
@@ -64,9 +71,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..bundle.cased_forms import cased_words
 from ..constants import (
     NAME_KEYWORD_WEIGHT,
     NAME_WORDS,
+    NAMED_HEADINGS,
     PAGE_DEPTH,
     PER_PAGE,
     SIZE_MARGIN,
@@ -81,6 +90,8 @@ CamelCase with an initialism (`prepublishOnly`, `ETag`), ALL CAPITALS (`EPOLLET`
 `CREATE`), or a call (`gather()`).
 (JavaScript: the same pattern, js/src/engine/ranking.js)"""
 QUOTES = "`'\"*"
+NAME_QUOTES = "`'\""
+"""What a name typed as code may be wrapped in (step 8)."""
 SPACES = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f"
                     "\u3000\ufeff]+")
 """What separates words: JavaScript's `\\s`, so both readers count the same words."""
@@ -124,6 +135,42 @@ def keyword_weight(query: str) -> float:
     return NAME_KEYWORD_WEIGHT if names_a_thing(query) else 1.0
 
 
+def heading_name(query: str) -> str | None:
+    """The name a query types, for step 8: when it names something (`names_a_thing`, or
+    words typed with deliberate capitals: `cased_words`), the query without backticks or
+    quotes around it, a trailing `()` or extra spaces; None for any other query."""
+    if not (names_a_thing(query) or cased_words(query)):
+        return None
+    inner = _words(query).strip(NAME_QUOTES).removesuffix("()")
+    return _words(inner) or None
+
+
+def _words(text: str) -> str:
+    return " ".join(word for word in SPACES.split(text) if word)
+
+
+def writes_name(heading: str, name: str) -> bool:
+    """Whether `heading`, its backticks dropped, writes `name` as typed (case kept), as
+    whole words: not inside a longer word, identifier or flag."""
+    bounded = rf"(?<![A-Za-z0-9_-]){re.escape(name)}(?![A-Za-z0-9_-])"
+    return re.search(bounded, heading.replace("`", "")) is not None
+
+
+def section_heading(title: str, path: Sequence[str]) -> str:
+    """A section's own heading: the last of its heading path, or its page's title."""
+    return path[-1] if path else title
+
+
+def named_sections(order: Sequence[int], headings: Sequence[str],
+                   name: str | None) -> list[int]:
+    """Step 8's sections: of `order`'s first `NAMED_HEADINGS` chunks, whose headings
+    (`section_heading`) `headings` gives in the same order, those that write `name`."""
+    if name is None:
+        return []
+    return [int(chunk) for chunk, heading in zip(order[:NAMED_HEADINGS], headings)
+            if writes_name(heading, name)]
+
+
 def size_priors(page_of_chunk: np.ndarray, pages: int) -> np.ndarray:
     """Per-page size prior (1 for all but outsized pages)."""
     if len(page_of_chunk) == 0:
@@ -133,6 +180,14 @@ def size_priors(page_of_chunk: np.ndarray, pages: int) -> np.ndarray:
     typical = float(max(1, present[int(TYPICAL_QUANTILE * (len(present) - 1))]))
     # sqrt, not ** 0.5: IEEE sqrt is exact in every language, pow need not be.
     return np.minimum(1.0, np.sqrt(SIZE_MARGIN * typical / np.maximum(sizes, 1)))
+
+
+def _lead_page(named: Sequence[int], page_order: list[int], candidates: np.ndarray,
+               page_of_chunk: np.ndarray) -> int | None:
+    """Step 8's page: the position in `candidates` of the best-ranked page (`page_order`,
+    best first) holding one of the `named` sections; None if none does."""
+    pages = {int(page_of_chunk[chunk]) for chunk in named}
+    return next((at for at in page_order if int(candidates[at]) in pages), None)
 
 
 def _unit(values: np.ndarray) -> np.ndarray:
@@ -148,8 +203,9 @@ def chunk_order(scores: np.ndarray, eligible: np.ndarray) -> np.ndarray:
 
 def fuse(signals: Sequence[Signal], *, page_of_chunk: np.ndarray, sections: np.ndarray,
          priors: np.ndarray, boosts: np.ndarray, top_k: int,
-         min_score: float | None = None) -> list[Ranked]:
-    """Fuse the signals into the page-aware result list (steps 2-7 above).
+         min_score: float | None = None, named: Sequence[int] = ()) -> list[Ranked]:
+    """Fuse the signals into the page-aware result list (steps 2-8 above; `named`: step
+    8's sections, chunks the keyword signal orders, best first).
 
     Vectorized, but every score is the same arithmetic, in the same order, as
     ranking.js: per signal weight * min(1, max(0, (score - floor) / (ceiling - floor)));
@@ -186,15 +242,26 @@ def fuse(signals: Sequence[Signal], *, page_of_chunk: np.ndarray, sections: np.n
     candidates = np.flatnonzero(page_seen)
     key = page_sum[candidates] / count * priors[candidates] * boosts[candidates]
     relevance = np.minimum(1.0, key)
+    page_order = np.lexsort((candidates, -key)).tolist()
+    led = _lead_page(named, page_order, candidates, page_of_chunk)
+    if led is not None:
+        relevance[led] = relevance[page_order[0]]
+        page_order = [led] + [at for at in page_order if at != led]
     results: list[Ranked] = []
-    for at in np.lexsort((candidates, -key)).tolist():
+    for at in page_order:
         if min_score is not None and relevance[at] < min_score:
             break  # relevance only falls from here
         page = int(candidates[at])
         chunks = np.flatnonzero((page_of_chunk == page) & chunk_seen)
         section = section_sum[chunks] / count
+        section_order = np.lexsort((chunks, -section)).tolist()
+        if at == led:
+            # its best-ranked named section first, with the relevance of its first
+            own = next(i for i in section_order if int(chunks[i]) in named)
+            section[own] = section[section_order[0]]
+            section_order = [own] + [i for i in section_order if i != own]
         listed: set[int] = set()
-        for i in np.lexsort((chunks, -section)).tolist():
+        for i in section_order:
             chunk = int(chunks[i])
             if sections[chunk] in listed:
                 continue

@@ -26,13 +26,23 @@ from ..bundle.lexical import analyze
 from ..bundle.reader import Bundle, LocatedBundle, PayloadFetch, read_bundle
 from ..bundle.vectors.codes import query_codes
 from ..chunk import href
-from ..constants import MAX_TOP_K, QUERY_ENCODERS, VECTOR_CHUNKS
+from ..constants import MAX_TOP_K, NAMED_HEADINGS, QUERY_ENCODERS, VECTOR_CHUNKS
 from ..constants import SEARCH_MODES as MODES
 from ..model.onnx import OnnxEmbedder
 from ..model.spec import Embedder
 from .excerpts import excerpt_window, parts_of, query_terms, window_text
 from .query_encoder import StaticQueryEncoder
-from .ranking import Ranked, Signal, chunk_order, fuse, keyword_weight, size_priors
+from .ranking import (
+    Ranked,
+    Signal,
+    chunk_order,
+    fuse,
+    heading_name,
+    keyword_weight,
+    named_sections,
+    section_heading,
+    size_priors,
+)
 from .spelling import Reading, WordSource, read_query
 
 
@@ -266,16 +276,26 @@ class Searcher:
             signals.append(Signal(vector_scores,
                                   chunk_order(vector_scores, passing)[:VECTOR_CHUNKS],
                                   floor=self.bundle.vectors.mean_score(vector)))
+        named: list[int] = []
         if mode in ("hybrid", "lexical"):
             lexical_scores = self.bundle.lexical.scores(query, full=bool(filters), typed=typed)
-            signals.append(Signal(lexical_scores,
-                                  chunk_order(lexical_scores, eligible & (lexical_scores > 0)),
-                                  floor=0.0, ceiling=self.bundle.lexical.possible(query),
+            order = chunk_order(lexical_scores, eligible & (lexical_scores > 0))
+            signals.append(Signal(lexical_scores, order, floor=0.0,
+                                  ceiling=self.bundle.lexical.possible(query),
                                   weight=keyword_weight(query)))
+            if mode == "hybrid" and (name := heading_name(query)) is not None:
+                named = named_sections(order, self.headings(order[:NAMED_HEADINGS]), name)
         fused = fuse(signals, page_of_chunk=self._page_of_chunk, sections=self._sections,
                      priors=self._priors, boosts=self._boosts, top_k=top_k,
-                     min_score=min_score)
+                     min_score=min_score, named=named)
         return Ranking(fused, vector_scores, lexical_scores, query_terms(query))
+
+    def headings(self, chunks: Sequence[int]) -> list[str]:
+        """Each chunk's own heading as results show it (`section_heading`)."""
+        self.bundle.prefetch(chunks)
+        shown = [self.bundle.chunks[int(c)] for c in chunks]
+        return [section_heading(c.title, c.path if c.link_path is None else c.link_path)
+                for c in shown]
 
     def results(self, ranking: Ranking, count: int | None = None) -> list[Result]:
         """The results of the first `count` sections of `ranking` (all by default)."""

@@ -6,7 +6,17 @@ import numpy as np
 import pytest
 
 from mkdocs_semantic.constants import NAME_KEYWORD_WEIGHT
-from mkdocs_semantic.search.ranking import Signal, chunk_order, fuse, keyword_weight, names_a_thing
+from mkdocs_semantic.search.ranking import (
+    Signal,
+    chunk_order,
+    fuse,
+    heading_name,
+    keyword_weight,
+    named_sections,
+    names_a_thing,
+    section_heading,
+    writes_name,
+)
 
 # Four pages of two chunks each: chunk c is on page c // 2.
 PAGE_OF_CHUNK = np.repeat(np.arange(4), 2)
@@ -26,10 +36,10 @@ def lexical(scores: list[float], possible: float | None = None) -> Signal:
                   ceiling=float(s.max()) if possible is None else possible)
 
 
-def ranked(signals, *, boosts=None, min_score=None, top_k=8):
+def ranked(signals, *, boosts=None, min_score=None, top_k=8, named=()):
     return fuse(signals, page_of_chunk=PAGE_OF_CHUNK, sections=np.arange(8),
                 priors=np.ones(4), boosts=np.ones(4) if boosts is None else np.asarray(boosts),
-                top_k=top_k, min_score=min_score)
+                top_k=top_k, min_score=min_score, named=named)
 
 
 def pages(results) -> list[int]:
@@ -141,3 +151,68 @@ def test_a_weighted_keyword_signal_turns_a_close_call_its_way():
     # relevance stays a share of the best possible: 1 for a page first in both
     both = ranked([vector([0.1, 0.1, 0.9, 0.1, 0.2, 0.1, 0.2, 0.1]), lex(2.0)])
     assert both[0].page_score == 1.0
+
+
+@pytest.mark.parametrize(("query", "name"), [
+    ("Depends", "Depends"), ("`Depends`", "Depends"), ("gather()", "gather"),
+    ("'--reload'", "--reload"), ("  CREATE   STATISTICS ", "CREATE STATISTICS"),
+    ("`json.dumps()`", "json.dumps"), ("how do I cache", None), ("caching", None),
+    ("``", None),
+])
+def test_the_name_looked_for_in_headings_is_the_query_as_typed_without_quotes(query, name):
+    assert heading_name(query) == name
+
+
+@pytest.mark.parametrize(("heading", "name", "writes"), [
+    ("Import `Depends`", "Depends", True),
+    ("Dependencies", "Depends", False),  # inside a longer word
+    ("Depends", "depends", False),  # case kept
+    ("--reload-dir", "--reload", False),  # inside a longer flag
+    ("Use max-age", "age", False),
+    ("Call fastapi.HTTPException", "HTTPException", True),
+    ("The $HOME variable", "$HOME", True),  # regex characters are literal
+    ("Regex (a|b)", "(a|b)", True),
+])
+def test_a_heading_writes_a_name_as_typed_and_whole(heading, name, writes):
+    assert writes_name(heading, name) is writes
+
+
+def test_named_sections_are_among_the_keyword_orders_first_and_in_its_order():
+    order = list(range(20))
+    headings = ["Intro"] * 20
+    headings[3] = headings[7] = "Use `Depends`"
+    headings[15] = "Depends"  # beyond the first sections looked at
+    assert named_sections(order, headings[:10], "Depends") == [3, 7]
+    assert named_sections(order, headings[:10], None) == []
+    assert section_heading("Page", []) == "Page"
+    assert section_heading("Page", ["Page", "Setup"]) == "Setup"
+
+
+def test_a_named_section_goes_first_with_the_first_pages_relevance():
+    # The vector puts page 0 first; keywords rank page 2 near it. Step 8: chunk 5 (page
+    # 2's second section) writes the name, so page 2 goes first, chunk 5 first on it.
+    signals = [vector([0.9, 0.1, 0.5, 0.1, 0.6, 0.5, 0.2, 0.1]),
+               lexical([5, 0, 0, 0, 5, 4, 0, 0])]
+    before = ranked(signals)
+    assert pages(before)[0] == 0
+    after = ranked(signals, named=[5])
+    assert pages(after) == [2] + [p for p in pages(before) if p != 2]
+    assert [r.chunk for r in after[:2]] == [5, 4]
+    assert after[0].page_score == before[0].page_score
+    assert after[0].section_score == max(r.section_score for r in before if r.chunk in (4, 5))
+    # min_score keeps the moved page wherever it keeps the first page
+    assert pages(ranked(signals, named=[5], min_score=before[0].page_score))[0] == 2
+
+
+def test_of_several_named_sections_the_best_ranked_page_goes_first():
+    signals = [vector([0.9, 0.1, 0.5, 0.1, 0.6, 0.5, 0.2, 0.1]),
+               lexical([5, 4, 0, 0, 5, 4, 0, 0])]
+    # chunks 5 (page 2) and 1 (page 0) both write the name: page 0 already leads, so its
+    # named section goes first on it and the pages keep their order
+    results = ranked(signals, named=[5, 1])
+    assert pages(results) == pages(ranked(signals))
+    assert results[0].chunk == 1
+    # on the page that goes first, a named section already ranked first stays first
+    moved = ranked(signals, named=[5, 4])
+    assert [r.chunk for r in moved[:2]] == [4, 5]
+    assert pages(moved)[0] == 2

@@ -20,7 +20,10 @@ import { BundleError } from "../bundle/error.js";
 import { PayloadStore, fetchBytes, fetchCatalogCopy, fetchManifest, parseJson } from "../bundle/fetch.js";
 import { excerptParts, excerptText } from "../text/excerpt.js";
 import { LexicalIndex, analyze } from "./lexical.js";
-import { VECTOR_CHUNKS, chunkOrder, fuse, keywordWeight, sizePriors } from "./ranking.js";
+import {
+  NAMED_HEADINGS, VECTOR_CHUNKS, chunkOrder, fuse, headingName, keywordWeight, namedSections,
+  sectionHeading, sizePriors,
+} from "./ranking.js";
 import {
   blocksHolding,
   candidateIds,
@@ -782,18 +785,29 @@ export class Engine {
       const order = bestOf(vectorScores, VECTOR_CHUNKS, (id) => !Number.isNaN(vectorScores[id]) && accept(id));
       signals.push({ scores: vectorScores, order, floor: vector.floor });
     }
+    const keywordOrder = lexical ? lexical.order.filter(accept) : [];
     if (lexical) {
       signals.push({
         scores: lexicalScores,
-        order: lexical.order.filter(accept),
+        order: keywordOrder,
         floor: 0,
         ceiling: lexical.possible,
         weight: keywordWeight(reading.text),
       });
     }
+    // A name the keyword order's first sections write in their heading goes first
+    // (step 8): their headings come with their pages' fragments, which the guess above
+    // asked for beside the candidates' rows.
+    const name = mode === "hybrid" && lexical ? headingName(reading.text) : null;
+    let named = [];
+    if (name !== null) {
+      const first = keywordOrder.slice(0, NAMED_HEADINGS);
+      const shown = await abortable(this.describe(first), signal);
+      named = namedSections(first, shown.map((s) => sectionHeading(s.title, s.path)), name);
+    }
     const fused = fuse(signals, {
       pageOfChunk: this.pageOfChunk, sections: this.sections, priors: this.priors,
-      boosts: this.catalog.boosts, topK, minScore,
+      boosts: this.catalog.boosts, topK, minScore, named,
     });
     const described = await abortable(this.describe(fused.map((r) => r.chunk)), signal);
     const results = fused.map(({ chunk, pageScore, sectionScore }, i) => ({

@@ -1,10 +1,11 @@
 // Page-aware fusion of rankings: the spec (and its reasons) is mkdocs_semantic/search/ranking.py.
 
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
+import { casedWords } from "../text/cased-words.js";
 
 // Written once for search/ranking.py and this file in constants.json. VECTOR_CHUNKS: the vector
 // signal's first chunks that take part in the fusion.
-export const { PAGE_DEPTH, VECTOR_CHUNKS, PER_PAGE } = constants;
+export const { PAGE_DEPTH, VECTOR_CHUNKS, PER_PAGE, NAMED_HEADINGS } = constants;
 const { TYPICAL_QUANTILE, SIZE_MARGIN, NAME_WORDS, NAME_KEYWORD_WEIGHT } = constants;
 
 // A word shaped like code (search/ranking.py's CODE_SHAPED), and the quotes around it.
@@ -20,6 +21,39 @@ export function namesAThing(query) {
 
 /** The keyword signal's weight in the fusion for `query` (search/ranking.py, step 4). */
 export const keywordWeight = (query) => (namesAThing(query) ? NAME_KEYWORD_WEIGHT : 1);
+
+const NAME_QUOTES = /^[`'"]+|[`'"]+$/g;
+const words = (text) => text.split(/\s+/).filter(Boolean).join(" ");
+
+/**
+ * The name a query types, for step 8 of search/ranking.py: when it names something
+ * (namesAThing, or casedWords), the query without backticks or quotes around it, a
+ * trailing `()` or extra spaces; null for any other query.
+ */
+export function headingName(query) {
+  if (!(namesAThing(query) || casedWords(query).length)) return null;
+  let inner = words(query).replace(NAME_QUOTES, "");
+  if (inner.endsWith("()")) inner = inner.slice(0, -2);
+  return words(inner) || null;
+}
+
+/** Whether `heading`, its backticks dropped, writes `name` as typed, as whole words. */
+export function writesName(heading, name) {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+  return new RegExp(`(?<![A-Za-z0-9_-])${escaped}(?![A-Za-z0-9_-])`).test(heading.replaceAll("`", ""));
+}
+
+/** A section's own heading: the last of its heading path, or its page's title. */
+export const sectionHeading = (title, path) => (path.length ? path[path.length - 1] : title);
+
+/**
+ * Step 8's sections: of `order`'s first NAMED_HEADINGS chunks, whose headings
+ * (sectionHeading) `headings` gives in the same order, those that write `name`.
+ */
+export function namedSections(order, headings, name) {
+  if (name === null) return [];
+  return order.slice(0, NAMED_HEADINGS).filter((chunk, i) => writesName(headings[i], name));
+}
 
 /** Per-page size prior: 1 except for pages several times larger than nearly all others. */
 export function sizePriors(pageOfChunk, pages) {
@@ -46,12 +80,14 @@ export function chunkOrder(scores, eligible) {
  * `[{chunk, pageScore, sectionScore}]`, best first; both scores are relevances in 0-1.
  * `sections[chunk]` is the chunk's section number (its first piece's chunk number): of
  * the pieces of one long section only the best is listed. `minScore` (or null) drops
- * pages below that relevance. Every score is the same arithmetic, in the same order,
+ * pages below that relevance. `named`: step 8's sections (namedSections): the
+ * best-ranked page holding one goes first and its best-ranked such section first on it,
+ * both with the first page's and section's relevance. Every score is the same arithmetic, in the same order,
  * as search/ranking.py's: weight * min(1, max(0, (score - floor) / (ceiling - floor))), sums
  * signal by signal from 0, then / the sum of the weights * prior * boost. Section scores are ordered only on
  * the pages listed.
  */
-export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, minScore = null }) {
+export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, minScore = null, named = [] }) {
   const pages = priors.length;
   const takingPart = signals.filter((signal) => signal.order.length > 0);
   const pageSum = new Float64Array(pages);
@@ -88,17 +124,29 @@ export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, min
     pagesInOrder.push(page);
   }
   pagesInOrder.sort((a, b) => key[b] - key[a] || a - b);
+  const namedPages = new Set(named.map((chunk) => pageOfChunk[chunk]));
+  const leadPage = pagesInOrder.find((page) => namedPages.has(page)) ?? -1;
+  const topScore = pagesInOrder.length ? Math.min(1, key[pagesInOrder[0]]) : 0;
+  if (leadPage >= 0) pagesInOrder.splice(0, pagesInOrder.length, leadPage, ...pagesInOrder.filter((p) => p !== leadPage));
   const starts = pageStarts(pageOfChunk, pages);
   const results = [];
   for (const page of pagesInOrder) {
-    const pageScore = Math.min(1, key[page]);
+    const pageScore = page === leadPage ? topScore : Math.min(1, key[page]);
     if (minScore !== null && pageScore < minScore) break; // relevance only falls from here
-    const ranked = [];
+    let ranked = [];
     for (let chunk = starts[page]; chunk < starts[page + 1]; chunk++) {
       if (chunkSeen[chunk]) ranked.push(chunk);
     }
-    const section = (chunk) => sectionSum[chunk] / count;
-    ranked.sort((a, b) => section(b) - section(a) || a - b);
+    const own = (chunk) => sectionSum[chunk] / count;
+    ranked.sort((a, b) => own(b) - own(a) || a - b);
+    let section = own;
+    if (page === leadPage) {
+      // its best-ranked named section first, with the relevance of its first
+      const lead = ranked.find((chunk) => named.includes(chunk));
+      const best = own(ranked[0]);
+      section = (chunk) => (chunk === lead ? best : own(chunk));
+      ranked = [lead, ...ranked.filter((chunk) => chunk !== lead)];
+    }
     const listed = new Set(); // one piece per long section
     for (const chunk of ranked) {
       if (listed.has(sections[chunk])) continue;
