@@ -1,24 +1,27 @@
 """Exact names: does hybrid rank a code name or a heading as well as keywords alone?
 
 Per set and query encoder, MRR@10 of every query and of the exact and paraphrase
-subsets for: keyword alone; hybrid with both signals weighing the same (the rule before
-names weighed their keywords more); hybrid as shipped (a query that names something,
-search/ranking.py's `names_a_thing`, weighs its keyword signal `NAME_KEYWORD_WEIGHT`);
-hybrid with a name's keyword signal weighing more than shipped (`WEIGHTS`); and two
-candidate rules applied on top of the shipped hybrid (measured, not shipped):
+subsets for: keyword alone; hybrid with both signals weighing the same; hybrid before
+names found in headings went first (a query that names something, search/ranking.py's
+`names_a_thing`, weighs its keyword signal `W`: `NAME_KEYWORD_WEIGHT` as shipped, and
+the heavier `WEIGHTS`); three candidate rules applied on top of that hybrid (measured,
+not shipped); and the shipped hybrid, where a name the keyword order's first sections
+write in their heading goes first (search/ranking.py's step 8):
 
 - `heading`: when the query, lowercased, without backticks, quotes or a trailing
   `()`, is the heading (or page title) of one of the keyword ranking's first 10
   sections, that section's page goes first;
 - `code`: when the query is one code-like token (`_ . :` inside, a leading `-`, `!` or
-  `@`, CamelCase, or all capitals), the keyword ranking's first page goes first.
-- `in heading`: when the query names something (`names_a_thing`, or a word typed with
-  capitals: `cased_words`) and, without backticks, quotes or a trailing `()`, stands as
-  written (case kept, whole words) in the heading (or page title) of one of the keyword
-  ranking's first 10 sections, that section's page goes first: `Depends` finds
-  "Import `Depends`".
+  `@`, CamelCase, or all capitals), the keyword ranking's first page goes first;
+- `cased`: when the query types words with deliberate capitals (`cased_words`) and
+  every one of them is a form the keyword index keys (written with capitals by at most
+  `HEAD_POSTINGS` sections), the first of the keyword ranking's first 10 sections that
+  writes them all puts its page first: `CREATE STATISTICS`.
 
-    python bench/exact_names.py [--sets fastapi,mkdocs,manpages,npm,postgres,python]
+Under the table, the queries whose first page each rule, and the shipped step 8,
+changed from the hybrid before it.
+
+    python bench/exact_names.py [--sets fastapi,mkdocs,manpages,npm,postgres,python,apache]
 
 Writes bench/results/exact_names.{json,md}.
 """
@@ -46,31 +49,25 @@ from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
 from mkdocs_semantic.search.ranking import (  # noqa: E402
     chunk_order,
     keyword_weight,
+    named_sections,
     names_a_thing,
 )
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
 CODE = re.compile(r"[_.:]|^[-!@]|[a-z][A-Z]|^[A-Z0-9_]{3,}$")
-WEIGHTS = (2.0, 3.0, 5.0)
-"""Keyword weights of a query that names something, tried beside the shipped one."""
-RULES = ("lexical", "equal", "hybrid", *(f"x{w:g}" for w in WEIGHTS), "heading", "code",
-         "in heading")
-PINNING = ("heading", "code", "in heading")
-"""The rules that put one page first, on top of the shipped hybrid."""
+WEIGHTS = (NAME_KEYWORD_WEIGHT, 2.0, 3.0, 5.0)
+"""Keyword weights of a query that names something: the shipped one first."""
+BEFORE = f"x{NAME_KEYWORD_WEIGHT:g}"
+"""The hybrid before step 8, which the pinning rules and step 8 are compared with."""
+PINNING = ("heading", "code", "cased")
+"""The rules that put one page first, on top of the hybrid before step 8."""
+RULES = ("lexical", "equal", *(f"x{w:g}" for w in WEIGHTS), *PINNING, "hybrid")
 
 
 def normal(text: str) -> str:
-    return as_written(text).lower()
-
-
-def as_written(text: str) -> str:
-    """`text` without backticks or quotes around it, a trailing `()` or extra spaces."""
-    return " ".join(text.strip().strip("`'\"").removesuffix("()").split())
-
-
-def holds(heading: str, name: str) -> bool:
-    """Whether `heading`, its backticks dropped, writes `name` as written, as whole words."""
-    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", heading.replace("`", "")) is not None
+    """`text` lowercased, without backticks or quotes around it, a trailing `()` or
+    extra spaces."""
+    return " ".join(text.strip().strip("`'\"").removesuffix("()").split()).lower()
 
 
 def code_like(query: str) -> bool:
@@ -90,10 +87,13 @@ def pinned(searcher: Searcher, query: str, rule: str) -> str | None:
                 return chunk.url
     if rule == "code" and code_like(query):
         return searcher.bundle.chunks[int(order[0])].url
-    if rule == "in heading" and (names_a_thing(query) or cased_words(query)):
-        for chunk in (searcher.bundle.chunks[int(c)] for c in order):
-            if holds(chunk.path[-1] if chunk.path else chunk.title, as_written(query)):
-                return chunk.url
+    if rule == "cased" and (words := cased_words(query)):
+        writers = [searcher.bundle.lexical.postings.get(word) for word in words]
+        if all(w is not None for w in writers):
+            every = set.intersection(*(set(w[0].tolist()) for w in writers))
+            for c in order:
+                if int(c) in every:
+                    return searcher.bundle.chunks[int(c)].url
     return None
 
 
@@ -108,65 +108,91 @@ def weighing(rule: str) -> Callable[[str], float]:
     return keyword_weight
 
 
+def shown(result) -> str:
+    """A result's page and the heading it shows: `url` > `heading`."""
+    return f"{result.url} > {result.path[-1] if result.path else result.title}"
+
+
 def run_set(corpus: se.Corpus, embedder: OnnxEmbedder) -> dict:
     out: dict = {}
     for encoder in ("static", "transformer"):
         searcher = Searcher(corpus.bundle, embedder if encoder == "transformer" else None,
                             encoder=encoder)
         rows: dict = {}
+        firsts: dict[str, list[str]] = {}
+        sections: dict[str, list[str]] = {}
         for rule in RULES:
             per: dict[str, list[float]] = {}
-            moved: list[str] = []
+            firsts[rule], sections[rule] = [], []
             searcher_module.keyword_weight = weighing(rule)
+            searcher_module.named_sections = (named_sections if rule == "hybrid"
+                                              else lambda *_: [])
             for q in corpus.queries:
                 mode = "lexical" if rule == "lexical" else "hybrid"
                 results = searcher.search(q.text, mode=mode, top_k=corpus.top_k, as_typed=True)
                 pages = list(dict.fromkeys(r.url for r in results))
                 first = pinned(searcher, q.text, rule) if rule in PINNING else None
-                if first is not None and pages[:1] != [first]:
-                    moved.append(q.text)
+                if first is not None:
                     pages = [first] + [p for p in pages if p != first]
+                firsts[rule].append(pages[0] if pages else "")
+                sections[rule].append(shown(results[0]) if results else "")
                 for group in ("all", q.group):
                     per.setdefault(group, []).append(se.mrr_at_10(pages, q.relevant))
             rows[rule] = {g: round(float(np.mean(v)), 4) for g, v in per.items()}
-            if rule in PINNING:
-                rows[rule]["moved"] = moved
+        for rule in (*PINNING, "hybrid"):
+            rows[rule]["moved"] = [q.text for q, a, b in zip(corpus.queries, firsts[BEFORE],
+                                                               firsts[rule]) if a != b]
+        rows["hybrid"]["sections"] = [[q.text, a, b] for q, a, b in zip(
+            corpus.queries, sections[BEFORE], sections["hybrid"]) if a != b]
         searcher_module.keyword_weight = keyword_weight
+        searcher_module.named_sections = named_sections
         out[encoder] = rows
     return out
 
 
 def render(results: dict) -> str:
     lines = ["# Exact names: hybrid against keywords alone, names weighing their keywords more, "
-             "heavier weights and three rules tried", "",
+             "three rules tried and names in headings first", "",
              f"Reproduce: `python bench/exact_names.py`. Measured {results['run']}. "
              "MRR@10 of the exact subset, then of the paraphrase subset and of every "
-             "query; `equal`: hybrid with both signals weighing the same; `shipped`: "
-             f"a query that names something weighs its keywords {NAME_KEYWORD_WEIGHT:g}x; "
-             "`names xW`: such a query's keywords weigh W instead; "
-             "`heading`, `code` and `in heading` are the rules of the script's docstring, "
-             "applied on top of the shipped hybrid.", "",
-             "| set | encoder | keyword alone | hybrid, equal | hybrid, shipped | "
+             "query; `equal`: hybrid with both signals weighing the same; `names xW`: "
+             "hybrid before names in headings went first, a query that names something "
+             f"weighing its keywords W (x{NAME_KEYWORD_WEIGHT:g} shipped); `heading`, "
+             "`code` and `cased` are the rules of the script's docstring, applied on top "
+             f"of `names x{NAME_KEYWORD_WEIGHT:g}`; `shipped`: that hybrid with a name "
+             "the keyword order's first sections write in their heading first "
+             "(search/ranking.py, step 8).", "",
+             "| set | encoder | keyword alone | hybrid, equal | "
              + "".join(f"names x{w:g} | " for w in WEIGHTS)
-             + "+ heading rule | + code rule | + in-heading rule |",
-             "|---" * (8 + len(WEIGHTS)) + "|"]
+             + "+ heading rule | + code rule | + cased rule | shipped |",
+             "|---" * (7 + len(WEIGHTS)) + "|"]
     for name, s in results["sets"].items():
         for encoder, rows in s.items():
             cells = [f"{rows[r].get('exact', 0):.3f} / {rows[r].get('paraphrase', 0):.3f}"
                      f" / {rows[r].get('all', 0):.3f}" for r in RULES]
             lines.append(f"| {name} | {encoder} | " + " | ".join(cells) + " |")
-    lines += ["", "Queries whose first page a rule changed (set, encoder: queries):", ""]
-    for rule in PINNING:
+    lines += ["", f"Queries whose first page a rule changed from `names x{NAME_KEYWORD_WEIGHT:g}`"
+              " (set, encoder: queries):", ""]
+    for rule in (*PINNING, "hybrid"):
         changed = [f"{name} {encoder}: " + ", ".join(f"`{q}`" for q in rows[rule]["moved"])
                    for name, s in results["sets"].items() for encoder, rows in s.items()
                    if rows[rule].get("moved")]
-        lines.append(f"- {rule}: " + ("; ".join(changed) if changed else "none"))
+        label = "shipped" if rule == "hybrid" else rule
+        lines.append(f"- {label}: " + ("; ".join(changed) if changed else "none"))
+    lines += ["", f"First results the shipped step 8 changed from `names x{NAME_KEYWORD_WEIGHT:g}`"
+              " (page > heading shown):", "",
+              "| set | encoder | query | before | shipped |", "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in (
+        name, encoder, f"`{query}`", before, after)) + " |"
+              for name, s in results["sets"].items() for encoder, rows in s.items()
+              for query, before, after in rows["hybrid"]["sections"]]
     return "\n".join(lines) + "\n"
 
 
 def main() -> int:
     return rt.run_sets(__doc__, "exact_names",
-                       lambda corpus, name, embedder: run_set(corpus, embedder), render)
+                       lambda corpus, name, embedder: run_set(corpus, embedder), render,
+                       sets=rt.SETS + ",apache")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ SLIPPED_TARGET = 0.95
 HALF_TARGET = 0.9
 CLEAN_SLACK = 0.005
 QUERY_FILES = {"manshort": "manpages"}
+SETS = "fastapi,mkdocs,manpages,npm,postgres,python"
+"""The sets the typing benches measure unless told (`--sets`)."""
 
 
 def copies(corpus: se.Corpus, name: str) -> dict[str, list[se.Query]]:
@@ -138,10 +140,10 @@ def verdict(met: bool, shown: bool) -> str:
 
 
 def run_sets(doc: str, name: str, measure: Callable[[se.Corpus, str, OnnxEmbedder], dict],
-             render_results: Callable[[dict], str]) -> int:
+             render_results: Callable[[dict], str], *, sets: str = SETS) -> int:
     """The command line of the typing benches: `measure(corpus, set name, embedder)` per
-    set of `--sets`, written to `--out` as NAME.{json,md}."""
-    args, wanted, embedder, loaders = sets_command(doc)
+    set of `--sets` (`sets` by default), written to `--out` as NAME.{json,md}."""
+    args, wanted, embedder, loaders = sets_command(doc, sets=sets)
     results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
     for set_name in wanted:
         print(f"{set_name}: loading", file=sys.stderr)
@@ -150,11 +152,12 @@ def run_sets(doc: str, name: str, measure: Callable[[se.Corpus, str, OnnxEmbedde
     return 0
 
 
-def sets_command(doc: str) -> tuple[argparse.Namespace, list[str], OnnxEmbedder, dict]:
-    """`--sets` (the docs sets) and `--out`: the parsed arguments, the sets asked for, the
-    model, and each set's loader (bench/static_encoder.py's)."""
+def sets_command(doc: str, *, sets: str = SETS,
+                 ) -> tuple[argparse.Namespace, list[str], OnnxEmbedder, dict]:
+    """`--sets` (the docs sets, `sets` by default) and `--out`: the parsed arguments, the
+    sets asked for, the model, and each set's loader (bench/static_encoder.py's)."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
-    parser.add_argument("--sets", default="fastapi,mkdocs,manpages,npm,postgres,python")
+    parser.add_argument("--sets", default=sets)
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args()
     wanted = se.site_sets(parser, args.sets)
