@@ -42,33 +42,19 @@ records the package's version and licence.
 
 from __future__ import annotations
 
-import argparse
 import posixpath
 import re
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from bs4 import BeautifulSoup, Tag
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (
-    CACHE,
-    FENCE,
-    MAX_WORDS,
-    PANDOC_SOURCE,
-    Source,
-    cap_words,
-    debian_package,
-    html_to_markdown,
-    log,
-    pandoc_binary,
-    sources_table,
-    write_project,
-)
+import common
 
 NAME = "apache-docs"
+TITLE = "Apache HTTP Server 2.4 documentation"
 PACKAGE = "apache2-doc"
 MANUAL = Path("usr/share/doc/apache2-doc/manual/en")
 # The folders taken ("" the top level), in nav order, and their labels.
@@ -87,8 +73,7 @@ MARKER = "APACHEDOCSPLIT"  # a paragraph between a module page's segments
 LINK = "@@"  # a link to the manual, `@@mod/core#anchor`, until the parts are known
 LINKED = re.compile(r"\[((?:`[^`]*`|\\.|[^\]\\`])*)\]\(@@([^)#\s]*)#?([^)\s]*)\)")
 BOXES = {"note": "Note", "warning": "Warning", "example": "Example"}
-BLOCKS = {"p", "div", "ul", "ol", "dl", "pre", "blockquote", "table"}
-CODE = "apcode"  # a placeholder class: pandoc fences code only when it has a class
+CODE = "apcode"  # a placeholder class for `fence` and `tidy`
 
 
 @dataclass(frozen=True)
@@ -116,29 +101,6 @@ class Part:
     anchors: set[str]
 
 
-# --- downloads ------------------------------------------------------------------------
-
-def unpack(downloads: Path) -> tuple[Path, Source]:
-    """The manual's English folder, fetched and unpacked under `downloads`, and its
-    Source line."""
-    root, version = debian_package(PACKAGE, downloads / "debs", downloads / "unpacked", NAME)
-    if not (root / MANUAL / "index.html").is_file():
-        raise SystemExit(f"{NAME}: no {MANUAL}/index.html in {PACKAGE} {version}")
-    return root / MANUAL, Source("Debian", PACKAGE, version, licence(root))
-
-
-def licence(root: Path) -> str:
-    """The licence of `Files: *` in the package's Debian copyright file (DEP-5)."""
-    path = root / "usr/share/doc" / PACKAGE / "copyright"
-    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
-    for paragraph in re.split(r"\n\s*\n", text):
-        if re.search(r"^Files:\s*\*\s*$", paragraph, re.M):
-            found = re.search(r"^License:\s*(.+)$", paragraph, re.M)
-            if found:
-                return found.group(1).strip()
-    return "see its Debian copyright file"
-
-
 # --- which pages ----------------------------------------------------------------------
 
 def select_pages(manual: Path) -> dict[str, list[str]]:
@@ -147,17 +109,15 @@ def select_pages(manual: Path) -> dict[str, list[str]]:
     sections: dict[str, list[str]] = {}
     foreign = []
     for folder in SECTIONS:
-        stems = sorted(p.stem for p in (manual / folder).glob("*.html"))
-        stems.sort(key=lambda stem: stem != "index")
-        keys = [posixpath.join(folder, stem) for stem in stems]
+        keys = [posixpath.join(folder, stem) for stem in common.html_stems(manual / folder)]
         keys = [key for key in keys if key not in LEFT_OUT]
         foreign += [key for key in keys if not is_english(manual / f"{key}.html")]
         sections[folder] = [key for key in keys if key not in foreign]
         if not sections[folder]:
             raise SystemExit(f"{NAME}: no pages in {manual / folder}")
     if foreign:
-        log(f"{NAME}: {len(foreign)} pages of en/ not in English, left out: "
-            f"{', '.join(foreign)}")
+        common.log(f"{NAME}: {len(foreign)} pages of en/ not in English, left out: "
+                   f"{', '.join(foreign)}")
     return sections
 
 
@@ -171,19 +131,14 @@ def is_english(path: Path) -> bool:
 
 # --- one page -----------------------------------------------------------------------
 
-def text_of(tag: Tag) -> str:
-    return " ".join(tag.get_text().split())
-
-
 def content_of(manual: Path, key: str) -> tuple[str, list[Tag]]:
     """The page's title and its main content's blocks (the preamble less its h1, then
     the sections), the navigation gone and the quick view's "See also" kept."""
-    soup = BeautifulSoup((manual / f"{key}.html").read_text(encoding="utf-8"), "html.parser")
-    content = soup.select_one("div#page-content")
+    content = common.soup_of(manual / f"{key}.html").select_one("div#page-content")
     heading = content.find("h1") if content is not None else None
     if content is None or heading is None:
         raise SystemExit(f"{NAME}: no div#page-content with an h1 in {key}.html")
-    title = text_of(heading)
+    title = common.text_of(heading)
     heading.decompose()
     for summary in content.select("div#preamble > h3"):
         summary.name = "h2"
@@ -201,7 +156,7 @@ def see_also_box(content: Tag) -> Tag | None:
     """The quick view's "See also" list, labelled, or None."""
     for heading in content.select("div#quickview h3"):
         listing = heading.find_next_sibling()
-        if text_of(heading) == "See also" and listing is not None and listing.name == "ul":
+        if common.text_of(heading) == "See also" and listing is not None and listing.name == "ul":
             holder = BeautifulSoup("<div><p><strong>See also:</strong></p></div>",
                                    "html.parser").div
             holder.append(listing.extract())
@@ -225,10 +180,11 @@ def convert(manual: Path, key: str, pandoc: Path) -> Page:
     title, blocks = content_of(manual, key)
     groups = segments_of(key, blocks)
     html = f"<p>{MARKER}</p>".join(f"<div>{''.join(map(str, g))}</div>" for g in groups)
-    markdown, error = html_to_markdown(pandoc, clean(html, key))
+    markdown, error = common.html_to_markdown(pandoc, clean(html, key))
     if not markdown:
         raise SystemExit(f"{NAME}: pandoc failed on {key}.html: {error}")
-    segments = [s.strip() for s in re.split(rf"^{MARKER}$", tidy(markdown), flags=re.M)]
+    tidied = common.tidy(markdown, CODE)
+    segments = [s.strip() for s in re.split(rf"^{MARKER}$", tidied, flags=re.M)]
     if len(segments) != len(groups):
         raise SystemExit(f"{NAME}: {key}.html: {len(segments)} segments, not {len(groups)}")
     return Page(key, title, segments, [ids_of(group) for group in groups])
@@ -260,7 +216,7 @@ def parts_of(page: Page) -> list[Part]:
     """The page as one Part, or a module page over the cap in several, split between
     its sections (mostly between directives)."""
     sizes = [len(segment.split()) for segment in page.segments]
-    groups = pack(sizes, MAX_WORDS - PART_HEAD) if sum(sizes) > MAX_WORDS else []
+    groups = pack(sizes, common.MAX_WORDS - PART_HEAD) if sum(sizes) > common.MAX_WORDS else []
     if len(groups) < 2:
         return [Part(page.key, f"{page.key}.md", page.title, "\n\n".join(page.segments),
                      set().union(*page.anchors))]
@@ -290,26 +246,29 @@ def clean(html: str, key: str) -> str:
     for table in body.select("table.related"):
         related(table)
     for heading in body.find_all("h3"):
-        if text_of(heading) == "See also":
+        if common.text_of(heading) == "See also":
             label_paragraph(heading, "See also")
     for box in body.select(", ".join(f"div.{kind}" for kind in BOXES)):
         labelled_box(box)
-    shift_headings(body)
+    headings = body.find_all(re.compile(r"^h[2-6]$"))
+    common.shift_headings(headings)
+    for heading in headings:
+        for span in heading.find_all("span"):
+            span.unwrap()
     for var in body.find_all("var"):
         join_code(var)
     for code in body.find_all("code"):
         if code.find(lambda tag: tag.name != "a"):
             code.string = code.get_text()
     for pre in body.find_all("pre"):
-        fenced = BeautifulSoup("<pre><code></code></pre>", "html.parser")
-        fenced.code.string = pre.get_text().strip("\n")
-        fenced.code["class"] = [CODE]
-        pre.replace_with(fenced.pre)
+        common.fence(pre, CODE)
     for dl in body.find_all("dl"):
-        flatten_definitions(dl)
+        common.flatten_definitions(dl)
     for table in body.find_all("table"):
         for cell in table.find_all(["td", "th"]):
-            flatten_cell(cell)
+            for br in cell.find_all("br"):  # line breaks as spaces
+                br.replace_with(" ")
+            common.flatten_cell(cell)
     for inner in body.select("a a"):  # a link inside a link: the outer one stays
         inner.unwrap()
     for link in body.find_all("a"):
@@ -341,7 +300,7 @@ def label_list(table: Tag) -> None:
         if label is None or value is None:
             continue
         item, strong = soup.new_tag("li"), soup.new_tag("strong")
-        strong.string = text_of(label)
+        strong.string = common.text_of(label)
         item.append(strong)
         item.append(" ")
         for part in list(value.contents):
@@ -355,7 +314,7 @@ def related(table: Tag) -> None:
     the label in bold, then the names separated by commas."""
     soup = BeautifulSoup("", "html.parser")
     holder = soup.new_tag("div")
-    labels = [text_of(th) for th in table.find_all("th")]
+    labels = [common.text_of(th) for th in table.find_all("th")]
     cells = table.find_all("td")
     for label, cell in zip(labels, cells):
         para, strong = soup.new_tag("p"), soup.new_tag("strong")
@@ -384,7 +343,7 @@ def labelled_box(box: Tag) -> None:
     heading = box.find("h3", recursive=False)
     kind = next(k for k in BOXES if k in box.get("class", []))
     if heading is not None:
-        label_paragraph(heading, text_of(heading))
+        label_paragraph(heading, common.text_of(heading))
     elif kind != "example":
         soup = BeautifulSoup("", "html.parser")
         strong = soup.new_tag("strong")
@@ -396,72 +355,12 @@ def labelled_box(box: Tag) -> None:
     box.attrs = {}
 
 
-def shift_headings(body: Tag) -> None:
-    """The headings up so that the highest is h2, their attributes dropped."""
-    headings = body.find_all(re.compile(r"^h[2-6]$"))
-    if not headings:
-        return
-    shift = min(int(h.name[1]) for h in headings) - 2
-    for heading in headings:
-        heading.name = f"h{min(max(int(heading.name[1]) - shift, 2), 6)}"
-        heading.attrs = {}
-        for span in heading.find_all("span"):
-            span.unwrap()
-
-
-def flatten_definitions(dl: Tag) -> None:
-    """A definition list (options, glossary terms) as paragraphs: the term in bold as a
-    paragraph of its own, then its description."""
-    soup = BeautifulSoup("", "html.parser")
-    out = soup.new_tag("div")
-    for child in [c for c in dl.children if isinstance(c, Tag)]:
-        if child.name == "dt":
-            para, strong = soup.new_tag("p"), soup.new_tag("strong")
-            for part in list(child.contents):
-                strong.append(part.extract())
-            para.append(strong)
-            out.append(para)
-        elif child.name == "dd":
-            child.name = "div"
-            child.attrs = {}
-            out.append(child.extract())
-    dl.replace_with(out)
-
-
-def flatten_cell(cell: Tag) -> None:
-    """A table cell of several blocks (paragraphs, lists, code) as one paragraph, so
-    that pandoc can write the table as a pipe table (else it writes `[TABLE]`); line
-    breaks become spaces; text and inline markup stay."""
-    for br in cell.find_all("br"):
-        br.replace_with(" ")
-    blocks = [c for c in cell.children if isinstance(c, Tag) and c.name in BLOCKS]
-    if len(blocks) <= 1 and not any(b.name != "p" for b in blocks):
-        return
-    soup = BeautifulSoup("", "html.parser")
-    para = soup.new_tag("p")
-    for child in list(cell.children):
-        if isinstance(child, Tag) and child.name in BLOCKS:
-            if para.get_text().strip():
-                para.append(" ")
-            if child.name == "p":
-                for part in list(child.contents):
-                    para.append(part.extract())
-            else:
-                para.append(text_of(child))
-        else:
-            para.append(child.extract())
-    cell.clear()
-    cell.append(para)
-
-
 def relink(link: Tag, key: str) -> None:
     """A link to a page of the manual as `@@<key>#<anchor>` (resolved once the parts
     are known), an external link as it is, any other as its text."""
-    href = link.get("href", "")
-    if re.match(r"^[a-z][a-z0-9+.-]*:", href):
-        link.attrs = {"href": href}
+    if common.keep_external(link):
         return
-    path, _, anchor = href.partition("#")
+    path, _, anchor = link.get("href", "").partition("#")
     target = posixpath.normpath(posixpath.join(posixpath.dirname(key), path))
     if not path:
         link.attrs = {"href": f"{LINK}{key}#{anchor}"}
@@ -473,23 +372,6 @@ def relink(link: Tag, key: str) -> None:
 
 # --- Markdown -------------------------------------------------------------------------
 
-def tidy(markdown: str) -> str:
-    """Code fences without the placeholder class; pandoc's leftovers (a lone
-    backslash), trailing blanks (not a hard line break's) and runs of blank lines
-    outside code dropped."""
-    lines, fenced = [], False
-    for line in markdown.splitlines():
-        if FENCE.match(line):
-            fenced = not fenced
-            line = line.replace(f" {CODE}", "").replace(CODE, "")
-        elif not fenced:
-            if line.strip() == "\\":
-                continue
-            line = line if line.endswith("  ") and line.strip() else line.rstrip()
-        lines.append(line)
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines))
-
-
 def resolve(part: Part, pages: set[str], anchors: dict[str, str]) -> str:
     """The part's Markdown with its `@@` links as relative `.md` links to the part that
     holds the anchor (anchors dropped), or as their text (a page left out, this part)."""
@@ -500,7 +382,7 @@ def resolve(part: Part, pages: set[str], anchors: dict[str, str]) -> str:
         target = anchors.get(f"{key}#{anchor}", f"{key}.md")
         if target == part.doc:
             return text
-        return f"[{text}]({posixpath.relpath(target, posixpath.dirname(part.doc) or '.')})"
+        return f"[{text}]({common.relative_link(target, part.doc)})"
 
     markdown = LINKED.sub(link, part.markdown)
     if f"]({LINK}" in markdown:
@@ -515,41 +397,33 @@ def finish(parts: list[Part]) -> dict[str, str]:
                for anchor in part.anchors}
     done, cut = {}, []
     for part in parts:
-        text, was_cut = cap_words(f"# {part.title}\n\n{resolve(part, pages, anchors)}\n")
+        text, was_cut = common.cap_words(f"# {part.title}\n\n{resolve(part, pages, anchors)}\n")
         done[part.doc] = text
         if was_cut:
             cut.append(part.doc)
-    log(f"{NAME}: {len(cut)} pages cut at ~{MAX_WORDS} words: {', '.join(cut)}")
+    common.log(f"{NAME}: {len(cut)} pages cut at ~{common.MAX_WORDS} words: {', '.join(cut)}")
     return done
 
 
 def convert_all(keys: list[str], manual: Path, pandoc: Path) -> list[Page]:
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return list(pool.map(lambda key: convert(manual, key, pandoc), keys))
+    return common.in_threads(lambda key: convert(manual, key, pandoc), keys)
 
 
-def index(source: Source, sections: dict[str, list[Part]]) -> str:
-    lines = ["# Apache HTTP Server 2.4 documentation", "",
-             f"The Apache HTTP Server 2.4 manual (Debian's {source.name} {source.version}): "
+def index(source: common.Source, sections: dict[str, list[Part]]) -> str:
+    intro = (f"The Apache HTTP Server 2.4 manual (Debian's {source.name} {source.version}): "
              "the users' guides, how-tos, URL rewriting, SSL/TLS, virtual hosts, the "
-             "programs and the modules' reference.", ""]
-    for folder, label in SECTIONS.items():
-        lines += [f"## {label}", ""]
-        lines += [f"- [{part.title}]({part.doc})" for part in sections[folder]
-                  if part.doc == f"{part.key}.md"]
-        lines.append("")
-    return "\n".join(lines)
+             "programs and the modules' reference.")
+    return common.index_page(TITLE, intro, [
+        (label, [(part.title, part.doc) for part in sections[folder]
+                 if part.doc == f"{part.key}.md"])
+        for folder, label in SECTIONS.items()])
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=CACHE / NAME / "source")
-    args = parser.parse_args()
-    downloads = CACHE / NAME / "downloads"
-    manual, source = unpack(downloads)
-    pandoc = pandoc_binary(downloads)
+    out = common.out_option(NAME, __doc__)
+    manual, source, pandoc = common.debian_manual(NAME, PACKAGE, MANUAL)
     keys = select_pages(manual)
-    log(f"{NAME}: converting {sum(map(len, keys.values()))} manual pages")
+    common.log(f"{NAME}: converting {sum(map(len, keys.values()))} manual pages")
     pages = convert_all([key for folder in keys.values() for key in folder], manual, pandoc)
     parts = {page.key: parts_of(page) for page in pages}
     sections = {folder: [part for key in folder_keys for part in parts[key]]
@@ -557,12 +431,10 @@ def main() -> int:
     converted = finish([part for folder in sections.values() for part in folder])
     nav = [(label, [part.doc for part in sections[folder]])
            for folder, label in SECTIONS.items()]
-    write_project(args.out, "Apache HTTP Server 2.4 documentation", converted,
-                  index(source, sections), nav=nav)
-    (args.out / "SOURCES.md").write_text(sources_table([source, PANDOC_SOURCE]),
-                                         encoding="utf-8")
+    common.write_project(out, TITLE, converted, index(source, sections), nav=nav,
+                         sources=[source, common.PANDOC_SOURCE])
     counts = {label: len(sections[folder]) for folder, label in SECTIONS.items()}
-    log(f"{NAME}: {len(converted)} pages {counts} in {args.out}")
+    common.log(f"{NAME}: {len(converted)} pages {counts} in {out}")
     return 0
 
 

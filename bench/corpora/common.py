@@ -1,20 +1,32 @@
-"""Helpers shared by the corpus scripts: downloads, the page cap, the MkDocs project."""
+"""Helpers shared by the corpus scripts: downloads, HTML clean-up for pandoc, the page
+cap, the MkDocs project."""
 
 from __future__ import annotations
 
+import argparse
+import posixpath
 import re
 import shutil
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+from bs4 import BeautifulSoup, Tag
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE.parent / ".cache"
 MAX_WORDS = 3000
 PANDOC_WHEEL = "pypandoc_binary==1.17"
 FENCE = re.compile(r"^\s*(```|~~~)")
+BLOCKS = {"p", "div", "ul", "ol", "dl", "pre", "blockquote", "table"}  # for flatten_cell
+SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:")
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -84,12 +96,163 @@ def debian_package(package: str, debs: Path, unpacked: Path, name: str) -> tuple
     return root, version
 
 
+def dep5_licence(copyright_text: str) -> str:
+    """The licence of `Files: *` in a Debian copyright file (DEP-5)."""
+    for paragraph in re.split(r"\n\s*\n", copyright_text):
+        if re.search(r"^Files:\s*\*\s*$", paragraph, re.M):
+            found = re.search(r"^License:\s*(.+)$", paragraph, re.M)
+            if found:
+                return found.group(1).strip()
+    return "see its Debian copyright file"
+
+
+def debian_manual(name: str, package: str, folder: Path,
+                  licence: Callable[[str], str] = dep5_licence) -> tuple[Path, Source, Path]:
+    """For the corpus `name`: the HTML folder `folder` (holding an index.html) of the
+    Debian package `package`, its Source line (the licence read by `licence` from its
+    copyright file) and pandoc, fetched once into bench/.cache/<name>/downloads."""
+    downloads = CACHE / name / "downloads"
+    root, version = debian_package(package, downloads / "debs", downloads / "unpacked", name)
+    if not (root / folder / "index.html").is_file():
+        raise SystemExit(f"{name}: no {folder}/index.html in {package} {version}")
+    path = root / "usr/share/doc" / package / "copyright"
+    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    source = Source("Debian", package, version, licence(text))
+    return root / folder, source, pandoc_binary(downloads)
+
+
+def html_stems(folder: Path) -> list[str]:
+    """The stems of the folder's `.html` pages, sorted, `index` first."""
+    stems = sorted(p.stem for p in folder.glob("*.html"))
+    return sorted(stems, key=lambda stem: stem != "index")
+
+
+def in_threads(function: Callable[[T], R], items: list[T]) -> list[R]:
+    """`function` of each item, in order, two at a time (pandoc runs beside Python)."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(function, items))
+
+
 def run(cmd: list[str], cwd: Path | None = None) -> str:
     """Run a command, fail loudly with its stderr."""
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
     return proc.stdout
+
+
+def soup_of(path: Path) -> BeautifulSoup:
+    """The parsed HTML page at `path`."""
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def text_of(tag: Tag, drop: str = "") -> str:
+    """The tag's text, `drop` taken out, white space folded to single spaces."""
+    return " ".join(tag.get_text().replace(drop, "").split())
+
+
+def shift_headings(headings: list[Tag]) -> None:
+    """The headings moved up (or down) so that the highest is h2, none below h6, their
+    attributes dropped."""
+    if not headings:
+        return
+    shift = min(int(h.name[1]) for h in headings) - 2
+    for heading in headings:
+        heading.name = f"h{min(max(int(heading.name[1]) - shift, 2), 6)}"
+        heading.attrs = {}
+
+
+def fence(pre: Tag, placeholder: str) -> None:
+    """A `pre` block as `<pre><code>` of its text (its end newlines dropped) with the
+    class `placeholder`: pandoc fences code only when it has a class (`tidy` drops it)."""
+    code = BeautifulSoup("<pre><code></code></pre>", "html.parser")
+    code.code.string = pre.get_text().strip("\n")
+    code.code["class"] = [placeholder]
+    pre.replace_with(code.pre)
+
+
+def flatten_definitions(dl: Tag, *, signatures: bool = False, drop: str = "") -> None:
+    """A definition list as paragraphs: each term in bold as a paragraph of its own,
+    then its description. With `signatures`, a list of object descriptions (its first
+    term a Sphinx signature, `dt.sig`) has each term as code, its text less `drop`."""
+    soup = BeautifulSoup("", "html.parser")
+    first = dl.find("dt", recursive=False)
+    as_code = signatures and first is not None and "sig" in first.get("class", [])
+    out = soup.new_tag("div")
+    for child in [c for c in dl.children if isinstance(c, Tag)]:
+        if child.name == "dt":
+            para = soup.new_tag("p")
+            if as_code:
+                code = soup.new_tag("code")
+                code.string = text_of(child, drop)
+                para.append(code)
+            else:
+                strong = soup.new_tag("strong")
+                for part in list(child.contents):
+                    strong.append(part.extract())
+                para.append(strong)
+            out.append(para)
+        elif child.name == "dd":
+            child.name = "div"
+            child.attrs = {}
+            out.append(child.extract())
+    dl.replace_with(out)
+
+
+def flatten_cell(cell: Tag) -> None:
+    """A table cell of several blocks (paragraphs, lists, code) as one paragraph, so
+    that pandoc can write the table as a pipe table (else it writes `[TABLE]`); text
+    and inline markup stay as they are, other blocks become their text."""
+    blocks = [c for c in cell.children if isinstance(c, Tag) and c.name in BLOCKS]
+    if len(blocks) <= 1 and not any(b.name != "p" for b in blocks):
+        return
+    soup = BeautifulSoup("", "html.parser")
+    para = soup.new_tag("p")
+    for child in list(cell.children):
+        if isinstance(child, Tag) and child.name in BLOCKS:
+            if para.get_text().strip():
+                para.append(" ")
+            if child.name == "p":
+                for part in list(child.contents):
+                    para.append(part.extract())
+            else:
+                para.append(text_of(child))
+        else:
+            para.append(child.extract())
+    cell.clear()
+    cell.append(para)
+
+
+def keep_external(link: Tag) -> bool:
+    """Whether the link leaves the site (its href has a scheme: `https:`, `mailto:`);
+    if so, its href is all it keeps."""
+    href = link.get("href", "")
+    if SCHEME.match(href):
+        link.attrs = {"href": href}
+        return True
+    return False
+
+
+def relative_link(target: str, doc: str) -> str:
+    """The relative link from the page `doc` to `target` (paths under docs/)."""
+    return posixpath.relpath(target, posixpath.dirname(doc) or ".")
+
+
+def tidy(markdown: str, placeholder: str) -> str:
+    """pandoc's Markdown with code fences less the class `placeholder` (see `fence`; a
+    fence in a quote keeps it); pandoc's leftovers (a lone backslash) and trailing
+    blanks (not a hard line break's) outside code dropped, runs of blank lines made one."""
+    lines, fenced = [], False
+    for line in markdown.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+            line = line.replace(f" {placeholder}", "").replace(placeholder, "")
+        elif not fenced:
+            if line.strip() == "\\":
+                continue
+            line = line if line.endswith("  ") and line.strip() else line.rstrip()
+        lines.append(line)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines))
 
 
 def cap_words(markdown: str, limit: int = MAX_WORDS) -> tuple[str, bool]:
@@ -112,11 +275,33 @@ def cap_words(markdown: str, limit: int = MAX_WORDS) -> tuple[str, bool]:
     return text.rstrip() + "\n", True
 
 
+def index_page(title: str, intro: str,
+               sections: list[tuple[str, list[tuple[str, str]]]]) -> str:
+    """A home page: the title, the `intro` paragraph, then each section's heading and a
+    list of links to its pages, given as (text, doc) pairs."""
+    lines = [f"# {title}", "", intro, ""]
+    for label, links in sections:
+        lines += [f"## {label}", ""]
+        lines += [f"- [{text}]({doc})" for text, doc in links]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def out_option(name: str, doc: str) -> Path:
+    """The command line's `--out` (default bench/.cache/<name>/source); the help is the
+    first line of `doc`, the script's docstring."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=CACHE / name / "source")
+    return parser.parse_args().out
+
+
 def write_project(out: Path, site_name: str, pages: dict[str, str], index: str,
-                  nav: list[tuple[str, list[str]]] | None = None) -> None:
-    """Write `out` as an MkDocs project: mkdocs.yml and docs/. The nav is the home
-    page and the `nav` sections given (none: thousands of pages would each render a
-    full nav; MkDocs builds the pages left out all the same)."""
+                  nav: list[tuple[str, list[str]]] | None = None,
+                  sources: list[Source] | None = None) -> None:
+    """Write `out` as an MkDocs project: mkdocs.yml and docs/, and SOURCES.md when
+    `sources` are given. The nav is the home page and the `nav` sections given (none:
+    thousands of pages would each render a full nav; MkDocs builds the pages left out
+    all the same)."""
     if out.exists():
         shutil.rmtree(out)
     docs = out / "docs"
@@ -132,6 +317,8 @@ def write_project(out: Path, site_name: str, pages: dict[str, str], index: str,
         "theme:\n  name: mkdocs\n"
         "plugins:\n  - search\n",
         encoding="utf-8")
+    if sources is not None:
+        (out / "SOURCES.md").write_text(sources_table(sources), encoding="utf-8")
 
 
 def sources_table(sources: list[Source]) -> str:

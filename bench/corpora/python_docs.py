@@ -26,29 +26,15 @@ SOURCES.md records the package's version and licence.
 
 from __future__ import annotations
 
-import argparse
 import posixpath
 import re
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bs4 import BeautifulSoup, Tag
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (
-    CACHE,
-    FENCE,
-    PANDOC_SOURCE,
-    Source,
-    cap_words,
-    debian_package,
-    html_to_markdown,
-    log,
-    pandoc_binary,
-    sources_table,
-    write_project,
-)
+import common
 
 NAME = "python-docs"
 PACKAGE = "python3.11-doc"
@@ -79,25 +65,17 @@ HEADING_TAG = re.compile(r"^h[1-6]$")
 
 # --- downloads ------------------------------------------------------------------------
 
-def unpack(downloads: Path) -> tuple[Path, Source]:
-    """The package's HTML folder, fetched and unpacked under `downloads`, and its
-    Source line."""
-    root, version = debian_package(PACKAGE, downloads / "debs", downloads / "unpacked", NAME)
-    if not (root / HTML / "index.html").is_file():
-        raise SystemExit(f"{NAME}: no {HTML}/index.html in {PACKAGE} {version}")
-    copyright_file = root / "usr/share/doc" / PACKAGE / "copyright"
-    text = copyright_file.read_text(encoding="utf-8", errors="replace") \
-        if copyright_file.is_file() else ""
-    licence = ("PSF License (Python Software Foundation License Version 2)"
-               if "PYTHON SOFTWARE FOUNDATION LICENSE VERSION 2" in text
-               else "see its Debian copyright file")
-    return root / HTML, Source("Debian", PACKAGE, version, licence)
+def psf_licence(copyright_text: str) -> str:
+    """The PSF License if the package's Debian copyright file holds its text."""
+    return ("PSF License (Python Software Foundation License Version 2)"
+            if "PYTHON SOFTWARE FOUNDATION LICENSE VERSION 2" in copyright_text
+            else "see its Debian copyright file")
 
 
 # --- which pages ----------------------------------------------------------------------
 
 def main_content(path: Path) -> Tag:
-    soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    soup = common.soup_of(path)
     body = soup.select_one("div[role=main]") or soup.select_one("div.body")
     if body is None:
         raise SystemExit(f"{NAME}: no div[role=main] in {path}")
@@ -137,8 +115,7 @@ def select_pages(html: Path) -> list[str]:
     """Page paths without `.html` (`tutorial/index`, `library/itertools`), in nav order."""
     pages = []
     for section in SECTIONS:
-        stems = sorted(p.stem for p in (html / section).glob("*.html"))
-        pages += [f"{section}/{stem}" for stem in sorted(stems, key=lambda s: s != "index")]
+        pages += [f"{section}/{stem}" for stem in common.html_stems(html / section)]
     return pages + library_pages(html)
 
 
@@ -147,10 +124,6 @@ def markdown_path(page: str) -> str:
 
 
 # --- one page -------------------------------------------------------------------------
-
-def text_of(tag: Tag) -> str:
-    return " ".join(tag.get_text().replace(PILCROW, "").split())
-
 
 def clean(body: Tag, page: str, pages: set[str]) -> str:
     """The main content as HTML pandoc turns into plain Markdown; the title h1 removed
@@ -166,7 +139,7 @@ def clean(body: Tag, page: str, pages: set[str]) -> str:
         code.code["class"] = [CODE_LANGUAGES.get(language, "text")]
         block.replace_with(code.pre)
     for label in body.select("p.admonition-title"):  # "Note" -> "**Note:** text..."
-        label.string = f"{text_of(label)}:"
+        label.string = f"{common.text_of(label, PILCROW)}:"
         label.name = "strong"
         label.attrs = {}
         after = label.find_next_sibling()
@@ -176,8 +149,8 @@ def clean(body: Tag, page: str, pages: set[str]) -> str:
     for code in body.find_all("code"):  # `<span class="pre">` pieces as one literal
         if code.find_parent("pre") is None:
             code.string = code.get_text()
-    for dl in body.find_all("dl"):
-        flatten_definitions(dl)
+    for dl in body.find_all("dl"):  # an object's signature (`dl.py`, ...) as a code line
+        common.flatten_definitions(dl, signatures=True, drop=PILCROW)
     for cell in body.find_all(["td", "th"]):
         flatten_cell(cell)
     headings = body.find_all(HEADING_TAG)
@@ -191,38 +164,10 @@ def clean(body: Tag, page: str, pages: set[str]) -> str:
     return str(body)
 
 
-def flatten_definitions(dl: Tag) -> None:
-    """A definition list as paragraphs: an object's signature (`dl.py`, `dl.std`, ...)
-    as a code line, other terms in bold, each followed by its description."""
-    soup = BeautifulSoup("", "html.parser")
-    first = dl.find("dt", recursive=False)
-    signature = first is not None and "sig" in first.get("class", [])
-    out = soup.new_tag("div")
-    for child in list(dl.children):
-        if not isinstance(child, Tag):
-            continue
-        if child.name == "dt":
-            para = soup.new_tag("p")
-            if signature:
-                code = soup.new_tag("code")
-                code.string = text_of(child)
-                para.append(code)
-            else:
-                strong = soup.new_tag("strong")
-                for part in list(child.contents):
-                    strong.append(part.extract())
-                para.append(strong)
-            out.append(para)
-        elif child.name == "dd":
-            child.name = "div"
-            child.attrs = {}
-            out.append(child.extract())
-    dl.replace_with(out)
-
-
 def flatten_cell(cell: Tag) -> None:
     """A table cell of several blocks (paragraphs, lists, code) as one paragraph, so
-    that pandoc can write the table as a pipe table (else it writes `[TABLE]`)."""
+    that pandoc can write the table as a pipe table (else it writes `[TABLE]`). Unlike
+    common's `flatten_cell`, any tag counts as a block and text between tags goes."""
     blocks = [c for c in cell.children if isinstance(c, Tag)]
     if len(blocks) <= 1 and not any(b.name in ("ul", "ol", "pre", "div", "blockquote")
                                     for b in blocks):
@@ -236,7 +181,7 @@ def flatten_cell(cell: Tag) -> None:
             for part in list(block.contents):
                 para.append(part.extract())
         else:
-            para.append(text_of(block))
+            para.append(common.text_of(block, PILCROW))
     cell.clear()
     cell.append(para)
 
@@ -244,45 +189,43 @@ def flatten_cell(cell: Tag) -> None:
 def relink(link: Tag, page: str, pages: set[str]) -> None:
     """A link to a page of the corpus as a relative `.md` link, an external link as
     it is, any other (and any link in a heading) as its text."""
-    href = link.get("href", "")
     if link.find_parent(HEADING_TAG) is not None:  # a heading keeps only its text
         link.unwrap()
         return
-    if re.match(r"^[a-z][a-z0-9+.-]*:", href):
-        link.attrs = {"href": href}
+    if common.keep_external(link):
         return
-    target = href.split("#")[0]
+    target = link.get("href", "").split("#")[0]
     if target.endswith(".html"):
         resolved = posixpath.normpath(posixpath.join(posixpath.dirname(page), target))
         resolved = resolved[: -len(".html")]
         if resolved in pages and resolved != page:
-            link.attrs = {"href": posixpath.relpath(markdown_path(resolved),
-                                                    posixpath.dirname(page) or ".")}
+            link.attrs = {"href": common.relative_link(markdown_path(resolved), page)}
             return
     link.unwrap()
 
 
 def title_of(body: Tag, page: str) -> str:
     h1 = body.find("h1")
-    return text_of(h1) if h1 else page.rsplit("/", 1)[-1]
+    return common.text_of(h1, PILCROW) if h1 else page.rsplit("/", 1)[-1]
 
 
 def to_markdown(page: str, html: Path, pages: set[str], pandoc: Path) -> str:
     body = main_content(html / f"{page}.html")
     title = title_of(body, page)
-    markdown, error = html_to_markdown(pandoc, clean(body, page, pages))
+    markdown, error = common.html_to_markdown(pandoc, clean(body, page, pages))
     if not markdown:
         raise SystemExit(f"{NAME}: pandoc failed on {page}.html: {error}")
     text = f"# {title}\n\n{tidy(markdown).strip()}\n"
-    return cap_words(text)[0]
+    return common.cap_words(text)[0]
 
 
 def tidy(markdown: str) -> str:
-    """Drop pandoc's leftovers (a lone backslash, stray pilcrows) and runs of blank
-    lines outside code."""
+    """Drop pandoc's leftovers (a lone backslash, stray pilcrows), trailing blanks and
+    runs of blank lines outside code (common's `tidy` keeps hard line breaks and knows
+    no pilcrows)."""
     lines, fenced = [], False
     for line in markdown.splitlines():
-        if FENCE.match(line):
+        if common.FENCE.match(line):
             fenced = not fenced
         elif not fenced:
             if line.strip() == "\\":
@@ -294,8 +237,7 @@ def tidy(markdown: str) -> str:
 
 def convert_all(pages: list[str], html: Path, pandoc: Path) -> dict[str, str]:
     known = set(pages)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        texts = list(pool.map(lambda p: to_markdown(p, html, known, pandoc), pages))
+    texts = common.in_threads(lambda p: to_markdown(p, html, known, pandoc), pages)
     return {markdown_path(p): t for p, t in zip(pages, texts)}
 
 
@@ -305,7 +247,7 @@ def nav(pages: list[str]) -> list[tuple[str, list[str]]]:
             for section, label in labels.items()]
 
 
-def index(source: Source, counts: dict[str, int]) -> str:
+def index(source: common.Source, counts: dict[str, int]) -> str:
     parts = ", ".join(f"{label} ({counts.get(section, 0)} pages)" for section, label in
                       {**SECTIONS, "library": "Library"}.items())
     return f"""# Python 3.11 documentation
@@ -319,23 +261,18 @@ networking, internet data and protocols, development, debugging and the runtime.
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=CACHE / NAME / "source")
-    args = parser.parse_args()
-    downloads = CACHE / NAME / "downloads"
-    html, source = unpack(downloads)
-    pandoc = pandoc_binary(downloads)
+    out = common.out_option(NAME, __doc__)
+    html, source, pandoc = common.debian_manual(NAME, PACKAGE, HTML, licence=psf_licence)
     pages = select_pages(html)
-    log(f"{NAME}: converting {len(pages)} pages")
+    common.log(f"{NAME}: converting {len(pages)} pages")
     converted = convert_all(pages, html, pandoc)
     counts: dict[str, int] = {}
     for page in pages:
         counts[page.split("/")[0]] = counts.get(page.split("/")[0], 0) + 1
-    write_project(args.out, "Python 3.11 documentation", converted, index(source, counts),
-                  nav=nav(pages))
-    sources = [source, PANDOC_SOURCE]
-    (args.out / "SOURCES.md").write_text(sources_table(sources), encoding="utf-8")
-    log(f"{NAME}: {len(converted)} pages {counts} in {args.out}")
+    common.write_project(out, "Python 3.11 documentation", converted,
+                         index(source, counts), nav=nav(pages),
+                         sources=[source, common.PANDOC_SOURCE])
+    common.log(f"{NAME}: {len(converted)} pages {counts} in {out}")
     return 0
 
 
