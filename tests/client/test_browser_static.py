@@ -90,3 +90,16 @@ def test_the_search_box_answers_with_no_model_download(site, tmp_path):
     assert not any(s.startswith(("Downloading", "Starting")) for s in seen["status"])
     assert model_requests(report["requests"]) == []
     assert report["pageErrors"] == [] and report["dialogs"] == []
+
+
+def test_enter_on_a_typed_name_opens_the_section_whose_heading_writes_it(site, tmp_path):
+    """`2.4.1` is typed key by key; the release notes' "2.4.1" section, which the
+    vector signal ranks below "2.4.0", goes first (a name in a heading: step 8)."""
+    query = "2.4.1"
+    best = Searcher.open(PARITY / "bundle").search(query)[0].href
+    assert best == "changelog/#241"
+    plan = {"site": str(site), "prefix": PREFIX, "theme": "dialog", "start": "",
+            "typeDelayMs": 50, "queries": [{"query": query, "press": True}]}
+    report = drive("search", plan, tmp_path)
+    assert report["queries"][0]["landed"].endswith(PREFIX + best)
+    assert report["pageErrors"] == [] and report["dialogs"] == []

@@ -750,8 +750,12 @@ export class Engine {
     // rows, not after the final ranking: the first pages of each signal.
     let keep;
     const keepsTyped = new Promise((resolve) => { keep = resolve; });
-    const guess = (order, go) => Promise.all([opened, go]).then(([, wanted]) => {
-      if (wanted !== false && !signal?.aborted) this.#fetchFragments(firstPages(order, this.pageOfChunk, this.guessedPages));
+    // `named`: the keyword order, whose first sections' headings step 8 reads: their
+    // files (a long page's parts the guess leaves out) are asked for beside the guess.
+    const guess = (order, go, named = false) => Promise.all([opened, go]).then(([, wanted]) => {
+      if (wanted === false || signal?.aborted) return;
+      this.#fetchFragments(firstPages(order, this.pageOfChunk, this.guessedPages));
+      if (named) this.#fetchDescriptions(order.slice(0, NAMED_HEADINGS));
     }, () => {});
     const readingFirst = this.#readingFirst();
     const scored = (text, go = null) => Promise.all([
@@ -761,7 +765,7 @@ export class Engine {
       mode === "vector" ? null : this.lexical.scores(text, { full: filtered, typed: query }).then((lexical) => {
         // every chunk with a keyword score, best first: the guess's and the ranking's order
         const order = chunkOrder(lexical.scores, (id) => lexical.scores[id] > 0);
-        guess(order, readingFirst ? go : null);
+        guess(order, readingFirst ? go : null, mode === "hybrid" && headingName(text) !== null);
         return { ...lexical, order };
       }),
     ]);
@@ -842,6 +846,15 @@ export class Engine {
       ask: (entry) => this.store.json(entry).catch(() => {}),
       cost: (page) => this.starts[page + 1] - this.starts[page],
     });
+  }
+
+  /** Asks for the files that describe chunks `ids` (describe), those not asked for yet. */
+  #fetchDescriptions(ids) {
+    for (const id of ids) {
+      Promise.resolve(this.excerpts.entry(this.excerpts.of(id, this.pageOfChunk[id])))
+        .then((entry) => (entry && !this.store.has(entry.name) ? this.store.json(entry) : null))
+        .catch(() => {});
+    }
   }
 
   /** What results show of chunks: url, anchor, title, path, section, excerpt, kind. */
