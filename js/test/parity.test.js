@@ -40,7 +40,7 @@ before(async () => {
 });
 after(() => server.close());
 
-const rows = (results) => results.map((r) => [r.id, r.score, r.vectorScore, r.lexicalScore]);
+const rows = (results) => results.map((r) => [r.id, r.score, r.vectorScore, r.lexicalScore, r.sectionScore]);
 
 /** The Python searcher's search options, as the engine names them. */
 function engineOptions({ mode, top_k: topK, filters, min_score: minScore }) {

@@ -174,7 +174,7 @@ test("a later query asks for its new words' pieces beside their rows, should the
   const read = kinds(server.requests.slice(before));
   assert.ok(read.words > 0 && read.pieces > 0, JSON.stringify(read));
   const want = JSON.parse(readFileSync(`${PARITY}expected-partitioned.json`, "utf8")).queries.find((q) => q.query === query);
-  assert.deepEqual(results.map((r) => [r.id, r.score, r.vectorScore, r.lexicalScore]), want.vector);
+  assert.deepEqual(results.map((r) => [r.id, r.score, r.vectorScore, r.lexicalScore, r.sectionScore]), want.vector);
 });
 
 test("a reader who saves data gets no word piece before the rows say the site lacks the word", async () => {

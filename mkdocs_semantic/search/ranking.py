@@ -50,13 +50,14 @@ A reader wants the right page first, then the right section on it. So:
    number), until `top_k` sections. Of the pieces of one long section only the
    best is listed: `sections` gives each chunk its section's number (the number
    of the section's first piece).
-8. A name in a heading goes first. When the query names something (`heading_name`)
-   and some of the keyword order's first `NAMED_HEADINGS` sections write that name, as
-   typed, in their own heading (`named_sections`, `writes_name`: `Depends` in "Import
-   `Depends`"), the best-ranked page holding one goes first and its best-ranked such
-   section first on it, both with the relevance of the first page and section; the
-   others keep their order. A reader who types a name the docs head a section with
-   wants that section, whatever the vector signal says (bench/results/exact_names.md).
+8. A name in a heading goes first (hybrid mode). When the query names something
+   (`heading_name`) and some of the keyword order's first `NAMED_HEADINGS` sections
+   write that name, as typed, in their own heading (`named_sections`, `writes_name`:
+   `Depends` in "Import `Depends`"), the best-ranked page holding one goes first, with
+   the first page's relevance, and its best-ranked such section first on it, with the
+   relevance of that page's best section; everything else keeps the order of step 7.
+   A reader who types a name the docs head a section with wants that section, whatever
+   the vector signal says (bench/results/exact_names.md).
 
 Relevance is relative to the query: it says how close a page comes to the best
 vector match this query found and how much of its keywords the page holds, not
@@ -137,15 +138,17 @@ def keyword_weight(query: str) -> float:
 
 def heading_name(query: str) -> str | None:
     """The name a query types, for step 8: when it names something (`names_a_thing`, or
-    words typed with deliberate capitals: `cased_words`), the query without backticks or
-    quotes around it, a trailing `()` or extra spaces; None for any other query."""
+    words typed with deliberate capitals: `cased_words`), the query without quotes around
+    it, a trailing `()`, backticks (headings are read without theirs) or extra spaces;
+    None for any other query."""
     if not (names_a_thing(query) or cased_words(query)):
         return None
     inner = _words(query).strip(NAME_QUOTES).removesuffix("()")
-    return _words(inner) or None
+    return _words(inner.replace("`", "")) or None
 
 
 def _words(text: str) -> str:
+    """`text`'s words (split as `SPACES` splits), one space between them."""
     return " ".join(word for word in SPACES.split(text) if word)
 
 
@@ -188,6 +191,15 @@ def _lead_page(named: Sequence[int], page_order: list[int], candidates: np.ndarr
     best first) holding one of the `named` sections; None if none does."""
     pages = {int(page_of_chunk[chunk]) for chunk in named}
     return next((at for at in page_order if int(candidates[at]) in pages), None)
+
+
+def _lead_first(section_order: list[int], chunks: np.ndarray, section: np.ndarray,
+                named: Sequence[int]) -> list[int]:
+    """Step 8 on its page: `section_order` (positions in `chunks`, best first) with the
+    best-ranked `named` section first, given the first one's relevance in `section`."""
+    own = next(i for i in section_order if int(chunks[i]) in named)
+    section[own] = section[section_order[0]]
+    return [own] + [i for i in section_order if i != own]
 
 
 def _unit(values: np.ndarray) -> np.ndarray:
@@ -243,6 +255,7 @@ def fuse(signals: Sequence[Signal], *, page_of_chunk: np.ndarray, sections: np.n
     key = page_sum[candidates] / count * priors[candidates] * boosts[candidates]
     relevance = np.minimum(1.0, key)
     page_order = np.lexsort((candidates, -key)).tolist()
+    named = [int(chunk) for chunk in named if chunk_seen[chunk]]
     led = _lead_page(named, page_order, candidates, page_of_chunk)
     if led is not None:
         relevance[led] = relevance[page_order[0]]
@@ -256,10 +269,7 @@ def fuse(signals: Sequence[Signal], *, page_of_chunk: np.ndarray, sections: np.n
         section = section_sum[chunks] / count
         section_order = np.lexsort((chunks, -section)).tolist()
         if at == led:
-            # its best-ranked named section first, with the relevance of its first
-            own = next(i for i in section_order if int(chunks[i]) in named)
-            section[own] = section[section_order[0]]
-            section_order = [own] + [i for i in section_order if i != own]
+            section_order = _lead_first(section_order, chunks, section, named)
         listed: set[int] = set()
         for i in section_order:
             chunk = int(chunks[i])

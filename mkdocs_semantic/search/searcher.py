@@ -284,13 +284,13 @@ class Searcher:
                                   ceiling=self.bundle.lexical.possible(query),
                                   weight=keyword_weight(query)))
             if mode == "hybrid" and (name := heading_name(query)) is not None:
-                named = named_sections(order, self.headings(order[:NAMED_HEADINGS]), name)
+                named = named_sections(order, self._headings(order[:NAMED_HEADINGS]), name)
         fused = fuse(signals, page_of_chunk=self._page_of_chunk, sections=self._sections,
                      priors=self._priors, boosts=self._boosts, top_k=top_k,
                      min_score=min_score, named=named)
         return Ranking(fused, vector_scores, lexical_scores, query_terms(query))
 
-    def headings(self, chunks: Sequence[int]) -> list[str]:
+    def _headings(self, chunks: Sequence[int]) -> list[str]:
         """Each chunk's own heading as results show it (`section_heading`)."""
         self.bundle.prefetch(chunks)
         shown = [self.bundle.chunks[int(c)] for c in chunks]

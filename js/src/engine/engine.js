@@ -748,15 +748,19 @@ export class Engine {
     // are in, which come beside its word rows, so its pages wait for nothing more.
     // The fragments of the pages likely to be shown are asked for beside the candidates'
     // rows, not after the final ranking: the first pages of each signal.
+    // the filter, once the page table is open: a chunk passes when its page does
+    const accepting = () => makeFilter(filters, {
+      facets: facets?.pages ?? {}, pageOfChunk: this.pageOfChunk, allowed: this.defaults.filters,
+    }) ?? (() => true);
     let keep;
     const keepsTyped = new Promise((resolve) => { keep = resolve; });
-    // `named`: the keyword order, whose first sections' headings step 8 reads: their
-    // files (a long page's parts the guess leaves out) are asked for beside the guess.
-    const guess = (order, go, named = false) => Promise.all([opened, go]).then(([, wanted]) => {
+    // `readsHeadings`: `order` is the keyword order, whose first sections' headings step
+    // 8 reads; their files (a long page's parts the guess leaves out) are asked for too.
+    const guess = (order, go, readsHeadings = false) => Promise.all([opened, go]).then(([, wanted]) => {
       if (wanted === false || signal?.aborted) return;
       this.#fetchFragments(firstPages(order, this.pageOfChunk, this.guessedPages));
-      if (named) this.#fetchDescriptions(order.slice(0, NAMED_HEADINGS));
-    }, () => {});
+      if (readsHeadings) this.#fetchDescriptions(firstAccepted(order, accepting(), NAMED_HEADINGS));
+    }).catch(() => {}); // a wrong filter fails the search below, not the guess
     const readingFirst = this.#readingFirst();
     const scored = (text, go = null) => Promise.all([
       mode === "lexical" ? null : this.#vectorScores(text, {
@@ -778,9 +782,7 @@ export class Engine {
     const [vector, lexical] = await abortable(
       reading.text === query ? asTypedScores : scored(reading.text), signal);
     await abortable(opened, signal);
-    const accept = makeFilter(filters, {
-      facets: facets?.pages ?? {}, pageOfChunk: this.pageOfChunk, allowed: this.defaults.filters,
-    }) ?? (() => true);
+    const accept = accepting();
     const vectorScores = vector?.scores ?? null;
     const lexicalScores = lexical?.scores ?? null;
     const signals = [];
@@ -848,12 +850,11 @@ export class Engine {
     });
   }
 
-  /** Asks for the files that describe chunks `ids` (describe), those not asked for yet. */
+  /** Asks for the files that describe chunks `ids` (describe's), errors left for describe. */
   #fetchDescriptions(ids) {
     for (const id of ids) {
-      Promise.resolve(this.excerpts.entry(this.excerpts.of(id, this.pageOfChunk[id])))
-        .then((entry) => (entry && !this.store.has(entry.name) ? this.store.json(entry) : null))
-        .catch(() => {});
+      this.excerpts.entry(this.excerpts.of(id, this.pageOfChunk[id]))
+        .then((entry) => entry && this.store.json(entry)).catch(() => {});
     }
   }
 
@@ -880,6 +881,16 @@ export class Engine {
   destroy() {
     this.pending.get("transformer")?.then((embedder) => embedder.release(), () => {});
   }
+}
+
+/** The first `count` chunks of `order` that `accept` passes. */
+function firstAccepted(order, accept, count) {
+  const out = [];
+  for (const id of order) {
+    if (out.length === count) break;
+    if (accept(id)) out.push(id);
+  }
+  return out;
 }
 
 /**

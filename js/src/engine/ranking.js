@@ -23,18 +23,19 @@ export function namesAThing(query) {
 export const keywordWeight = (query) => (namesAThing(query) ? NAME_KEYWORD_WEIGHT : 1);
 
 const NAME_QUOTES = /^[`'"]+|[`'"]+$/g;
+/** `text`'s words (split at \s, as search/ranking.py's SPACES), one space between them. */
 const words = (text) => text.split(/\s+/).filter(Boolean).join(" ");
 
 /**
  * The name a query types, for step 8 of search/ranking.py: when it names something
- * (namesAThing, or casedWords), the query without backticks or quotes around it, a
- * trailing `()` or extra spaces; null for any other query.
+ * (namesAThing, or casedWords), the query without quotes around it, a trailing `()`,
+ * backticks (headings are read without theirs) or extra spaces; null for any other query.
  */
 export function headingName(query) {
   if (!(namesAThing(query) || casedWords(query).length)) return null;
   let inner = words(query).replace(NAME_QUOTES, "");
   if (inner.endsWith("()")) inner = inner.slice(0, -2);
-  return words(inner) || null;
+  return words(inner.replaceAll("`", "")) || null;
 }
 
 /** Whether `heading`, its backticks dropped, writes `name` as typed, as whole words. */
@@ -81,9 +82,9 @@ export function chunkOrder(scores, eligible) {
  * `sections[chunk]` is the chunk's section number (its first piece's chunk number): of
  * the pieces of one long section only the best is listed. `minScore` (or null) drops
  * pages below that relevance. `named`: step 8's sections (namedSections): the
- * best-ranked page holding one goes first and its best-ranked such section first on it,
- * both with the first page's and section's relevance. Every score is the same arithmetic, in the same order,
- * as search/ranking.py's: weight * min(1, max(0, (score - floor) / (ceiling - floor))), sums
+ * best-ranked page holding one goes first, with the first page's relevance, and its
+ * best-ranked such section first on it, with that page's best section's. Every score is the same
+ * arithmetic, in the same order, as search/ranking.py's: weight * min(1, max(0, (score - floor) / (ceiling - floor))), sums
  * signal by signal from 0, then / the sum of the weights * prior * boost. Section scores are ordered only on
  * the pages listed.
  */
@@ -124,10 +125,13 @@ export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, min
     pagesInOrder.push(page);
   }
   pagesInOrder.sort((a, b) => key[b] - key[a] || a - b);
-  const namedPages = new Set(named.map((chunk) => pageOfChunk[chunk]));
+  const ordered = named.filter((chunk) => chunkSeen[chunk]);
+  const namedPages = new Set(ordered.map((chunk) => pageOfChunk[chunk]));
   const leadPage = pagesInOrder.find((page) => namedPages.has(page)) ?? -1;
   const topScore = pagesInOrder.length ? Math.min(1, key[pagesInOrder[0]]) : 0;
-  if (leadPage >= 0) pagesInOrder.splice(0, pagesInOrder.length, leadPage, ...pagesInOrder.filter((p) => p !== leadPage));
+  if (leadPage >= 0) {
+    pagesInOrder.splice(0, pagesInOrder.length, leadPage, ...pagesInOrder.filter((p) => p !== leadPage));
+  }
   const starts = pageStarts(pageOfChunk, pages);
   const results = [];
   for (const page of pagesInOrder) {
@@ -140,13 +144,7 @@ export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, min
     const own = (chunk) => sectionSum[chunk] / count;
     ranked.sort((a, b) => own(b) - own(a) || a - b);
     let section = own;
-    if (page === leadPage) {
-      // its best-ranked named section first, with the relevance of its first
-      const lead = ranked.find((chunk) => named.includes(chunk));
-      const best = own(ranked[0]);
-      section = (chunk) => (chunk === lead ? best : own(chunk));
-      ranked = [lead, ...ranked.filter((chunk) => chunk !== lead)];
-    }
+    if (page === leadPage) [ranked, section] = leadFirst(ranked, own, ordered);
     const listed = new Set(); // one piece per long section
     for (const chunk of ranked) {
       if (listed.has(sections[chunk])) continue;
@@ -157,6 +155,17 @@ export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, min
     }
   }
   return results;
+}
+
+/**
+ * Step 8 on its page: `ranked` (its sections, best first) with the best-ranked `named`
+ * section first, and the section scores (`own`) with that one given the first one's.
+ */
+function leadFirst(ranked, own, named) {
+  const lead = ranked.find((chunk) => named.includes(chunk));
+  const best = own(ranked[0]);
+  return [[lead, ...ranked.filter((chunk) => chunk !== lead)],
+    (chunk) => (chunk === lead ? best : own(chunk))];
 }
 
 /** Clipped to 0-1 (max, then min: search/ranking.py's _unit). */
