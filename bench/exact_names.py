@@ -3,8 +3,8 @@
 Per set and query encoder, MRR@10 of every query and of the exact and paraphrase
 subsets for: keyword alone; hybrid with both signals weighing the same; hybrid before
 names found in headings went first (a query that names something, search/ranking.py's
-`names_a_thing`, weighs its keyword signal `W`: `NAME_KEYWORD_WEIGHT` as shipped, and
-the heavier `WEIGHTS`); three candidate rules applied on top of that hybrid (measured,
+`names_a_thing`, weighs its keyword signal `W`, each of `WEIGHTS`: `NAME_KEYWORD_WEIGHT`
+as shipped, and heavier ones); three candidate rules applied on top of that hybrid (measured,
 not shipped); and the shipped hybrid, where a name the keyword order's first sections
 write in their heading goes first (search/ranking.py's step 8):
 
@@ -51,6 +51,7 @@ from mkdocs_semantic.search.ranking import (  # noqa: E402
     keyword_weight,
     named_sections,
     names_a_thing,
+    section_heading,
 )
 from mkdocs_semantic.search.searcher import Result, Searcher  # noqa: E402
 
@@ -110,7 +111,7 @@ def weighing(rule: str) -> Callable[[str], float]:
 
 def shown(result: Result) -> str:
     """A result's page and the heading it shows: `url` > `heading`."""
-    return f"{result.url} > {result.path[-1] if result.path else result.title}"
+    return f"{result.url} > {section_heading(result.title, result.path)}"
 
 
 def measure_rule(searcher: Searcher, corpus: se.Corpus, rule: str

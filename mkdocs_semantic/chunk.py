@@ -50,6 +50,11 @@ class Chunk:
     atop the page, which results show already) and down to `link_anchor`'s heading."""
 
     @property
+    def shown_path(self) -> list[str]:
+        """The heading path results show: `link_path`, else `path`."""
+        return self.path if self.link_path is None else self.link_path
+
+    @property
     def embed_text(self) -> str:
         """What the model sees: heading context, then the body."""
         return context_line(self.title, self.path) + "\n" + self.text

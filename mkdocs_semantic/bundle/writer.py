@@ -118,7 +118,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         counts=np.diff(starts), continues=continuations([[c.anchor for c in page]
                                                          for _, page in pages])))
     fragments = [[c[0].url, c[0].title, c[0].section,
-                  [[x.link_anchor or x.anchor, x.path if x.link_path is None else x.link_path,
+                  [[x.link_anchor or x.anchor, x.shown_path,
                     _stored_excerpt(x),
                     KIND_CODES[x.kind]] for x in c]]
                  for _, c in pages]

@@ -294,8 +294,7 @@ class Searcher:
         """Each chunk's own heading as results show it (`section_heading`)."""
         self.bundle.prefetch(chunks)
         shown = [self.bundle.chunks[int(c)] for c in chunks]
-        return [section_heading(c.title, c.path if c.link_path is None else c.link_path)
-                for c in shown]
+        return [section_heading(c.title, c.shown_path) for c in shown]
 
     def results(self, ranking: Ranking, count: int | None = None) -> list[Result]:
         """The results of the first `count` sections of `ranking` (all by default)."""
@@ -342,7 +341,7 @@ class Searcher:
             url=chunk.url,
             anchor=chunk.link_anchor or chunk.anchor,  # the deep link results show
             title=chunk.title,
-            path=list(chunk.path if chunk.link_path is None else chunk.link_path),
+            path=list(chunk.shown_path),
             excerpt=window_text(shown),
             score=score,
             kind=chunk.kind,
