@@ -11,6 +11,8 @@ exactly as typed.
    unknown last word is a prefix: it becomes the site's word or code name (bundle/
    vocabulary.py) whose key starts with it (lowercased) and is held by the most chunks
    (then the shorter, then the first in order), spelled as the site spells it most. A
+   word typed with a capital (`Securit`) becomes, when the site spells some of them
+   starting with it exactly, one of those (`SecurityScopes`, not `security`). A
    half-typed code name (`HTTPExc`) is completed too; a name is never corrected. So is
    a last word the keyword index holds only as the stem of longer words (`EPOL`, which
    `epoll` stems to): no site word or name is spelled so, and one starts with it.
@@ -117,13 +119,21 @@ def correction(word: str, candidates: Sequence[Entry]) -> str | None:
     return None if best is None else best[2]
 
 
-def completion(prefix: str, candidates: Sequence[Entry]) -> str | None:
+def completion(prefix: str, candidates: Sequence[Entry], typed: str = "") -> str | None:
     """What a half-typed `prefix` (lowercased) most likely becomes (rule 1), spelled as
-    the site spells it, or None."""
+    the site spells it, or None. When `typed` (the prefix as typed) holds a capital, the
+    entries the site spells starting with `typed` exactly come first (rule 1's case)."""
+    def completes(entry: Entry) -> bool:
+        return len(entry.key) > len(prefix) and entry.key.startswith(prefix)
+
+    if typed.lower() != typed:
+        cased = [entry for entry in candidates if entry.form.startswith(typed)]
+        if any(completes(entry) for entry in cased):
+            candidates = cased
     best: tuple[int, int, str] | None = None
     spelled = ""
     for entry in candidates:
-        if len(entry.key) > len(prefix) and entry.key.startswith(prefix):
+        if completes(entry):
             key = (-entry.count, len(entry.key), entry.key)
             if best is None or key < best:
                 best, spelled = key, entry.form
@@ -178,8 +188,9 @@ def typing_name(query: str, last: re.Match, words: WordSource
     tail = TRAILING_SEPARATORS.search(query)
     if tail is None or tail.start() != last.end():
         return None
-    prefix = (last.group() + tail.group()).lower()
-    used = completion(prefix, words.starting([prefix]))
+    typed = last.group() + tail.group()
+    prefix = typed.lower()
+    used = completion(prefix, words.starting([prefix]), typed)
     if used is None:
         return None
     return last.start(), len(query), Change(query[last.start():], used, "completed")
@@ -212,7 +223,7 @@ def _completed(last: tuple[re.Match, str | None, str | None], entries: Sequence[
     key = word or name or ""
     if any(entry.key == key for entry in entries):
         return None
-    used = completion(key, entries)
+    used = completion(key, entries, match.group())
     if used is None:
         return None
     return match.start(), match.end(), Change(match.group(), used, "completed")
@@ -249,7 +260,8 @@ def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
         used, kind = None, ""
         if typing and match.end() == len(query):
             prefix = word or name or ""
-            used, kind = completion(prefix, words.starting([prefix])), "completed"
+            used = completion(prefix, words.starting([prefix]), match.group())
+            kind = "completed"
         if used is None and word is not None and len(word) >= MIN_CORRECTED \
                 and not model_word(word):
             used, kind = correction(word, correction_candidates(word, words)), "corrected"
