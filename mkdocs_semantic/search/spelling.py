@@ -14,7 +14,7 @@ exactly as typed.
    word typed with a capital (`Securit`) becomes, when the site spells some of them
    starting with it exactly, one of those (`SecurityScopes`, not `security`). A
    half-typed code name (`HTTPExc`) is completed too; a name is never corrected. So is
-   a last word the keyword index holds only as the stem of longer words (`EPOL`, which
+   a last word the keyword index holds only as the stem of longer words (`epol`, which
    `epoll` stems to): no site word or name is spelled so, and one starts with it.
 2. Correction: an unknown word of `MIN_CORRECTED` letters or more, unless the model's
    tokenizer holds it whole (a real word the site happens not to use keeps its meaning
