@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -68,11 +68,7 @@ def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
         row: dict = {"changed": []}
         read: dict = {}
         for reading in READINGS:
-            if reading == "uncased":
-                with uncased():
-                    read[reading] = {v: answers(corpus, searcher, variants[v])
-                                     for v in ("complete", "half")}
-            else:
+            with uncased() if reading == "uncased" else nullcontext():
                 read[reading] = {v: answers(corpus, searcher, variants[v])
                                  for v in ("complete", "half")}
             for variant in ("complete", "half"):
