@@ -45,7 +45,6 @@ from __future__ import annotations
 import posixpath
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from bs4 import BeautifulSoup, Tag
@@ -67,38 +66,9 @@ LEFT_OUT = {
     "license",  # the Apache License's text
     "programs/other", "rewrite/access", "rewrite/advanced", "rewrite/proxy",  # pointers
 }
-PART_HEAD = 60
-"""Words kept free in a module page's part for its title and first line."""
 MARKER = "APACHEDOCSPLIT"  # a paragraph between a module page's segments
-LINK = "@@"  # a link to the manual, `@@mod/core#anchor`, until the parts are known
-LINKED = re.compile(r"\[((?:`[^`]*`|\\.|[^\]\\`])*)\]\(@@([^)#\s]*)#?([^)\s]*)\)")
 BOXES = {"note": "Note", "warning": "Warning", "example": "Example"}
 CODE = "apcode"  # a placeholder class for `fence` and `tidy`
-
-
-@dataclass(frozen=True)
-class Page:
-    """One manual page as Markdown, in segments where it may be split (a module page's
-    sections; any other page is one); links to the corpus still `@@<key>#<anchor>`."""
-
-    key: str
-    """The manual page's path less `.html`, e.g. `mod/core`."""
-    title: str
-    segments: list[str]
-    anchors: list[set[str]]
-    """The ids (anchors) each segment holds."""
-
-
-@dataclass(frozen=True)
-class Part:
-    """One page of the corpus: a manual page, or one part of a split module page."""
-
-    key: str
-    doc: str
-    """The Markdown file under docs/, e.g. `mod/core-2.md`."""
-    title: str
-    markdown: str
-    anchors: set[str]
 
 
 # --- which pages ----------------------------------------------------------------------
@@ -175,7 +145,7 @@ def ids_of(blocks: list[Tag]) -> set[str]:
     return ids | {name.lower() for name in ids}
 
 
-def convert(manual: Path, key: str, pandoc: Path) -> Page:
+def convert(manual: Path, key: str, pandoc: Path) -> common.Page:
     """The page as Markdown segments, links to the manual left as placeholders."""
     title, blocks = content_of(manual, key)
     groups = segments_of(key, blocks)
@@ -187,53 +157,7 @@ def convert(manual: Path, key: str, pandoc: Path) -> Page:
     segments = [s.strip() for s in re.split(rf"^{MARKER}$", tidied, flags=re.M)]
     if len(segments) != len(groups):
         raise SystemExit(f"{NAME}: {key}.html: {len(segments)} segments, not {len(groups)}")
-    return Page(key, title, segments, [ids_of(group) for group in groups])
-
-
-# --- module pages in parts ------------------------------------------------------------
-
-def pack(sizes: list[int], limit: int) -> list[list[int]]:
-    """Consecutive segments (their indices) grouped greedily, each group's words at
-    most `limit` (but a single segment longer than that)."""
-    groups: list[list[int]] = [[]]
-    words = 0
-    for number, size in enumerate(sizes):
-        if groups[-1] and words + size > limit:
-            groups.append([])
-            words = 0
-        groups[-1].append(number)
-        words += size
-    return groups
-
-
-def heading_of(segment: str) -> str:
-    """A segment's first heading's text (`AllowOverride Directive`)."""
-    found = re.search(r"^#{2,6}\s+(.+?)\s*$", segment, re.M)
-    return found.group(1) if found else "..."
-
-
-def parts_of(page: Page) -> list[Part]:
-    """The page as one Part, or a module page over the cap in several, split between
-    its sections (mostly between directives)."""
-    sizes = [len(segment.split()) for segment in page.segments]
-    groups = pack(sizes, common.MAX_WORDS - PART_HEAD) if sum(sizes) > common.MAX_WORDS else []
-    if len(groups) < 2:
-        return [Part(page.key, f"{page.key}.md", page.title, "\n\n".join(page.segments),
-                     set().union(*page.anchors))]
-    parts = []
-    for number, group in enumerate(groups, 1):
-        segments = [page.segments[i] for i in group]
-        anchors = set().union(*(page.anchors[i] for i in group))
-        if number == 1:
-            parts.append(Part(page.key, f"{page.key}.md", page.title,
-                              "\n\n".join(segments), anchors))
-            continue
-        lead = (f"Part {number} of [{page.title}]({LINK}{page.key}#): "
-                f"{heading_of(segments[0])} to {heading_of(segments[-1])}.")
-        title = f"{page.title} (part {number} of {len(groups)})"
-        parts.append(Part(page.key, f"{page.key}-{number}.md", title,
-                          "\n\n".join([lead, *segments]), anchors))
-    return parts
+    return common.Page(key, title, segments, [ids_of(group) for group in groups])
 
 
 # --- cleaning -------------------------------------------------------------------------
@@ -363,53 +287,20 @@ def relink(link: Tag, key: str) -> None:
     path, _, anchor = link.get("href", "").partition("#")
     target = posixpath.normpath(posixpath.join(posixpath.dirname(key), path))
     if not path:
-        link.attrs = {"href": f"{LINK}{key}#{anchor}"}
+        link.attrs = {"href": f"{common.LINK}{key}#{anchor}"}
     elif path.endswith(".html") and not target.startswith(".."):
-        link.attrs = {"href": f"{LINK}{target.removesuffix('.html')}#{anchor}"}
+        link.attrs = {"href": f"{common.LINK}{target.removesuffix('.html')}#{anchor}"}
     else:
         link.unwrap()
 
 
 # --- Markdown -------------------------------------------------------------------------
 
-def resolve(part: Part, pages: set[str], anchors: dict[str, str]) -> str:
-    """The part's Markdown with its `@@` links as relative `.md` links to the part that
-    holds the anchor (anchors dropped), or as their text (a page left out, this part)."""
-    def link(found: re.Match[str]) -> str:
-        text, key, anchor = found.groups()
-        if key not in pages:
-            return text
-        target = anchors.get(f"{key}#{anchor}", f"{key}.md")
-        if target == part.doc:
-            return text
-        return f"[{text}]({common.relative_link(target, part.doc)})"
-
-    markdown = LINKED.sub(link, part.markdown)
-    if f"]({LINK}" in markdown:
-        raise SystemExit(f"{NAME}: {part.doc}: a link left unresolved")
-    return markdown
-
-
-def finish(parts: list[Part]) -> dict[str, str]:
-    """Each part's page, links resolved and cut at the cap, by doc."""
-    pages = {part.key for part in parts}
-    anchors = {f"{part.key}#{anchor}": part.doc for part in reversed(parts)
-               for anchor in part.anchors}
-    done, cut = {}, []
-    for part in parts:
-        text, was_cut = common.cap_words(f"# {part.title}\n\n{resolve(part, pages, anchors)}\n")
-        done[part.doc] = text
-        if was_cut:
-            cut.append(part.doc)
-    common.log(f"{NAME}: {len(cut)} pages cut at ~{common.MAX_WORDS} words: {', '.join(cut)}")
-    return done
-
-
-def convert_all(keys: list[str], manual: Path, pandoc: Path) -> list[Page]:
+def convert_all(keys: list[str], manual: Path, pandoc: Path) -> list[common.Page]:
     return common.in_threads(lambda key: convert(manual, key, pandoc), keys)
 
 
-def index(source: common.Source, sections: dict[str, list[Part]]) -> str:
+def index(source: common.Source, sections: dict[str, list[common.Part]]) -> str:
     intro = (f"The Apache HTTP Server 2.4 manual (Debian's {source.name} {source.version}): "
              "the users' guides, how-tos, URL rewriting, SSL/TLS, virtual hosts, the "
              "programs and the modules' reference.")
@@ -425,10 +316,10 @@ def main() -> int:
     keys = select_pages(manual)
     common.log(f"{NAME}: converting {sum(map(len, keys.values()))} manual pages")
     pages = convert_all([key for folder in keys.values() for key in folder], manual, pandoc)
-    parts = {page.key: parts_of(page) for page in pages}
+    parts = {page.key: common.parts_of(page) for page in pages}
     sections = {folder: [part for key in folder_keys for part in parts[key]]
                 for folder, folder_keys in keys.items()}
-    converted = finish([part for folder in sections.values() for part in folder])
+    converted = common.finish([part for folder in sections.values() for part in folder], NAME)
     nav = [(label, [part.doc for part in sections[folder]])
            for folder, label in SECTIONS.items()]
     common.write_project(out, TITLE, converted, index(source, sections), nav=nav,

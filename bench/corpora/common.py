@@ -25,6 +25,10 @@ PANDOC_WHEEL = "pypandoc_binary==1.17"
 FENCE = re.compile(r"^\s*(```|~~~)")
 BLOCKS = {"p", "div", "ul", "ol", "dl", "pre", "blockquote", "table"}  # for flatten_cell
 SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:")
+LINK = "@@"  # a link to a page of the corpus, `@@dir/page#anchor`, until the parts are known
+LINKED = re.compile(r"\[((?:`[^`]*`|\\.|[^\]\\`])*)\]\(@@([^)#\s]*)#?([^)\s]*)\)")
+PART_HEAD = 60
+"""Words kept free in a part of a split page for its title and first line."""
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -325,6 +329,113 @@ def sources_table(sources: list[Source]) -> str:
     rows = ["| registry | package | version | licence |", "|---|---|---|---|"]
     rows += [f"| {s.registry} | {s.name} | {s.version} | {s.licence} |" for s in sources]
     return "\n".join(rows) + "\n"
+
+
+# --- pages in parts ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a manual as Markdown, in segments where it may be split (a single
+    segment: never split); links to the corpus still `@@<key>#<anchor>` (`LINK`)."""
+
+    key: str
+    """The page's path less `.html`, e.g. `mod/core`."""
+    title: str
+    segments: list[str]
+    anchors: list[set[str]]
+    """The ids (anchors) each segment holds."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One page of the corpus: a manual page, or one part of a split page."""
+
+    key: str
+    doc: str
+    """The Markdown file under docs/, e.g. `mod/core-2.md`."""
+    title: str
+    markdown: str
+    anchors: set[str]
+
+
+def pack(sizes: list[int], limit: int) -> list[list[int]]:
+    """Consecutive segments (their indices) grouped greedily, each group's words at
+    most `limit` (but a single segment longer than that)."""
+    groups: list[list[int]] = [[]]
+    words = 0
+    for number, size in enumerate(sizes):
+        if groups[-1] and words + size > limit:
+            groups.append([])
+            words = 0
+        groups[-1].append(number)
+        words += size
+    return groups
+
+
+def heading_of(segment: str) -> str:
+    """A segment's first heading's text (`AllowOverride Directive`)."""
+    found = re.search(r"^#{2,6}\s+(.+?)\s*$", segment, re.M)
+    return found.group(1) if found else "..."
+
+
+def parts_of(page: Page) -> list[Part]:
+    """The page as one Part, or, when its segments pass `MAX_WORDS`, in several: the
+    segments packed in order into parts of at most `MAX_WORDS - PART_HEAD` words,
+    `<key>.md`, `<key>-2.md`, ..., the later ones titled `<title> (part N of M)` and
+    starting with a line naming their first and last sections."""
+    sizes = [len(segment.split()) for segment in page.segments]
+    groups = pack(sizes, MAX_WORDS - PART_HEAD) if sum(sizes) > MAX_WORDS else []
+    if len(groups) < 2:
+        return [Part(page.key, f"{page.key}.md", page.title, "\n\n".join(page.segments),
+                     set().union(*page.anchors))]
+    parts = []
+    for number, group in enumerate(groups, 1):
+        segments = [page.segments[i] for i in group]
+        anchors = set().union(*(page.anchors[i] for i in group))
+        if number == 1:
+            parts.append(Part(page.key, f"{page.key}.md", page.title,
+                              "\n\n".join(segments), anchors))
+            continue
+        lead = (f"Part {number} of [{page.title}]({LINK}{page.key}#): "
+                f"{heading_of(segments[0])} to {heading_of(segments[-1])}.")
+        title = f"{page.title} (part {number} of {len(groups)})"
+        parts.append(Part(page.key, f"{page.key}-{number}.md", title,
+                          "\n\n".join([lead, *segments]), anchors))
+    return parts
+
+
+def resolve(part: Part, pages: set[str], anchors: dict[str, str], name: str) -> str:
+    """The part's Markdown with its `@@` links as relative `.md` links to the part that
+    holds the anchor (anchors dropped), or as their text (a page left out, this part)."""
+    def link(found: re.Match[str]) -> str:
+        text, key, anchor = found.groups()
+        if key not in pages:
+            return text
+        target = anchors.get(f"{key}#{anchor}", f"{key}.md")
+        if target == part.doc:
+            return text
+        return f"[{text}]({relative_link(target, part.doc)})"
+
+    markdown = LINKED.sub(link, part.markdown)
+    if f"]({LINK}" in markdown:
+        raise SystemExit(f"{name}: {part.doc}: a link left unresolved")
+    return markdown
+
+
+def finish(parts: list[Part], name: str) -> dict[str, str]:
+    """Each part's page (`# title`, links resolved, cut at `MAX_WORDS`), by doc; logs
+    the pages cut."""
+    pages = {part.key for part in parts}
+    anchors = {f"{part.key}#{anchor}": part.doc for part in reversed(parts)
+               for anchor in part.anchors}
+    done, cut = {}, []
+    for part in parts:
+        text, was_cut = cap_words(f"# {part.title}\n\n{resolve(part, pages, anchors, name)}\n")
+        done[part.doc] = text
+        if was_cut:
+            cut.append(part.doc)
+    log(f"{name}: {len(cut)} pages cut at ~{MAX_WORDS} words: {', '.join(cut)}")
+    return done
 
 
 def log(message: str) -> None:
