@@ -7,7 +7,7 @@ when the last word holds a capital, the site's entries spelled starting with it 
 come first) and without it (every entry weighed by its key alone). Under the table, the
 half-typed queries the case reads otherwise, and their reciprocal ranks.
 
-    python bench/cased_completion.py [--sets fastapi,mkdocs,manpages,npm,postgres,python,apache]
+    python bench/cased_completion.py [--sets fastapi,mkdocs,manpages,npm,postgres,python,apache,sqlite]
 
 Writes bench/results/cased_completion.{json,md}.
 """
@@ -117,7 +117,7 @@ def render(results: dict) -> str:
 
 def main() -> int:
     return rt.run_sets(__doc__, "cased_completion", run_set, render,
-                       sets=rt.SETS + ",apache")
+                       sets=rt.SETS)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ write in their heading goes first (search/ranking.py's step 8):
 Under the table, the queries whose first page each rule, and the shipped step 8,
 changed from the hybrid before it.
 
-    python bench/exact_names.py [--sets fastapi,mkdocs,manpages,npm,postgres,python,apache]
+    python bench/exact_names.py [--sets fastapi,mkdocs,manpages,npm,postgres,python,apache,sqlite]
 
 Writes bench/results/exact_names.{json,md}.
 """
@@ -202,7 +202,7 @@ def render(results: dict) -> str:
 def main() -> int:
     return rt.run_sets(__doc__, "exact_names",
                        lambda corpus, name, embedder: run_set(corpus, embedder), render,
-                       sets=rt.SETS + ",apache")
+                       sets=rt.SETS)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ of the longer words mistyped), and half-typed (the last word cut to its first ha
 the queries that `slips.half_typed` cuts, compared with the same queries complete).
 Targets of the typing issue: slipped hybrid >= 0.95 x clean, half-typed >= 0.9 x complete.
 
-    python bench/readers_typing.py [--sets fastapi,mkdocs,manpages,npm,postgres,python]
+    python bench/readers_typing.py [--sets fastapi,mkdocs,manpages,npm,postgres,python,apache,sqlite]
 
 Writes bench/results/readers_typing.{json,md}.
 """
@@ -36,7 +36,7 @@ SLIPPED_TARGET = 0.95
 HALF_TARGET = 0.9
 CLEAN_SLACK = 0.005
 QUERY_FILES = {"manshort": "manpages"}
-SETS = "fastapi,mkdocs,manpages,npm,postgres,python"
+SETS = "fastapi,mkdocs,manpages,npm,postgres,python,apache,sqlite"
 """The sets the typing benches measure unless told (`--sets`)."""
 
 
