@@ -14,10 +14,12 @@
 // pages, words, index}`, as mkdocs_semantic/plugin/hints.py bundle_hints makes them), the
 // engine's first query brought by the page's opening as a page brings it;
 // `--no-guess-pieces`, no word's pieces asked for before its rows say the site lacks it
-// (as for a reader who saves data).
+// (as for a reader who saves data); `--typing`, each query answered as the search box
+// answers a query being typed (a half-typed last word completed).
 //
 //   node bench/query_rounds.mjs <bundle folder> <queries file: one per line> [off]
 //       [--cold-each] [--unheld <folder>] [--page-pieces] [--page-hints <json>] [--no-guess-pieces]
+//       [--typing]
 // prints JSON: {queries: [{query, rounds, files, bytes, sent, kinds,
 // kindSent, steps}]}: kindSent is bytes sent per kind of file, steps the kinds each round asked for 
 // (the first is cold).
@@ -39,6 +41,7 @@ const pagePieces = options.includes("--page-pieces")
   ? JSON.parse(readFileSync(join(root, "catalog.json"), "utf8")).encoders.static.pieces.keyed.hash : null;
 const pageHints = options.includes("--page-hints") ? JSON.parse(options[options.indexOf("--page-hints") + 1]) : null;
 const guessPieces = !options.includes("--no-guess-pieces");
+const typing = options.includes("--typing");
 const queries = readFileSync(queriesFile, "utf8").split("\n").filter(Boolean);
 
 const start = performance.now();
@@ -74,7 +77,7 @@ const out = [];
 for (const query of queries) {
   log.length = 0;
   if (!engine || coldEach) engine = newEngine(query);
-  await engine.answer(query);
+  await engine.answer(query, { typing });
   const own = log.slice();
   let rounds = 0;
   let last = -Infinity;
