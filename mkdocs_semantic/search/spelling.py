@@ -10,12 +10,12 @@ exactly as typed.
 1. Completion: while the reader types (`typing`, and nothing after the last word), an
    unknown last word is a prefix: it becomes the site's word or code name (bundle/
    vocabulary.py) whose key starts with it (lowercased) and is held by the most chunks
-   (then the shorter, then the first in order), spelled as the site spells it most. A
-   word typed with a capital (`Securit`) becomes, when the site spells some of them
-   starting with it exactly, one of those (`SecurityScopes`, not `security`). A
-   half-typed code name (`HTTPExc`) is completed too; a name is never corrected. So is
-   a last word the keyword index holds only as the stem of longer words (`epol`, which
-   `epoll` stems to): no site word or name is spelled so, and one starts with it.
+   (then the shorter, then the first in order), spelled as the site spells it most; the
+   case typed does not choose it (a capital is as often a habit, a phone's or SQL's as
+   a name's: bench/results/cased_completion.md). A half-typed code name (`HTTPExc`) is
+   completed too; a name is never corrected. So is a last word the keyword index holds
+   only as the stem of longer words (`epol`, which `epoll` stems to): no site word or
+   name is spelled so, and one starts with it.
 2. Correction: an unknown word of `MIN_CORRECTED` letters or more, unless the model's
    tokenizer holds it whole (a real word the site happens not to use keeps its meaning
    for the vector signal: "teams", "chart"), becomes the site's word within
@@ -119,21 +119,13 @@ def correction(word: str, candidates: Sequence[Entry]) -> str | None:
     return None if best is None else best[2]
 
 
-def completion(prefix: str, candidates: Sequence[Entry], typed: str = "") -> str | None:
+def completion(prefix: str, candidates: Sequence[Entry]) -> str | None:
     """What a half-typed `prefix` (lowercased) most likely becomes (rule 1), spelled as
-    the site spells it, or None. When `typed` (the prefix as typed) holds a capital, the
-    entries the site spells starting with `typed` exactly come first (rule 1's case)."""
-    def completes(entry: Entry) -> bool:
-        return len(entry.key) > len(prefix) and entry.key.startswith(prefix)
-
-    if typed.lower() != typed:
-        cased = [entry for entry in candidates if entry.form.startswith(typed)]
-        if any(completes(entry) for entry in cased):
-            candidates = cased
+    the site spells it, or None."""
     best: tuple[int, int, str] | None = None
     spelled = ""
     for entry in candidates:
-        if completes(entry):
+        if len(entry.key) > len(prefix) and entry.key.startswith(prefix):
             key = (-entry.count, len(entry.key), entry.key)
             if best is None or key < best:
                 best, spelled = key, entry.form
@@ -188,9 +180,8 @@ def typing_name(query: str, last: re.Match, words: WordSource
     tail = TRAILING_SEPARATORS.search(query)
     if tail is None or tail.start() != last.end():
         return None
-    typed = last.group() + tail.group()
-    prefix = typed.lower()
-    used = completion(prefix, words.starting([prefix]), typed)
+    prefix = (last.group() + tail.group()).lower()
+    used = completion(prefix, words.starting([prefix]))
     if used is None:
         return None
     return last.start(), len(query), Change(query[last.start():], used, "completed")
@@ -223,7 +214,7 @@ def _completed(last: tuple[re.Match, str | None, str | None], entries: Sequence[
     key = word or name or ""
     if any(entry.key == key for entry in entries):
         return None
-    used = completion(key, entries, match.group())
+    used = completion(key, entries)
     if used is None:
         return None
     return match.start(), match.end(), Change(match.group(), used, "completed")
@@ -260,8 +251,7 @@ def read_query(query: str, *, known: Callable[[list[str]], list[bool]],
         used, kind = None, ""
         if typing and match.end() == len(query):
             prefix = word or name or ""
-            used = completion(prefix, words.starting([prefix]), match.group())
-            kind = "completed"
+            used, kind = completion(prefix, words.starting([prefix])), "completed"
         if used is None and word is not None and len(word) >= MIN_CORRECTED \
                 and not model_word(word):
             used, kind = correction(word, correction_candidates(word, words)), "corrected"

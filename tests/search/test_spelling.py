@@ -90,21 +90,13 @@ def test_completion_takes_the_most_used_word_then_the_shorter():
     assert completion("deploy", [Entry("deploy", 6, "deploy")]) is None
 
 
-def test_a_half_typed_word_with_a_capital_completes_to_a_name_spelled_so():
-    words = Words({"security": 40, "securityscopes": 3, "dependencies": 30, "depends": 8},
-                  {"securityscopes": "SecurityScopes", "depends": "depends"})
-    entries = words.entries()
-    assert completion("securit", entries, "Securit") == "SecurityScopes"
-    assert completion("securit", entries, "securit") == "security"
-    assert completion("securit", entries) == "security"
-    # no name the site spells with the reader's capitals: the most used word, as before
-    assert completion("depe", entries, "Depe") == "dependencies"
-    # the capitals must match exactly
-    assert completion("securit", entries, "SECURIT") == "security"
-    reading = read_query("use Securit", known=known, words=words, typing=True)
-    assert reading.text == "use SecurityScopes"
-    assert read_query("use securit", known=known, words=words, typing=True).text == \
-        "use security"
+def test_the_case_typed_does_not_choose_a_completion():
+    words = Words({"security": 40, "securityscopes": 3, "epoll": 9, "epoll_ctl": 4},
+                  {"securityscopes": "SecurityScopes", "epoll_ctl": "EPOLL_CTL"})
+    for typed in ("use securit", "use Securit", "use SECURIT"):
+        assert read_query(typed, known=known, words=words, typing=True).text == \
+            "use security"
+    assert read_query("EPOLL_", known=known, words=words, typing=True).text == "EPOLL_CTL"
 
 
 def test_a_half_typed_code_name_is_completed_as_the_site_spells_it():

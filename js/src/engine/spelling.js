@@ -55,19 +55,13 @@ export function correction(word, candidates) {
 
 /**
  * What a half-typed `prefix` (lowercased) most likely becomes (rule 1), spelled as the
- * site spells it, or null. When `typed` (the prefix as typed) holds a capital, the entries
- * the site spells starting with `typed` exactly come first (rule 1's case).
+ * site spells it, or null.
  */
-export function completion(prefix, candidates, typed = "") {
-  const completes = (entry) => entry.key.length > prefix.length && entry.key.startsWith(prefix);
-  if (typed.toLowerCase() !== typed) {
-    const cased = candidates.filter((entry) => entry.form.startsWith(typed));
-    if (cased.some(completes)) candidates = cased;
-  }
+export function completion(prefix, candidates) {
   let best = null;
   let spelled = null;
   for (const entry of candidates) {
-    if (completes(entry)) {
+    if (entry.key.length > prefix.length && entry.key.startsWith(prefix)) {
       const key = [-entry.count, entry.key.length, entry.key];
       if (best === null || below(key, best)) {
         best = key;
@@ -124,9 +118,8 @@ async function typingName(query, last, words) {
   const tail = TRAILING_SEPARATORS.exec(query);
   const end = last.index + last[0].length;
   if (tail === null || tail.index !== end) return null;
-  const typed = last[0] + tail[0];
-  const prefix = typed.toLowerCase();
-  const used = completion(prefix, await words.starting([prefix]), typed);
+  const prefix = (last[0] + tail[0]).toLowerCase();
+  const used = completion(prefix, await words.starting([prefix]));
   if (used === null) return null;
   return { start: last.index, end: query.length, change: { typed: query.slice(last.index), used, kind: "completed" } };
 }
@@ -150,7 +143,7 @@ async function stemCompletion(last, words) {
 function completed({ match, word, name }, entries) {
   const key = word ?? name;
   if (entries.some((entry) => entry.key === key)) return null;
-  const used = completion(key, entries, match[0]);
+  const used = completion(key, entries);
   if (used === null) return null;
   return { start: match.index, end: match.index + match[0].length, change: { typed: match[0], used, kind: "completed" } };
 }
@@ -189,7 +182,7 @@ export async function readQuery(query, { known, words, stopwords, typing = false
     let kind = "";
     if (typing && end === query.length) {
       const prefix = word ?? name;
-      used = completion(prefix, await words.starting([prefix]), match[0]);
+      used = completion(prefix, await words.starting([prefix]));
       kind = "completed";
     }
     if (used === null && word !== null && word.length >= MIN_CORRECTED && !(await modelWord(word))) {
