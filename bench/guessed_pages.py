@@ -206,7 +206,7 @@ def render(results: dict) -> str:
 
 
 def main() -> int:
-    return rt.run_sets(__doc__, "guessed_pages", run_set, render)
+    return rt.run_sets(__doc__, "guessed_pages", run_set, render, sets=rt.EARLIER_SETS)
 
 
 if __name__ == "__main__":

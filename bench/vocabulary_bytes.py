@@ -104,7 +104,8 @@ def render(results: dict) -> str:
 
 def main() -> int:
     return rt.run_sets(__doc__, "vocabulary_bytes",
-                       lambda corpus, name, embedder: run_set(corpus, name), render)
+                       lambda corpus, name, embedder: run_set(corpus, name), render,
+                       sets=rt.EARLIER_SETS)
 
 
 if __name__ == "__main__":
