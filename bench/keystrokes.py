@@ -6,9 +6,9 @@ a query being typed (bench/query_rounds.mjs `--typing`: a half-typed last word c
 on a new engine per query, no idle prefetch, every answer held 100 ms and run to its end
 (an upper bound: a search box drops answers a newer key makes stale). The engines are this
 checkout's and `--before`'s (a temporary checkout of that commit, driven by this
-checkout's query_rounds.mjs), on the bundle this checkout builds. Figures: keystrokes,
-bytes sent in all and per keystroke, steps per keystroke, and the queries whose typing
-sends 5 kB more or less.
+checkout's query_rounds.mjs, so its engine must answer `{typing}` as this one does), on
+the bundle this checkout builds. Figures: keystrokes, bytes sent in all and per
+keystroke, steps per keystroke, and the queries whose typing sends 5 kB more or less.
 
     python bench/keystrokes.py --before <commit> [--sets fastapi,apache] [--out DIR]
 
@@ -42,8 +42,8 @@ CHANGED = 5_000
 
 
 def keystrokes(query: str) -> list[str]:
-    """The texts a search box holds while `query` is typed, one key at a time (a text
-    ending in a space is answered as the one before it, so it is left out)."""
+    """The texts a search box holds while `query` is typed, one key at a time, but those
+    ending in a space (the reader is between words: the bench counts letters)."""
     return [query[:n] for n in range(1, len(query) + 1) if not query[:n].endswith(" ")]
 
 

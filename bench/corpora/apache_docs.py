@@ -149,14 +149,9 @@ def convert(manual: Path, key: str, pandoc: Path) -> common.Page:
     """The page as Markdown segments, links to the manual left as placeholders."""
     title, blocks = content_of(manual, key)
     groups = segments_of(key, blocks)
-    html = f"<p>{MARKER}</p>".join(f"<div>{''.join(map(str, g))}</div>" for g in groups)
-    markdown, error = common.html_to_markdown(pandoc, clean(html, key))
-    if not markdown:
-        raise SystemExit(f"{NAME}: pandoc failed on {key}.html: {error}")
-    tidied = common.tidy(markdown, CODE)
-    segments = [s.strip() for s in re.split(rf"^{MARKER}$", tidied, flags=re.M)]
-    if len(segments) != len(groups):
-        raise SystemExit(f"{NAME}: {key}.html: {len(segments)} segments, not {len(groups)}")
+    segments = common.segments_markdown(
+        NAME, key, ["".join(map(str, g)) for g in groups], pandoc,
+        clean=lambda html: clean(html, key), marker=MARKER, code=CODE)
     return common.Page(key, title, segments, [ids_of(group) for group in groups])
 
 
@@ -304,10 +299,7 @@ def index(source: common.Source, sections: dict[str, list[common.Part]]) -> str:
     intro = (f"The Apache HTTP Server 2.4 manual (Debian's {source.name} {source.version}): "
              "the users' guides, how-tos, URL rewriting, SSL/TLS, virtual hosts, the "
              "programs and the modules' reference.")
-    return common.index_page(TITLE, intro, [
-        (label, [(part.title, part.doc) for part in sections[folder]
-                 if part.doc == f"{part.key}.md"])
-        for folder, label in SECTIONS.items()])
+    return common.sectioned_index(TITLE, intro, sections, SECTIONS)
 
 
 def main() -> int:
@@ -319,13 +311,8 @@ def main() -> int:
     parts = {page.key: common.parts_of(page) for page in pages}
     sections = {folder: [part for key in folder_keys for part in parts[key]]
                 for folder, folder_keys in keys.items()}
-    converted = common.finish([part for folder in sections.values() for part in folder], NAME)
-    nav = [(label, [part.doc for part in sections[folder]])
-           for folder, label in SECTIONS.items()]
-    common.write_project(out, TITLE, converted, index(source, sections), nav=nav,
-                         sources=[source, common.PANDOC_SOURCE])
-    counts = {label: len(sections[folder]) for folder, label in SECTIONS.items()}
-    common.log(f"{NAME}: {len(converted)} pages {counts} in {out}")
+    common.write_sectioned(out, NAME, TITLE, sections, SECTIONS, index(source, sections),
+                           source)
     return 0
 
 

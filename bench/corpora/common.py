@@ -291,6 +291,43 @@ def index_page(title: str, intro: str,
     return "\n".join(lines)
 
 
+def sectioned_index(title: str, intro: str, sections: dict[str, list[Part]],
+                    labels: dict[str, str]) -> str:
+    """The home page of a corpus laid out in folders (`labels`: each folder's heading):
+    each page's first part, folder by folder."""
+    return index_page(title, intro, [
+        (label, [(part.title, part.doc) for part in sections[folder]
+                 if part.doc == f"{part.key}.md"])
+        for folder, label in labels.items()])
+
+
+def segments_markdown(name: str, key: str, groups: list[str], pandoc: Path, *,
+                      clean: Callable[[str], str], marker: str, code: str) -> list[str]:
+    """The Markdown of a page's `groups` (each some HTML), converted in one pandoc run
+    with `marker` paragraphs between them (`clean`: the page's HTML before conversion,
+    `code`: the placeholder class of `fence` and `tidy`), one segment a group."""
+    html = f"<p>{marker}</p>".join(f"<div>{group}</div>" for group in groups)
+    markdown, error = html_to_markdown(pandoc, clean(html))
+    if not markdown:
+        raise SystemExit(f"{name}: pandoc failed on {key}.html: {error}")
+    segments = [s.strip() for s in re.split(rf"^{marker}$", tidy(markdown, code), flags=re.M)]
+    if len(segments) != len(groups):
+        raise SystemExit(f"{name}: {key}.html: {len(segments)} segments, not {len(groups)}")
+    return segments
+
+
+def write_sectioned(out: Path, name: str, title: str, sections: dict[str, list[Part]],
+                    labels: dict[str, str], index: str, source: Source) -> None:
+    """A corpus laid out in folders written as a project (`finish`, `write_project`),
+    the nav in the order of `labels`, and what it holds logged."""
+    converted = finish([part for folder in sections.values() for part in folder], name)
+    nav = [(label, [part.doc for part in sections[folder]])
+           for folder, label in labels.items()]
+    write_project(out, title, converted, index, nav=nav, sources=[source, PANDOC_SOURCE])
+    counts = {label: len(sections[folder]) for folder, label in labels.items()}
+    log(f"{name}: {len(converted)} pages {counts} in {out}")
+
+
 def out_option(name: str, doc: str) -> Path:
     """The command line's `--out` (default bench/.cache/<name>/source); the help is the
     first line of `doc`, the script's docstring."""

@@ -395,14 +395,9 @@ def convert(site: Path, key: str, pandoc: Path) -> common.Page:
     nodes = [node for node in content.children
              if isinstance(node, Tag) or (type(node) is NavigableString and node.strip())]
     groups = sections(nodes, common.MAX_WORDS - common.PART_HEAD)
-    html = f"<p>{MARKER}</p>".join(f"<div>{''.join(map(str, g))}</div>" for g in groups)
-    markdown, error = common.html_to_markdown(pandoc, clean(html, key))
-    if not markdown:
-        raise SystemExit(f"{NAME}: pandoc failed on {key}.html: {error}")
-    tidied = common.tidy(markdown, CODE)
-    segments = [s.strip() for s in re.split(rf"^{MARKER}$", tidied, flags=re.M)]
-    if len(segments) != len(groups):
-        raise SystemExit(f"{NAME}: {key}.html: {len(segments)} segments, not {len(groups)}")
+    segments = common.segments_markdown(
+        NAME, key, ["".join(map(str, g)) for g in groups], pandoc,
+        clean=lambda page: clean(page, key), marker=MARKER, code=CODE)
     kept = [(s, ids_of(g)) for s, g in zip(segments, groups) if s]
     return common.Page(key, title, [s for s, _ in kept], [ids for _, ids in kept])
 
@@ -466,10 +461,7 @@ def index(source: common.Source, sections: dict[str, list[common.Part]]) -> str:
     intro = (f"SQLite's documentation (Debian's {source.name} {source.version}): the "
              "guides, the SQL language, the pragmas, the file formats, the extensions, "
              "the command-line shell and the C/C++ interface's reference.")
-    return common.index_page(TITLE, intro, [
-        (label, [(part.title, part.doc) for part in sections[folder]
-                 if part.doc == f"{part.key}.md"])
-        for folder, label in SECTIONS.items()])
+    return common.sectioned_index(TITLE, intro, sections, SECTIONS)
 
 
 def main() -> int:
@@ -485,16 +477,11 @@ def main() -> int:
     every = [part for folder in sections.values() for part in folder]
     if len({part.doc for part in every}) != len(every):
         raise SystemExit(f"{NAME}: two parts with the same file")
-    converted = common.finish(every, NAME)
     split = {key: len(found) for key, found in parts.items() if len(found) > 1}
     common.log(f"{NAME}: {len(split)} pages split: "
                + ", ".join(f"{key} {n}" for key, n in split.items()))
-    nav = [(label, [part.doc for part in sections[folder]])
-           for folder, label in SECTIONS.items()]
-    common.write_project(out, TITLE, converted, index(source, sections), nav=nav,
-                         sources=[source, common.PANDOC_SOURCE])
-    counts = {label: len(sections[folder]) for folder, label in SECTIONS.items()}
-    common.log(f"{NAME}: {len(converted)} pages {counts} in {out}")
+    common.write_sectioned(out, NAME, TITLE, sections, SECTIONS, index(source, sections),
+                           source)
     return 0
 
 
