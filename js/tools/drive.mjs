@@ -199,6 +199,10 @@ async function search(plan) {
         // What the result box says it shows: [ranking, query].
         ranking: await page.$$eval("[data-ranking]", (els) => els.map((e) => [e.dataset.ranking, e.dataset.query])),
         dialogOpen: await page.$$eval("dialog.semantic-dialog", (els) => els.some((e) => e.open)),
+        // What the box the keys went to asks of the keyboard (capitals, corrections).
+        typedInto: await page.evaluate(() => Object.fromEntries(
+          ["autocapitalize", "autocorrect", "autocomplete", "spellcheck"]
+            .map((name) => [name, document.activeElement?.getAttribute(name) ?? null]))),
       };
       if (step.pick) {
         // Arrow keys down to the result whose link ends with `pick` (at most 3 steps).

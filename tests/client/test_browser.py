@@ -119,6 +119,12 @@ def sites(tmp_path_factory) -> dict[str, Path]:
     return built
 
 
+WORDS_AS_TYPED = {"autocapitalize": "off", "autocorrect": "off", "autocomplete": "off",
+                  "spellcheck": "false"}
+"""What every box we answer in asks of a phone's keyboard and the browser: a capital the
+keyboard adds would ask for names, a correction of its own would hide the reading line."""
+
+
 def drive(scenario: str, plan: dict, tmp_path: Path) -> dict:
     plan_file = tmp_path / f"{scenario}-plan.json"
     plan_file.write_text(json.dumps(plan), encoding="utf-8")
@@ -186,6 +192,7 @@ def test_mkdocs_theme_search_box(sites, tmp_path, site):
         assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
     for (_, expected), seen in zip(QUERIES, picked):
         assert seen["landed"].endswith(PREFIX + expected)  # arrow keys, then Enter
+    assert all(seen["typedInto"] == WORDS_AS_TYPED for seen in report["queries"])
     status = report["queries"][0]["status"]
     if site == "transformer":  # the model downloads, with progress
         assert showed_download_progress(status)
@@ -269,6 +276,7 @@ def test_readthedocs_sidebar_box_answers_in_place(sites, tmp_path):
     assert picked["picked"].endswith(expected) and picked["landed"].endswith(PREFIX + expected)
     assert escaped["escaped"] == {"panels": [False], "expanded": "false", "focused": True,
                                   "value": picked_query}
+    assert all(seen["typedInto"] == WORDS_AS_TYPED for seen in report["queries"])
     assert not any("search.html" in r for r in report["requests"])
     assert model_requests(report) == []
     assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
@@ -297,6 +305,7 @@ def test_a_theme_without_a_search_box_gets_a_search_button(sites, tmp_path):
     seen = report["queries"][0]
     assert expected in top_sections(seen["results"], 3), seen["results"][:3]
     assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
+    assert seen["typedInto"] == WORDS_AS_TYPED  # the dialog's own box
     assert report["pageErrors"] == [] and report["dialogs"] == []
 
 

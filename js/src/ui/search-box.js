@@ -22,6 +22,7 @@ export class SearchBox {
     Object.assign(this, { client, input, output, onPick });
     this.listId = `semantic-results-${++boxes}`;
     this.#describeCombobox();
+    this.#takeWordsAsTyped();
     this.links = [];
     this.active = -1;
     this.latest = null; // the search of the newest text: {query, controller}
@@ -58,6 +59,14 @@ export class SearchBox {
       else if (!this.shownFinal) renderNote(this.output, `${lead}. ${text}`, { progress: fraction });
     });
     if (input.value.trim()) this.#search(input.value);
+  }
+
+  // The reader's words as typed: no capital a phone adds (a capital asks for names),
+  // no autocorrection (the search reads slips against the site's own words), no
+  // suggestions of the browser's over the results.
+  #takeWordsAsTyped() {
+    for (const [name, value] of [["autocapitalize", "off"], ["autocorrect", "off"],
+      ["autocomplete", "off"], ["spellcheck", "false"]]) this.input.setAttribute(name, value);
   }
 
   // The WAI-ARIA combobox pattern: the input owns the listbox of results, and

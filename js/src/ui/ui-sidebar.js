@@ -22,7 +22,6 @@ export function attachSidebar(client) {
   panel.className = "semantic-sidebar-output";
   panel.hidden = true;
   form.after(panel);
-  input.setAttribute("autocomplete", "off");
 
   // Closed after Esc, or when the reader left the box, until they type or come back;
   // closed at first too (a value the browser restored is searched, not popped up).
