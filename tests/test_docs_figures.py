@@ -186,7 +186,8 @@ ENCODER_SETS = results("static_encoder.json")["sets"]
 SET_LABELS = {"FastAPI": "fastapi", "MkDocs docs": "mkdocs", "SciFact (nDCG@10)": "scifact",
               "Debian manual pages": "manpages", "short command pages": "manshort",
               "npm CLI manual": "npm", "PostgreSQL manual": "postgres",
-              "Python docs": "python", "Apache HTTP Server manual": "apache"}
+              "Python docs": "python", "Apache HTTP Server manual": "apache",
+              "SQLite docs": "sqlite"}
 
 
 def test_the_static_against_model_table_is_the_recorded_run():
