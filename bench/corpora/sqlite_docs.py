@@ -435,9 +435,9 @@ def clean(html: str, key: str) -> str:
 
 
 def relink(link: Tag, key: str) -> None:
-    """A link to a page of the site as `@@<key>#<anchor>` (resolved once the parts are
-    known), an external link as it is, any other (an anchor alone included) as its
-    text."""
+    """A link to a page of the site (an anchor alone: this page) as `@@<key>#<anchor>`
+    (resolved once the parts are known), an external link as it is, any other (no
+    `href`, a script) as its text."""
     href = link.get("href")
     if href is None or href.startswith("javascript:"):
         link.unwrap()
