@@ -176,22 +176,7 @@ def clean(html: str, key: str) -> str:
             span.unwrap()
     for var in body.find_all("var"):
         join_code(var)
-    for code in body.find_all("code"):
-        if code.find(lambda tag: tag.name != "a"):
-            code.string = code.get_text()
-    for pre in body.find_all("pre"):
-        common.fence(pre, CODE)
-    for dl in body.find_all("dl"):
-        common.flatten_definitions(dl)
-    for table in body.find_all("table"):
-        for cell in table.find_all(["td", "th"]):
-            for br in cell.find_all("br"):  # line breaks as spaces
-                br.replace_with(" ")
-            common.flatten_cell(cell)
-    for inner in body.select("a a"):  # a link inside a link: the outer one stays
-        inner.unwrap()
-    for link in body.find_all("a"):
-        relink(link, key)
+    common.flatten_body(body, CODE, lambda link: relink(link, key))
     return str(body)
 
 

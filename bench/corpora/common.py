@@ -227,6 +227,34 @@ def flatten_cell(cell: Tag) -> None:
     cell.append(para)
 
 
+def flatten_body(body: Tag, placeholder: str, relink: Callable[[Tag], None], *,
+                 cell_paragraphs: bool = False) -> None:
+    """What pandoc needs of a page's cleaned body, in this order: inline code as its
+    text, code blocks fenced (`fence`), definition lists flattened, table cells on one
+    line (line breaks as spaces; with `cell_paragraphs`, their paragraphs run together),
+    a link inside a link unwrapped (the outer one stays), then every link `relink`ed."""
+    for code in body.find_all("code"):
+        if code.find(lambda tag: tag.name != "a"):
+            code.string = code.get_text()
+    for pre in body.find_all("pre"):
+        fence(pre, placeholder)
+    for dl in body.find_all("dl"):
+        flatten_definitions(dl)
+    for table in body.find_all("table"):
+        for cell in table.find_all(["td", "th"]):
+            for br in cell.find_all("br"):
+                br.replace_with(" ")
+            if cell_paragraphs:
+                for para in cell.find_all("p"):
+                    para.insert_before(" ")
+                    para.unwrap()
+            flatten_cell(cell)
+    for inner in body.select("a a"):
+        inner.unwrap()
+    for link in body.find_all("a"):
+        relink(link)
+
+
 def keep_external(link: Tag) -> bool:
     """Whether the link leaves the site (its href has a scheme: `https:`, `mailto:`);
     if so, its href is all it keeps."""
