@@ -17,7 +17,6 @@ Writes <out>/keystrokes.{json,md} (bench/results unless --out).
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import statistics
 import sys
@@ -28,13 +27,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import static_encoder as se  # noqa: E402
+import readers_typing as rt  # noqa: E402
 from query_rounds import QUERY_ROUNDS, client_at, measure  # noqa: E402
 from results_file import write_results  # noqa: E402
 from typed_reading import checkout_named  # noqa: E402
-
-from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
-from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
 
 SETS = "fastapi,apache"
 CHANGED = 5_000
@@ -91,14 +87,8 @@ def render(results: dict) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", required=True, help="the commit of the engine before")
-    parser.add_argument("--sets", default=SETS)
-    parser.add_argument("--out", type=Path, default=HERE / "results")
-    args = parser.parse_args()
-    sets = se.site_sets(parser, args.sets)
-    spec = default_model_spec()
-    loaders = se.set_loaders(spec, OnnxEmbedder(spec), se.SHARED / "bench" / "scifact")
+    args, sets, _, loaders = rt.sets_command(__doc__, sets=SETS, options=lambda parser: (
+        parser.add_argument("--before", required=True, help="the commit of the engine before")))
     results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "before": args.before,
                      "checkout": checkout_named(), "sets": {}}
     with client_at(args.before) as before, tempfile.TemporaryDirectory() as tmp:

@@ -155,12 +155,15 @@ def run_sets(doc: str, name: str, measure: Callable[[se.Corpus, str, OnnxEmbedde
 
 
 def sets_command(doc: str, *, sets: str = SETS,
+                 options: Callable[[argparse.ArgumentParser], object] = lambda parser: None,
                  ) -> tuple[argparse.Namespace, list[str], OnnxEmbedder, dict]:
-    """`--sets` (the docs sets, `sets` by default) and `--out`: the parsed arguments, the
-    sets asked for, the model, and each set's loader (bench/static_encoder.py's)."""
+    """`--sets` (the docs sets, `sets` by default), `--out` and what `options` adds to
+    the parser: the parsed arguments, the sets asked for, the model, and each set's
+    loader (bench/static_encoder.py's)."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--sets", default=sets)
     parser.add_argument("--out", type=Path, default=HERE / "results")
+    options(parser)
     args = parser.parse_args()
     wanted = se.site_sets(parser, args.sets)
     spec = default_model_spec()

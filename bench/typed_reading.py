@@ -40,6 +40,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import readers_typing as rt  # noqa: E402
 import static_encoder as se  # noqa: E402
 from pieces_beside_rows import (  # noqa: E402
     figures,
@@ -50,9 +51,6 @@ from pieces_beside_rows import (  # noqa: E402
 )
 from query_rounds import QUERY_ROUNDS, client_at  # noqa: E402
 from results_file import write_results  # noqa: E402
-
-from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
-from mkdocs_semantic.model.spec import default_model_spec  # noqa: E402
 
 SETS = "fastapi,mkdocs,manpages,npm,postgres,python"
 PASSES = {"first": ("off", ["--cold-each"], True), "later": ("on", [], False)}
@@ -137,16 +135,12 @@ def render(results: dict) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", required=True, help="the commit of the client before")
-    parser.add_argument("--before-builds", action="store_true",
-                        help="run the client before on the sites its own commit builds")
-    parser.add_argument("--sets", default=SETS)
-    parser.add_argument("--out", type=Path, default=HERE / "results")
-    args = parser.parse_args()
-    sets = se.site_sets(parser, args.sets)
-    spec = default_model_spec()
-    loaders = se.set_loaders(spec, OnnxEmbedder(spec), se.SHARED / "bench" / "scifact")
+    def options(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--before", required=True, help="the commit of the client before")
+        parser.add_argument("--before-builds", action="store_true",
+                            help="run the client before on the sites its own commit builds")
+
+    args, sets, _, loaders = rt.sets_command(__doc__, sets=SETS, options=options)
     results: dict = {"run": time.strftime("%Y-%m-%d %H:%M"), "before": args.before,
                      "before_builds": args.before_builds, "checkout": checkout_named(),
                      "sets": {}}
