@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from bs4 import BeautifulSoup, Tag
+from bs4 import BeautifulSoup, NavigableString, Tag
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE.parent / ".cache"
@@ -28,6 +28,7 @@ SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:")
 LINK = "@@"  # a link to a page of the corpus, `@@dir/page#anchor`, until the parts are known
 LINKED = re.compile(r"\[((?:`[^`]*`|\\.|[^\]\\`])*)\]\(@@([^)#\s]*)#?([^)\s]*)\)")
 PART_HEAD = 60
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 """Words kept free in a part of a split page for its title and first line."""
 T = TypeVar("T")
 R = TypeVar("R")
@@ -342,6 +343,61 @@ def segments_markdown(name: str, key: str, groups: list[str], pandoc: Path, *,
     if len(segments) != len(groups):
         raise SystemExit(f"{name}: {key}.html: {len(segments)} segments, not {len(groups)}")
     return segments
+
+
+def level(node) -> int | None:
+    return int(node.name[1]) if isinstance(node, Tag) and node.name in HEADINGS else None
+
+
+def sections(nodes: list, limit: int) -> list[list]:
+    """The nodes grouped at their highest headings; a group over half `limit` words
+    (of text: the Markdown has more) grouped again at its next headings, and so on, so
+    that the parts can be packed close to the limit."""
+    levels = [found for found in map(level, nodes) if found is not None]
+    if not levels:
+        return [nodes]
+    top = min(levels)
+    groups: list[list] = [[]]
+    for node in nodes:
+        if level(node) == top and groups[-1]:
+            groups.append([])
+        groups[-1].append(node)
+    out = []
+    for group in groups:
+        words = sum(len(node.get_text().split()) for node in group)
+        head = group[:1] if level(group[0]) == top else []
+        inner = group[len(head):]  # no heading of level `top`: each split goes deeper
+        if words > limit // 2 and any(map(level, inner)):
+            split = sections(inner, limit)
+            out += [head + split[0], *split[1:]]
+        else:
+            out.append(group)
+    return out
+
+
+def ids_of(nodes: list) -> set[str]:
+    """The anchors `nodes` hold: every element id, and the names of `<a>` anchors."""
+    ids = set()
+    for node in nodes:
+        if isinstance(node, Tag):
+            for tag in [node, *node.find_all(True)]:
+                for attr in ("id", "name"):
+                    if tag.get(attr) and (attr == "id" or tag.name == "a"):
+                        ids.add(tag[attr])
+    return ids
+
+
+def sectioned_page(name: str, key: str, title: str, content: Tag, pandoc: Path, *,
+                   clean: Callable[[str], str], marker: str, code: str) -> Page:
+    """A page's `content` as Markdown segments grouped at its headings (`sections`),
+    each with the anchors it holds, links to the corpus left as placeholders."""
+    nodes = [node for node in content.children
+             if isinstance(node, Tag) or (type(node) is NavigableString and node.strip())]
+    groups = sections(nodes, MAX_WORDS - PART_HEAD)
+    segments = segments_markdown(name, key, ["".join(map(str, g)) for g in groups], pandoc,
+                                 clean=clean, marker=marker, code=code)
+    kept = [(s, ids_of(g)) for s, g in zip(segments, groups) if s]
+    return Page(key, title, [s for s, _ in kept], [ids for _, ids in kept])
 
 
 def write_sectioned(out: Path, name: str, title: str, sections: dict[str, list[Part]],

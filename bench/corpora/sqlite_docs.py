@@ -57,7 +57,7 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
-from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4 import BeautifulSoup, Tag
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common
@@ -92,7 +92,7 @@ ALIASES = {"fileformat": "fileformat2", "sqlite": "cli"}
 SECTIONS = {"": "Guides", "lang": "SQL language", API: "C/C++ interface"}
 MARKER = "SQLITEDOCSPLIT"  # a paragraph between a page's segments
 CODE = "sqcode"  # a placeholder class for `fence` and `tidy`
-HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+HEADINGS = common.HEADINGS
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
         "param", "source", "track", "wbr"}
 P_CLOSERS = {"address", "article", "aside", "blockquote", "div", "dl", "fieldset",
@@ -299,7 +299,7 @@ def prepare(content: Tag) -> None:
             wrapper.unwrap()
     for heading in reversed(content.find_all(HEADINGS, recursive=False)):
         after = heading.find_next_sibling(True)
-        if after is None or (level(after) or 9) <= level(heading):
+        if after is None or (common.level(after) or 9) <= common.level(heading):
             heading.decompose()  # an empty section (a syntax diagram's, mostly)
 
 
@@ -347,59 +347,12 @@ def level_below(para: Tag) -> int:
     return min(int(above.name[1]) + 1, 6) if above is not None else 2
 
 
-def level(node) -> int | None:
-    return int(node.name[1]) if isinstance(node, Tag) and node.name in HEADINGS else None
-
-
-def sections(nodes: list, limit: int) -> list[list]:
-    """The nodes grouped at their highest headings; a group over half `limit` words
-    (of text: the Markdown has more) grouped again at its next headings, and so on, so
-    that the parts can be packed close to the limit."""
-    levels = [found for found in map(level, nodes) if found is not None]
-    if not levels:
-        return [nodes]
-    top = min(levels)
-    groups: list[list] = [[]]
-    for node in nodes:
-        if level(node) == top and groups[-1]:
-            groups.append([])
-        groups[-1].append(node)
-    out = []
-    for group in groups:
-        words = sum(len(node.get_text().split()) for node in group)
-        head = group[:1] if level(group[0]) == top else []
-        inner = group[len(head):]  # no heading of level `top`: each split goes deeper
-        if words > limit // 2 and any(map(level, inner)):
-            split = sections(inner, limit)
-            out += [head + split[0], *split[1:]]
-        else:
-            out.append(group)
-    return out
-
-
-def ids_of(nodes: list) -> set[str]:
-    ids = set()
-    for node in nodes:
-        if isinstance(node, Tag):
-            for tag in [node, *node.find_all(True)]:
-                for attr in ("id", "name"):
-                    if tag.get(attr) and (attr == "id" or tag.name == "a"):
-                        ids.add(tag[attr])
-    return ids
-
-
 def convert(site: Path, key: str, pandoc: Path) -> common.Page:
     """The page as Markdown segments, links to the corpus left as placeholders."""
     title, content = content_of(site, key)
     prepare(content)
-    nodes = [node for node in content.children
-             if isinstance(node, Tag) or (type(node) is NavigableString and node.strip())]
-    groups = sections(nodes, common.MAX_WORDS - common.PART_HEAD)
-    segments = common.segments_markdown(
-        NAME, key, ["".join(map(str, g)) for g in groups], pandoc,
-        clean=lambda page: clean(page, key), marker=MARKER, code=CODE)
-    kept = [(s, ids_of(g)) for s, g in zip(segments, groups) if s]
-    return common.Page(key, title, [s for s, _ in kept], [ids for _, ids in kept])
+    return common.sectioned_page(NAME, key, title, content, pandoc,
+                                 clean=lambda page: clean(page, key), marker=MARKER, code=CODE)
 
 
 # --- cleaning -------------------------------------------------------------------------
