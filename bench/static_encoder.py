@@ -6,8 +6,9 @@ pages, one command or function each; `manshort`: the same cut to a few lines;
 `npm`: the npm CLI's 91-page manual; `postgres` and `python`: 285 pages of
 PostgreSQL's manual and 220 of Python's docs, `apache`: 242 of the Apache HTTP Server
 2.4 manual, `sqlite`: 446 of SQLite's documentation with its C interface's reference,
-queries written before any tuning; all built by bench/corpora/ on first use), BEIR
-SciFact's test queries (nDCG@10). Per set:
+`django`: 302 of Django 3.2's documentation (long reference pages split), queries
+written before any tuning; all built by bench/corpora/ on first use), BEIR SciFact's
+test queries (nDCG@10). Per set:
 
 - product: the bundle exactly as the plugin writes it (site sets: a real `mkdocs
   build` with the plugin; SciFact: the plugin's Indexer over the abstracts, one page
@@ -76,7 +77,7 @@ FIDELITY = re.compile(r"(\d+)% of top-10 chunks as the model's \(cosine ([\d.]+)
 RRF_K = 60
 FLOOR_DEPTH = 100
 SETS = ("fastapi", "mkdocs", "scifact", "manpages", "npm", "manshort", "postgres", "python",
-        "apache", "sqlite")
+        "apache", "sqlite", "django")
 GROUPS = ("paraphrase", "exact")
 
 
@@ -105,6 +106,9 @@ GENERATED = {
     # a fourth, SQLite's documentation (guides, SQL, pragmas and one page a C function,
     # object or constant group), its queries also written before any search ran over it
     "sqlite": Generated("sqlite-docs", "sqlite_docs.py", "sqlite"),
+    # a fifth, Django's documentation (tutorial, topic guides, how-tos and the reference,
+    # long reference pages split), its queries also written before any search ran over it
+    "django": Generated("django-docs", "django_docs.py", "django"),
 }
 SUMMARY_LINE = re.compile(r"semantic: \d+ pages, .*")
 
