@@ -187,7 +187,7 @@ SET_LABELS = {"FastAPI": "fastapi", "MkDocs docs": "mkdocs", "SciFact (nDCG@10)"
               "Debian manual pages": "manpages", "short command pages": "manshort",
               "npm CLI manual": "npm", "PostgreSQL manual": "postgres",
               "Python docs": "python", "Apache HTTP Server manual": "apache",
-              "SQLite docs": "sqlite"}
+              "SQLite docs": "sqlite", "Django docs": "django"}
 
 
 def test_the_static_against_model_table_is_the_recorded_run():
