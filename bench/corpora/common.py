@@ -256,6 +256,20 @@ def flatten_body(body: Tag, placeholder: str, relink: Callable[[Tag], None], *,
         relink(link)
 
 
+def inline_labels(body: Tag, drop: str = "") -> None:
+    """Sphinx's admonition titles ("Note") as a bold label starting the paragraph after
+    them ("**Note:** text..."), a colon added unless the title ends in punctuation."""
+    for label in body.select("p.admonition-title"):
+        text = text_of(label, drop)
+        label.string = text if text.endswith(("?", ":", ".", "!")) else f"{text}:"
+        label.name = "strong"
+        label.attrs = {}
+        after = label.find_next_sibling()
+        if after is not None and after.name == "p":
+            after.insert(0, " ")
+            after.insert(0, label.extract())
+
+
 def keep_external(link: Tag) -> bool:
     """Whether the link leaves the site (its href has a scheme: `https:`, `mailto:`);
     if so, its href is all it keeps."""
@@ -410,6 +424,55 @@ def write_sectioned(out: Path, name: str, title: str, sections: dict[str, list[P
     write_project(out, title, converted, index, nav=nav, sources=[source, PANDOC_SOURCE])
     counts = {label: len(sections[folder]) for folder, label in labels.items()}
     log(f"{name}: {len(converted)} pages {counts} in {out}")
+
+
+def relink_page(link: Tag, key: str, aliases: dict[str, str] | None = None) -> None:
+    """A link to a page of the site (an anchor alone: this page) as `@@<key>#<anchor>`
+    (resolved once the parts are known; `aliases`: pages whose links go to another),
+    an external link as it is, any other (no `href`, a script, a file outside the
+    site's pages) as its text."""
+    href = link.get("href")
+    if href is None or href.startswith("javascript:"):
+        link.unwrap()
+        return
+    if keep_external(link):
+        return
+    path, _, anchor = href.partition("#")
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(key), path))
+    target = target.removesuffix(".html")
+    target = (aliases or {}).get(target, target)
+    if not path:
+        link.attrs = {"href": f"{LINK}{key}#{anchor}"}
+    elif path.endswith(".html") and not target.startswith(".."):
+        link.attrs = {"href": f"{LINK}{target}#{anchor}"}
+    else:
+        link.unwrap()
+
+
+def sectioned_main(name: str, title: str, package: str, folder: Path, labels: dict[str, str],
+                   select: Callable[[Path], dict[str, list[str]]],
+                   convert: Callable[[Path, str, Path], Page],
+                   index: Callable[[Source, dict[str, list[Part]]], str], doc: str) -> int:
+    """The command of a corpus split between sections: the Debian package's HTML in
+    `folder`, the pages `select` picks by label folder, each converted and cut into
+    parts, written as a project with the `index` page."""
+    out = out_option(name, doc)
+    html, source, pandoc = debian_manual(name, package, folder)
+    keys = select(html)
+    log(f"{name}: converting {sum(map(len, keys.values()))} pages")
+    pages = in_threads(lambda key: convert(html, key, pandoc),
+                       [key for found in keys.values() for key in found])
+    parts = {page.key: parts_of(page) for page in pages}
+    by_folder = {where: [part for key in found for part in parts[key]]
+                 for where, found in keys.items()}
+    every = [part for found in by_folder.values() for part in found]
+    if len({part.doc for part in every}) != len(every):
+        raise SystemExit(f"{name}: two parts with the same file")
+    split = {key: len(found) for key, found in parts.items() if len(found) > 1}
+    log(f"{name}: {len(split)} pages split: "
+        + ", ".join(f"{key} {n}" for key, n in split.items()))
+    write_sectioned(out, name, title, by_folder, labels, index(source, by_folder), source)
+    return 0
 
 
 def out_option(name: str, doc: str) -> Path:

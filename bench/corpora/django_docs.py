@@ -50,7 +50,6 @@ records the package's version and licence.
 
 from __future__ import annotations
 
-import posixpath
 import sys
 from pathlib import Path
 
@@ -213,15 +212,7 @@ def clean(html: str, key: str) -> str:
     for pre in body.find_all("pre"):
         if pre.code is None or not pre.code.get("class"):
             common.fence(pre, CODE)
-    for label in body.select("p.admonition-title"):  # "Note" -> "**Note:** text..."
-        text = common.text_of(label, PILCROW)
-        label.string = text if text.endswith(("?", ":", ".", "!")) else f"{text}:"
-        label.name = "strong"
-        label.attrs = {}
-        after = label.find_next_sibling()
-        if after is not None and after.name == "p":
-            after.insert(0, " ")
-            after.insert(0, label.extract())
+    common.inline_labels(body, PILCROW)  # "Note" -> "**Note:** text..."
     for code in body.find_all("code"):  # `<span class="pre">` pieces as one literal
         if code.find_parent("pre") is None and code.find(lambda tag: tag.name != "a"):
             code.string = code.get_text()
@@ -242,23 +233,9 @@ def clean(html: str, key: str) -> str:
 
 
 def relink(link: Tag, key: str) -> None:
-    """A link to a page of the docs (an anchor alone: this page) as `@@<key>#<anchor>`
-    (resolved once the parts are known; a page left out gives its text), an external
-    link as it is, any other (the module sources, images) as its text."""
-    href = link.get("href")
-    if href is None:
-        link.unwrap()
-        return
-    if common.keep_external(link):
-        return
-    path, _, anchor = href.partition("#")
-    target = posixpath.normpath(posixpath.join(posixpath.dirname(key), path))
-    if not path:
-        link.attrs = {"href": f"{common.LINK}{key}#{anchor}"}
-    elif path.endswith(".html") and not target.startswith(".."):
-        link.attrs = {"href": f"{common.LINK}{target.removesuffix('.html')}#{anchor}"}
-    else:
-        link.unwrap()
+    """`common.relink_page`: a page left out gives its text, as do links to the module
+    sources and images."""
+    common.relink_page(link, key)
 
 
 # --- the project ----------------------------------------------------------------------
@@ -272,24 +249,8 @@ def index(source: common.Source, sections: dict[str, list[common.Part]]) -> str:
 
 
 def main() -> int:
-    out = common.out_option(NAME, __doc__)
-    html, source, pandoc = common.debian_manual(NAME, PACKAGE, HTML)
-    keys = select_pages(html)
-    common.log(f"{NAME}: converting {sum(map(len, keys.values()))} pages")
-    pages = common.in_threads(lambda key: convert(html, key, pandoc),
-                              [key for folder in keys.values() for key in folder])
-    parts = {page.key: common.parts_of(page) for page in pages}
-    sections = {folder: [part for key in folder_keys for part in parts[key]]
-                for folder, folder_keys in keys.items()}
-    every = [part for folder in sections.values() for part in folder]
-    if len({part.doc for part in every}) != len(every):
-        raise SystemExit(f"{NAME}: two parts with the same file")
-    split = {key: len(found) for key, found in parts.items() if len(found) > 1}
-    common.log(f"{NAME}: {len(split)} pages split: "
-               + ", ".join(f"{key} {n}" for key, n in split.items()))
-    common.write_sectioned(out, NAME, TITLE, sections, SECTIONS, index(source, sections),
-                           source)
-    return 0
+    return common.sectioned_main(NAME, TITLE, PACKAGE, HTML, SECTIONS, select_pages,
+                                 convert, index, __doc__)
 
 
 if __name__ == "__main__":

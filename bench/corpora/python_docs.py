@@ -138,14 +138,7 @@ def clean(body: Tag, page: str, pages: set[str]) -> str:
         code.code.string = pre.get_text() if pre else block.get_text()
         code.code["class"] = [CODE_LANGUAGES.get(language, "text")]
         block.replace_with(code.pre)
-    for label in body.select("p.admonition-title"):  # "Note" -> "**Note:** text..."
-        label.string = f"{common.text_of(label, PILCROW)}:"
-        label.name = "strong"
-        label.attrs = {}
-        after = label.find_next_sibling()
-        if after is not None and after.name == "p":
-            after.insert(0, " ")
-            after.insert(0, label.extract())
+    common.inline_labels(body, PILCROW)  # "Note" -> "**Note:** text..."
     for code in body.find_all("code"):  # `<span class="pre">` pieces as one literal
         if code.find_parent("pre") is None:
             code.string = code.get_text()

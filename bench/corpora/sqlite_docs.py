@@ -51,7 +51,6 @@ records the package's version and licence.
 from __future__ import annotations
 
 import html
-import posixpath
 import re
 import sys
 from html.parser import HTMLParser
@@ -370,24 +369,8 @@ def clean(html: str, key: str) -> str:
 
 
 def relink(link: Tag, key: str) -> None:
-    """A link to a page of the site (an anchor alone: this page) as `@@<key>#<anchor>`
-    (resolved once the parts are known), an external link as it is, any other (no
-    `href`, a script) as its text."""
-    href = link.get("href")
-    if href is None or href.startswith("javascript:"):
-        link.unwrap()
-        return
-    if common.keep_external(link):
-        return
-    path, _, anchor = href.partition("#")
-    target = posixpath.normpath(posixpath.join(posixpath.dirname(key), path))
-    target = ALIASES.get(target.removesuffix(".html"), target.removesuffix(".html"))
-    if not path:
-        link.attrs = {"href": f"{common.LINK}{key}#{anchor}"}
-    elif path.endswith(".html") and not target.startswith(".."):
-        link.attrs = {"href": f"{common.LINK}{target}#{anchor}"}
-    else:
-        link.unwrap()
+    """`common.relink_page`, links to a page's copy going to the page (`ALIASES`)."""
+    common.relink_page(link, key, ALIASES)
 
 
 # --- the project ----------------------------------------------------------------------
@@ -400,24 +383,8 @@ def index(source: common.Source, sections: dict[str, list[common.Part]]) -> str:
 
 
 def main() -> int:
-    out = common.out_option(NAME, __doc__)
-    site, source, pandoc = common.debian_manual(NAME, PACKAGE, SITE)
-    keys = select_pages(site)
-    common.log(f"{NAME}: converting {sum(map(len, keys.values()))} pages")
-    pages = common.in_threads(lambda key: convert(site, key, pandoc),
-                              [key for folder in keys.values() for key in folder])
-    parts = {page.key: common.parts_of(page) for page in pages}
-    sections = {folder: [part for key in folder_keys for part in parts[key]]
-                for folder, folder_keys in keys.items()}
-    every = [part for folder in sections.values() for part in folder]
-    if len({part.doc for part in every}) != len(every):
-        raise SystemExit(f"{NAME}: two parts with the same file")
-    split = {key: len(found) for key, found in parts.items() if len(found) > 1}
-    common.log(f"{NAME}: {len(split)} pages split: "
-               + ", ".join(f"{key} {n}" for key, n in split.items()))
-    common.write_sectioned(out, NAME, TITLE, sections, SECTIONS, index(source, sections),
-                           source)
-    return 0
+    return common.sectioned_main(NAME, TITLE, PACKAGE, SITE, SECTIONS, select_pages,
+                                 convert, index, __doc__)
 
 
 if __name__ == "__main__":
