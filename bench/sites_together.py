@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import static_encoder as se  # noqa: E402
-from readers_typing import sets_command  # noqa: E402
+from readers_typing import EARLIER_SETS, sets_command  # noqa: E402
 from results_file import write_results  # noqa: E402
 
 from mkdocs_semantic.apps.service import Query, QueryService  # noqa: E402
@@ -54,7 +54,7 @@ def mrr(sites: SiteSet, name: str, corpus: se.Corpus, names: list[str] | None
 
 
 def main() -> int:
-    args, wanted, embedder, loaders = sets_command(__doc__)
+    args, wanted, embedder, loaders = sets_command(__doc__, sets=EARLIER_SETS)
     corpora = {}
     for name in wanted:
         print(f"{name}: loading", file=sys.stderr)
