@@ -32,9 +32,10 @@ sys.path.insert(0, str(HERE))
 
 import readers_typing as rt  # noqa: E402
 import static_encoder as se  # noqa: E402
+from sign_codes import scored_queries  # noqa: E402
 
 from mkdocs_semantic.bundle.vectors import partitions  # noqa: E402
-from mkdocs_semantic.bundle.vectors.store import rows_file_bytes  # noqa: E402
+from mkdocs_semantic.bundle.vectors.store import VectorSet, rows_file_bytes  # noqa: E402
 from mkdocs_semantic.model.onnx import OnnxEmbedder  # noqa: E402
 from mkdocs_semantic.search.searcher import Searcher  # noqa: E402
 
@@ -43,20 +44,16 @@ SETS = rt.SETS + ",manshort"
 """Every site set (the typing benches' and the short command pages)."""
 
 
-def vector_figures(searcher: Searcher, texts: list[str]) -> tuple[float, float]:
+def vector_figures(vectors: VectorSet, scored: list[tuple[np.ndarray, np.ndarray, float]]
+                   ) -> tuple[float, float]:
     """Mean vector recall@10 against the exact scan, and the median bytes of the rows
-    files holding the candidates, with the candidates the vector set is set to."""
-    vectors = searcher.bundle.vectors
+    files holding the candidates, with the candidates the vector set is set to;
+    `scored`: each query's codes, exact scores and exact 10th (`scored_queries`)."""
     recalls, sent = [], []
-    for text in texts:
-        codes = searcher.embed(text)
-        if codes is None:
-            continue
-        exact = vectors.scores(codes, every=True)
-        tenth = np.sort(exact)[::-1][min(9, len(exact) - 1)]
+    for codes, exact, tenth in scored:
         scores = vectors.scores(codes)
-        scored = np.flatnonzero(~np.isnan(scores))
-        top = scored[np.lexsort((scored, -scores[scored]))][:10]
+        found = np.flatnonzero(~np.isnan(scores))
+        top = found[np.lexsort((found, -scores[found]))][:10]
         recalls.append(float((exact[top] >= tenth).sum()) / 10)
         blocks = vectors.candidate_blocks(vectors.candidate_rows(codes))
         sent.append(sum(rows_file_bytes(vectors.partition(p).blocks[b][1], vectors.dim)
@@ -75,13 +72,14 @@ def run_set(corpus: se.Corpus, name: str, embedder: OnnxEmbedder) -> dict:
     for encoder in rt.ENCODERS:
         searcher = Searcher(corpus.bundle, embedder if encoder == "transformer" else None,
                             encoder=encoder)
+        scored = list(scored_queries(searcher, vectors, texts))  # once for every count
         rows = {}
         try:
             for count in COUNTS:
                 vectors.candidates = count
                 hybrid, _ = rt.score(corpus, searcher, corpus.queries, "hybrid",
                                      typing=False, as_typed=False)
-                recall, sent = vector_figures(searcher, texts)
+                recall, sent = vector_figures(vectors, scored)
                 rows[count] = {"hybrid": hybrid, "recall": round(recall, 4),
                                "rows_bytes": sent}
         finally:

@@ -71,9 +71,10 @@ def queries() -> list[str]:
     return relevance_queries(QUERY_FILES)
 
 
-def scored_queries(searcher: Searcher, vectors: VectorSet):
-    """Each query's int8 codes, its exact score against every chunk, and the exact 10th."""
-    for text in queries():
+def scored_queries(searcher: Searcher, vectors: VectorSet, texts: list[str] | None = None):
+    """Each query's int8 codes, its exact score against every chunk, and the exact 10th
+    (`texts`: the queries, the man pages' relevance queries unless given)."""
+    for text in queries() if texts is None else texts:
         codes = searcher.embed(text)
         if codes is not None:
             exact = vectors.scores(codes, every=True)
