@@ -77,7 +77,7 @@ FIDELITY = re.compile(r"(\d+)% of top-10 chunks as the model's \(cosine ([\d.]+)
 RRF_K = 60
 FLOOR_DEPTH = 100
 SETS = ("fastapi", "mkdocs", "scifact", "manpages", "npm", "manshort", "postgres", "python",
-        "apache", "sqlite", "django")
+        "apache", "sqlite", "django", "sphinx")
 GROUPS = ("paraphrase", "exact")
 
 
@@ -109,6 +109,9 @@ GENERATED = {
     # a fifth, Django's documentation (tutorial, topic guides, how-tos and the reference,
     # long reference pages split), its queries also written before any search ran over it
     "django": Generated("django-docs", "django_docs.py", "django"),
+    # a sixth, Sphinx's documentation (usage, tutorial, extensions, configuration,
+    # theming and extension API), its queries also written before any search ran over it
+    "sphinx": Generated("sphinx-docs", "sphinx_docs.py", "sphinx"),
 }
 SUMMARY_LINE = re.compile(r"semantic: \d+ pages, .*")
 
