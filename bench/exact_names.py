@@ -24,7 +24,7 @@ write in their heading goes first (search/ranking.py's step 8):
 Under the table, the queries whose first page each rule, and the shipped step 8,
 changed from the hybrid before it.
 
-    python bench/exact_names.py [--sets SETS]  (default: readers_typing.SETS, ten sets)
+    python bench/exact_names.py [--sets SETS]  (default: readers_typing.SETS, eleven sets)
 
 Writes bench/results/exact_names.{json,md}.
 """

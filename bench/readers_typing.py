@@ -7,7 +7,7 @@ of the longer words mistyped), and half-typed (the last word cut to its first ha
 the queries that `slips.half_typed` cuts, compared with the same queries complete).
 Targets of the typing issue: slipped hybrid >= 0.95 x clean, half-typed >= 0.9 x complete.
 
-    python bench/readers_typing.py [--sets SETS]  (default: the ten site sets, `SETS`)
+    python bench/readers_typing.py [--sets SETS]  (default: the eleven site sets, `SETS`)
 
 Writes bench/results/readers_typing.{json,md}.
 """
@@ -42,7 +42,7 @@ CASED_TRIAL_SETS = EARLIER_SETS + ",apache,sqlite"
 """The eight sets the capital-typed completion trial was measured on, its default."""
 NINE_SETS = CASED_TRIAL_SETS + ",django"
 """The nine sets measured before Sphinx's docs were: the trials' recorded default."""
-SETS = NINE_SETS + ",sphinx"
+SETS = NINE_SETS + ",sphinx,sqlalchemy"
 """The sets the typing benches measure unless told (`--sets`)."""
 
 

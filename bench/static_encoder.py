@@ -6,7 +6,8 @@ pages, one command or function each; `manshort`: the same cut to a few lines;
 `npm`: the npm CLI's 91-page manual; `postgres` and `python`: 285 pages of
 PostgreSQL's manual and 220 of Python's docs, `apache`: 242 of the Apache HTTP Server
 2.4 manual, `sqlite`: 446 of SQLite's documentation with its C interface's reference,
-`django`: 302 of Django 3.2's documentation (long reference pages split), queries
+`django`: 302 of Django 3.2's documentation (long reference pages split), `sphinx`: 89
+of Sphinx 5.3's, `sqlalchemy`: 233 of SQLAlchemy 1.4's (both split likewise), queries
 written before any tuning; all built by bench/corpora/ on first use), BEIR SciFact's
 test queries (nDCG@10). Per set:
 
@@ -77,7 +78,7 @@ FIDELITY = re.compile(r"(\d+)% of top-10 chunks as the model's \(cosine ([\d.]+)
 RRF_K = 60
 FLOOR_DEPTH = 100
 SETS = ("fastapi", "mkdocs", "scifact", "manpages", "npm", "manshort", "postgres", "python",
-        "apache", "sqlite", "django", "sphinx")
+        "apache", "sqlite", "django", "sphinx", "sqlalchemy")
 GROUPS = ("paraphrase", "exact")
 
 
@@ -112,6 +113,9 @@ GENERATED = {
     # a sixth, Sphinx's documentation (usage, tutorial, extensions, configuration,
     # theming and extension API), its queries also written before any search ran over it
     "sphinx": Generated("sphinx-docs", "sphinx_docs.py", "sphinx"),
+    # a seventh, SQLAlchemy 1.4's documentation (tutorial, ORM, Core, three dialects, FAQ;
+    # long pages split), its queries also written before any search ran over it
+    "sqlalchemy": Generated("sqlalchemy-docs", "sqlalchemy_docs.py", "sqlalchemy"),
 }
 SUMMARY_LINE = re.compile(r"semantic: \d+ pages, .*")
 
