@@ -187,7 +187,8 @@ SET_LABELS = {"FastAPI": "fastapi", "MkDocs docs": "mkdocs", "SciFact (nDCG@10)"
               "Debian manual pages": "manpages", "short command pages": "manshort",
               "npm CLI manual": "npm", "PostgreSQL manual": "postgres",
               "Python docs": "python", "Apache HTTP Server manual": "apache",
-              "SQLite docs": "sqlite", "Django docs": "django"}
+              "SQLite docs": "sqlite", "Django docs": "django", "Sphinx docs": "sphinx",
+              "SQLAlchemy docs": "sqlalchemy"}
 
 
 def test_the_static_against_model_table_is_the_recorded_run():
