@@ -401,6 +401,85 @@ def ids_of(nodes: list) -> set[str]:
     return ids
 
 
+def anchor_heading(section: Tag, heading: Tag) -> None:
+    """A Sphinx section's id and the empty anchors (`<span id>`) right before its
+    heading moved into the heading, so that they go with it when the page is split."""
+    soup = BeautifulSoup("", "html.parser")
+    before = heading.previous_sibling
+    while before is not None:
+        earlier = before.previous_sibling
+        if isinstance(before, Tag):
+            if before.name != "span" or not before.get("id") or before.get_text(strip=True):
+                break
+            heading.insert(0, before.extract())
+        elif before.strip():
+            break
+        before = earlier
+    if section.get("id"):
+        heading.insert(0, soup.new_tag("span", attrs={"id": section["id"]}))
+
+
+def is_signature(dl: Tag) -> bool:
+    """Whether a Sphinx definition list is an object description (its term a
+    signature)."""
+    first = dl.find("dt", recursive=False)
+    return first is not None and "sig" in first.get("class", [])
+
+
+def named_descriptions(content: Tag, names: str) -> None:
+    """A section of a flat Sphinx page (`content`'s children) longer than a part, with
+    no subsection but object descriptions, gets a heading a description, one level below
+    its own and named as it (the text of its signature's `names`, a CSS selector), so
+    that it is split between them rather than cut."""
+    limit = MAX_WORDS - PART_HEAD
+    runs: list[list[Tag]] = [[]]
+    for node in [node for node in content.children if isinstance(node, Tag)]:
+        if node.name in HEADINGS:
+            runs.append([])
+        runs[-1].append(node)
+    soup = BeautifulSoup("", "html.parser")
+    for run in runs:
+        described = [node for node in run if node.name == "dl" and is_signature(node)]
+        if sum(len(node.get_text().split()) for node in run) <= limit or len(described) < 2:
+            continue
+        rank = min(int(run[0].name[1]) + 1, 6) if run[0].name in HEADINGS else 2
+        for dl in described:
+            parts = dl.find("dt").select(names)
+            heading = soup.new_tag(f"h{rank}")
+            heading.append(soup.new_tag("code"))
+            heading.code.string = "".join(part.get_text() for part in parts).strip()
+            dl.insert_before(heading)
+
+
+BRACKETS = {"[": "\ue000", "]": "\ue001"}
+"""Brackets in text -> private-use stand-ins while a page goes through pandoc and the
+link rewriting (`hold_brackets`)."""
+VERBATIM = ["pre", "code", "kbd", "samp"]
+
+
+def hold_brackets(body: Tag) -> None:
+    """Brackets in text (not code) as BRACKETS's stand-ins until the project is written
+    (`restore_brackets`). pandoc writes them `\\[`, `\\]`, and the link pattern
+    (`LINKED`) reads an escaped `[` as the start of a link's text: from a synopsis'
+    `[options]` to a link further on it would take all as one link, drop a bracket and
+    keep the text between as the link's."""
+    hold = str.maketrans(BRACKETS)
+    for text in body.find_all(string=True):
+        if type(text) is NavigableString and not text.find_parent(VERBATIM) and (
+                "[" in text or "]" in text):
+            text.replace_with(text.translate(hold))
+
+
+def restore_brackets(out: Path) -> None:
+    """The written pages of the project in `out` with their brackets back, escaped as
+    pandoc writes them."""
+    restore = {ord(held): f"\\{bracket}" for bracket, held in BRACKETS.items()}
+    for path in sorted((out / "docs").rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        if any(held in text for held in BRACKETS.values()):
+            path.write_text(text.translate(restore), encoding="utf-8")
+
+
 def sectioned_page(name: str, key: str, title: str, content: Tag, pandoc: Path, *,
                    clean: Callable[[str], str], marker: str, code: str) -> Page:
     """A page's `content` as Markdown segments grouped at its headings (`sections`),

@@ -89,6 +89,8 @@ MARKER = "DJANGODOCSPLIT"  # a paragraph between a page's segments
 CODE = "djcode"  # a placeholder class for `fence` and `tidy`
 PILCROW = "\u00b6"
 HEADINGS = common.HEADINGS
+DESCRIPTION_NAMES = "code.descclassname, code.descname"
+"""What names an object description in its signature (`common.named_descriptions`)."""
 
 
 # --- which pages ----------------------------------------------------------------------
@@ -127,61 +129,12 @@ def content_of(html: Path, key: str) -> tuple[str, Tag]:
     for section in content.select("div.section"):
         first = section.find(HEADINGS)
         if first is not None:
-            anchor_heading(section, first)
+            common.anchor_heading(section, first)
     heading.decompose()
     for section in content.select("div.section"):
         section.unwrap()
-    named_descriptions(content)
+    common.named_descriptions(content, DESCRIPTION_NAMES)
     return title, content
-
-
-def anchor_heading(section: Tag, heading: Tag) -> None:
-    """The section's id and the empty anchors (`<span id>`) right before its heading
-    moved into the heading, so that they go with it when the page is split."""
-    soup = BeautifulSoup("", "html.parser")
-    before = heading.previous_sibling
-    while before is not None:
-        earlier = before.previous_sibling
-        if isinstance(before, Tag):
-            if before.name != "span" or not before.get("id") or before.get_text(strip=True):
-                break
-            heading.insert(0, before.extract())
-        elif before.strip():
-            break
-        before = earlier
-    if section.get("id"):
-        heading.insert(0, soup.new_tag("span", attrs={"id": section["id"]}))
-
-
-def named_descriptions(content: Tag) -> None:
-    """A section longer than a part, with no subsection but object descriptions
-    (`ModelAdmin options`, ~5,700 words and 36 attributes; `ModelAdmin methods`), gets a
-    heading a description, one level below its own and named as it
-    (`ModelAdmin.list_display`), so that it is split between them rather than cut."""
-    limit = common.MAX_WORDS - common.PART_HEAD
-    runs: list[list[Tag]] = [[]]
-    for node in [node for node in content.children if isinstance(node, Tag)]:
-        if node.name in HEADINGS:
-            runs.append([])
-        runs[-1].append(node)
-    soup = BeautifulSoup("", "html.parser")
-    for run in runs:
-        described = [node for node in run if node.name == "dl" and is_signature(node)]
-        if sum(len(node.get_text().split()) for node in run) <= limit or len(described) < 2:
-            continue
-        rank = min(int(run[0].name[1]) + 1, 6) if run[0].name in HEADINGS else 2
-        for dl in described:
-            names = dl.find("dt").select("code.descclassname, code.descname")
-            heading = soup.new_tag(f"h{rank}")
-            heading.append(soup.new_tag("code"))
-            heading.code.string = "".join(name.get_text() for name in names).strip()
-            dl.insert_before(heading)
-
-
-def is_signature(dl: Tag) -> bool:
-    """Whether the definition list is an object description (its term a signature)."""
-    first = dl.find("dt", recursive=False)
-    return first is not None and "sig" in first.get("class", [])
 
 
 def convert(html: Path, key: str, pandoc: Path) -> common.Page:

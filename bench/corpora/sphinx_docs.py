@@ -40,7 +40,7 @@ pipe tables. Links to pages of the corpus become relative `.md` links (to the pa
 holding the anchor, anchors dropped), other internal links (the changelog, the index,
 the highlighted source) their text. Brackets in text (`[options]` in a synopsis) go
 through pandoc and the link rewriting as stand-ins and are written back escaped
-(`hold_brackets`): common.py's link pattern would read an escaped `[` as the start of a
+(common.py's `hold_brackets`): its link pattern would read an escaped `[` as the start of a
 link's text. The nav follows the documentation's toctrees (`reading_order`).
 
 Long pages are split rather than cut, as in sqlite_docs.py and django_docs.py: the long
@@ -71,7 +71,7 @@ import posixpath
 import sys
 from pathlib import Path
 
-from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4 import BeautifulSoup, Tag
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common
@@ -110,13 +110,9 @@ reST and shell in these pages; `text`, `none`, `po`, `elisp`): no language."""
 MARKER = "SPHINXDOCSPLIT"  # a paragraph between a page's segments
 CODE = "sxcode"  # a placeholder class for `fence` and `tidy`
 PILCROW = "\u00b6"
-BRACKETS = {"[": "\ue000", "]": "\ue001"}
-"""Brackets in text -> private-use stand-ins while the page goes through pandoc and
-common.py's link rewriting (`hold_brackets`)."""
-HOLD = str.maketrans(BRACKETS)
-RESTORE = {ord(held): f"\\{bracket}" for bracket, held in BRACKETS.items()}
-VERBATIM = ["pre", "code", "kbd", "samp"]
 HEADINGS = common.HEADINGS
+DESCRIPTION_NAMES = "span.sig-prename, span.sig-name"
+"""What names an object description in its signature (`common.named_descriptions`)."""
 
 
 # --- which pages ----------------------------------------------------------------------
@@ -215,61 +211,12 @@ def content_of(html: Path, key: str) -> tuple[str, Tag]:
     for section in content.find_all("section"):
         first = section.find(HEADINGS)
         if first is not None:
-            anchor_heading(section, first)
+            common.anchor_heading(section, first)
     heading.decompose()
     for section in content.find_all("section"):
         section.unwrap()
-    named_descriptions(content)
+    common.named_descriptions(content, DESCRIPTION_NAMES)
     return title, content
-
-
-def anchor_heading(section: Tag, heading: Tag) -> None:
-    """The section's id and the empty anchors (`<span id>`) right before its heading
-    moved into the heading, so that they go with it when the page is split."""
-    soup = BeautifulSoup("", "html.parser")
-    before = heading.previous_sibling
-    while before is not None:
-        earlier = before.previous_sibling
-        if isinstance(before, Tag):
-            if before.name != "span" or not before.get("id") or before.get_text(strip=True):
-                break
-            heading.insert(0, before.extract())
-        elif before.strip():
-            break
-        before = earlier
-    if section.get("id"):
-        heading.insert(0, soup.new_tag("span", attrs={"id": section["id"]}))
-
-
-def named_descriptions(content: Tag) -> None:
-    """A section longer than a part, with no subsection but object descriptions
-    (`extdev/appapi`'s `Extension setup`, one method of the application after another)
-    gets a heading a description, one level below its own and named as it
-    (`Sphinx.add_directive`), so that it is split between them rather than cut."""
-    limit = common.MAX_WORDS - common.PART_HEAD
-    runs: list[list[Tag]] = [[]]
-    for node in [node for node in content.children if isinstance(node, Tag)]:
-        if node.name in HEADINGS:
-            runs.append([])
-        runs[-1].append(node)
-    soup = BeautifulSoup("", "html.parser")
-    for run in runs:
-        described = [node for node in run if node.name == "dl" and is_signature(node)]
-        if sum(len(node.get_text().split()) for node in run) <= limit or len(described) < 2:
-            continue
-        rank = min(int(run[0].name[1]) + 1, 6) if run[0].name in HEADINGS else 2
-        for dl in described:
-            names = dl.find("dt").select("span.sig-prename, span.sig-name")
-            heading = soup.new_tag(f"h{rank}")
-            heading.append(soup.new_tag("code"))
-            heading.code.string = "".join(name.get_text() for name in names).strip()
-            dl.insert_before(heading)
-
-
-def is_signature(dl: Tag) -> bool:
-    """Whether the definition list is an object description (its term a signature)."""
-    first = dl.find("dt", recursive=False)
-    return first is not None and "sig" in first.get("class", [])
 
 
 def convert(html: Path, key: str, pandoc: Path) -> common.Page:
@@ -336,28 +283,8 @@ def clean(html: str, key: str) -> str:
         inner.unwrap()
     for link in body.find_all("a"):
         common.relink_page(link, key)  # a page left out gives its text
-    hold_brackets(body)
+    common.hold_brackets(body)
     return str(body)
-
-
-def hold_brackets(body: Tag) -> None:
-    """Brackets in text (not code) as BRACKETS's stand-ins until the project is written
-    (`restore_brackets`). pandoc writes them `\\[`, `\\]`, and common.py's link pattern
-    (`LINKED`) reads an escaped `[` as the start of a link's text: from the synopsis'
-    `[options]` to a link further on (`[sphinx-build -b](@@...)`) it took all as one
-    link, dropped a bracket and kept the text between as the link's."""
-    for text in body.find_all(string=True):
-        if type(text) is NavigableString and not text.find_parent(VERBATIM) and (
-                "[" in text or "]" in text):
-            text.replace_with(text.translate(HOLD))
-
-
-def restore_brackets(out: Path) -> None:
-    """The written pages with their brackets back, escaped as pandoc writes them."""
-    for path in sorted((out / "docs").rglob("*.md")):
-        text = path.read_text(encoding="utf-8")
-        if any(held in text for held in BRACKETS.values()):
-            path.write_text(text.translate(RESTORE), encoding="utf-8")
 
 
 # --- the project ----------------------------------------------------------------------
@@ -375,7 +302,7 @@ def index(source: common.Source, sections: dict[str, list[common.Part]]) -> str:
 def main() -> int:
     done = common.sectioned_main(NAME, TITLE, PACKAGE, HTML, SECTIONS, select_pages,
                                  convert, index, __doc__)
-    restore_brackets(common.out_option(NAME, __doc__))
+    common.restore_brackets(common.out_option(NAME, __doc__))
     return done
 
 

@@ -46,7 +46,7 @@ to pages of the corpus become relative `.md` links (to the part holding the anch
 anchors dropped), other internal links (the changelogs, the internals, the example
 sources) their text. Brackets in text (`inspect(subject[, raiseerr])` in the summary
 tables) go through pandoc and the link rewriting as stand-ins and are written back
-escaped (`hold_brackets`, as in sphinx_docs.py): common.py's link pattern would read an
+escaped (common.py's `hold_brackets`): common.py's link pattern would read an
 escaped `[` as the start of a link's text.
 
 Long pages are split rather than cut, as in sphinx_docs.py: the long pages are mostly
@@ -81,7 +81,7 @@ import posixpath
 import sys
 from pathlib import Path
 
-from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4 import BeautifulSoup, Tag
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common
@@ -128,12 +128,6 @@ other, `none`: no language)."""
 MARKER = "SQLADOCSPLIT"  # a paragraph between a page's segments
 CODE = "sqlacode"  # a placeholder class for `fence` and `tidy`
 PILCROW = "\u00b6"
-BRACKETS = {"[": "\ue000", "]": "\ue001"}
-"""Brackets in text -> private-use stand-ins while the page goes through pandoc and
-common.py's link rewriting (`hold_brackets`)."""
-HOLD = str.maketrans(BRACKETS)
-RESTORE = {ord(held): f"\\{bracket}" for bracket, held in BRACKETS.items()}
-VERBATIM = ["pre", "code", "kbd", "samp"]
 HEADINGS = common.HEADINGS
 LIMIT = (common.MAX_WORDS - common.PART_HEAD) * 4 // 5
 """A part's worth of words in the HTML's text: four fifths of a part's, the Markdown
@@ -210,30 +204,12 @@ def content_of(html: Path, key: str) -> tuple[str, Tag]:
     for section in content.find_all("section"):
         first = section.find(HEADINGS)
         if first is not None:
-            anchor_heading(section, first)
+            common.anchor_heading(section, first)
     heading.decompose()
     for section in content.find_all("section"):
         section.unwrap()
     named_descriptions(content)
     return title, content
-
-
-def anchor_heading(section: Tag, heading: Tag) -> None:
-    """The section's id and the empty anchors (`<span id>`) right before its heading
-    moved into the heading, so that they go with it when the page is split."""
-    soup = BeautifulSoup("", "html.parser")
-    before = heading.previous_sibling
-    while before is not None:
-        earlier = before.previous_sibling
-        if isinstance(before, Tag):
-            if before.name != "span" or not before.get("id") or before.get_text(strip=True):
-                break
-            heading.insert(0, before.extract())
-        elif before.strip():
-            break
-        before = earlier
-    if section.get("id"):
-        heading.insert(0, soup.new_tag("span", attrs={"id": section["id"]}))
 
 
 def words(node) -> int:
@@ -254,7 +230,7 @@ def named_descriptions(content: Tag) -> None:
         if sum(map(words, run)) <= LIMIT:
             continue
         rank = min(int(run[0].name[1]) + 1, 6) if run[0].name in HEADINGS else 2
-        described = [node for node in run if node.name == "dl" and is_signature(node)]
+        described = [node for node in run if node.name == "dl" and common.is_signature(node)]
         if len(described) > 1 or any(words(dl) > LIMIT for dl in described):
             for dl in described:
                 named(dl, rank, "")
@@ -275,7 +251,7 @@ def named(dl: Tag, rank: int, prefix: str) -> None:
     inner = name.removesuffix(".__init__") + "."
     body = dl.find("dd", recursive=False)
     members = [node for node in body.children
-               if isinstance(node, Tag) and node.name == "dl" and is_signature(node)]
+               if isinstance(node, Tag) and node.name == "dl" and common.is_signature(node)]
     if members:
         lift(dl, members[0])
         for member in members:
@@ -371,12 +347,6 @@ def description_name(dl: Tag) -> str:
     return name.get_text().strip() if name else common.text_of(dl.find("dt"), PILCROW)
 
 
-def is_signature(dl: Tag) -> bool:
-    """Whether the definition list is an object description (its term a signature)."""
-    first = dl.find("dt", recursive=False)
-    return first is not None and "sig" in first.get("class", [])
-
-
 def convert(html: Path, key: str, pandoc: Path) -> common.Page:
     """The page as Markdown segments, links to the corpus left as placeholders."""
     title, content = content_of(html, key)
@@ -443,27 +413,8 @@ def clean(html: str, key: str) -> str:
         inner.unwrap()
     for link in body.find_all("a"):
         common.relink_page(link, key)  # a page left out gives its text
-    hold_brackets(body)
+    common.hold_brackets(body)
     return str(body)
-
-
-def hold_brackets(body: Tag) -> None:
-    """Brackets in text (not code) as BRACKETS's stand-ins until the project is written
-    (`restore_brackets`), as in sphinx_docs.py: pandoc writes them `\\[`, `\\]`, and
-    common.py's link pattern (`LINKED`) reads an escaped `[` as the start of a link's
-    text."""
-    for text in body.find_all(string=True):
-        if type(text) is NavigableString and not text.find_parent(VERBATIM) and (
-                "[" in text or "]" in text):
-            text.replace_with(text.translate(HOLD))
-
-
-def restore_brackets(out: Path) -> None:
-    """The written pages with their brackets back, escaped as pandoc writes them."""
-    for path in sorted((out / "docs").rglob("*.md")):
-        text = path.read_text(encoding="utf-8")
-        if any(held in text for held in BRACKETS.values()):
-            path.write_text(text.translate(RESTORE), encoding="utf-8")
 
 
 # --- the project ----------------------------------------------------------------------
@@ -481,7 +432,7 @@ def index(source: common.Source, sections: dict[str, list[common.Part]]) -> str:
 def main() -> int:
     done = common.sectioned_main(NAME, TITLE, PACKAGE, HTML, SECTIONS, select_pages,
                                  convert, index, __doc__)
-    restore_brackets(common.out_option(NAME, __doc__))
+    common.restore_brackets(common.out_option(NAME, __doc__))
     return done
 
 
