@@ -14,7 +14,8 @@ are listed as such) and per query encoder:
   (a first query's; a warm query reads those no query before it did), median over the
   queries; binary files are sent as they are.
 
-    python bench/candidate_count.py [--sets SETS]  (default: every site set)
+    python bench/candidate_count.py [--sets SETS]  (default: the nine site sets it was recorded on
+    and the short command pages)
 
 Writes bench/results/candidate_count.{json,md}.
 """

@@ -133,7 +133,8 @@ def shown(result: Result) -> str:
 def measure_rule(searcher: Searcher, corpus: se.Corpus, rule: str
                  ) -> tuple[dict[str, float], list[str], list[str]]:
     """MRR@10 by subset under `rule`, each query's first page and first result shown
-    (step 8 on for the shipped `hybrid` only; the searcher's own functions restored)."""
+    (step 8 on for the shipped `hybrid` and for `lead` only; the searcher's and the
+    ranking's own functions restored)."""
     per: dict[str, list[float]] = {}
     firsts: list[str] = []
     sections: list[str] = []

@@ -37,7 +37,7 @@ section of more than half that in text between its subsections, and so on; commo
 `sections`), packed in order into parts of at most ~2,940 words, `<stem>.md`,
 `<stem>-2.md`, ... (common.py's `parts_of`). A section longer than a part with no
 subsection but object descriptions (the admin's `ModelAdmin options` and `ModelAdmin
-methods`) first gets a heading a description (`named_descriptions`); a part still over
+methods`) first gets a heading a description (common.py's `named_descriptions`); a part still over
 the cap would be cut as in the other corpora (none is). Pages keep Django's layout:
 `docs/<section>/<path>.md` (URL `ref/models/querysets/`, `ref/models/querysets-2/`; a
 folder's index page `topics/auth/`).

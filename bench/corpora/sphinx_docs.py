@@ -54,7 +54,7 @@ common.py's `sections`), packed in order into parts of at most ~2,940 words,
 `<stem>.md`, `<stem>-2.md`, ... (common.py's `parts_of`). A section longer than a part
 with no subsection but object descriptions (`extdev/appapi`'s `Extension setup`, ~3,600
 words and 36 methods of the application object) first gets a heading a description
-(`named_descriptions`); a part still over the cap would be cut as in the other corpora
+(common.py's `named_descriptions`); a part still over the cap would be cut as in the other corpora
 (none is). Pages keep Sphinx's layout: `docs/<path>.md` (URL `usage/configuration/`,
 `usage/configuration-2/`; a folder's index page `usage/extensions/`).
 

@@ -46,7 +46,7 @@ to pages of the corpus become relative `.md` links (to the part holding the anch
 anchors dropped), other internal links (the changelogs, the internals, the example
 sources) their text. Brackets in text (`inspect(subject[, raiseerr])` in the summary
 tables) go through pandoc and the link rewriting as stand-ins and are written back
-escaped (common.py's `hold_brackets`): common.py's link pattern would read an
+escaped (common.py's `hold_brackets`): its link pattern would read an
 escaped `[` as the start of a link's text.
 
 Long pages are split rather than cut, as in sphinx_docs.py: the long pages are mostly
