@@ -451,6 +451,49 @@ def named_descriptions(content: Tag, names: str) -> None:
             dl.insert_before(heading)
 
 
+def unwrap_sections(content: Tag, title: Tag, selector: str) -> None:
+    """A Sphinx page's nested sections (`selector`) unwrapped into a flat run of headings
+    and blocks, each section's anchors moved into its heading first (`anchor_heading`),
+    and the `title` heading gone."""
+    for section in content.select(selector):
+        first = section.find(HEADINGS)
+        if first is not None:
+            anchor_heading(section, first)
+    title.decompose()
+    for section in content.select(selector):
+        section.unwrap()
+
+
+def plain_headings(body: Tag) -> None:
+    """A page's headings moved up (`shift_headings`), their spans and links unwrapped."""
+    headings = body.find_all(HEADINGS)
+    shift_headings(headings)
+    for heading in headings:
+        for tag in heading.find_all(["span", "a"]):
+            tag.unwrap()
+
+
+def highlight_language(block: Tag) -> str:
+    """The language Sphinx highlighted a block in (`div.highlight-<language>`), or ""."""
+    return next((c[len("highlight-"):] for c in block["class"]
+                 if c.startswith("highlight-")), "")
+
+
+def fence_highlighted(body: Tag, language_of: Callable[[Tag], str], code: str) -> None:
+    """Sphinx's highlighted blocks as `<pre><code>` in the fence's language
+    (`language_of(block)`; `code`, the placeholder class, for none), then every other
+    `pre` fenced (`fence`)."""
+    for block in body.select("div[class*=highlight-]"):
+        pre = block.find("pre")
+        fenced = BeautifulSoup("<pre><code></code></pre>", "html.parser")
+        fenced.code.string = (pre.get_text() if pre else block.get_text()).strip("\n")
+        fenced.code["class"] = [language_of(block)]
+        block.replace_with(fenced.pre)
+    for pre in body.find_all("pre"):
+        if pre.code is None or not pre.code.get("class"):
+            fence(pre, code)
+
+
 BRACKETS = {"[": "\ue000", "]": "\ue001"}
 """Brackets in text -> private-use stand-ins while a page goes through pandoc and the
 link rewriting (`hold_brackets`)."""

@@ -126,13 +126,7 @@ def content_of(html: Path, key: str) -> tuple[str, Tag]:
     for tag in content.select("div.console-block, section.c-content-unix"):
         tag.unwrap()
     title = common.text_of(heading, PILCROW)
-    for section in content.select("div.section"):
-        first = section.find(HEADINGS)
-        if first is not None:
-            common.anchor_heading(section, first)
-    heading.decompose()
-    for section in content.select("div.section"):
-        section.unwrap()
+    common.unwrap_sections(content, heading, "div.section")
     common.named_descriptions(content, DESCRIPTION_NAMES)
     return title, content
 
@@ -149,22 +143,9 @@ def convert(html: Path, key: str, pandoc: Path) -> common.Page:
 def clean(html: str, key: str) -> str:
     """The page's content as HTML for pandoc."""
     body = BeautifulSoup(f"<div>{html}</div>", "html.parser").div
-    headings = body.find_all(HEADINGS)
-    common.shift_headings(headings)
-    for heading in headings:
-        for tag in heading.find_all(["span", "a"]):
-            tag.unwrap()
-    for block in body.select("div[class*=highlight-]"):  # code, with its language
-        language = next((c[len("highlight-"):] for c in block["class"]
-                         if c.startswith("highlight-")), "")
-        pre = block.find("pre")
-        code = BeautifulSoup("<pre><code></code></pre>", "html.parser")
-        code.code.string = (pre.get_text() if pre else block.get_text()).strip("\n")
-        code.code["class"] = [CODE_LANGUAGES.get(language, CODE)]
-        block.replace_with(code.pre)
-    for pre in body.find_all("pre"):
-        if pre.code is None or not pre.code.get("class"):
-            common.fence(pre, CODE)
+    common.plain_headings(body)
+    common.fence_highlighted(  # code, with its language
+        body, lambda block: CODE_LANGUAGES.get(common.highlight_language(block), CODE), CODE)
     common.inline_labels(body, PILCROW)  # "Note" -> "**Note:** text..."
     for code in body.find_all("code"):  # `<span class="pre">` pieces as one literal
         if code.find_parent("pre") is None and code.find(lambda tag: tag.name != "a"):

@@ -208,13 +208,7 @@ def content_of(html: Path, key: str) -> tuple[str, Tag]:
     for source in content.select("span.viewcode-link"):  # "[source]", a link to the code
         (source.find_parent("a") or source).decompose()
     title = common.text_of(heading, PILCROW)
-    for section in content.find_all("section"):
-        first = section.find(HEADINGS)
-        if first is not None:
-            common.anchor_heading(section, first)
-    heading.decompose()
-    for section in content.find_all("section"):
-        section.unwrap()
+    common.unwrap_sections(content, heading, "section")
     common.named_descriptions(content, DESCRIPTION_NAMES)
     return title, content
 
@@ -231,11 +225,7 @@ def convert(html: Path, key: str, pandoc: Path) -> common.Page:
 def clean(html: str, key: str) -> str:
     """The page's content as HTML for pandoc."""
     body = BeautifulSoup(f"<div>{html}</div>", "html.parser").div
-    headings = body.find_all(HEADINGS)
-    common.shift_headings(headings)
-    for heading in headings:
-        for tag in heading.find_all(["span", "a"]):
-            tag.unwrap()
+    common.plain_headings(body)
     for caption in body.select("div.code-block-caption"):  # a code block's file name
         caption.name = "p"
         caption.attrs = {}
@@ -243,17 +233,8 @@ def clean(html: str, key: str) -> str:
         caption.clear()
         caption.append(BeautifulSoup("<em></em>", "html.parser").em)
         caption.em.string = text
-    for block in body.select("div[class*=highlight-]"):  # code, with its language
-        language = next((c[len("highlight-"):] for c in block["class"]
-                         if c.startswith("highlight-")), "")
-        pre = block.find("pre")
-        code = BeautifulSoup("<pre><code></code></pre>", "html.parser")
-        code.code.string = (pre.get_text() if pre else block.get_text()).strip("\n")
-        code.code["class"] = [CODE_LANGUAGES.get(language, CODE)]
-        block.replace_with(code.pre)
-    for pre in body.find_all("pre"):
-        if pre.code is None or not pre.code.get("class"):
-            common.fence(pre, CODE)
+    common.fence_highlighted(  # code, with its language
+        body, lambda block: CODE_LANGUAGES.get(common.highlight_language(block), CODE), CODE)
     for label in body.select("p.sidebar-title, p.topic-title"):  # as admonitions' titles
         label["class"] = ["admonition-title"]
     common.inline_labels(body, PILCROW)  # "Note" -> "**Note:** text..."

@@ -201,13 +201,7 @@ def content_of(html: Path, key: str) -> tuple[str, Tag]:
         if label is not None and common.text_of(label) == TUTORIAL_BOX:
             box.decompose()
     title = common.text_of(heading, PILCROW)
-    for section in content.find_all("section"):
-        first = section.find(HEADINGS)
-        if first is not None:
-            common.anchor_heading(section, first)
-    heading.decompose()
-    for section in content.find_all("section"):
-        section.unwrap()
+    common.unwrap_sections(content, heading, "section")
     named_descriptions(content)
     return title, content
 
@@ -360,8 +354,7 @@ def code_language(block: Tag) -> str:
     """The fence's language for a highlighted block (`div.highlight-<language>`):
     CODE_LANGUAGES's, or for Sphinx's `default` (Python, falling back to none when
     Python's lexer fails: SQL, log output, shell) `python` when it highlighted any."""
-    language = next((c[len("highlight-"):] for c in block["class"]
-                     if c.startswith("highlight-")), "")
+    language = common.highlight_language(block)
     if language == "default":
         pre = block.find("pre")
         return "python" if pre is not None and pre.find("span", class_=True) else CODE
@@ -371,20 +364,8 @@ def code_language(block: Tag) -> str:
 def clean(html: str, key: str) -> str:
     """The page's content as HTML for pandoc."""
     body = BeautifulSoup(f"<div>{html}</div>", "html.parser").div
-    headings = body.find_all(HEADINGS)
-    common.shift_headings(headings)
-    for heading in headings:
-        for tag in heading.find_all(["span", "a"]):
-            tag.unwrap()
-    for block in body.select("div[class*=highlight-]"):  # code, with its language
-        pre = block.find("pre")
-        code = BeautifulSoup("<pre><code></code></pre>", "html.parser")
-        code.code.string = (pre.get_text() if pre else block.get_text()).strip("\n")
-        code.code["class"] = [code_language(block)]
-        block.replace_with(code.pre)
-    for pre in body.find_all("pre"):
-        if pre.code is None or not pre.code.get("class"):
-            common.fence(pre, CODE)
+    common.plain_headings(body)
+    common.fence_highlighted(body, code_language, CODE)  # code, with its language
     for aside in body.find_all("aside"):
         aside.name = "div"
     for label in body.select("p.sidebar-title, p.topic-title"):  # as admonitions' titles
