@@ -241,7 +241,18 @@ def flatten_body(body: Tag, placeholder: str, relink: Callable[[Tag], None], *,
         fence(pre, placeholder)
     for dl in body.find_all("dl"):
         flatten_definitions(dl)
+    flatten_tables(body, cell_paragraphs=cell_paragraphs)
+    relink_all(body, relink)
+
+
+def flatten_tables(body: Tag, *, cell_paragraphs: bool = False,
+                   drop_columns: bool = False) -> None:
+    """Every table's cells on one line (line breaks as spaces; with `cell_paragraphs`,
+    their paragraphs run together), with `drop_columns` its column specs gone first."""
     for table in body.find_all("table"):
+        if drop_columns:
+            for col in table.find_all(["col", "colgroup"]):
+                col.decompose()
         for cell in table.find_all(["td", "th"]):
             for br in cell.find_all("br"):
                 br.replace_with(" ")
@@ -250,6 +261,10 @@ def flatten_body(body: Tag, placeholder: str, relink: Callable[[Tag], None], *,
                     para.insert_before(" ")
                     para.unwrap()
             flatten_cell(cell)
+
+
+def relink_all(body: Tag, relink: Callable[[Tag], None]) -> None:
+    """A link inside a link unwrapped (the outer one stays), then every link `relink`ed."""
     for inner in body.select("a a"):
         inner.unwrap()
     for link in body.find_all("a"):

@@ -152,17 +152,8 @@ def clean(html: str, key: str) -> str:
             code.string = code.get_text()
     for dl in body.find_all("dl"):  # an object's signature (`dl.py`, an option) as code
         common.flatten_definitions(dl, signatures=True, drop=PILCROW)
-    for table in body.find_all("table"):
-        for col in table.find_all(["col", "colgroup"]):
-            col.decompose()
-        for cell in table.find_all(["td", "th"]):
-            for br in cell.find_all("br"):
-                br.replace_with(" ")
-            common.flatten_cell(cell)
-    for inner in body.select("a a"):
-        inner.unwrap()
-    for link in body.find_all("a"):
-        relink(link, key)
+    common.flatten_tables(body, drop_columns=True)
+    common.relink_all(body, lambda link: relink(link, key))
     return str(body)
 
 

@@ -384,16 +384,9 @@ def clean(html: str, key: str) -> str:
             line.em.string = common.text_of(caption, PILCROW)
             table.insert_before(line)
             caption.decompose()
-        for col in table.find_all(["col", "colgroup"]):
-            col.decompose()
-        for cell in table.find_all(["td", "th"]):
-            for br in cell.find_all("br"):
-                br.replace_with(" ")
-            common.flatten_cell(cell)
-    for inner in body.select("a a"):
-        inner.unwrap()
-    for link in body.find_all("a"):
-        common.relink_page(link, key)  # a page left out gives its text
+    common.flatten_tables(body, drop_columns=True)
+    # a link to a page left out gives its text
+    common.relink_all(body, lambda link: common.relink_page(link, key))
     common.hold_brackets(body)
     return str(body)
 
