@@ -1,11 +1,24 @@
-"""Small jobs on files: writing one so that readers never see half of it, and hashing one."""
+"""Small jobs on files: writing one so that readers never see half of it, reading one
+only when it is a regular file of bounded size, and hashing one."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
+
+MiB = 1 << 20
+
+
+class UnsafeFileError(OSError):
+    """A file that is no regular file (a link we must not follow, a FIFO, a device) or is
+    larger than its reader's bound; the message names the file and what it is."""
 
 
 def atomic_write(path: Path, data: bytes, *, shared: bool = False) -> None:
@@ -43,6 +56,57 @@ def sha256_file(path: Path) -> str:
         while block := fh.read(1 << 20):
             digest.update(block)
     return digest.hexdigest()
+
+
+@contextmanager
+def open_regular(path: Path, *, max_bytes: int, follow_links: bool = False) -> Iterator[BinaryIO]:
+    """Open `path` for reading only if it is a regular file of at most `max_bytes`.
+
+    Without `follow_links` a symbolic link is refused, so a link planted in a cache cannot
+    make a build read elsewhere. A FIFO is refused without waiting for a writer, and a
+    device such as /dev/zero before a byte is read.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow_links:
+            raise UnsafeFileError(f"{path} is a symbolic link, which is not followed") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeFileError(f"{path} is not a regular file ({_kind(info.st_mode)})")
+        if info.st_size > max_bytes:
+            raise UnsafeFileError(f"{path} is {info.st_size:,} bytes, more than the "
+                                  f"{max_bytes:,} allowed")
+        os.set_blocking(fd, True)
+        fh = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with fh:
+        yield fh
+
+
+def read_regular(path: Path, *, max_bytes: int, follow_links: bool = False) -> bytes:
+    """The bytes of `path`, read as `open_regular` allows (never more than `max_bytes`)."""
+    with open_regular(path, max_bytes=max_bytes, follow_links=follow_links) as fh:
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:  # grew while being read
+        raise UnsafeFileError(f"{path} grew past the {max_bytes:,} bytes allowed while read")
+    return data
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a file"
 
 
 def _umask() -> int:

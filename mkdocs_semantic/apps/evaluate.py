@@ -20,7 +20,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..files import MiB, UnsafeFileError, read_regular
+
 CUTOFF = 10
+QUERY_FILE_MAX_BYTES = 64 * MiB
 DEPTH_PER_PAGE = 5  # sections fetched per page wanted, so that enough distinct pages come back
 
 
@@ -78,12 +81,16 @@ def page_key(url: str) -> str:
 def read_text(path: Path) -> str:
     """The file's text, or a QueryFileError naming the file and the first bad byte."""
     try:
-        return path.read_bytes().decode("utf-8-sig")
+        data = read_regular(path, max_bytes=QUERY_FILE_MAX_BYTES, follow_links=True)
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         raise QueryFileError(
             f"{path}:{line}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
             f"{exc.start}); query files must be UTF-8: re-save it as UTF-8") from None
+    except UnsafeFileError as exc:
+        raise QueryFileError(f"{exc}: give a judged query file (a TSV file or a BEIR "
+                             "folder)") from None
     except OSError as exc:
         raise QueryFileError(f"cannot read {path} ({exc.strerror or exc})") from None
 

@@ -14,13 +14,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..files import atomic_write
+from ..files import MiB, atomic_write, open_regular, read_regular
 from ..logs import build_log as log
 
 EMBEDDING_CACHE_VERSION = 2
 CHUNK_CACHE_VERSION = 2
 KEY_BYTES = 32
 DIGEST_BYTES = 8
+EMBEDDING_CACHE_MAX_BYTES = 4096 * MiB
+"""About 2.6 million 384-dimensional vectors: far past any docs site."""
+CHUNK_CACHE_MAX_BYTES = 1024 * MiB
 
 
 def cache_key(model_fingerprint: str, text: str) -> bytes:
@@ -57,12 +60,13 @@ class EmbeddingCache:
         self.fingerprint = fingerprint
         self.vectors: dict[bytes, np.ndarray] = {}
         self.used: set[bytes] = set()
-        if path is not None and path.exists():
+        if path is not None and (path.is_symlink() or path.exists()):
             self._load(path, dim)
 
     def _load(self, path: Path, dim: int | None) -> None:
         try:
-            with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as data:
+            with open_regular(path, max_bytes=EMBEDDING_CACHE_MAX_BYTES) as fh, \
+                    np.load(fh, allow_pickle=False) as data:
                 version = int(data["version"])
                 fingerprint = str(data["fingerprint"])
                 if version == EMBEDDING_CACHE_VERSION:
@@ -166,12 +170,18 @@ class ChunkCache:
         self.fingerprint = fingerprint
         self.pages: dict[str, list[dict]] = {}
         self.used: set[str] = set()
-        if path is not None and path.exists():
+        self.sources: dict[str, str | None] = {}
+        """Each source page's key in the last build that saved (None: excluded), for a
+        build that skips unchanged pages (`mkdocs build --dirty`)."""
+        self.noted: dict[str, str | None] = {}
+        """The same, noted by this build."""
+        if path is not None and (path.is_symlink() or path.exists()):
             self._load(path)
 
     def _load(self, path: Path) -> None:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_regular(path, max_bytes=CHUNK_CACHE_MAX_BYTES)
+                              .decode("utf-8"))
             if not isinstance(data, dict):
                 raise ValueError("the file is not a JSON object")
             if (data.get("version") != CHUNK_CACHE_VERSION
@@ -188,6 +198,10 @@ class ChunkCache:
         if len(pages) < len(entries):
             warn_dropped("chunk cache", path, len(entries) - len(pages), len(entries))
         self.pages = pages
+        sources = data.get("sources")
+        if isinstance(sources, dict):
+            self.sources = {src: key for src, key in sources.items()
+                            if isinstance(src, str) and (key is None or key in pages)}
 
     @staticmethod
     def key(*parts: str) -> str:
@@ -203,8 +217,24 @@ class ChunkCache:
         self.pages[key] = rows
         self.used.add(key)
 
+    def note(self, source: str, key: str | None) -> None:
+        """Source page `source` was chunked under `key` this build (None: excluded)."""
+        self.noted[source] = key
+
+    def of_source(self, source: str) -> list[dict] | None:
+        """The rows `source` had in the last build ([] if it was excluded); None when
+        unknown. Marks them used and notes them for this build."""
+        if source not in self.sources:
+            return None
+        key = self.sources[source]
+        rows = [] if key is None else self.get(key)
+        if rows is not None:
+            self.note(source, key)
+        return rows
+
     def start_build(self) -> None:
         self.used = set()
+        self.noted = {}
 
     def save(self) -> None:
         """Write atomically, keeping only the pages the last build used."""
@@ -212,7 +242,10 @@ class ChunkCache:
             return
         pages = {key: {"digest": rows_digest(key, rows), "rows": rows}
                  for key, rows in self.pages.items() if key in self.used}
-        data = {"version": CHUNK_CACHE_VERSION, "fingerprint": self.fingerprint, "pages": pages}
+        sources = {src: key for src, key in self.noted.items() if key is None or key in pages}
+        data = {"version": CHUNK_CACHE_VERSION, "fingerprint": self.fingerprint,
+                "pages": pages, "sources": sources}
+        self.sources = sources
         atomic_write(self.path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
 
 

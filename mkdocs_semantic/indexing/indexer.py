@@ -187,8 +187,9 @@ class Indexer:
         prefix = self.spec.document_prefix
         return self.options.max_tokens - (self.counter([prefix])[0] - 2 if prefix else 0)
 
-    def chunk(self, html: str, page: PageFacts) -> list[Chunk]:
-        """The page's chunks; unchanged pages come from the chunk cache unparsed."""
+    def chunk(self, html: str, page: PageFacts, *, source: str | None = None) -> list[Chunk]:
+        """The page's chunks; unchanged pages come from the chunk cache unparsed. `source`
+        names the page's source file, for a later build that skips it (`unbuilt_chunks`)."""
         budget = self.chunk_budget
         key = ChunkCache.key(html, json.dumps(asdict(page), sort_keys=True),
                              f"{budget}|{self.options.min_tokens}|{self.options.heading_levels}")
@@ -201,6 +202,23 @@ class Indexer:
                                 heading_levels=self.options.heading_levels)
             self.pages_chunked += 1
             self.chunk_cache.put(key, [asdict(c) for c in chunks])
+        if source is not None:
+            self.chunk_cache.note(source, key)
+        self._embed_early(chunks)
+        return chunks
+
+    def excluded(self, source: str) -> None:
+        """Source page `source` is left out of the index this build."""
+        self.chunk_cache.note(source, None)
+
+    def unbuilt_chunks(self, source: str) -> list[Chunk] | None:
+        """The chunks of a source page this build did not render (an unchanged page of
+        `mkdocs build --dirty`), as the last build cut them; None when the cache does
+        not know the page."""
+        rows = self.chunk_cache.of_source(source)
+        if rows is None:
+            return None
+        chunks = [Chunk(**row) for row in rows]
         self._embed_early(chunks)
         return chunks
 

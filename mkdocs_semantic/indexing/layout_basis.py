@@ -21,10 +21,12 @@ import numpy as np
 
 from ..bundle.format import MANIFEST, BundleError
 from ..bundle.reader import read_catalog, read_manifest, read_payload
-from ..files import atomic_write
+from ..files import MiB, atomic_write, open_regular
 
 log = logging.getLogger("mkdocs_semantic")
 
+LAYOUT_CACHE_MAX_BYTES = 256 * MiB
+"""The int8 centroids of far more partitions than any site has."""
 MODEL_KEYS = ("sha256", "pooling", "normalize", "max_tokens", "document_prefix")
 """What in a catalog's model entry decides the document vectors."""
 
@@ -66,10 +68,11 @@ def from_bundle(out: Path) -> LayoutBasis | None:
 
 def load(path: Path | None) -> LayoutBasis | None:
     """The basis saved at `path`; None when there is none or it does not read."""
-    if path is None or not path.is_file():
+    if path is None or not (path.is_symlink() or path.exists()):
         return None
     try:
-        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as data:
+        with open_regular(path, max_bytes=LAYOUT_CACHE_MAX_BYTES) as fh, \
+                np.load(fh, allow_pickle=False) as data:
             centroids = data["centroids"] if bool(data["partitioned"]) else None
             return LayoutBasis(model=str(data["model"]), dim=int(data["dim"]),
                                scale=float(data["scale"]),

@@ -53,6 +53,8 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         self.written_pages: list[Path] = []  # what gets the late hints (hints.py)
         self.site_pages: list[Path] = []  # every page's file: a dirty build's too
         self.dirty = False
+        self.rendered: set[str] = set()
+        """Source pages rendered this build (a dirty build skips unchanged ones)."""
         self.command: str | None = None
         """`build`, `gh-deploy` or `serve`, when MkDocs says (on_startup)."""
 
@@ -70,7 +72,9 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         spec = self._resolve_model(config_dir)
         cache_path = None
         if self.config.cache:
-            cache_path = (config_dir / self.config.cache_dir / "embeddings.npz").resolve()
+            # the folder resolved, never the file: a link planted as a cache file is
+            # replaced when the cache is written, never written through
+            cache_path = (config_dir / self.config.cache_dir).resolve() / "embeddings.npz"
         options = IndexOptions(
             heading_levels=self.config.heading_levels,
             max_tokens=self.config.max_tokens,
@@ -197,6 +201,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         if not self.config.enabled:
             return
         self.page_order = [f.src_uri for f in files.documentation_pages()]
+        self.rendered = set()
         self.written_pages = []
         self.site_pages = [Path(f.abs_dest_path) for f in files.documentation_pages()]
         self._refuse_shared_bundle_dir(files)
@@ -235,14 +240,16 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         if self.page_progress is not None:
             self.page_progress.advance(1, 1)
         src = page.file.src_uri
+        self.rendered.add(src)
         if self._excluded(page):
             self.page_chunks.pop(src, None)
+            self.indexer.excluded(src)
             return context
         facts = PageFacts(url=page.url, title=page.title or page.file.name,
                           section=top_section(page), facets=self._facets(page.meta),
                           boost=search_boost(page.meta))
         try:
-            self.page_chunks[src] = self.indexer.chunk(page.content or "", facts)
+            self.page_chunks[src] = self.indexer.chunk(page.content or "", facts, source=src)
         except ValueError as exc:
             raise PluginError(f"semantic: cannot chunk {src}: {exc}") from exc
         return context
@@ -293,7 +300,9 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         meta = page.meta.get("search")
         if isinstance(meta, dict) and meta.get("exclude"):
             return True
-        src = page.file.src_uri
+        return self._excluded_by_glob(page.file.src_uri)
+
+    def _excluded_by_glob(self, src: str) -> bool:
         return any(fnmatch.fnmatch(src, pattern) for pattern in self.config.exclude)
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
@@ -302,6 +311,8 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             self.page_progress = None
         if not self.config.enabled:
             return
+        if self.dirty:
+            self._add_unbuilt_pages()
         chunks = [c for src in self.page_order for c in self.page_chunks.get(src, [])]
         self.page_chunks = {src: self.page_chunks[src] for src in self.page_order
                             if src in self.page_chunks}
@@ -319,6 +330,28 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                               f"{exc}") from exc
         self._add_late_hints(out)
         log.info(self.last_build.summary())
+
+    def _add_unbuilt_pages(self) -> None:
+        """A dirty build renders changed pages only: the others keep the sections the
+        build before cut (under `mkdocs serve`, still in memory; else from the chunk
+        cache), or the build stops rather than publish an index without them."""
+        unknown = []
+        for src in self.page_order:
+            if src in self.rendered or src in self.page_chunks:
+                continue
+            chunks = self.indexer.unbuilt_chunks(src)
+            if chunks is None:
+                unknown.append(src)
+            elif chunks and not self._excluded_by_glob(src):
+                self.page_chunks[src] = chunks
+        if unknown:
+            why = ("the embedding cache is off (cache: false)" if not self.config.cache
+                   else f"the cache in {self.config.cache_dir!r} does not hold their sections")
+            more = f" and {len(unknown) - 1} more" if len(unknown) > 1 else ""
+            raise PluginError(
+                f"semantic: this --dirty build left {unknown[0]}{more} unbuilt, and {why}, "
+                "so the search index would lose them: run `mkdocs build` without --dirty "
+                "once (later dirty builds then keep every page)")
 
     def _add_late_hints(self, bundle: Path) -> None:
         """Every page written this build gets the hints known only now (hints.py); in a

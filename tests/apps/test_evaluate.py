@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+from pathlib import Path
 
 import pytest
 
@@ -111,3 +113,11 @@ def test_malformed_beir_rows_are_named(tmp_path, qrels, queries, message):
     (tmp_path / "queries.jsonl").write_text(queries + "\n")
     with pytest.raises(QueryFileError, match=message):
         read_queries(tmp_path)
+
+
+def test_a_query_file_that_is_a_device_or_a_fifo_is_refused_at_once(tmp_path):
+    os.mkfifo(tmp_path / "judged.tsv")  # reading it would wait for a writer forever
+    with pytest.raises(QueryFileError, match=r"judged\.tsv is not a regular file \(a FIFO\)"):
+        read_queries(tmp_path / "judged.tsv")
+    with pytest.raises(QueryFileError, match=r"/dev/zero is not a regular file"):
+        read_queries(Path("/dev/zero"))

@@ -21,12 +21,14 @@ from threadpoolctl import threadpool_limits
 
 from ...bundle.table import TokenTable
 from ...chunk import Chunk
-from ...files import atomic_write
+from ...files import MiB, atomic_write, open_regular
 from ...logs import build_log as log
 from .ridge import StaticTable, TokenStats, TokenWeights, design_matrix, fit_table, prior_table
 from .texts import headings_of, sentences_of, spread_sample, training_spans
 
 TABLE_CACHE_VERSION = 2
+TABLE_CACHE_MAX_BYTES = 256 * MiB
+"""Every token of a 250k-token vocabulary at 1,024 int8 dimensions fits."""
 SOLVE_LOG_TOKENS = 2000
 """A solve over this many tokens takes long enough to say so in the log first."""
 SOLVE_BLAS_THREADS = 1
@@ -161,11 +163,13 @@ class TableFitter:
         return digest.hexdigest()
 
     def _load(self, key: str) -> TokenTable | None:
-        if self.cache_path is None or not self.cache_path.is_file():
+        path = self.cache_path
+        if path is None or not (path.is_symlink() or path.exists()):
             return None
         try:
             # our own handle: np.load leaves its file open when the file is no archive
-            with open(self.cache_path, "rb") as fh, np.load(fh, allow_pickle=False) as data:
+            with open_regular(path, max_bytes=TABLE_CACHE_MAX_BYTES) as fh, \
+                    np.load(fh, allow_pickle=False) as data:
                 if str(data["key"]) != key:
                     return None
                 table = TokenTable(token_ids=data["token_ids"].astype(np.uint32),
