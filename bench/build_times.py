@@ -37,6 +37,8 @@ SUMMARY = re.compile(
     r"semantic: (?P<pages>\d+) pages, (?P<chunks>\d+) chunks, (?P<embedded>\d+) embedded, "
     r"(?P<reused>\d+) reused; bundle (?P<bundle>[\d.]+ [KMG]?B)"
     r"(?: \+ model (?P<model>[\d.]+ [KMG]?B))?(?: \+ client (?P<client>[\d.]+ [KMG]?B))?"
+    r"(?:, (?P<files>[\d,]+) files(?:; (?P<upload_files>[\d,]+) to upload since the last "
+    r"build \((?P<upload>[\d.]+ [KMG]?B)\))?)?"
     r"(?:; query table (?P<table>fitted|reused) \((?P<table_embedded>\d+) embedded, "
     r"(?P<table_seconds>[\d.]+) s\)(?:, (?P<agreement>\d+)% of top-10 chunks as the "
     r"model's \(cosine (?P<cosine>[\d.]+)\))?)?; (?P<plugin_seconds>[\d.]+) s"

@@ -72,7 +72,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
                  table: TokenTable | None = None, query_encoder: str = "static",
                  model_sha256: str | None = None, vector_layout: str = "auto",
                  previous_centroids: np.ndarray | None = None,
-                 fidelity: dict | None = None) -> Manifest:
+                 fidelity: dict | None = None, word_rows: bool = False) -> Manifest:
     """Write the bundle into `out`, replacing an older one; returns its manifest.
 
     `chunks` must be grouped by page. `table` is the static query encoder's (required
@@ -80,7 +80,11 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
     `query_encoder: transformer`. `vector_layout`: `exact`, `partitioned` (int8 only)
     or `auto` (partitioned from PARTITIONED_MIN_BYTES of int8 vectors up; see
     bundle/vectors/partitions.py). `previous_centroids`: the partition centroids of the build before
-    (`layout_basis`), so that unchanged chunks keep their partitions. Raises BundleError,
+    (`layout_basis`), so that unchanged chunks keep their partitions. `word_rows`: also
+    write the query table's rows summed per word of the site (bundle/word_rows.py), which
+    readers use when present; off by default, as pages tell a first query its word
+    pieces beside the catalog, so they cost a site about as many files as it has words
+    and save a reader nothing (docs/decisions/word-rows.md). Raises BundleError,
     writing nothing, if `out` holds files this package did not write.
     """
     claim_bundle_dir(out)
@@ -202,7 +206,8 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
                 "sent": sum(len(gzip.compress(json_bytes(shard), compresslevel=6, mtime=0))
                             for _, shard in pieces.shards),
             }
-            words = write_word_rows(out, written, table, spec, chunks, put)
+            words = write_word_rows(out, written, table, spec, chunks, put) \
+                if word_rows else None
             if words is not None:
                 catalog["encoders"]["static"]["words"] = words
         if fidelity is not None:  # how the build measured it against the model

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..bundle import footprint as bundle_footprint
 from ..bundle.folder import claim_bundle_dir
-from ..bundle.format import STATIC_MAX_TOKENS, Manifest
+from ..bundle.footprint import Footprint, Listing
+from ..bundle.format import MANIFEST, STATIC_MAX_TOKENS, Manifest
 from ..bundle.quantize import quantize
 from ..bundle.table import TokenTable
 from ..bundle.writer import write_bundle
@@ -99,6 +101,8 @@ class BuildStats:
     client_bytes: int = 0
     """The browser client copied beside the bundle (0 where none is, as with
     `mkdocs-semantic index`)."""
+    footprint: Footprint | None = None
+    """The bundle folder's files, and what changed since the build before."""
 
     def summary(self) -> str:
         """One line (the plugin's log adds its `semantic: ` prefix)."""
@@ -119,8 +123,20 @@ class BuildStats:
             f"{self.reused} reused; bundle {human_bytes(self.bundle_bytes)}"
             + (f" + model {human_bytes(self.model_bytes)}" if self.model_bytes else "")
             + (f" + client {human_bytes(self.client_bytes)}" if self.client_bytes else "")
-            + table + f"; {self.seconds:.1f} s"
+            + self._files() + table + f"; {self.seconds:.1f} s"
         )
+
+
+    def _files(self) -> str:
+        """`, N files` and, after a build before, what a deploy must upload."""
+        fp = self.footprint
+        if fp is None:
+            return ""
+        text = f", {fp.files:,} files"
+        if fp.changed_files is not None:
+            text += (f"; {fp.changed_files:,} to upload since the last build "
+                     f"({human_bytes(fp.changed_bytes or 0)})")
+        return text
 
 
 @dataclass
@@ -175,6 +191,7 @@ class Indexer:
         while the caller reads the next pages (see indexing/early.py). Off for plans and dry runs,
         which embed nothing."""
         self._early: EarlyEmbedding | None = None
+        self._listing_before: Listing | None = None
         self.early_embedded = 0
         """Chunk texts of the last `vectors` that were embedded while pages were read."""
 
@@ -472,10 +489,36 @@ class Indexer:
             log.warning("could not save %s (%s): the next build may rewrite every vector "
                         "file", path, exc)
 
+    @property
+    def listing_path(self) -> Path | None:
+        return self.cache.path.with_name("bundle_files.json") if self.cache.path else None
+
+    def _previous_listing(self, out: Path) -> Listing | None:
+        """The files of the build before: the bundle folder's own, else (a site folder
+        emptied by `mkdocs build`) the listing the last build saved beside the cache."""
+        if (out / MANIFEST).is_file():
+            return bundle_footprint.listing(out)
+        path = self.listing_path
+        return bundle_footprint.load_listing(path) if path is not None else None
+
+    def footprint(self, out: Path) -> Footprint:
+        """The finished bundle folder's files (the client too, once installed) against
+        the build before `write`; saves them beside the cache for the next build."""
+        now = bundle_footprint.listing(out)
+        path = self.listing_path
+        if path is not None:
+            try:
+                bundle_footprint.save_listing(path, now)
+            except OSError as exc:
+                log.warning("could not save %s (%s): the next build cannot say what a "
+                            "deploy must upload", path, exc)
+        return bundle_footprint.footprint(now, self._listing_before)
+
     def write(self, out: Path, chunks: list[Chunk], *, pages: int) -> BuildStats:
         """Embed what the cache lacks, fit the query table, and write the bundle into `out`."""
         started = time.perf_counter()
         claim_bundle_dir(out)  # before minutes of embedding, not after
+        self._listing_before = self._previous_listing(out)
         vectors, embedded = self.vectors(chunks)
         try:
             self.chunk_cache.save()

@@ -322,7 +322,11 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             self.client.install(Path(config.site_dir), self.config.bundle_dir,
                                 runtime=self.config.query_encoder == "transformer")
             installed = installed_client(out)
-            self.last_build = replace(stats, client_bytes=installed.bytes if installed else 0)
+            client_bytes = installed.bytes if installed else 0
+            files = self.indexer.footprint(out)
+            self.last_build = replace(
+                stats, client_bytes=client_bytes, footprint=files,
+                bundle_bytes=files.bytes - client_bytes - stats.model_bytes)
         except ModelError as exc:
             raise model_problem(exc) from exc
         except BundleError as exc:

@@ -69,6 +69,7 @@ def sample_table(chunks: list[Chunk], dim: int = 384) -> TokenTable:
 
 def write_sample(root: Path, n: int = 6, **options):
     chunks = sample_chunks(n)
+    options.setdefault("word_rows", True)  # every kind of payload, the optional ones too
     return write_bundle(root, chunks=chunks, stored=quantize(sample_vectors(n), "i8"),
                         spec=default_model_spec(), table=sample_table(chunks), **options)
 
@@ -173,11 +174,11 @@ def test_a_page_edit_changes_only_the_payloads_that_hold_it(tmp_path):
     vectors = sample_vectors(40)
     table = sample_table(chunks)
     write_bundle(tmp_path, chunks=chunks, stored=quantize(vectors, "i8"),
-                 spec=default_model_spec(), table=table)
+                 spec=default_model_spec(), table=table, word_rows=True)
     before = {p.name for p in read_bundle(tmp_path).files}
     chunks[-1].text += " An added sentence."
     write_bundle(tmp_path, chunks=chunks, stored=quantize(vectors, "i8"),
-                 spec=default_model_spec(), table=table)
+                 spec=default_model_spec(), table=table, word_rows=True)
     after = {p.name for p in read_bundle(tmp_path).files}
     changed = after - before
     # the lists holding the page's text and excerpt, its terms and the counts of its
@@ -560,3 +561,11 @@ def test_a_fragments_file_that_holds_more_than_its_page_is_refused_by_name(tmp_p
     publish_catalog(tmp_path, catalog)
     with pytest.raises(BundleError, match=rf"{re.escape(name)} does not hold page 0 alone"):
         read_bundle(tmp_path)
+
+
+def test_word_rows_are_written_only_when_asked_for(tmp_path):
+    write_sample(tmp_path / "default", word_rows=False)
+    assert "words" not in catalog_of(tmp_path / "default")["encoders"]["static"]
+    assert not (tmp_path / "default" / "words").exists()
+    write_sample(tmp_path / "asked")
+    assert "words" in catalog_of(tmp_path / "asked")["encoders"]["static"]

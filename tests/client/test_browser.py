@@ -481,11 +481,10 @@ def test_built_pages_point_at_the_bundle_relative_to_themselves(sites):
     shards = catalog["lexical"]["shards"]
     keywords = f'{shards["set"]}:{shards["count"]}'
     table = catalog["pages"]["table"][0].split(".")[1]
-    words = catalog["encoders"]["static"]["words"]
+    assert "words" not in catalog["encoders"]["static"]  # a build writes no word rows
     assert '<meta name="semantic-search" content="../semantic/manifest.json" ' \
            f'data-site-root="../" data-ui="mkdocs" data-pieces="{keyed}" ' \
-           f'data-keywords="{keywords}" data-pages="{table}" ' \
-           f'data-words="{words["set"]}:{words["count"]}">' in nested  # exact layout: no index
+           f'data-keywords="{keywords}" data-pages="{table}">' in nested  # exact: no index
     # a transformer site's pages name no word piece files: its browser reads none
     home = (sites["transformer"] / "index.html").read_text(encoding="utf-8")
     assert 'name="semantic-search"' in home and "data-pieces" not in home
@@ -508,12 +507,10 @@ def test_built_pages_point_at_the_bundle_relative_to_themselves(sites):
     material_catalog = json.loads((sites["material"] / "semantic" / "catalog.json")
                                   .read_text(encoding="utf-8"))
     material_shards = material_catalog["lexical"]["shards"]
-    material_words = material_catalog["encoders"]["static"]["words"]
     assert f'"search": "semantic/client/{client.name}/material-worker.js' \
            f'?manifest=../../manifest.json\\u0026pieces={keyed}' \
            f'\\u0026keywords={material_shards["set"]}:{material_shards["count"]}' \
-           f'\\u0026pages={material_catalog["pages"]["table"][0].split(".")[1]}' \
-           f'\\u0026words={material_words["set"]}:{material_words["count"]}"' in material
+           f'\\u0026pages={material_catalog["pages"]["table"][0].split(".")[1]}"' in material
     # Material's pages load their own script, the other themes auto.js
     assert f'src="semantic/client/{client.name}/material.js"' in material
     assert "auto.js" not in material

@@ -128,7 +128,7 @@ def test_build_log_gives_the_client_bytes_beside_the_bundle(site, caplog):
     client.append(site.bundle / "semantic.js")
     assert static.client_bytes == sum(p.stat().st_size for p in client) > 10_000
     assert f"; bundle {human_bytes(static.bundle_bytes)} + client " \
-           f"{human_bytes(static.client_bytes)}; query table" in caplog.text
+           f"{human_bytes(static.client_bytes)}, " in caplog.text
     # the transformer's client carries onnxruntime-web's WebAssembly runtime (14 MB)
     site.plugin_options["query_encoder"] = "transformer"
     transformer = site.build().last_build
@@ -529,3 +529,22 @@ def test_min_score_takes_whole_numbers(site, min_score):
 def test_min_score_out_of_range_or_not_a_number_fails(site, caplog, min_score, message):
     site.plugin_options = {"min_score": min_score}
     assert message in build_error(site, caplog)
+
+
+def test_the_build_log_says_the_bundles_files_and_what_a_deploy_uploads(site, caplog):
+    first = site.build().last_build
+    on_disk = [p for p in site.bundle.rglob("*") if p.is_file()]
+    assert first.footprint.files == len(on_disk)
+    assert first.footprint.bytes == sum(p.stat().st_size for p in on_disk)
+    assert first.footprint.changed_files is None  # nothing to compare with
+    assert f"client {human_bytes(first.client_bytes)}, {len(on_disk):,} files; query" \
+        in first.summary()
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.semantic"):
+        again = site.build().last_build  # `mkdocs build` empties the site folder first
+    assert again.footprint.changed_files == 0
+    assert "; 0 to upload since the last build (0 B); query table" in caplog.text
+    site.write("deploy.md", DEPLOY.replace("reverse proxy", "zanzibar marmalade proxy"))
+    edited = site.build().last_build
+    before = {p.relative_to(site.bundle) for p in on_disk}
+    now = {p.relative_to(site.bundle) for p in site.bundle.rglob("*") if p.is_file()}
+    assert 0 < edited.footprint.changed_files >= len(now - before)
