@@ -40,7 +40,8 @@ SUMMARY = re.compile(
     r"(?:, (?P<files>[\d,]+) files(?:; (?P<upload_files>[\d,]+) to upload since the last "
     r"build \((?P<upload>[\d.]+ [KMG]?B)\))?)?"
     r"(?:; query table (?P<table>fitted|reused) \((?P<table_embedded>\d+) embedded, "
-    r"(?P<table_seconds>[\d.]+) s\)(?:, (?P<agreement>\d+)% of top-10 chunks as the "
+    r"(?P<table_seconds>[\d.]+) s\)(?:, fitted before (?P<drift>[\d,]+) of [\d,]+ section "
+    r"texts changed \(refit past \d+%\))?(?:, (?P<agreement>\d+)% of top-10 chunks as the "
     r"model's \(cosine (?P<cosine>[\d.]+)\))?)?; (?P<plugin_seconds>[\d.]+) s"
 )
 INTEGERS = ("pages", "chunks", "embedded", "reused", "table_embedded")

@@ -40,7 +40,7 @@ from .early import EarlyEmbedding
 from .memory import return_freed_memory
 from .progress import Progress
 from .query_table.fidelity import TOP, Fidelity, measure
-from .query_table.fit import TableFitter
+from .query_table.fit import REFIT_DRIFT, Drift, TableFitter
 from .query_table.texts import held_out_phrases, sentences_of
 
 PROGRESS_MIN_TEXTS = 64
@@ -83,6 +83,9 @@ class TableStats:
     """True when a preview kept the table of the build before, unchecked (`preview`)."""
     fidelity: Fidelity | None = None
     """The table against the model on held-out phrases (None in a preview)."""
+    drift: Drift | None = None
+    """When the table was reused though the site's text moved since its fit: how far
+    (query_table/fit.py REFIT_DRIFT)."""
 
 
 @dataclass
@@ -114,6 +117,10 @@ class BuildStats:
             else:
                 table = (f"; query table {'fitted' if self.table.refitted else 'reused'} "
                          f"({self.table.embedded} embedded, {self.table.seconds:.1f} s)")
+                if self.table.drift is not None:
+                    drift = self.table.drift
+                    table += (f", fitted before {drift.changed:,} of {drift.texts:,} section "
+                              f"texts changed (refit past {REFIT_DRIFT:.0%})")
                 if self.table.fidelity is not None:
                     fidelity = self.table.fidelity
                     table += (f", {fidelity.agreement:.0%} of top-{TOP} chunks as the model's"
@@ -443,7 +450,7 @@ class Indexer:
             log.warning("could not save the embedding cache (%s)", exc)
         return table, TableStats(refitted=self.fitter.refitted, embedded=self.fit_embedded,
                                  seconds=time.perf_counter() - started, kept=self.fitter.kept,
-                                 fidelity=fidelity)
+                                 fidelity=fidelity, drift=self.fitter.drift)
 
     def fidelity(self, table: TokenTable, phrases: list[str], phrase_vectors: np.ndarray,
                  vectors: np.ndarray) -> Fidelity | None:

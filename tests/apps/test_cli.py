@@ -169,7 +169,7 @@ def test_stats_counts_sections_and_files(site):
     assert facts["total_bytes"] == sum(p.stat().st_size for p in on_disk)
     assert set(facts["files"]) == {"catalog", "pages", "facets", "fragments", "text",
                                    "lexical", "vocabulary", "vectors", "table", "model",
-                                   "pieces", "words"}
+                                   "pieces"}
     assert facts["model"]["dim"] == 384 and facts["dtype"] == "i8"
     assert facts["query_encoder"] == "static"
 

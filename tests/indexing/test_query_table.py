@@ -313,3 +313,21 @@ def test_text_gram_and_design_times_equal_the_dense_products(monkeypatch, share)
         np.testing.assert_allclose(ridge.text_gram(design, block=block).to_dense(),
                                    dense @ dense.T, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(ridge.design_times(design, rows), dense @ rows)
+
+
+def test_drift_counts_texts_new_changed_and_gone_against_the_fit():
+    from mkdocs_semantic.chunk import Chunk
+    from mkdocs_semantic.indexing.query_table.fit import drift_between, text_digests
+
+    def chunks(texts):
+        return [Chunk(url="", anchor="", title="t", path=[], text=t)
+                for t in texts]
+
+    fitted = text_digests(chunks(["a", "b", "c", "d", "d"]))  # repeats count once
+    assert len(fitted) == 4
+    same = drift_between(fitted, text_digests(chunks(["d", "c", "b", "a"])))
+    assert (same.changed, same.texts, same.share) == (0, 4, 0.0)
+    edited = drift_between(fitted, text_digests(chunks(["a", "b", "c", "d2", "e"])))
+    assert (edited.changed, edited.texts) == (2, 4)  # d became d2, e is new
+    gone = drift_between(fitted, text_digests(chunks(["a"])))
+    assert (gone.changed, gone.share) == (3, 0.75)

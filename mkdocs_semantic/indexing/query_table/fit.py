@@ -37,6 +37,27 @@ OpenBLAS's threads cost far more than they share: on a 2-core machine, fastapi-d
 solve took 1.9-2.1 s on one thread against 3.1-6.1 s on two (load average 2), the
 same int8 table (the float32 rows within 2e-9)."""
 SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[PAD]", "[UNK]")
+REFIT_DRIFT = 0.05
+"""The share of the site's section texts (new, changed or gone) since the table's fit
+past which a build fits it anew. Below it the table is kept as it is, so that an edit
+renames none of its rows (a deploy uploads none of them); words new since the fit have
+no rows until then. `mkdocs build` of a site whose text moved more fits it anew."""
+TEXT_DIGEST_BYTES = 8
+
+
+@dataclass(frozen=True)
+class Drift:
+    """How far the site's section texts moved since the kept table's fit."""
+
+    changed: int
+    """Texts new or changed since the fit: the larger of the texts it did not see and
+    the texts it saw that are gone (an edited text is one of each)."""
+    texts: int
+    """Texts the fit saw."""
+
+    @property
+    def share(self) -> float:
+        return self.changed / max(self.texts, 1)
 
 
 @dataclass(frozen=True)
@@ -77,6 +98,8 @@ class TableFitter:
         """Whether the last `fit` solved anew (False: the cached table matched)."""
         self.kept = False
         """Whether the last `fit` kept the table before it (`keep_last`), unchecked."""
+        self.drift: Drift | None = None
+        """When the last `fit` kept a table fitted on other texts, how far they moved."""
         self.last: TokenTable | None = None
 
     def short_texts(self, chunks: Sequence[Chunk]) -> dict[str, list[str]]:
@@ -118,8 +141,12 @@ class TableFitter:
              fingerprint: str) -> TokenTable:
         short = self.short_texts(chunks)
         key = self._key(chunks, short, fingerprint)
-        cached = self._load(key)
+        base = self._base(fingerprint)
+        digests = text_digests(chunks)
+        self.drift = None
+        cached, drift = self._load(key, base, digests)
         if cached is not None:
+            self.drift = drift
             # Keep the short texts' and tokens' vectors alive in the embedding cache.
             self.embed_texts([t for texts in short.values() for t in texts])
             self.embed_tokens(cached.token_ids.tolist())
@@ -147,14 +174,18 @@ class TableFitter:
                                prior=prior, weights=weights,
                                sample_weight=self.text_weights(len(chunks), short))
         table = _as_token_table(fitted.quantize())
-        self._save(key, table)
+        self._save(key, table, base=base, texts=digests)
         self.refitted = True
         return table
+
+    def _base(self, fingerprint: str) -> str:
+        """What a table depends on besides the site's text: the model and the recipe."""
+        return f"{TABLE_CACHE_VERSION}|{fingerprint}|{asdict(self.recipe)}"
 
     def _key(self, chunks: Sequence[Chunk], short: dict[str, list[str]],
              fingerprint: str) -> str:
         digest = hashlib.sha256()
-        digest.update(f"{TABLE_CACHE_VERSION}|{fingerprint}|{asdict(self.recipe)}".encode())
+        digest.update(self._base(fingerprint).encode())
         for chunk in chunks:
             digest.update(b"\0c" + chunk.embed_text.encode())
         for kind, texts in short.items():
@@ -162,37 +193,67 @@ class TableFitter:
                 digest.update(f"\0{kind}".encode() + text.encode())
         return digest.hexdigest()
 
-    def _load(self, key: str) -> TokenTable | None:
+    def _load(self, key: str, base: str, texts: np.ndarray
+              ) -> tuple[TokenTable | None, Drift | None]:
+        """The cached table if it was fitted on exactly these texts (no drift), or on texts
+        within REFIT_DRIFT of them with the same model and recipe (their drift)."""
         path = self.cache_path
         if path is None or not (path.is_symlink() or path.exists()):
-            return None
+            return None, None
         try:
             # our own handle: np.load leaves its file open when the file is no archive
             with open_regular(path, max_bytes=TABLE_CACHE_MAX_BYTES) as fh, \
                     np.load(fh, allow_pickle=False) as data:
+                drift = None
                 if str(data["key"]) != key:
-                    return None
+                    if "base" not in data or str(data["base"]) != base:
+                        return None, None
+                    drift = drift_between(data["texts"], texts)
+                    if drift.share > REFIT_DRIFT:
+                        return None, None
                 table = TokenTable(token_ids=data["token_ids"].astype(np.uint32),
                                    rows=data["rows"].astype(np.int8),
                                    scale=float(data["scale"]))
+                fitted_on = texts if drift is None else data["texts"]
         except Exception as exc:  # a broken cache costs a refit, never a build
             log.warning("ignoring unreadable query table cache %s (%s); fitting "
                         "anew", self.cache_path, exc)
-            return None
+            return None, None
         ok = (table.rows.ndim == 2 and len(table.rows) == len(table.token_ids)
               and np.isfinite(table.scale) and table.scale > 0)
-        return table if ok else None
+        if not ok:
+            return None, None
+        if drift is not None:  # the next build measures its drift from the same fit
+            self._save(key, table, base=base, texts=fitted_on)
+        return table, drift
 
-    def _save(self, key: str, table: TokenTable) -> None:
+    def _save(self, key: str, table: TokenTable, *, base: str, texts: np.ndarray) -> None:
         if self.cache_path is None:
             return
         buffer = io.BytesIO()
         np.savez(buffer, key=np.array(key), token_ids=table.token_ids, rows=table.rows,
-                 scale=np.array(table.scale))
+                 scale=np.array(table.scale), base=np.array(base),
+                 texts=np.asarray(texts, dtype=np.uint64))
         try:
             atomic_write(self.cache_path, buffer.getvalue())
         except OSError as exc:
             log.warning("could not save the query table cache (%s)", exc)
+
+
+def text_digests(chunks: Sequence[Chunk]) -> np.ndarray:
+    """The distinct section texts the table is fitted on, as sorted 64-bit digests."""
+    digests = {int.from_bytes(hashlib.blake2b(c.embed_text.encode(),
+                                              digest_size=TEXT_DIGEST_BYTES).digest(), "little")
+               for c in chunks}
+    return np.array(sorted(digests), dtype=np.uint64)
+
+
+def drift_between(fitted: np.ndarray, now: np.ndarray) -> Drift:
+    """How many texts differ between those a table was fitted on and this build's."""
+    fitted = np.asarray(fitted, dtype=np.uint64)
+    now = np.asarray(now, dtype=np.uint64)
+    common = len(np.intersect1d(fitted, now, assume_unique=True))
+    return Drift(changed=max(len(now), len(fitted)) - common, texts=len(fitted))
 
 
 def _as_token_table(table: StaticTable) -> TokenTable:
