@@ -48,13 +48,16 @@ const start = performance.now();
 const log = [];
 const server = await serve(root, {
   gzip: true, // JSON as static hosts send it
-  hold: (path) => {
-    log.push([performance.now() - start, path]);
+  hold: (path, range) => {
+    log.push([performance.now() - start, path, range]);
     return new Promise((resolve) => setTimeout(resolve, unheld && path.includes(unheld) ? 0 : DELAY_MS));
   },
 });
 const sentCache = new Map();
-function sent(path) {
+/** [raw, sent] bytes of a request for `path`; `range`: its Range header (a record of a pack). */
+function sent(path, range = null) {
+  const span = /^bytes=(\d+)-(\d+)$/.exec(range ?? "");
+  if (span) return [Number(span[2]) - Number(span[1]) + 1, Number(span[2]) - Number(span[1]) + 1];
   if (!sentCache.has(path)) {
     const bytes = readFileSync(join(root, decodeURIComponent(path.split("?")[0])));
     sentCache.set(path, [bytes.length, path.endsWith(".json") ? gzipSync(bytes, { level: 6 }).length : bytes.length]);
@@ -86,7 +89,7 @@ for (const query of queries) {
   const steps = [];
   let bytes = 0;
   let sentBytes = 0;
-  for (const [t, path] of own) {
+  for (const [t, path, range] of own) {
     const kind = path.split("/")[1].split(".")[0];
     if (t - last > GAP_MS) {
       rounds++;
@@ -96,14 +99,14 @@ for (const query of queries) {
     const step = steps[steps.length - 1];
     step[kind] = (step[kind] ?? 0) + 1;
     kinds[kind] = (kinds[kind] ?? 0) + 1;
-    const [raw, gz] = sent(path);
+    const [raw, gz] = sent(path, range);
     kindSent[kind] = (kindSent[kind] ?? 0) + gz;
     bytes += raw;
     sentBytes += gz;
   }
   const asked = own.length;
   await engine.prefetching;
-  const prefetched = log.slice(asked).reduce((n, [, path]) => n + sent(path)[1], 0);
+  const prefetched = log.slice(asked).reduce((n, [, path, range]) => n + sent(path, range)[1], 0);
   out.push({ query, rounds, files: asked, bytes, sent: sentBytes, kinds, kindSent, steps,
     prefetchedFiles: log.length - asked, prefetched });
 }

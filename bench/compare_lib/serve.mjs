@@ -51,7 +51,9 @@ export function certificate() {
 /**
  * `root` under `prefix` on 127.0.0.1 (like a GitHub Pages project site): js/tools/server.mjs
  * (gzip as GitHub Pages) behind a front that speaks HTTP/2 over TLS (`tls`) or HTTP/1.1.
- * Log entries: {path, status, bytes (the file's), sent (body bytes), encoding, version,
+ * A request for one byte range of a binary file gets that range (206), as GitHub Pages
+ * answers. Log entries: {path, status, bytes (the file's; a range's for a 206), sent
+ * (body bytes), encoding, version,
  * start, end (performance.now() of this process)}.
  */
 export async function serve(root, prefix, tls) {
@@ -67,15 +69,17 @@ export async function serve(root, prefix, tls) {
     response.on("close", () => { entry.end = performance.now(); });
     const upstream = httpRequest({
       host: "127.0.0.1", port, path: request.url, method: request.method, agent,
-      headers: { "accept-encoding": request.headers["accept-encoding"] ?? "" },
+      headers: { "accept-encoding": request.headers["accept-encoding"] ?? "",
+                 ...(request.headers.range ? { range: request.headers.range } : {}) },
     }, (answer) => {
       entry.status = answer.statusCode;
       entry.encoding = answer.headers["content-encoding"] ?? "identity";
       if (answer.statusCode === 200) entry.bytes = resolveFile(root, entry.path.slice(prefix.length))?.size ?? 0;
+      if (answer.statusCode === 206) entry.bytes = Number(answer.headers["content-length"] ?? 0); // a range
       const headers = { ...answer.headers };
       for (const name of HOP_HEADERS) delete headers[name];
       // GitHub Pages' caching: ten minutes for everything.
-      if (answer.statusCode === 200) headers["cache-control"] = "max-age=600";
+      if (answer.statusCode === 200 || answer.statusCode === 206) headers["cache-control"] = "max-age=600";
       response.writeHead(answer.statusCode, headers);
       answer.on("data", (chunk) => { entry.sent += chunk.length; });
       answer.pipe(response);

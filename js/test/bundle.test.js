@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { halfToFloat, parsePageTable, parsePartitionBits, parseRow, parseVectorPart } from "../src/bundle/binary.js";
-import { FORMAT_VERSION, bucketOf, checkDirectory, checkManifest, compareKeys, payloadUrl, shardOf, verifyPayload } from "../src/bundle/bundle.js";
+import { FORMAT_VERSION, bucketOf, checkDirectory, checkManifest, compareKeys, payloadUrl, rowFile, shardOf, verifyPayload } from "../src/bundle/bundle.js";
 import { ShardList } from "../src/bundle/shard-list.js";
 import { BundleError } from "../src/bundle/error.js";
 import { Engine } from "../src/engine/engine.js";
@@ -34,8 +34,8 @@ async function servedCopy(edit = () => {}, source = BUNDLE) {
   return { server, dir, catalog, engine: new Engine({ manifestUrl: `${server.url}manifest.json` }) };
 }
 
-test("a format-1 to -9 manifest is refused, naming both versions", async () => {
-  for (const version of [1, 2, 3, 4, 5, 6, 7, 8, 9]) {
+test("a format-1 to -10 or -12 manifest is refused, naming both versions", async () => {
+  for (const version of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12]) {
     const old = JSON.parse(readFileSync(join(FROZEN(version), "manifest.json"), "utf8"));
     assert.throws(() => checkManifest(old, "manifest.json"), (error) => error instanceof BundleError &&
       new RegExp(`format ${version}, but this search client reads format ${FORMAT_VERSION}`).test(error.message));
@@ -74,16 +74,65 @@ test("a tampered payload is refused; the same size, other bytes", async () => {
 });
 
 test("a table row served under another token's name is refused", async () => {
-  let swapped;
+  // the pack's first two records swapped: each fails its check under its own row's name
+  let rows;
   const { engine } = await servedCopy((dir, manifest, catalog) => {
-    const { table, ids } = catalog.encoders.static.rows;
-    const [first, second] = [ids[0], ids[0] + ids[1]].map((id) => join(dir, `table/row${id}.${table}.bin`));
-    swapped = `table/row${ids[0]}.${table}.bin`;
-    writeFileSync(first, readFileSync(second));
+    rows = catalog.encoders.static.rows;
+    const size = catalog.encoders.static.dim + 4;
+    const path = join(dir, rows.pack[0]);
+    const pack = readFileSync(path);
+    const swapped = Buffer.concat([pack.subarray(size, 2 * size), pack.subarray(0, size), pack.subarray(2 * size)]);
+    writeFileSync(path, swapped);
   });
   await engine.open();
-  await assert.rejects(engine.store.get({ name: swapped, bytes: engine.catalog.encoders.static.dim + 4 }),
-    (error) => error instanceof BundleError && error.message.includes(`${swapped} does not match its hash`));
+  const { dim, rows: checked } = engine.catalog.encoders.static;
+  const file = rowFile(rows.ids[0], checked, dim);
+  await assert.rejects(engine.store.get(file),
+    (error) => error instanceof BundleError && error.message.includes(`${file.name} does not match its hash`));
+});
+
+test("table rows are read by byte range, or from the whole pack where a server sends it all", async () => {
+  for (const ranges of [true, false]) {
+    const server = await serve(BUNDLE, { ranges });
+    servers.push(server);
+    const engine = new Engine({ manifestUrl: `${server.url}manifest.json` });
+    await engine.open();
+    const { dim, rows } = engine.catalog.encoders.static;
+    const tokens = [rows.ids[0], rows.ids[5], rows.ids[rows.ids.length - 1]];
+    const read = await Promise.all(tokens.map((token) => engine.store.get(rowFile(token, rows, dim))));
+    const pack = readFileSync(join(BUNDLE, rows.pack.name));
+    tokens.forEach((token, i) => {
+      const at = rows.ids.indexOf(token) * (dim + 4);
+      assert.deepEqual(new Uint8Array(read[i]), new Uint8Array(pack.subarray(at, at + dim + 4)));
+    });
+    const packRequests = server.requests.filter((path) => path === `/${rows.pack.name}`).length;
+    if (ranges) {
+      assert.equal(packRequests, 3, "one range request a row");
+      assert.deepEqual(server.ranges.map((r) => r.end - r.start + 1), [dim + 4, dim + 4, dim + 4]);
+    } else {
+      // the first answer brought the whole pack: the rows asked later are read from it
+      const again = await engine.store.get(rowFile(rows.ids[7], rows, dim));
+      assert.equal(again.byteLength, dim + 4);
+      assert.ok(packRequests <= 3 && server.requests.filter((p) => p === `/${rows.pack.name}`).length === packRequests);
+    }
+  }
+});
+
+test("a whole pack that does not match its hash is refused", async () => {
+  const { dir } = editedCopy(BUNDLE, (dir, manifest, catalog) => {
+    const path = join(dir, catalog.encoders.static.rows.pack[0]);
+    const pack = readFileSync(path);
+    pack[pack.length - 1] ^= 1;
+    writeFileSync(path, pack);
+  });
+  temporary.push(dir);
+  const server = await serve(dir, { ranges: false });
+  servers.push(server);
+  const engine = new Engine({ manifestUrl: `${server.url}manifest.json` });
+  await engine.open();
+  const { dim, rows } = engine.catalog.encoders.static;
+  await assert.rejects(engine.store.get(rowFile(rows.ids[0], rows, dim)),
+    (error) => error instanceof BundleError && error.message.includes(`${rows.pack.name} does not match its hash`));
 });
 
 test("a partition's rows file served under another block's name is refused", async () => {

@@ -1,18 +1,22 @@
 // A static file server on 127.0.0.1 for the engine's tests: real fetches, and a record
-// of every path requested. `hold(path)`: a promise the answer waits for (a slow file);
-// `gzip`: JSON sent gzipped, as static hosts send it.
+// of every path requested. `hold(path, range)`: a promise the answer waits for (a slow
+// file); `gzip`: JSON sent gzipped, as static hosts send it; `ranges`: a request for one
+// byte range answered with it (206), as static hosts do (false: the whole file, as
+// `python -m http.server` sends it). `ranges` records each range answered.
 
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { join, normalize } from "node:path";
 import { gzipSync } from "node:zlib";
+import { byteRange } from "../tools/server.mjs";
 
-export async function serve(root, { hold = () => null, gzip = false } = {}) {
+export async function serve(root, { hold = () => null, gzip = false, ranges = true } = {}) {
   const requests = [];
+  const answered = [];
   const server = createServer(async (request, response) => {
     const path = decodeURIComponent(new URL(request.url, "http://x").pathname);
     requests.push(path);
-    await hold(path);
+    await hold(path, request.headers.range ?? null);
     const file = normalize(join(root, path));
     if (!file.startsWith(normalize(root))) {
       response.writeHead(403).end();
@@ -24,6 +28,14 @@ export async function serve(root, { hold = () => null, gzip = false } = {}) {
       if (gzip && file.endsWith(".json")) {
         body = gzipSync(body);
         headers["content-encoding"] = "gzip";
+      }
+      const range = ranges && !headers["content-encoding"] ? byteRange(request.headers.range, body.length) : null;
+      if (range) {
+        answered.push({ path, ...range });
+        const part = body.subarray(range.start, range.end + 1);
+        response.writeHead(206, { "content-length": part.length,
+                                  "content-range": `bytes ${range.start}-${range.end}/${body.length}` }).end(part);
+        return;
       }
       response.writeHead(200, { ...headers, "content-length": body.length }).end(body);
     } catch {
@@ -37,5 +49,5 @@ export async function serve(root, { hold = () => null, gzip = false } = {}) {
     server.close(resolve);
     server.closeAllConnections();
   });
-  return { url, requests, close };
+  return { url, requests, ranges: answered, close };
 }

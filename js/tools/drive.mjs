@@ -147,7 +147,8 @@ async function withSite(plan, fn) {
   try {
     const result = await fn({ page, server, context: browser.context });
     return { ...result, ...seen, requests: server.log.map((entry) => entry.path),
-             dests: server.log.map((entry) => [entry.path, entry.dest]), served: tally(server.log) };
+             dests: server.log.map((entry) => [entry.path, entry.dest]),
+             statuses: server.log.map((entry) => [entry.path, entry.status]), served: tally(server.log) };
   } finally {
     await browser.close();
     await server.close();

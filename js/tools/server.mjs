@@ -43,6 +43,16 @@ export function resolveFile(root, relative) {
   }
 }
 
+/** `{start, end}` (inclusive) of a `Range: bytes=a-b` header within a file of `size`
+ * bytes; null for none, or one this server does not answer with a range. */
+export function byteRange(header, size) {
+  const match = /^bytes=(\d+)-(\d+)$/.exec(header ?? "");
+  if (!match) return null;
+  const start = Number(match[1]);
+  const end = Math.min(Number(match[2]), size - 1);
+  return start <= end ? { start, end } : null;
+}
+
 /** Gzip bodies of every compressible file under `root`, by path. */
 function compressAll(root) {
   const bodies = new Map();
@@ -60,9 +70,11 @@ function compressAll(root) {
  * `log` entries: {path, status, bytes (the file's), sent (body bytes sent), encoding,
  * at (Date.now() when the response started), dest (the request's Sec-Fetch-Dest: "empty"
  * for a fetch, "worker" for a worker's script, ...)}. `cacheControl`: the header every
- * file is sent with (GitHub Pages sends "max-age=600").
+ * file is sent with (GitHub Pages sends "max-age=600"). `ranges`: answer a request for one
+ * byte range of a file sent as is with that range (206), as static hosts do; false: send
+ * the whole file, as `python -m http.server` and `mkdocs serve` do.
  */
-export function serveSite(root, { prefix = "/", gzip = false, cacheControl = "no-cache" } = {}) {
+export function serveSite(root, { prefix = "/", gzip = false, cacheControl = "no-cache", ranges = true } = {}) {
   const log = [];
   const compressed = gzip ? compressAll(root) : new Map(); // file path -> gzip body
   const server = createServer((request, response) => {
@@ -91,6 +103,16 @@ export function serveSite(root, { prefix = "/", gzip = false, cacheControl = "no
                                 vary: "Accept-Encoding" });
       log.push({ path, status: 200, bytes: file.size, sent: body.length, encoding: "gzip", at, dest });
       response.end(request.method === "HEAD" ? undefined : body);
+      return;
+    }
+    const range = ranges ? byteRange(request.headers.range, file.size) : null;
+    if (range) {
+      const length = range.end - range.start + 1;
+      response.writeHead(206, { ...headers, "content-length": length,
+                                "content-range": `bytes ${range.start}-${range.end}/${file.size}` });
+      log.push({ path, status: 206, bytes: file.size, sent: length, encoding: "identity", at, dest });
+      if (request.method === "HEAD") response.end();
+      else createReadStream(file.path, range).pipe(response);
       return;
     }
     response.writeHead(200, { ...headers, "content-length": file.size });

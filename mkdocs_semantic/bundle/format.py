@@ -25,7 +25,7 @@ from ..constants import (
     VOCABULARY_VERSION,
     __version__,
 )
-from .names import CATALOG_NAME, HASH_CHARS, PayloadError, check_name
+from .names import CATALOG_NAME, HASH_CHARS, ROW_CHECK_BYTES, PayloadError, check_name
 from .page_table import page_table_size
 from .shard_lists import ShardList, directory_entries, parse_shard_list
 
@@ -241,8 +241,9 @@ def _check_column_sums(check: Checker, vectors: dict, where: str, *, dim: int,
 
 
 def _check_rows(check: Checker, encoder: dict, where: str) -> None:
-    """`rows` of the static encoder (bundle/table.py): the table's hash and its token ids
-    as gaps, the first at least 0, every later one at least 1."""
+    """`rows` of the static encoder (bundle/table.py): the table's hash, its token ids
+    as gaps (the first at least 0, every later one at least 1) and the pack of its rows,
+    one record of `dim` values and a check per token id."""
     rows = check.dict(encoder, "rows", where)
     if not isinstance(rows.get("table"), str) or not TABLE_HASH.match(rows["table"]):
         check.fail(f"{where}.rows.table must be {HASH_CHARS} hex digits")
@@ -250,6 +251,9 @@ def _check_rows(check: Checker, encoder: dict, where: str) -> None:
     if not all(isinstance(g, int) and not isinstance(g, bool) and g >= (1 if i else 0)
                for i, g in enumerate(gaps)) or sum(gaps) >= 1 << 32:
         check.fail(f"{where}.rows.ids must list ascending token ids as gaps")
+    name, size = check.payload(rows, "pack", f"{where}.rows")
+    if not name.startswith("table/") or size != len(gaps) * (encoder["dim"] + ROW_CHECK_BYTES):
+        check.fail(f"{where}.rows.pack must be the table's pack of {len(gaps)} records")
 
 
 def _check_payload_name(check: Checker, name: object, where: str) -> None:

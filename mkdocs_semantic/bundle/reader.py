@@ -22,7 +22,7 @@ from .chunks import PageChunks
 from .format import MANIFEST, BundleError, Manifest, check_catalog, check_directory
 from .fragment_parts import first_parts
 from .lexical import LexicalIndex
-from .names import ROW_CHECK_BYTES, Payload, PayloadError, check_name, self_checked_body, verify
+from .names import Payload, PayloadError, check_name, self_checked_body, verify
 from .page_table import PageTable, parse_page_table
 from .shard_lists import (
     ShardList,
@@ -33,7 +33,7 @@ from .shard_lists import (
     parse_shard_list,
     resolve,
 )
-from .table import RowTable, TokenTable, row_name, token_ids_of
+from .table import RowTable, TokenTable, token_ids_of
 from .vectors.store import (
     VectorSet,
     payloads_of_index,
@@ -336,9 +336,7 @@ def walk_levels(catalog: dict, read: Callable[[str, int], bytes], *,
         if "pieces" in encoder:
             level.append(Payload(*encoder["pieces"]["keyed"]["list"]))
         if "rows" in encoder:
-            level += [Payload(row_name(token, encoder["rows"]["table"]),
-                              encoder["dim"] + ROW_CHECK_BYTES)
-                      for token in token_ids_of(encoder["rows"]["ids"]).tolist()]
+            level.append(Payload(*encoder["rows"]["pack"]))
     seen: set[str] = set()
     while level:
         fresh = []
@@ -582,7 +580,8 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
     if static:
         table = RowTable(token_ids_of(static["rows"]["ids"]),
                          digest=static["rows"]["table"], dim=static["dim"],
-                         scale=float(static["scale"]), read=read)
+                         scale=float(static["scale"]), pack=tuple(static["rows"]["pack"]),
+                         read=read)
         if not lazy:
             table = TokenTable(token_ids=table.token_ids, rows=table.rows_for(table.token_ids),
                                scale=table.scale)

@@ -1,9 +1,13 @@
 """The static query table as a bundle holds it: token ids and int8 rows, whole
 (`TokenTable`) or read row by row as queries need them (`RowTable`).
 
-Each row is a payload of its own, `table/row<token id>.<h>.bin`, `<h>` being the
-table's hash (`table_hash`): the catalog lists the token ids (`token_gaps`) and the
-hash, and a reader names the rows of a query's tokens from those alone.
+The rows are one payload, the pack `table/rows.<sha256>.bin`: for each token id in
+ascending order, a record of the row's `dim` int8 values and 4 bytes of check, the start
+of the SHA-256 of the row's own name, `table/row<token id>.<h>.bin` (`<h>` the table's
+hash, `table_hash`), and its values (names.checked). The catalog lists the token ids
+(`token_gaps`), the hash and the pack, so a reader finds a token's record at its
+position in the ids times the record's size, and a browser reads just those bytes (an
+HTTP range request) and checks them under the row's name.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import numpy as np
 
 from .format import BundleError
 from .load_once import LoadOnce, in_parallel
-from .names import HASH_CHARS, ROW_CHECK_BYTES
+from .names import HASH_CHARS, ROW_CHECK_BYTES, checked, verify
 
 
 @dataclass(frozen=True)
@@ -41,16 +45,18 @@ class TokenTable:
 
 
 class RowTable:
-    """The token table of a bundle downloaded without its rows: each row read (and
-    checked) when a query first has its token, the rows of one query at the same time."""
+    """The token table of a bundle opened without its rows: the pack read (and checked)
+    when a query first needs a row, each row checked as it is first taken from it."""
 
     def __init__(self, token_ids: np.ndarray, *, digest: str, dim: int, scale: float,
-                 read: Callable[[str, int], bytes]) -> None:
+                 pack: tuple[str, int], read: Callable[[str, int], bytes]) -> None:
         self.token_ids = token_ids
         self.digest = digest
         self.dim = dim
         self.scale = scale
+        self.pack = pack
         self._read = read
+        self._pack: LoadOnce[bytes] = LoadOnce()
         self._rows: LoadOnce[np.ndarray] = LoadOnce()
 
     def holds(self, token: int) -> bool:
@@ -67,9 +73,18 @@ class RowTable:
         return np.stack([self._row(token) for token in held])
 
     def _row(self, token: int) -> np.ndarray:
+        return self._rows.get(token, lambda: self._record(token))
+
+    def _record(self, token: int) -> np.ndarray:
         name = row_name(token, self.digest)
-        return self._rows.get(token, lambda: row_from(
-            self._read(name, self.dim + ROW_CHECK_BYTES), self.dim, name))
+        size = self.dim + ROW_CHECK_BYTES
+        at = int(np.searchsorted(self.token_ids, token)) * size
+        data = self._pack.get(0, lambda: self._read(*self.pack))
+        try:
+            record = verify(name, data[at:at + size], size=size)
+        except ValueError as exc:
+            raise BundleError(f"{self.pack[0]}: {exc}: rebuild the site") from exc
+        return row_from(record, self.dim, name)
 
 
 def summed_rows(table: TokenTable | RowTable, ids: Sequence[int]) -> np.ndarray | None:
@@ -95,6 +110,13 @@ def table_hash(table: TokenTable) -> str:
     digest = hashlib.sha256(np.asarray(table.token_ids, dtype="<u4").tobytes())
     digest.update(np.ascontiguousarray(table.rows, dtype=np.int8).tobytes())
     return digest.hexdigest()[:HASH_CHARS]
+
+
+def table_pack(table: TokenTable, digest: str) -> bytes:
+    """The table's rows as the bundle stores them: one checked record per token id."""
+    rows = np.ascontiguousarray(table.rows, dtype=np.int8)
+    return b"".join(checked(row_name(token, digest), row.tobytes())
+                    for token, row in zip(table.token_ids.tolist(), rows))
 
 
 def row_name(token: int, digest: str) -> str:

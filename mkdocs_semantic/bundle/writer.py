@@ -55,7 +55,7 @@ from .names import (
 from .page_table import MAX_PAGE_CHUNKS, PageTable, continuations, page_table_bytes
 from .quantize import Quantized
 from .shard_lists import write_keyed_list, write_shard_list
-from .table import TokenTable, row_name, table_hash, token_gaps
+from .table import TokenTable, table_hash, table_pack, token_gaps
 from .vectors.store import column_sums, write_vectors
 from .vocabulary import (
     VOCABULARY_SHARD_BYTES,
@@ -300,14 +300,13 @@ def _page_shards(rows: list, target: int) -> list[tuple[object, bytes]]:
 
 
 def write_table_rows(out: Path, written: list[Payload], table: TokenTable) -> dict:
-    """Each row of `table` as its own payload (bundle/table.py); the catalog's `rows`."""
+    """The rows of `table` in one pack of checked records (bundle/table.py); the
+    catalog's `rows`."""
     digest = table_hash(table)
-    rows = np.ascontiguousarray(table.rows, dtype=np.int8)
-    (out / "table").mkdir(exist_ok=True)
-    for token, row in zip(table.token_ids.tolist(), rows):
-        name = row_name(token, digest)
-        _write_self_checked(out, written, name, row.tobytes())
-    return {"table": digest, "ids": token_gaps(table.token_ids)}
+    pack = write_payload(out, folder="table", stem="rows", ext="bin",
+                         data=table_pack(table, digest))
+    written.append(pack)
+    return {"table": digest, "ids": token_gaps(table.token_ids), "pack": pack.to_json()}
 
 
 def write_word_rows(out: Path, written: list[Payload], table: TokenTable, spec: ModelSpec,

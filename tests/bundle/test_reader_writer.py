@@ -16,7 +16,6 @@ from mkdocs_semantic.bundle.format import BundleError
 from mkdocs_semantic.bundle.names import (
     PIECE_NAME,
     ROW_CHECK_BYTES,
-    ROW_NAME,
     PayloadError,
     check_name,
     self_check,
@@ -26,7 +25,7 @@ from mkdocs_semantic.bundle.names import (
 from mkdocs_semantic.bundle.quantize import quantize
 from mkdocs_semantic.bundle.reader import _check_buckets, find_bundle_dir, read_bundle
 from mkdocs_semantic.bundle.shard_lists import ShardReader, bucket_of, parse_shard_list
-from mkdocs_semantic.bundle.table import TokenTable
+from mkdocs_semantic.bundle.table import TokenTable, token_ids_of
 from mkdocs_semantic.bundle.vectors.codes import query_codes
 from mkdocs_semantic.bundle.vectors.store import VectorSet
 from mkdocs_semantic.bundle.wordpieces import keyed_stems
@@ -152,8 +151,8 @@ def test_payload_names_carry_their_hash_and_old_payloads_are_removed(tmp_path):
     write_sample(tmp_path, 4)
     second = {p.name for p in read_bundle(tmp_path).files}
     assert first != second
-    rows = [name for name in second if ROW_NAME.match(name)]
-    assert rows, "the sample has a static query table"
+    assert [name for name in second if name.startswith("table/")] == [
+        catalog_of(tmp_path)["encoders"]["static"]["rows"]["pack"][0]], "one pack of rows"
     keyed = [name for name in second if PIECE_NAME.match(name)]
     assert len(keyed) == len(keyed_stems()), "every keyed word piece file"
     for name in second:
@@ -239,7 +238,7 @@ def test_unknown_format_names_both_versions(tmp_path):
         read_bundle(tmp_path)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12])
 def test_an_older_format_is_refused_with_what_to_do(tmp_path, version):
     shutil.copytree(FIXTURES / f"v{version}", tmp_path / "old")
     wanted = rf"format {version}; .* reads format {FORMAT_VERSION}: rebuild the site"
@@ -248,13 +247,22 @@ def test_an_older_format_is_refused_with_what_to_do(tmp_path, version):
 
 
 def test_a_table_row_under_another_tokens_name_is_refused(tmp_path):
+    """Two records swapped in the pack: each fails its check under its token's name."""
+    from mkdocs_semantic.bundle.table import RowTable
+
     write_sample(tmp_path)
-    rows = catalog_of(tmp_path)["encoders"]["static"]["rows"]
-    first, second = (tmp_path / f"table/row{token}.{rows['table']}.bin"
-                     for token in (rows["ids"][0], rows["ids"][0] + rows["ids"][1]))
-    first.write_bytes(second.read_bytes())
-    with pytest.raises(BundleError, match=re.escape(f"{first.name} does not match its hash")):
-        read_bundle(tmp_path)
+    static = catalog_of(tmp_path)["encoders"]["static"]
+    rows = static["rows"]
+    pack = bytearray((tmp_path / rows["pack"][0]).read_bytes())
+    size = static["dim"] + ROW_CHECK_BYTES
+    pack[:size], pack[size:2 * size] = pack[size:2 * size], pack[:size]
+    first = rows["ids"][0]
+    table = RowTable(token_ids_of(rows["ids"]), digest=rows["table"], dim=static["dim"],
+                     scale=static["scale"], pack=tuple(rows["pack"]),
+                     read=lambda name, size: bytes(pack))
+    with pytest.raises(BundleError, match=re.escape(f"table/row{first}.{rows['table']}.bin "
+                                                    "does not match its hash")):
+        table.rows_for([first])
 
 
 def test_changed_truncated_or_missing_payloads_are_named(tmp_path):
@@ -521,14 +529,15 @@ def test_a_page_with_more_chunks_than_a_bundle_holds_is_named(tmp_path, monkeypa
 
 
 def test_every_payload_is_readable_by_a_web_server_of_another_user(tmp_path):
-    """Payloads and table rows alike: the usual permissions (0666 less the umask)."""
+    """Payloads and self-checked shards alike: the usual permissions (0666 less the
+    umask)."""
     old = os.umask(0o022)
     try:
         write_sample(tmp_path)
     finally:
         os.umask(old)
     names = [p.name for p in read_bundle(tmp_path).files]
-    assert any(ROW_NAME.match(name) for name in names)
+    assert any(self_checked(name) for name in names)
     for name in names:
         assert (tmp_path / name).stat().st_mode & 0o777 == 0o644, name
 

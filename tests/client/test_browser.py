@@ -437,6 +437,37 @@ def test_browser_matches_python_vectors_and_top_10(sites, tmp_path):
     assert model_requests(report) == []
 
 
+@pytest.mark.parametrize("host", ["static host", "python -m http.server"])
+def test_table_rows_come_by_range_or_from_the_whole_pack(sites, tmp_path, host):
+    """Words the site does not use read their tokens' rows from the table's pack: one byte
+    range each from a host that answers ranges, the whole pack once from one that does
+    not (as `python -m http.server` and `mkdocs serve`); the answers are the same."""
+    queries = ["quokka zyzzyvas caching", "flibbertigibbet headers"]
+    site = sites["mkdocs"]
+    plan: dict = {"queries": queries, "filters": {}}
+    if host == "static host":
+        report = drive("parity", {**plan, "site": str(site), "prefix": PREFIX}, tmp_path)
+    else:
+        www = tmp_path / "www"
+        www.mkdir()
+        (www / PREFIX.strip("/")).symlink_to(site, target_is_directory=True)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        url = f"http://127.0.0.1:{port}{PREFIX}"
+        command = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                   "--directory", str(www)]
+        with running(command, ready_url=url, name="python -m http.server", timeout=60):
+            report = drive("parity", {**plan, "url": url}, tmp_path)
+    searcher = Searcher.open(site)
+    for query, answer in zip(queries, report["answers"], strict=True):
+        assert answer["vector"] == searcher.embed(query).astype(int).tolist(), query
+        assert answer["hybrid"] == [r.chunk_id for r in searcher.search(query, top_k=10)]
+    if host == "static host":  # the only log of what was sent: our own server's
+        packs = [status for path, status in report["statuses"] if "/table/rows." in path]
+        assert packs and set(packs) == {206}, report["statuses"]
+
+
 def test_transformer_in_the_browser_matches_python(sites, tmp_path):
     queries = PARITY_QUERIES.read_text(encoding="utf-8").splitlines()[:5]
     answers = drive("parity", {"site": str(sites["transformer"]), "prefix": PREFIX,

@@ -398,7 +398,7 @@ export function checkCatalog(data, manifest, source) {
       out.scale = check.number(encoder, "scale", where, { positive: true });
       out.dim = check.int(encoder, "dim", where, 1, MAX_DIM);
       if (out.dim !== vectors[out.vectors].dim) check.fail(`${where}.dim differs from its vector set's`);
-      out.rows = checkRows(check, encoder, where);
+      out.rows = checkRows(check, encoder, where, out.dim);
       if (Object.hasOwn(encoder, "pieces")) out.pieces = checkPieces(check, encoder, where);
       if (Object.hasOwn(encoder, "words")) {
         if (!out.pieces) check.fail(`${where}.words needs the word pieces (pieces)`);
@@ -422,10 +422,11 @@ export function checkCatalog(data, manifest, source) {
 }
 
 /**
- * `encoders.static.rows` (mkdocs_semantic/bundle/table.py): the table's hash and its token
- * ids as gaps; returns `{table, ids}`, the ids ascending in a Uint32Array.
+ * `encoders.static.rows` (mkdocs_semantic/bundle/table.py): the table's hash, its token
+ * ids as gaps and the pack of its rows (a checked record of `dim` values per id); returns
+ * `{table, ids, pack}`, the ids ascending in a Uint32Array.
  */
-function checkRows(check, encoder, where) {
+function checkRows(check, encoder, where, dim) {
   const rows = check.object(encoder, "rows", where);
   if (typeof rows.table !== "string" || !TABLE_HASH.test(rows.table)) {
     check.fail(`${where}.rows.table must be ${HASH_CHARS} hex digits`);
@@ -441,12 +442,28 @@ function checkRows(check, encoder, where) {
     }
     ids[i] = id;
   });
-  return { table: rows.table, ids };
+  const pack = check.file(rows, "pack", `${where}.rows`);
+  if (!pack.name.startsWith("table/") || pack.bytes !== ids.length * (dim + ROW_CHECK_BYTES)) {
+    check.fail(`${where}.rows.pack must be the table's pack of ${ids.length} records`);
+  }
+  return { table: rows.table, ids, pack };
 }
 
-/** The payload of token `token`'s row in the table of hash `table`: `{name, bytes}`. */
-export function rowFile(token, table, dim) {
-  return { name: `table/row${token}.${table}.bin`, bytes: dim + ROW_CHECK_BYTES };
+/**
+ * Token `token`'s row, a record of the table's pack: `{name, bytes, pack, offset}`, `name`
+ * the row's own (its record is checked under it); null when the table has no row for it.
+ */
+export function rowFile(token, rows, dim) {
+  let low = 0;
+  let high = rows.ids.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (rows.ids[middle] < token) low = middle + 1;
+    else high = middle;
+  }
+  if (rows.ids[low] !== token) return null;
+  const bytes = dim + ROW_CHECK_BYTES;
+  return { name: `table/row${token}.${rows.table}.bin`, bytes, pack: rows.pack, offset: low * bytes };
 }
 
 /**

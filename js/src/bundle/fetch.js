@@ -128,8 +128,13 @@ export class PayloadStore {
     if (!this.loads.has(name)) this.offered.set(name, buffer);
   }
 
-  get({ name, bytes, sha256 }, parse = (buffer) => buffer, onBytes = undefined) {
+  get({ name, bytes, sha256, pack, offset }, parse = (buffer) => buffer, onBytes = undefined) {
     let load = this.loads.get(name);
+    if (!load && pack) {
+      load = this.#record({ name, bytes, pack, offset }, onBytes).then(parse);
+      this.loads.set(name, load);
+      load.catch(() => this.loads.delete(name));
+    }
     if (!load) {
       const offered = this.offered.get(name);
       this.offered.delete(name);
@@ -152,6 +157,29 @@ export class PayloadStore {
       load.catch(() => this.loads.delete(name));
     }
     return load;
+  }
+
+  /**
+   * A record of a pack (`{name, bytes, pack, offset}`), checked under its own name: read
+   * by an HTTP range request. A server that ignores the range sends the whole pack (no
+   * more than the catalog lists), which is checked, kept, and read for every later record.
+   */
+  async #record({ name, bytes, pack, offset }, onBytes) {
+    const whole = this.loads.get(pack.name);
+    if (whole) return verifyPayload((await whole).slice(offset, offset + bytes), { name, bytes });
+    const url = payloadUrl(pack.name, this.manifestUrl);
+    let status = 0;
+    const buffer = await fetchBytes(url, onBytes, { headers: { Range: `bytes=${offset}-${offset + bytes - 1}` } }, {
+      limit: pack.bytes,
+      onResponse: (response) => { status = response.status; },
+    });
+    if (status === 206) return verifyPayload(buffer, { name, bytes });
+    if (!this.loads.has(pack.name)) {
+      const checked = verifyPayload(buffer, pack);
+      this.loads.set(pack.name, checked);
+      checked.catch(() => this.loads.delete(pack.name));
+    }
+    return verifyPayload((await this.loads.get(pack.name)).slice(offset, offset + bytes), { name, bytes });
   }
 
   /** Whether payload `name` is asked for already (loaded, or on its way). */

@@ -353,7 +353,7 @@ export class Engine {
         tokenize,
         words,
         loadRow: (token) => {
-          const file = rowFile(token, encoder.rows.table, encoder.dim);
+          const file = rowFile(token, encoder.rows, encoder.dim);
           return this.store.get(file, (buffer) => parseRow(buffer, encoder.dim, file.name));
         },
       });

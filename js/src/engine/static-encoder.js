@@ -1,7 +1,8 @@
 // The static query encoder (mkdocs_semantic/search/query_encoder.py): the query's tokens each
 // add their row of the bundle's token table; no model runs. Only the rows of the query's
-// own tokens are downloaded, each a file named by its token id (bundle/table.py), or,
-// where the bundle has them, the summed rows of the query's words (word-rows.js).
+// own tokens are downloaded, each a record of the table's pack read by its byte range and
+// checked under the row's own name (bundle/table.py), or, where the bundle has them, the
+// summed rows of the query's words (word-rows.js).
 
 import { encodeByWords } from "./word-rows.js";
 
