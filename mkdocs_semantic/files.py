@@ -49,6 +49,17 @@ def write_unlisted(path: Path, data: bytes) -> None:
         fh.write(data)
 
 
+def holds(path: Path, data: bytes) -> bool:
+    """Whether `path` is a regular file (not a link) of exactly the bytes `data`: a file
+    of the right size but other bytes (damaged on disk) is written again."""
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size != len(data):
+            return False
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
 def sha256_file(path: Path) -> str:
     """The file's sha256 as hex digits, read in blocks (model files are tens of MB)."""
     digest = hashlib.sha256()

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..constants import HASH_CHARS, ROW_CHECK_BYTES
-from ..files import atomic_write
+from ..files import atomic_write, holds
 
 CATALOG_NAME = re.compile(r"^catalog\.[0-9a-f]{16}\.json\Z")
 NAME = re.compile(r"^(?:[a-z]+/)?[a-z]+\.([0-9a-f]{16})\.[a-z0-9]+\Z")
@@ -88,7 +88,7 @@ def write_payload(out: Path, *, folder: str, stem: str, ext: str, data: bytes) -
     """Write `data` under its hashed name (unchanged when already there)."""
     name = payload_name(folder, stem, ext, data)
     target = out / name
-    if not (target.is_file() and target.stat().st_size == len(data)):
+    if not holds(target, data):
         atomic_write(target, data, shared=True)
     return Payload(name=name, bytes=len(data))
 

@@ -23,7 +23,7 @@ from ..constants import (
     VOCABULARY_VERSION,
     __version__,
 )
-from ..files import atomic_write, sha256_file, write_unlisted
+from ..files import atomic_write, holds, sha256_file, write_unlisted
 from ..model.spec import ModelSpec
 from .folder import OLD_PAYLOAD, PAYLOAD_FOLDERS, claim_bundle_dir
 from .format import (
@@ -340,8 +340,10 @@ def _write_self_checked(out: Path, written: list[Payload], name: str, body: byte
     so no catalog lists it yet: it is written as unlisted."""
     data = checked(name, body)
     target = out / name
-    if not (target.is_file() and target.stat().st_size == len(data)):
+    if not holds(target, data):
         target.parent.mkdir(exist_ok=True)
+        if target.is_symlink():
+            target.unlink()
         write_unlisted(target, data)
     written.append(Payload(name=name, bytes=len(data)))
     return len(data)
@@ -369,7 +371,8 @@ def _copy_payload(out: Path, written: list[Payload], folder: str, stem: str, sou
     name = f"{folder}/{stem}.{digest[:HASH_CHARS]}.{ext}"
     target = out / name
     size = source.stat().st_size
-    if not (target.is_file() and target.stat().st_size == size):
+    if target.is_symlink() or not (target.is_file() and target.stat().st_size == size
+                                   and sha256_file(target) == digest):
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}-copy")
         shutil.copyfile(source, tmp)

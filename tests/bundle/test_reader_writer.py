@@ -578,3 +578,17 @@ def test_word_rows_are_written_only_when_asked_for(tmp_path):
     assert not (tmp_path / "default" / "words").exists()
     write_sample(tmp_path / "asked")
     assert "words" in catalog_of(tmp_path / "asked")["encoders"]["static"]
+
+
+@pytest.mark.parametrize("folder", ["lexical", "pages", "table"])
+def test_a_damaged_payload_of_the_right_size_is_written_again(tmp_path, folder):
+    """A byte flipped on disk keeps the file's size: the next write compares bytes."""
+    write_sample(tmp_path)
+    damaged = sorted((tmp_path / folder).iterdir())[0]
+    good = damaged.read_bytes()
+    damaged.write_bytes(bytes([good[0] ^ 1]) + good[1:])
+    with pytest.raises(BundleError):
+        read_bundle(tmp_path)
+    write_sample(tmp_path)
+    assert damaged.read_bytes() == good
+    read_bundle(tmp_path)
