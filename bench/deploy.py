@@ -15,7 +15,10 @@ artifact, Cloudflare Pages and rsync-like uploads see it). Sizes are apparent si
 `gzip` is what gzip -6 makes of the files one by one, for scale. The host limits are
 the ones docs/deploy.md lists. Writes bench/results/deploy.{json,md}.
 
-    python bench/deploy.py [--site ../shared/corpora/fastapi-docs]
+    python bench/deploy.py [--site ../shared/corpora/fastapi-docs] [--page PAGE]
+
+`--page`: the page to edit, under the site's docs/ (default EDITED_PAGE; Debian's
+manual pages: man1/tar.md).
 """
 
 from __future__ import annotations
@@ -103,6 +106,7 @@ def pagefind_version() -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--page", default=EDITED_PAGE, help="the page to edit, under docs/")
     args = parse_site_args(parser)
     if not PAGEFIND.exists():
         raise SystemExit("bench/node_modules has no pagefind: run `npm ci` in bench/")
@@ -114,7 +118,7 @@ def main() -> int:
         sentence = ""
         for name in ("first", "edited", "unchanged"):
             if name == "edited":
-                sentence = edit_one_sentence(project / "docs" / EDITED_PAGE)
+                sentence = edit_one_sentence(project / "docs" / args.page)
             figures = build(project, CONFIG, name=name)
             site = f"site-{name}"
             pagefind(project, site)
@@ -134,7 +138,7 @@ def main() -> int:
         "site": args.site.name,
         "pagefind_version": pagefind_version(),
         "load_1min": os.getloadavg()[0],
-        "edited_page": EDITED_PAGE, "edited_sentence": sentence,
+        "edited_page": args.page, "edited_sentence": sentence,
         "bundle": first["bundle_fp"], "pagefind": first["pagefind_fp"],
         "bundle_by_folder": by_folder(first["bundle"]),
         "site_files_with_bundle": first["site_files"],

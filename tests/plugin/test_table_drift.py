@@ -55,6 +55,8 @@ def test_a_one_sentence_edit_keeps_the_table_and_its_files(project, caplog):
     assert table_files(site) == files  # a deploy uploads none of the table's rows
     kept = read_bundle(site.site).table
     assert np.array_equal(kept.rows, table.rows)
+    again = site.build().last_build  # nothing changed since: still the same drift
+    assert not again.table.refitted and again.table.drift == edited.table.drift
     # the drift is counted from the fit, not from the last build: edits add up
     for topic in TOPICS[:6]:
         page = site.root / "docs" / f"{topic}.md"

@@ -211,6 +211,10 @@ class TableFitter:
                     drift = drift_between(data["texts"], texts)
                     if drift.share > REFIT_DRIFT:
                         return None, None
+                elif "texts" in data:  # kept before: still fitted on other texts
+                    drift = drift_between(data["texts"], texts)
+                    drift = drift if drift.changed else None
+                cached_key = str(data["key"])
                 table = TokenTable(token_ids=data["token_ids"].astype(np.uint32),
                                    rows=data["rows"].astype(np.int8),
                                    scale=float(data["scale"]))
@@ -223,7 +227,7 @@ class TableFitter:
               and np.isfinite(table.scale) and table.scale > 0)
         if not ok:
             return None, None
-        if drift is not None:  # the next build measures its drift from the same fit
+        if drift is not None and cached_key != key:  # the next build's drift: from the fit
             self._save(key, table, base=base, texts=fitted_on)
         return table, drift
 
