@@ -50,6 +50,9 @@ MAX_MANIFEST_BYTES: int = _SHARED["MAX_MANIFEST_BYTES"]
 CATALOG_COPY: str = _SHARED["CATALOG_COPY"]
 """The current catalog under a name that does not change, so that a browser can ask for it
 beside the manifest (and checks it against the manifest's SHA-256)."""
+MAX_CATALOG_BYTES: int = _SHARED["MAX_CATALOG_COPY_BYTES"]
+"""No catalog is larger (fastapi-docs' is 45 kB): a manifest that declares more is refused
+before a byte of the catalog is read, by every reader."""
 MAX_DIM: int = _SHARED["MAX_DIM"]
 MAX_MODEL_TOKENS: int = _SHARED["MAX_MODEL_TOKENS"]
 """The longest input any model may be configured for (the probe runs one input this long)."""

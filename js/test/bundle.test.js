@@ -536,3 +536,12 @@ test("a keyed list names a key's shard without a lookup; an empty site's pages h
   assert.deepEqual(await terms.find("cooki"), { first: await bucketOf("cooki", 13), name: `lexical/lex${await bucketOf("cooki", 13)}.${set}.json` });
   await assert.rejects(terms.between("a", "b"), /keeps no key order/);
 });
+
+test("a manifest declaring a catalog past the bound is refused before the catalog is asked for", async () => {
+  const { engine, server } = await servedCopy((dir, manifest) => {
+    manifest.catalog.bytes = 8 * 2 ** 30;
+  });
+  await assert.rejects(engine.open(), (error) => error instanceof BundleError &&
+    /catalog\.bytes is 8589934592, not a whole number from 0 to 16777216/.test(error.message));
+  assert.ok(!server.requests.some((path) => /\/catalog\.[0-9a-f]{16}\.json$/.test(path)));
+});

@@ -15,6 +15,7 @@ from ..constants import (
     DEFAULT_TOP_K,
     FORMAT_VERSION,
     LEXICAL_VERSION,
+    MAX_CATALOG_BYTES,
     MAX_DIM,
     MAX_MODEL_TOKENS,
     MAX_TOP_K,
@@ -451,7 +452,8 @@ class Manifest:
         return cls(
             format=fmt,
             generator=check.str(data, "generator"),
-            catalog=FileEntry(name=name, bytes=check.int(catalog, "bytes", "catalog", 0),
+            catalog=FileEntry(name=name,
+                              bytes=check.int(catalog, "bytes", "catalog", 0, MAX_CATALOG_BYTES),
                               sha256=check.hex(catalog, "sha256", "catalog", 64)),
             counts={"pages": check.int(counts, "pages", "counts", 0),
                     "chunks": check.int(counts, "chunks", "counts", 0)},

@@ -567,3 +567,15 @@ def test_an_assistant_reads_a_shown_page_without_the_rest_of_the_site(
     assert all(re.match(r"(frag|text)\d+\.", n) for n in deployed.downloads())
     with pytest.raises(Exception, match="no page with url"):
         docs.read_page("no/such/page/")
+
+
+def test_a_manifest_declaring_a_huge_catalog_downloads_nothing(deployed, tmp_path):
+    root, manifest = bundle_files(deployed)
+    manifest["catalog"]["bytes"] = 8 << 30
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    deployed.requested.clear()
+    result = run("query", deployed.url + "docs/", "cookies", "--cache-dir",
+                 str(tmp_path / "cache"))
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert "catalog.bytes is 8589934592, not a whole number from 0 to 16777216" in result.stderr
+    assert not any("/catalog." in path for path in deployed.requested)

@@ -592,3 +592,17 @@ def test_a_damaged_payload_of_the_right_size_is_written_again(tmp_path, folder):
     write_sample(tmp_path)
     assert damaged.read_bytes() == good
     read_bundle(tmp_path)
+
+
+def test_a_manifest_declaring_a_huge_catalog_is_refused_before_it_is_read(tmp_path):
+    """An 8 GB catalog declared beside a sparse file of that size: refused at once."""
+    write_sample(tmp_path)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    huge = 8 << 30
+    with open(tmp_path / manifest["catalog"]["name"], "r+b") as fh:
+        fh.truncate(huge)
+    manifest["catalog"]["bytes"] = huge
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(BundleError, match=r"catalog\.bytes is 8589934592, not a whole number "
+                                          r"from 0 to 16777216"):
+        read_bundle(tmp_path)

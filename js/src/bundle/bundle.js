@@ -12,7 +12,7 @@ import { BundleError } from "./error.js";
 export const { FORMAT_VERSION, SCALAR_BYTES, QUERY_ENCODERS, SEARCH_MODES, MAX_TOP_K } = constants;
 const {
   LEXICAL_VERSION, VOCABULARY_VERSION, PIECES_VERSION, MAX_PIECE_FILE_BYTES, MAX_KEYED_SHARD_BYTES,
-  MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS, ROW_CHECK_BYTES,
+  MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS, ROW_CHECK_BYTES, MAX_CATALOG_COPY_BYTES,
 } = constants;
 
 // mkdocs_semantic/bundle/names.py NAME: no "..", no absolute path, no other folders.
@@ -276,7 +276,8 @@ export function checkManifest(data, source) {
   return {
     format,
     generator: check.string(data, "generator"),
-    catalog: { name, bytes: check.int(catalog, "bytes", "catalog"), sha256: check.hex(catalog, "sha256", "catalog", 64) },
+    // no catalog is larger than its copy may be: refused before a byte of it is fetched
+    catalog: { name, bytes: check.int(catalog, "bytes", "catalog", 0, MAX_CATALOG_COPY_BYTES), sha256: check.hex(catalog, "sha256", "catalog", 64) },
     counts: { pages: check.int(counts, "pages", "counts"), chunks: check.int(counts, "chunks", "counts") },
     search: {
       mode,
