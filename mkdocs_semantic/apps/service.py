@@ -50,6 +50,19 @@ MAX_QUEUED_SEARCHES = 64
 tens of milliseconds a search, a full queue is already seconds of waiting."""
 
 
+
+def text_problem(text: str) -> str | None:
+    """What makes `text` no text to search (bytes that were not UTF-8, which a command
+    line hands over as lone surrogates), or None."""
+    for at, char in enumerate(text):
+        code = ord(char)
+        if 0xD800 <= code <= 0xDFFF:
+            shown = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF \
+                else f"a lone surrogate U+{code:04X}"
+            return (f"the query is not UTF-8 text ({shown} at character {at + 1}): type it "
+                    "again in UTF-8")
+    return None
+
 class BadRequest(ValueError):
     """A query the caller must fix; the message says what (HTTP 400, CLI exit 2)."""
 
@@ -139,6 +152,8 @@ class QueryService:
             raise BadRequest("this server searches one site: leave out site")
         if not query.text.strip():
             raise BadRequest("the query is empty: give a few words to search for")
+        if (problem := text_problem(query.text)) is not None:
+            raise BadRequest(problem)
         if len(query.text) > MAX_QUERY_CHARS:
             raise BadRequest(f"the query is {len(query.text)} characters long; "
                              f"at most {MAX_QUERY_CHARS} are accepted")

@@ -342,6 +342,14 @@ def test_the_installed_command_runs_as_a_process(site):
     assert bad.returncode == 2
     assert bad.stderr.strip().splitlines() == [
         "Error: the query is empty: give a few words to search for"]
+    # bytes that are not UTF-8, as a shell passes $'\xff\xfe cache'
+    raw = subprocess.run([sys.executable.encode(), b"-m", b"mkdocs_semantic", b"query",
+                          str(site).encode(), b"\xff\xfe cache"],
+                         capture_output=True, env={**env, "LC_ALL": "C.UTF-8"}, timeout=120)
+    assert raw.returncode == 2
+    assert raw.stderr.decode().strip().splitlines() == [
+        "Error: the query is not UTF-8 text (byte 0xff at character 1): type it again in "
+        "UTF-8"]
 
 
 # What a hostile page could make a terminal do: clear it, set its title, ring, reorder text.
