@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..portal.folder import SITE_NAME  # what a query's `site` names, and a folder
 from ..search.searcher import Result
 from ..search.spelling import Reading
 from .service import (
@@ -40,9 +41,6 @@ from .service import (
     settings_from_env,
 )
 from .sources import is_url
-
-SITE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-"""What a site may be called: what a query's `site` names and every result carries."""
 
 
 @dataclass(frozen=True)

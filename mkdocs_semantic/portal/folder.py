@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -26,6 +27,9 @@ from ..files import atomic_write
 FORMAT = "mkdocs-semantic-index"
 VERSION = 1
 LIST_FILE = "index.json"
+SITE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+"""A site's name: it names the site's folder, so no separator and no leading dot."""
+VERSION_NAME = re.compile(r"^[0-9a-f]{16}\Z")
 LOCK_FILE = ".lock"
 
 
@@ -88,11 +92,19 @@ class IndexFolder:
                 f"version {data.get('version')!r}, this one reads {VERSION}): load the "
                 "sites into a new folder")
         try:
-            return {name: StoredSite(name=name, **entry)
-                    for name, entry in data["sites"].items()}
+            sites = {name: StoredSite(name=name, **entry)
+                     for name, entry in data["sites"].items()}
         except (KeyError, TypeError, AttributeError) as exc:
             raise IndexFolderError(f"{self.list_path} is damaged ({exc}): load the sites "
                                    "into a new folder") from exc
+        for site in sites.values():  # they name folders: none may lead elsewhere
+            if not (isinstance(site.name, str) and SITE_NAME.match(site.name)
+                    and isinstance(site.version, str) and VERSION_NAME.match(site.version)):
+                raise IndexFolderError(
+                    f"{self.list_path} lists a site {site.name!r} of version "
+                    f"{site.version!r}, which are no site name and version this program "
+                    "writes (edited by hand?): load the sites into a new folder")
+        return sites
 
     def commit(self, sites: dict[str, StoredSite]) -> None:
         """Make `sites` what the folder holds, in one rename."""

@@ -188,3 +188,26 @@ def test_a_damaged_graph_or_a_missing_payload_is_named(tmp_path, sample):
     with pytest.raises(BundleError, match="missing or damaged: load site 'app' again"):
         for query in QUERIES:
             searcher.search(query)
+
+
+@pytest.mark.parametrize("field, value", [("name", "../../../outside"), ("name", ".hidden"),
+                                          ("version", "../../x"), ("version", "ABC")])
+def test_a_hand_edited_index_list_cannot_reach_outside_its_folder(tmp_path, field, value):
+    folder = IndexFolder(tmp_path / "index")
+    load(folder, "pwa", PARITY)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("the owner's file")
+    data = json.loads(folder.list_path.read_text())
+    entry = data["sites"].pop("pwa")
+    name = value if field == "name" else "pwa"
+    if field == "version":
+        entry["version"] = value
+    data["sites"][name] = entry
+    folder.list_path.write_text(json.dumps(data))
+    with pytest.raises(IndexFolderError, match="which are no site name and version this "
+                                               "program writes"):
+        folder.sites()
+    with pytest.raises(IndexFolderError), folder.locked():
+        drop_site(folder, name)
+    assert (outside / "keep.txt").read_text() == "the owner's file"
