@@ -56,6 +56,10 @@ class BundleError(ValueError):
     """A bundle cannot be read; the message names the file and what to do."""
 
 
+class BundleWriteError(BundleError):
+    """The disk refused a bundle being written (full, read-only, over a quota)."""
+
+
 class Checker:
     """Type and range checks of untrusted JSON; every failure names the file and field."""
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..bundle import footprint as bundle_footprint
 from ..bundle.folder import claim_bundle_dir
 from ..bundle.footprint import Footprint, Listing
-from ..bundle.format import MANIFEST, STATIC_MAX_TOKENS, Manifest
+from ..bundle.format import MANIFEST, STATIC_MAX_TOKENS, BundleWriteError, Manifest
 from ..bundle.quantize import quantize
 from ..bundle.table import TokenTable
 from ..bundle.writer import write_bundle
@@ -535,14 +535,19 @@ class Indexer:
         basis = self.layout_basis(out)
         stored = quantize(vectors, self.options.dtype,
                           previous_scale=basis.scale if basis else None)
-        manifest = write_bundle(out, chunks=chunks, stored=stored,
-                                spec=self.spec, search=dict(self.options.search),
-                                table=table, query_encoder=self.options.query_encoder,
-                                fidelity=table_stats.fidelity.to_json()
-                                if table_stats and table_stats.fidelity else None,
-                                model_sha256=self.spec.sha256,
-                                vector_layout=self.options.vector_layout,
-                                previous_centroids=basis.centroids if basis else None)
+        try:
+            manifest = write_bundle(out, chunks=chunks, stored=stored,
+                                    spec=self.spec, search=dict(self.options.search),
+                                    table=table, query_encoder=self.options.query_encoder,
+                                    fidelity=table_stats.fidelity.to_json()
+                                    if table_stats and table_stats.fidelity else None,
+                                    model_sha256=self.spec.sha256,
+                                    vector_layout=self.options.vector_layout,
+                                    previous_centroids=basis.centroids if basis else None)
+        except OSError as exc:  # the embeddings are cached: a build after the fix is quick
+            raise BundleWriteError(
+                f"could not write the search bundle into {out} ({exc.strerror or exc}): "
+                "free space on that disk (or make it writable) and build again") from exc
         self._save_layout_basis(out)
         return stats_of(manifest, out=out, pages=pages, chunks=len(chunks), embedded=embedded,
                         seconds=time.perf_counter() - started, table=table_stats)

@@ -11,7 +11,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
 from ..bundle.folder import bundle_dir_problem, installed_client, site_folder
-from ..bundle.format import BundleError
+from ..bundle.format import BundleError, BundleWriteError
 from ..bundle.wordpieces import keyed_pieces_hash
 from ..chunk import Chunk, PageFacts
 from ..constants import MAX_TOP_K
@@ -329,9 +329,15 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                 bundle_bytes=files.bytes - client_bytes - stats.model_bytes)
         except ModelError as exc:
             raise model_problem(exc) from exc
+        except BundleWriteError as exc:
+            raise PluginError(f"semantic: {exc}") from exc
         except BundleError as exc:
             raise PluginError(f"semantic: option 'bundle_dir' is {self.config.bundle_dir!r}: "
                               f"{exc}") from exc
+        except OSError as exc:  # the client's copy, on a disk that filled up meanwhile
+            raise PluginError(f"semantic: could not write the search client into {out} "
+                              f"({exc.strerror or exc}): free space on that disk (or make "
+                              "it writable) and build again") from exc
         self._add_late_hints(out)
         log.info(self.last_build.summary())
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
 
 import pytest
+from mkdocs.exceptions import MkDocsException
 
 from mkdocs_semantic.bundle.reader import read_bundle
 
@@ -67,3 +69,39 @@ def test_a_sparse_cache_file_past_its_bound_is_not_read(built, caplog):
         built.build()
     assert "allowed" in caplog.text and "chunks.json" in caplog.text
     assert read_bundle(built.site).manifest.counts["pages"] == 3
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """`mount(size)`: a tmpfs of `size` bytes, a disk that fills up while a build writes."""
+    mounts = []
+
+    def mount(size: int):
+        folder = tmp_path / f"disk{len(mounts)}"
+        folder.mkdir()
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs",
+                               str(folder)], capture_output=True, text=True)
+        if done.returncode != 0:
+            pytest.skip(f"no tmpfs can be mounted here ({done.stderr.strip()}): this test "
+                        "needs root, as CI has")
+        mounts.append(folder)
+        return folder
+
+    yield mount
+    for folder in mounts:
+        subprocess.run(["umount", str(folder)], check=False)
+
+
+def test_a_disk_that_fills_up_fails_the_build_in_one_line(project, small_disk, caplog):
+    site = three_pages(project)
+    site.build()  # the cache (on a roomy disk) is filled: the next build embeds nothing
+    pages = sum(p.stat().st_size for p in site.site.rglob("*")
+                if p.is_file() and site.bundle not in p.parents)
+    disk = small_disk(pages + 256 * 1024)  # the pages fit; the bundle (1.5 MB) does not
+    with caplog.at_level(logging.ERROR), pytest.raises(MkDocsException) as info:
+        site.build(site_dir=str(disk / "site"))
+    message = f"{info.value}\n{caplog.text}"
+    assert "semantic: could not write the search" in message
+    assert "(No space left on device): free space on that disk" in message
+    assert "Traceback" not in message
+    assert site.build().last_build.embedded == 0  # nothing already built was lost
