@@ -56,6 +56,8 @@ before a byte of the catalog is read, by every reader."""
 MAX_DIM: int = _SHARED["MAX_DIM"]
 MAX_MODEL_TOKENS: int = _SHARED["MAX_MODEL_TOKENS"]
 """The longest input any model may be configured for (the probe runs one input this long)."""
+MAX_QUERY_CHARS: int = _SHARED["MAX_QUERY_CHARS"]
+"""The longest query any reader takes, in characters (Python and the browser alike)."""
 DEFAULT_TOP_K: int = _SHARED["DEFAULT_TOP_K"]
 MAX_TOP_K: int = _SHARED["MAX_TOP_K"]
 """The most results a search may return: the `top_k` option's limit, and every reader's

@@ -545,3 +545,11 @@ test("a manifest declaring a catalog past the bound is refused before the catalo
     /catalog\.bytes is 8589934592, not a whole number from 0 to 16777216/.test(error.message));
   assert.ok(!server.requests.some((path) => /\/catalog\.[0-9a-f]{16}\.json$/.test(path)));
 });
+
+test("a query longer than the Python readers take is refused, as they refuse it", async () => {
+  const { engine } = await servedCopy();
+  await assert.rejects(engine.answer("cache ".repeat(400)),
+    /the query is 2400 characters long; at most 2000 are accepted/);
+  const fine = await engine.answer(`${"😀".repeat(1000)} cache`); // 1,006 code points
+  assert.ok(Array.isArray(fine.results));
+});

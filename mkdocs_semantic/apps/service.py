@@ -13,6 +13,7 @@ import dataclasses
 import json
 import logging
 import os
+import re
 import socket
 import time
 from collections.abc import Iterable
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..bundle.format import BundleError
 from ..bundle.reader import Bundle
-from ..constants import MAX_TOP_K, SEARCH_MODES
+from ..constants import MAX_QUERY_CHARS, MAX_TOP_K, SEARCH_MODES
 from ..logs import LOGGERS
 from ..model.spec import ModelError
 from ..search.searcher import Answer, Ranking, Result, Searcher
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mkdocs_semantic")
 
-MAX_QUERY_CHARS = 2000
 SEARCHES_PER_WORKER = 1
 """Searches run at once in one worker: search is CPU-bound, so more only adds GIL
 contention; requests queue instead, and /health stays responsive."""
@@ -114,11 +114,12 @@ def parse_top_k(value: str | int | None) -> int | None:
     """A requested number of results; None (the bundle's top_k) when none was given."""
     if value is None or value == "":
         return None
-    try:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    # ASCII digits only: int() also takes '٣', '1_0' and ' 3 ', which no client means
+    if isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,18}", value):
         return int(value)
-    except (TypeError, ValueError):
-        raise BadRequest(f"k must be a whole number from 1 to {MAX_TOP_K}, got {value!r}") \
-            from None
+    raise BadRequest(f"k must be a whole number from 1 to {MAX_TOP_K}, got {value!r}")
 
 
 def result_dict(result: Result) -> dict[str, Any]:

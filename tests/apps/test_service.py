@@ -108,6 +108,9 @@ def test_search_filters_by_section(service):
     ({"q": "cookies", "k": "-1"}, "k must be from 1 to 1000"),
     ({"q": "cookies", "k": "99999999999"}, "k must be from 1 to 1000"),
     ({"q": "cookies", "k": "ten"}, "k must be a whole number"),
+    ({"q": "cookies", "k": "\u0663"}, "k must be a whole number"),  # an Arabic-Indic 3
+    ({"q": "cookies", "k": "1_0"}, "k must be a whole number"),
+    ({"q": "cookies", "k": " 3 "}, "k must be a whole number"),
 ])
 def test_bad_requests_answer_400_with_a_message(service, params, message):
     status, _, body = get(search_url(service, **params))

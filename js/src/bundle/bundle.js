@@ -9,7 +9,7 @@ import { BundleError } from "./error.js";
 
 // The format's constants, written once for Python and this client in constants.json.
 // SEARCH_MODES: the ranking modes; MAX_TOP_K: the most results a search may ask for.
-export const { FORMAT_VERSION, SCALAR_BYTES, QUERY_ENCODERS, SEARCH_MODES, MAX_TOP_K } = constants;
+export const { FORMAT_VERSION, SCALAR_BYTES, QUERY_ENCODERS, SEARCH_MODES, MAX_TOP_K, MAX_QUERY_CHARS } = constants;
 const {
   LEXICAL_VERSION, VOCABULARY_VERSION, PIECES_VERSION, MAX_PIECE_FILE_BYTES, MAX_KEYED_SHARD_BYTES,
   MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS, ROW_CHECK_BYTES, MAX_CATALOG_COPY_BYTES,

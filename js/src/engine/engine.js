@@ -14,7 +14,7 @@ import {
   parsePageTable, parsePartitionBits, parsePartitionIndex, parseRow, parseRowsFile, parseVectorPart,
 } from "../bundle/binary.js";
 import {
-  MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, checkPieceShard, exactParts, rowFile, selfCheckedBody, verifyPayload,
+  MAX_QUERY_CHARS, MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, checkPieceShard, exactParts, rowFile, selfCheckedBody, verifyPayload,
 } from "../bundle/bundle.js";
 import { BundleError } from "../bundle/error.js";
 import { PayloadStore, fetchBytes, fetchCatalogCopy, fetchManifest, parseJson } from "../bundle/fetch.js";
@@ -578,7 +578,12 @@ export class Engine {
    * typed. `onPartial(answer, {ranking})` gets the keyword answer as `search` does.
    */
   async answer(query, options = {}) {
-    this.#askEarly(String(query ?? ""));
+    const text = String(query ?? "");
+    const chars = [...text].length; // code points, as the Python readers count
+    if (chars > MAX_QUERY_CHARS) {
+      throw new RangeError(`the query is ${chars} characters long; at most ${MAX_QUERY_CHARS} are accepted`);
+    }
+    this.#askEarly(text);
     this.running += 1;
     try {
       return await this.#answer(query, options);
