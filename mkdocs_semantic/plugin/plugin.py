@@ -339,6 +339,11 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                               f"({exc.strerror or exc}): free space on that disk (or make "
                               "it writable) and build again") from exc
         self._add_late_hints(out)
+        if not chunks:
+            why = (f"all {len(self.page_order)} pages are excluded or have no text"
+                   if self.page_order else "the site has no pages")
+            log.warning("no page was indexed (%s): the search box finds nothing. Check the "
+                        "plugin's 'exclude' option and pages' 'search: {exclude: true}'", why)
         log.info(self.last_build.summary())
 
     def _add_unbuilt_pages(self) -> None:

@@ -256,14 +256,22 @@ def test_disabled_plugin_writes_nothing(site):
     assert not site.bundle.exists()
 
 
-def test_empty_page_and_empty_site(project):
+def test_empty_page_and_empty_site(project, caplog):
     project.write("index.md", "")
     project.build()
     chunks = read_bundle(project.site).chunks
     assert [(c.kind, c.text) for c in chunks] == [("page", "Home")]
+    project.plugin_options = {"exclude": ["*.md"]}
+    with caplog.at_level(logging.WARNING):
+        project.build()
+    assert "no page was indexed (all 1 pages are excluded or have no text)" in caplog.text
+    project.plugin_options = {}
     (project.root / "docs" / "index.md").unlink()
-    project.build()
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        project.build()
     assert read_bundle(project.site).chunks == []
+    assert "no page was indexed (the site has no pages)" in caplog.text
 
 
 HOOK = """
