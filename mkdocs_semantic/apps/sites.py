@@ -171,17 +171,42 @@ class SiteSet:
         url = url.strip().split("#", 1)[0]
         if name is not None:
             site = self.site(name)
-            return site, page_key(url, site.base_url)
+            return site, own_page_key(url, site)
         for site in self.sites:
             if site.base_url and url.startswith(site.base_url):
                 return site, page_key(url, site.base_url)
+        if is_absolute(url):
+            raise BadRequest(f"{url!r} is no page of {self._which()}: use a url that "
+                             "search_docs returned")
         holding = [site for site in self.sites
                    if site.service.searcher.bundle.chunks_of_page(page_key(url, site.base_url))]
         if len(holding) > 1:
             raise BadRequest(f"{len(holding)} sites have a page {url!r} "
                              f"({', '.join(s.name for s in holding)}): say which with site")
+        if not holding and len(self.sites) > 1:
+            raise BadRequest(f"no site has a page {url!r}: use a url that search_docs "
+                             "returned")
         site = holding[0] if holding else self.sites[0]
         return site, page_key(url, site.base_url)
+
+    def _which(self) -> str:
+        if len(self.sites) == 1:
+            return "this site"
+        return "the sites " + ", ".join(repr(s.name) for s in self.sites)
+
+
+def is_absolute(url: str) -> bool:
+    """Whether `url` names a host (`https://...`, `//host/...`), not a page of a site."""
+    parts = urllib.parse.urlsplit(url)
+    return bool(parts.scheme or parts.netloc)
+
+
+def own_page_key(url: str, site) -> str:
+    """`url`'s page key in `site`, refusing a URL of another host."""
+    if is_absolute(url) and not (site.base_url and url.startswith(site.base_url)):
+        raise BadRequest(f"{url!r} is no page of site {site.name!r}: use a url that "
+                         "search_docs returned")
+    return page_key(url, site.base_url)
 
 
 def page_key(url: str, base_url: str | None) -> str:

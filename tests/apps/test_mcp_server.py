@@ -82,12 +82,14 @@ def test_bad_calls_come_back_as_tool_errors(site):
             {"query": "   "},
             {"query": "x", "top_k": 0},
             {"query": "x", "filters": {"colour": ["red"]}},
-        )] + [await session.call_tool("read_page", {"url": "no/such/page/"})]
+        )] + [await session.call_tool("read_page", {"url": url})
+              for url in ("no/such/page/", "http://evil.example/")]
 
-    empty, zero, filtered, missing = with_session(site, work)
+    empty, zero, filtered, missing, elsewhere = with_session(site, work)
     for result, message in ((empty, "query is empty"), (zero, "k must be from 1 to 1000"),
                             (filtered, "unknown filter 'colour'"),
-                            (missing, "no page with url 'no/such/page/'")):
+                            (missing, "no page with url 'no/such/page/'"),
+                            (elsewhere, "'http://evil.example/' is no page of this site")):
         assert result.is_error and message in result.content[0].text
 
 
@@ -239,9 +241,11 @@ def test_several_sources_are_searched_as_one(site):
             "query": "cookies the browser sends", "top_k": 5, "site": ["app"]})
         page = await session.call_tool("read_page", {"url": "", "site": "pwa"})
         ambiguous = await session.call_tool("read_page", {"url": ""})
-        return tools, both, app, page, ambiguous
+        nowhere = await session.call_tool("read_page", {"url": "no/such/page/"})
+        return tools, both, app, page, ambiguous, nowhere
 
-    tools, both, app, page, ambiguous = with_session(f"app={site}", work, f"pwa={parity}")
+    tools, both, app, page, ambiguous, nowhere = with_session(f"app={site}", work,
+                                                             f"pwa={parity}")
     by_name = {t.name: t for t in tools.tools}
     assert set(by_name["search_docs"].input_schema["properties"]) == {
         "query", "top_k", "filters", "site"}
@@ -250,6 +254,7 @@ def test_several_sources_are_searched_as_one(site):
     assert {r["site"] for r in payload(app)["results"]} == {"app"}
     assert payload(page)["site"] == "pwa"
     assert ambiguous.is_error and "2 sites have a page ''" in ambiguous.content[0].text
+    assert nowhere.is_error and "no site has a page 'no/such/page/'" in nowhere.content[0].text
 
 
 def test_the_sites_of_a_data_folder_are_searched_over_stdio(site, tmp_path):
