@@ -15,10 +15,11 @@ artifact, Cloudflare Pages and rsync-like uploads see it). Sizes are apparent si
 `gzip` is what gzip -6 makes of the files one by one, for scale. The host limits are
 the ones docs/deploy.md lists. Writes bench/results/deploy.{json,md}.
 
-    python bench/deploy.py [--site ../shared/corpora/fastapi-docs] [--page PAGE]
+    python bench/deploy.py [--site ../shared/corpora/fastapi-docs] [--page PAGE] [--name NAME]
 
-`--page`: the page to edit, under the site's docs/ (default EDITED_PAGE; Debian's
-manual pages: man1/tar.md).
+`--page`: the page to edit, under the site's docs/ (default EDITED_PAGE). Debian's manual
+pages (bench/corpora/manpages.py): --site bench/.cache/man-pages/source --page
+man1/tar.md --name manpages.
 """
 
 from __future__ import annotations
@@ -107,6 +108,8 @@ def pagefind_version() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--page", default=EDITED_PAGE, help="the page to edit, under docs/")
+    parser.add_argument("--name", help="the site's name in the results (default: its folder's; "
+                        "bench/results/deploy_<name>.md unless it is fastapi-docs)")
     args = parse_site_args(parser)
     if not PAGEFIND.exists():
         raise SystemExit("bench/node_modules has no pagefind: run `npm ci` in bench/")
@@ -135,7 +138,7 @@ def main() -> int:
                           "site_files": len(everything) - len(index)}
     first, edited, unchanged = runs["first"], runs["edited"], runs["unchanged"]
     results = {
-        "site": args.site.name,
+        "site": args.name or args.site.name,
         "pagefind_version": pagefind_version(),
         "load_1min": os.getloadavg()[0],
         "edited_page": args.page, "edited_sentence": sentence,
@@ -149,8 +152,9 @@ def main() -> int:
         "builds": {name: run["build"] for name, run in runs.items()},
         "python": sys.version.split()[0],
     }
-    write_results(args.out, f"deploy_{args.site.name}" if args.site.name != "fastapi-docs"
-                  else "deploy", results, render(results))
+    name = results["site"]
+    write_results(args.out, "deploy" if name == "fastapi-docs" else f"deploy_{name}", results,
+                  render(results))
     return 0
 
 
