@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import html
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -245,7 +246,8 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             self.page_chunks.pop(src, None)
             self.indexer.excluded(src)
             return context
-        facts = PageFacts(url=page.url, title=page.title or page.file.name,
+        # MkDocs gives a title from the page's h1 as HTML (`Cookies &amp; sessions`)
+        facts = PageFacts(url=page.url, title=html.unescape(page.title or page.file.name),
                           section=top_section(page), facets=self._facets(page.meta),
                           boost=search_boost(page.meta))
         try:

@@ -274,6 +274,12 @@ def test_empty_page_and_empty_site(project, caplog):
     assert "no page was indexed (the site has no pages)" in caplog.text
 
 
+def test_a_title_with_entities_is_indexed_as_readers_see_it(project):
+    project.write("index.md", "# Cookies & sessions\n\nHow the browser keeps state.\n")
+    project.build()
+    assert {c.title for c in read_bundle(project.site).chunks} == {"Cookies & sessions"}
+
+
 HOOK = """
 def on_page_content(html, page, config, files):
     return html + "<p>Added by a hook: the zanzibar marmalade policy.</p>"
