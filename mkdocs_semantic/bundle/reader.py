@@ -165,6 +165,10 @@ def find_bundle_dir(path: Path) -> Path:
         return candidates[0]
     if not path.exists():
         raise BundleError(f"{path} does not exist: build the site first (mkdocs build)")
+    if len(candidates) > 1:
+        raise BundleError(
+            f"{path} holds {len(candidates)} search bundles "
+            f"({', '.join(c.name + '/' for c in candidates)}): point at the one to read")
     raise BundleError(
         f"no {MANIFEST} in {path} or its sub-folders: point at the site directory or "
         "its semantic/ folder, after a build with plugins: [semantic]"

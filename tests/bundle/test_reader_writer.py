@@ -494,6 +494,10 @@ def test_find_bundle_dir_accepts_the_site_and_explains_a_wrong_path(tmp_path):
         find_bundle_dir(tmp_path / "nowhere")
     with pytest.raises(BundleError, match=r"no manifest\.json"):
         find_bundle_dir(tmp_path)
+    shutil.copytree(bundle, tmp_path / "site" / "_search")
+    with pytest.raises(BundleError, match=r"holds 2 search bundles \(_search/, semantic/\): "
+                                          r"point at the one to read"):
+        find_bundle_dir(tmp_path / "site")
 
 
 def test_empty_bundle(tmp_path):
