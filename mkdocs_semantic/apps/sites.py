@@ -60,6 +60,11 @@ def parse_sources(items: tuple[str, ...] | list[str]) -> list[NamedSource]:
     named: list[NamedSource] = []
     for item in items:
         name, sep, source = item.partition("=")
+        if sep and not is_url(item) and not SITE_NAME.match(name) and not Path(item).exists():
+            raise BadRequest(
+                f"{name!r} is no site name: a name is 1 to 64 letters, digits, '.', '_' or "
+                "'-', starting with a letter or digit (write NAME=SOURCE, for example "
+                "docs=site/)")
         if not sep or is_url(item) or not SITE_NAME.match(name):
             name, source = default_name(item), item
         if not source.strip():

@@ -45,6 +45,9 @@ def test_sources_are_named_by_name_folder_or_url():
         parse_sources(["proj/site", "proj=other/"])
     with pytest.raises(BadRequest, match="names no SOURCE"):
         parse_sources(["docs="])
+    for bad in ("a/b", "x" * 65, ".hidden"):
+        with pytest.raises(BadRequest, match=f"'{bad}' is no site name: a name is 1 to 64"):
+            parse_sources([f"{bad}=site/"])
 
 
 def test_one_search_over_both_sites_keeps_each_sites_order(sites, services):
