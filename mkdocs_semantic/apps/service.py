@@ -251,12 +251,13 @@ def open_service(bundle_dir: Path, *, threads: int = 0, graph: Path | None = Non
     `graph`: a loaded site's (`name`) HNSW graph, which finds the nearest chunks."""
     from ..bundle.reader import read_bundle
     from ..portal.read import graph_bundle
-    from .sources import payload_fetcher
+    from .sources import payload_fetcher, range_fetcher
 
     if graph is not None:
         bundle = graph_bundle(bundle_dir, graph, site=name, expansion_search=ef_search)
     else:
-        bundle = read_bundle(bundle_dir, fetch=payload_fetcher(bundle_dir))
+        bundle = read_bundle(bundle_dir, fetch=payload_fetcher(bundle_dir),
+                             fetch_range=range_fetcher(bundle_dir))
     return bundle_service(bundle, threads=threads)
 
 

@@ -44,6 +44,7 @@ from ..bundle.names import PayloadError, self_checked, verify
 from ..bundle.reader import (
     ON_DEMAND,
     PayloadFetch,
+    PayloadRange,
     find_bundle_dir,
     parse_json,
     read_or_fetch_again,
@@ -89,6 +90,11 @@ class Source:
     def fetch(self) -> PayloadFetch | None:
         """For a URL's bundle: what downloads a payload a query first needs."""
         return payload_fetcher(self.bundle_dir)
+
+    @property
+    def fetch_range(self) -> PayloadRange | None:
+        """For a URL's bundle: what reads one record of a pack by a range request."""
+        return range_fetcher(self.bundle_dir)
 
 
 def is_url(text: str) -> bool:
@@ -222,15 +228,45 @@ def fetch_bundle(url: str, *, cache_dir: Path | None = None,
     return target, base_url
 
 
-def payload_fetcher(root: Path) -> Callable[[str, int], None] | None:
-    """For a bundle folder that `fetch_bundle` filled: a function that downloads one
-    payload it lacks (verified by size and hash, within `default_fetch_timeout`). None
-    for any other folder."""
+def _manifest_url(root: Path) -> str | None:
+    """The manifest URL of a bundle folder that `fetch_bundle` filled; None for another."""
     try:
         manifest_url = json.loads((root / SOURCE_FILE).read_text(encoding="utf-8"))["manifest"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if not isinstance(manifest_url, str) or not is_url(manifest_url):
+    return manifest_url if isinstance(manifest_url, str) and is_url(manifest_url) else None
+
+
+def range_fetcher(root: Path) -> PayloadRange | None:
+    """For a bundle folder that `fetch_bundle` filled: a function that reads `size` bytes
+    of a payload at `offset` with one range request (None when the site answers with the
+    whole file: the caller then fetches it whole). None for any other folder."""
+    manifest_url = _manifest_url(root)
+    if manifest_url is None:
+        return None
+
+    def fetch_range(name: str, offset: int, size: int) -> bytes | None:
+        url = urllib.parse.urljoin(manifest_url, name)
+        with _Deadline(default_fetch_timeout(), manifest_url) as deadline, \
+                _open(url, _opener(deadline), deadline,
+                      byte_range=(offset, offset + size - 1)) as response:
+            if response.status != 206:
+                return None  # the whole file: not read here
+            data = b"".join(_blocks(response, url, deadline, limit=size + 1))
+        if len(data) != size:
+            raise RemoteError(f"{url} sent {len(data):,} bytes for a range of {size:,}: "
+                              f"{_MISMATCH}")
+        return data
+
+    return fetch_range
+
+
+def payload_fetcher(root: Path) -> Callable[[str, int], None] | None:
+    """For a bundle folder that `fetch_bundle` filled: a function that downloads one
+    payload it lacks (verified by size and hash, within `default_fetch_timeout`). None
+    for any other folder."""
+    manifest_url = _manifest_url(root)
+    if manifest_url is None:
         return None
 
     def fetch(name: str, size: int) -> None:
@@ -439,10 +475,12 @@ def _read_manifest(url: str, opener: urllib.request.OpenerDirector,
 
 
 def _open(url: str, opener: urllib.request.OpenerDirector, deadline: _Deadline, *,
-          no_cache: bool = False):
+          no_cache: bool = False, byte_range: tuple[int, int] | None = None):
     headers = {"User-Agent": USER_AGENT}
     if no_cache:
         headers["Cache-Control"] = "no-cache"
+    if byte_range is not None:
+        headers["Range"] = f"bytes={byte_range[0]}-{byte_range[1]}"
     try:
         return opener.open(urllib.request.Request(url, headers=headers),
                            timeout=deadline.socket_timeout())

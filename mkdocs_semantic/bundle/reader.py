@@ -425,6 +425,9 @@ def read_catalog(root: Path, manifest: Manifest) -> dict:
 log = logging.getLogger("mkdocs_semantic")
 
 PayloadFetch = Callable[[str, int], None]
+PayloadRange = Callable[[str, int, int], "bytes | None"]
+"""`(name, offset, size)`: those bytes of a payload a downloaded bundle lacks, by one
+range request; None where the site sends whole files only (then it is fetched whole)."""
 """Brings one payload (name, bytes) into a bundle folder that lacks it."""
 
 
@@ -436,6 +439,9 @@ class LocatedBundle(Protocol):
 
     @property
     def fetch(self) -> PayloadFetch | None: ...
+
+    @property
+    def fetch_range(self) -> PayloadRange | None: ...
 
 
 def _check_word_rows(catalog: dict, words: dict, read: Callable[[str, int], bytes],
@@ -458,12 +464,14 @@ def _check_word_rows(catalog: dict, words: dict, read: Callable[[str, int], byte
             raise BundleError(f"{root / payload.name}: {exc}: rebuild the site") from exc
 
 
-def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
+def read_bundle(path: Path, *, fetch: PayloadFetch | None = None,
+                fetch_range: PayloadRange | None = None) -> Bundle:
     """Read and verify a bundle: every payload against its listed size and its hash.
 
     `fetch`: for a bundle downloaded without the payloads a query reads a few of (a
     URL source's `Source.fetch`), what brings each one, verified the same way, when a
-    query first needs it.
+    query first needs it; `fetch_range` (`Source.fetch_range`), what reads one record of
+    the query table's pack.
     """
     root = find_bundle_dir(Path(path))
     manifest = read_manifest(root)
@@ -582,10 +590,23 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None) -> Bundle:
     static = catalog["encoders"].get("static")
     table: TokenTable | RowTable | None = None
     if static:
+        pack_name, pack_size = static["rows"]["pack"]
+        if lazy:  # a query reads its rows' records, by range from a site that answers one
+            def read_record(offset: int, size: int) -> bytes:
+                if fetch_range is not None and not (root / pack_name).is_file():
+                    data = fetch_range(pack_name, offset, size)
+                    if data is not None:
+                        return data
+                return read(pack_name, pack_size)[offset:offset + size]
+        else:
+            whole = read(pack_name, pack_size)
+
+            def read_record(offset: int, size: int) -> bytes:
+                return whole[offset:offset + size]
         table = RowTable(token_ids_of(static["rows"]["ids"]),
                          digest=static["rows"]["table"], dim=static["dim"],
-                         scale=float(static["scale"]), pack=tuple(static["rows"]["pack"]),
-                         read=read)
+                         scale=float(static["scale"]), pack=pack_name,
+                         read_record=read_record)
         if not lazy:
             table = TokenTable(token_ids=table.token_ids, rows=table.rows_for(table.token_ids),
                                scale=table.scale)

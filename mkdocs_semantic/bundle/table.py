@@ -49,14 +49,14 @@ class RowTable:
     when a query first needs a row, each row checked as it is first taken from it."""
 
     def __init__(self, token_ids: np.ndarray, *, digest: str, dim: int, scale: float,
-                 pack: tuple[str, int], read: Callable[[str, int], bytes]) -> None:
+                 pack: str, read_record: Callable[[int, int], bytes]) -> None:
+        """`read_record(offset, size)`: those bytes of the pack named `pack`."""
         self.token_ids = token_ids
         self.digest = digest
         self.dim = dim
         self.scale = scale
         self.pack = pack
-        self._read = read
-        self._pack: LoadOnce[bytes] = LoadOnce()
+        self._read_record = read_record
         self._rows: LoadOnce[np.ndarray] = LoadOnce()
 
     def holds(self, token: int) -> bool:
@@ -79,11 +79,12 @@ class RowTable:
         name = row_name(token, self.digest)
         size = self.dim + ROW_CHECK_BYTES
         at = int(np.searchsorted(self.token_ids, token)) * size
-        data = self._pack.get(0, lambda: self._read(*self.pack))
         try:
-            record = verify(name, data[at:at + size], size=size)
+            record = verify(name, self._read_record(at, size), size=size)
         except ValueError as exc:
-            raise BundleError(f"{self.pack[0]}: {exc}: rebuild the site") from exc
+            if isinstance(exc, BundleError):
+                raise
+            raise BundleError(f"{self.pack}: {exc}: rebuild the site") from exc
         return row_from(record, self.dim, name)
 
 

@@ -126,7 +126,8 @@ class Searcher:
         (`open_source`), whose bundle may fetch payloads as queries need them."""
         if isinstance(path, (str, PathLike)):
             return cls(read_bundle(Path(path), fetch=fetch), embedder, encoder=encoder)
-        return cls(read_bundle(path.bundle_dir, fetch=fetch or path.fetch), embedder,
+        return cls(read_bundle(path.bundle_dir, fetch=fetch or path.fetch,
+                               fetch_range=None if fetch else path.fetch_range), embedder,
                    encoder=encoder)
 
     @property

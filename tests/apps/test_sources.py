@@ -31,10 +31,13 @@ from .test_cli import JUDGED, NAV, build_sample_site, write_tsv
 
 
 class Recorder(SimpleHTTPRequestHandler):
-    """Serves a folder and notes every path asked for."""
+    """Serves a folder and notes every path asked for; with `ranges`, a request for one
+    byte range gets that range (206), as static hosts answer (SimpleHTTPRequestHandler
+    sends the whole file, as `python -m http.server` does)."""
 
     requested: list[str]
     overrides: dict[str, Callable[[Recorder], None]]
+    ranges: list[bool]
 
     def log_message(self, format, *args) -> None:  # keep test output quiet
         pass
@@ -42,6 +45,16 @@ class Recorder(SimpleHTTPRequestHandler):
     def do_GET(self) -> None:
         self.requested.append(self.path)
         behaviour = self.overrides.get(self.path)
+        match = re.fullmatch(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+        if behaviour is None and match and self.ranges[0]:
+            data = Path(self.translate_path(self.path)).read_bytes()
+            start, end = int(match[1]), min(int(match[2]), len(data) - 1)
+            self.send_response(206)
+            self.send_header("Content-Length", str(end - start + 1))
+            self.send_header("Content-Range", f"bytes {start}-{end}/{len(data)}")
+            self.end_headers()
+            self.wfile.write(data[start:end + 1])
+            return
         if behaviour is None:
             super().do_GET()
             return
@@ -55,8 +68,10 @@ class StaticSite:
         self.root = root
         self.requested: list[str] = []
         self.overrides: dict[str, Callable[[Recorder], None]] = {}
+        self.ranges = [False]
         handler = type("Handler", (Recorder,), {"requested": self.requested,
-                                                 "overrides": self.overrides})
+                                                 "overrides": self.overrides,
+                                                 "ranges": self.ranges})
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0),
                                          functools.partial(handler, directory=str(root)))
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
@@ -579,3 +594,23 @@ def test_a_manifest_declaring_a_huge_catalog_downloads_nothing(deployed, tmp_pat
     assert result.exit_code == 1 and result.stderr.count("\n") == 1
     assert "catalog.bytes is 8589934592, not a whole number from 0 to 16777216" in result.stderr
     assert not any("/catalog." in path for path in deployed.requested)
+
+
+@pytest.mark.parametrize("ranges", [True, False])
+def test_the_query_tables_rows_come_by_range_where_the_site_answers_one(deployed, tmp_path,
+                                                                         ranges):
+    deployed.ranges[0] = ranges
+    cache = tmp_path / "cache"
+    result = run("query", deployed.url + "docs/", "cookies the browser sends", "--json",
+                 "--cache-dir", str(cache))
+    assert result.exit_code == 0, result.output
+    local = run("query", str(deployed.root / "docs"), "cookies the browser sends", "--json")
+    assert json.loads(result.stdout)["results"] == json.loads(local.stdout)["results"]
+    packs = [p for p in deployed.requested if "/table/rows." in p]
+    assert packs
+    folder = next(cache.iterdir())
+    held = list((folder / "table").glob("rows.*")) if (folder / "table").exists() else []
+    if ranges:  # a few records, none of the rest: the pack is not in the cache
+        assert held == [] and len(packs) >= 2
+    else:  # the site sent the pack whole: it was kept and read from
+        assert len(held) == 1

@@ -258,8 +258,8 @@ def test_a_table_row_under_another_tokens_name_is_refused(tmp_path):
     pack[:size], pack[size:2 * size] = pack[size:2 * size], pack[:size]
     first = rows["ids"][0]
     table = RowTable(token_ids_of(rows["ids"]), digest=rows["table"], dim=static["dim"],
-                     scale=static["scale"], pack=tuple(rows["pack"]),
-                     read=lambda name, size: bytes(pack))
+                     scale=static["scale"], pack=rows["pack"][0],
+                     read_record=lambda offset, size: bytes(pack[offset:offset + size]))
     with pytest.raises(BundleError, match=re.escape(f"table/row{first}.{rows['table']}.bin "
                                                     "does not match its hash")):
         table.rows_for([first])
