@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -15,6 +16,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from ..conftest import SITE_TOP_K
 from .test_cli import build_sample_site
+from .test_sources import deployed, project  # noqa: F401  (their fixtures)
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +28,6 @@ def server_parameters(site: Path, *extra: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable, args=["-m", "mkdocs_semantic", "mcp", str(site), *extra],
         env={"PYTHONPATH": os.pathsep.join(sys.path), "PYTHONWARNINGS": "ignore"})
-
 
 def with_session(site: Path, work, *extra: str):
     """Start the server, initialize a client session, run `work(session)`, return its value."""
@@ -298,3 +299,17 @@ def test_the_sites_of_a_database_are_searched_over_stdio(site, database):
 
     found = with_session("--db", work, database)
     assert payload(found)["results"][0]["url"].startswith("learn/cookies/")
+
+
+def test_a_url_source_that_stops_answering_is_a_tool_error_that_says_so(deployed):  # noqa: F811
+    """The keyword shards a query needs are gone from the deployed site (a redeploy
+    mid-way, a host down): the tool error names the cause instead of being empty."""
+    async def work(session):
+        shutil.rmtree(deployed.root / "docs" / "semantic" / "lexical")
+        return await session.call_tool("search_docs", {"query": "cookies the browser sends"})
+
+    result = with_session(deployed.url + "docs/", work)
+    assert result.is_error
+    text = result.content[0].text
+    assert "the documentation could not be read (" in text and "lexical/" in text
+    assert text.endswith("try again later")
