@@ -22,6 +22,7 @@ from .chunks import PageChunks
 from .format import MANIFEST, BundleError, Manifest, check_catalog, check_directory
 from .fragment_parts import first_parts
 from .lexical import LexicalIndex
+from .load_once import LoadOnce
 from .names import Payload, PayloadError, check_name, self_checked_body, verify
 from .page_table import PageTable, parse_page_table
 from .shard_lists import (
@@ -592,12 +593,15 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None,
     if static:
         pack_name, pack_size = static["rows"]["pack"]
         if lazy:  # a query reads its rows' records, by range from a site that answers one
+            whole_pack: LoadOnce[bytes] = LoadOnce()  # a query's rows are read in parallel
+
             def read_record(offset: int, size: int) -> bytes:
                 if fetch_range is not None and not (root / pack_name).is_file():
                     data = fetch_range(pack_name, offset, size)
                     if data is not None:
                         return data
-                return read(pack_name, pack_size)[offset:offset + size]
+                pack = whole_pack.get(0, lambda: read(pack_name, pack_size))
+                return pack[offset:offset + size]
         else:
             whole = read(pack_name, pack_size)
 

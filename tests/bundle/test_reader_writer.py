@@ -610,3 +610,21 @@ def test_a_manifest_declaring_a_huge_catalog_is_refused_before_it_is_read(tmp_pa
     with pytest.raises(BundleError, match=r"catalog\.bytes is 8589934592, not a whole number "
                                           r"from 0 to 16777216"):
         read_bundle(tmp_path)
+
+
+def test_a_querys_rows_come_from_one_fetch_of_the_pack_though_read_in_parallel(tmp_path):
+    full, lazy = tmp_path / "full", tmp_path / "lazy"
+    write_sample(full, 12)
+    shutil.copytree(full, lazy, ignore=shutil.ignore_patterns("table"))
+    fetched = []
+
+    def fetch(name: str, size: int) -> None:  # as a URL source or the database brings it
+        fetched.append(name)
+        (lazy / name).parent.mkdir(exist_ok=True)
+        (lazy / name).write_bytes((full / name).read_bytes())
+
+    table = read_bundle(lazy, fetch=fetch).table
+    rows = table.rows_for(table.token_ids[:20].tolist())
+    assert len(rows) == 20
+    assert fetched == [catalog_of(full)["encoders"]["static"]["rows"]["pack"][0]]
+    assert np.array_equal(rows, read_bundle(full).table.rows[:20])
