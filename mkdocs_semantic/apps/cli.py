@@ -18,7 +18,6 @@ import shutil
 import sys
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -185,8 +184,7 @@ def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: boo
         _print_plan(plan_site(chunks, indexer, bundle_dir=out), out)
         return
     stats = indexer.write(out, chunks, pages=pages)
-    files = indexer.footprint(out)
-    stats = replace(stats, footprint=files, bundle_bytes=files.bytes - stats.model_bytes)
+    stats = stats.with_files(indexer.footprint(out))
     say(f"semantic: {stats.summary()} -> {out}")
 
 

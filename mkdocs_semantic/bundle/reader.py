@@ -426,10 +426,10 @@ def read_catalog(root: Path, manifest: Manifest) -> dict:
 log = logging.getLogger("mkdocs_semantic")
 
 PayloadFetch = Callable[[str, int], None]
+"""Brings one payload (name, bytes) into a bundle folder that lacks it."""
 PayloadRange = Callable[[str, int, int], "bytes | None"]
 """`(name, offset, size)`: those bytes of a payload a downloaded bundle lacks, by one
 range request; None where the site sends whole files only (then it is fetched whole)."""
-"""Brings one payload (name, bytes) into a bundle folder that lacks it."""
 
 
 class LocatedBundle(Protocol):

@@ -21,7 +21,7 @@ import numpy as np
 
 from .format import BundleError
 from .load_once import LoadOnce, in_parallel
-from .names import HASH_CHARS, ROW_CHECK_BYTES, checked, verify
+from .names import HASH_CHARS, ROW_CHECK_BYTES, PayloadError, checked, verify
 
 
 @dataclass(frozen=True)
@@ -81,9 +81,7 @@ class RowTable:
         at = int(np.searchsorted(self.token_ids, token)) * size
         try:
             record = verify(name, self._read_record(at, size), size=size)
-        except ValueError as exc:
-            if isinstance(exc, BundleError):
-                raise
+        except PayloadError as exc:
             raise BundleError(f"{self.pack}: {exc}: rebuild the site") from exc
         return row_from(record, self.dim, name)
 

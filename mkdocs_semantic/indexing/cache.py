@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -60,7 +61,7 @@ class EmbeddingCache:
         self.fingerprint = fingerprint
         self.vectors: dict[bytes, np.ndarray] = {}
         self.used: set[bytes] = set()
-        if path is not None and (path.is_symlink() or path.exists()):
+        if path is not None and os.path.lexists(path):
             self._load(path, dim)
 
     def _load(self, path: Path, dim: int | None) -> None:
@@ -175,7 +176,7 @@ class ChunkCache:
         build that skips unchanged pages (`mkdocs build --dirty`)."""
         self.noted: dict[str, str | None] = {}
         """The same, noted by this build."""
-        if path is not None and (path.is_symlink() or path.exists()):
+        if path is not None and os.path.lexists(path):
             self._load(path)
 
     def _load(self, path: Path) -> None:

@@ -9,7 +9,7 @@ import json
 import random
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -133,6 +133,12 @@ class BuildStats:
             + self._files() + table + f"; {self.seconds:.1f} s"
         )
 
+
+    def with_files(self, files: Footprint, *, client_bytes: int = 0) -> BuildStats:
+        """These stats with the finished bundle folder's files: its bytes as the host
+        stores them, less the client's and the model's."""
+        return replace(self, footprint=files, client_bytes=client_bytes,
+                       bundle_bytes=files.bytes - client_bytes - self.model_bytes)
 
     def _files(self) -> str:
         """`, N files` and, after a build before, what a deploy must upload."""

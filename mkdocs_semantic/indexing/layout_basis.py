@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,7 +69,7 @@ def from_bundle(out: Path) -> LayoutBasis | None:
 
 def load(path: Path | None) -> LayoutBasis | None:
     """The basis saved at `path`; None when there is none or it does not read."""
-    if path is None or not (path.is_symlink() or path.exists()):
+    if path is None or not os.path.lexists(path):
         return None
     try:
         with open_regular(path, max_bytes=LAYOUT_CACHE_MAX_BYTES) as fh, \

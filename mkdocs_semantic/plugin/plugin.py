@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fnmatch
 import html
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -324,11 +323,8 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
             self.client.install(Path(config.site_dir), self.config.bundle_dir,
                                 runtime=self.config.query_encoder == "transformer")
             installed = installed_client(out)
-            client_bytes = installed.bytes if installed else 0
-            files = self.indexer.footprint(out)
-            self.last_build = replace(
-                stats, client_bytes=client_bytes, footprint=files,
-                bundle_bytes=files.bytes - client_bytes - stats.model_bytes)
+            self.last_build = stats.with_files(self.indexer.footprint(out),
+                                               client_bytes=installed.bytes if installed else 0)
         except ModelError as exc:
             raise model_problem(exc) from exc
         except BundleWriteError as exc:

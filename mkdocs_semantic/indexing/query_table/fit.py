@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -198,7 +199,7 @@ class TableFitter:
         """The cached table if it was fitted on exactly these texts (no drift), or on texts
         within REFIT_DRIFT of them with the same model and recipe (their drift)."""
         path = self.cache_path
-        if path is None or not (path.is_symlink() or path.exists()):
+        if path is None or not os.path.lexists(path):
             return None, None
         try:
             # our own handle: np.load leaves its file open when the file is no archive
