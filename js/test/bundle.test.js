@@ -2,6 +2,7 @@
 // bundle folder) and what each kind of query downloads.
 
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -14,9 +15,11 @@ import { Engine } from "../src/engine/engine.js";
 import { analyze } from "../src/engine/lexical.js";
 import { editedCopy } from "./bundle-copy.js";
 import { serve } from "./serve.js";
+import constants from "../../mkdocs_semantic/constants.json" with { type: "json" };
 
 const BUNDLE = fileURLToPath(new URL("../../tests/fixtures/parity/bundle/", import.meta.url));
 const PARTITIONED = fileURLToPath(new URL("../../tests/fixtures/parity/bundle-partitioned/", import.meta.url));
+const { ROW_CHECK_BYTES } = constants;
 const FROZEN = (version) => fileURLToPath(new URL(`../../tests/fixtures/bundles/v${version}/`, import.meta.url));
 const servers = [];
 const temporary = [];
@@ -34,8 +37,8 @@ async function servedCopy(edit = () => {}, source = BUNDLE) {
   return { server, dir, catalog, engine: new Engine({ manifestUrl: `${server.url}manifest.json` }) };
 }
 
-test("a format-1 to -10 or -12 manifest is refused, naming both versions", async () => {
-  for (const version of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12]) {
+test("a format-1 to -10, -12 or -13 manifest is refused, naming both versions", async () => {
+  for (const version of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13]) {
     const old = JSON.parse(readFileSync(join(FROZEN(version), "manifest.json"), "utf8"));
     assert.throws(() => checkManifest(old, "manifest.json"), (error) => error instanceof BundleError &&
       new RegExp(`format ${version}, but this search client reads format ${FORMAT_VERSION}`).test(error.message));
@@ -135,18 +138,37 @@ test("a whole pack that does not match its hash is refused", async () => {
     (error) => error instanceof BundleError && error.message.includes(`${rows.pack.name} does not match its hash`));
 });
 
-test("a partition's rows file served under another block's name is refused", async () => {
-  // two rows files of one partition (one hash in their names) of the same size: the first
-  // holds the second's bytes, and only its own check tells them apart
+test("a partition's row block served under another block's name is refused", async () => {
+  // two blocks of one partition's pack (one hash in their names) of the same size: the
+  // first holds the second's bytes (the pack's own check made again), and only the
+  // block's own check tells them apart
   let swapped;
-  const { engine } = await servedCopy((dir) => {
-    const files = readdirSync(join(dir, "vectors")).filter((n) => /^row\d+\./.test(n)).sort();
-    const size = (n) => readFileSync(join(dir, "vectors", n)).length;
-    const pair = files.flatMap((a) => files.filter((b) => b > a && b.split(".")[1] === a.split(".")[1] &&
-      size(a) === size(b)).map((b) => [a, b]))[0];
-    writeFileSync(join(dir, "vectors", pair[0]), readFileSync(join(dir, "vectors", pair[1])));
-    swapped = { name: `vectors/${pair[0]}`, bytes: size(pair[0]) };
+  const { engine } = await servedCopy((dir, manifest) => {
+    const catalog = JSON.parse(readFileSync(join(dir, manifest.catalog.name), "utf8"));
+    const dim = catalog.vectors[0].dim;
+    for (const name of readdirSync(join(dir, "vectors")).filter((n) => n.startsWith("bin."))) {
+      const bits = readFileSync(join(dir, "vectors", name));
+      const [rows, blocks] = [bits.readUInt32LE(4), bits.readUInt32LE(8)];
+      if (rows >= 255) continue; // block row counts of one byte each, as here
+      const hash = bits.subarray(12, 20).toString("hex");
+      const counts = [...bits.subarray(20, 20 + blocks)];
+      const offsets = counts.map((_, j) => counts.slice(0, j).reduce((a, b) => a + b, 0) * dim + j * ROW_CHECK_BYTES);
+      const j = counts.findIndex((count, i) => counts.indexOf(count) !== i);
+      if (j < 0) continue;
+      const first = counts.indexOf(counts[j]);
+      const pack = join(dir, "vectors", `rows.${hash}.i8`);
+      const data = readFileSync(pack);
+      const size = counts[j] * dim + ROW_CHECK_BYTES;
+      data.copy(data, offsets[first], offsets[j], offsets[j] + size);
+      const packName = `vectors/rows.${hash}.i8`;
+      const body = data.subarray(0, data.length - ROW_CHECK_BYTES);
+      createHash("sha256").update(packName).update(body).digest().copy(data, body.length, 0, ROW_CHECK_BYTES);
+      writeFileSync(pack, data);
+      swapped = { name: `vectors/row${first}.${hash}.i8`, bytes: size, pack: { name: packName, bytes: data.length }, offset: offsets[first] };
+      return;
+    }
   }, PARTITIONED);
+  assert.ok(swapped, "a partition with two blocks of one size");
   await engine.open();
   await assert.rejects(engine.store.get(swapped),
     (error) => error instanceof BundleError && error.message.includes(`${swapped.name} does not match its hash`));
@@ -364,10 +386,13 @@ test("partitioned vectors: a query fetches the index, the bits it probes and the
   assert.ok((await engine.search("service worker offline", { mode: "vector" })).length);
   const vectorFiles = () => server.requests.map((path) => path.slice(1)).filter((n) => n.startsWith("vectors/"));
   const bits = vectorFiles().filter((n) => n.startsWith("vectors/bin.")).length;
-  const rows = vectorFiles().filter((n) => n.startsWith("vectors/row")).length;
+  // row blocks: records of their partition's pack, each read by a range request
+  const blocks = () => server.ranges.filter((range) => range.path.startsWith("/vectors/rows."));
+  const packs = new Set(blocks().map((range) => range.path)).size;
+  assert.ok(blocks().length >= 1 && vectorFiles().filter((n) => n.startsWith("vectors/rows.")).length === blocks().length);
   assert.ok(bits > 1 && bits < set.partitions, `${bits} of ${set.partitions} probed`);
-  const allRows = readdirSync(join(PARTITIONED, "vectors")).filter((n) => n.startsWith("row")).length;
-  assert.ok(rows >= 1 && rows < allRows, `${rows} of ${allRows} rows files`);
+  const allPacks = readdirSync(join(PARTITIONED, "vectors")).filter((n) => n.startsWith("rows.")).length;
+  assert.ok(packs >= 1 && packs < allPacks, `${packs} of ${allPacks} packs of rows`);
   assert.ok(vectorFiles().includes(set.index[0]));
   assert.ok(!vectorFiles().includes(set.centroids[0]), "the centroids' codes are for the next build");
   // a filtered query: the partitions holding an eligible chunk, bits and rows
@@ -375,8 +400,10 @@ test("partitioned vectors: a query fetches the index, the bits it probes and the
   const facets = JSON.parse(readFileSync(join(PARTITIONED, catalog.facets[0]), "utf8"));
   const guide = new Set([...facets.partitions.section.Guide]);
   assert.ok(guide.size < set.partitions);
-  assert.ok(new Set(vectorFiles().filter((n) => n.startsWith("vectors/row"))).size >= guide.size);
-  assert.equal(new Set(vectorFiles()).size, vectorFiles().length, "each file fetched once");
+  assert.ok(new Set(blocks().map((range) => range.path)).size >= guide.size);
+  const asked = [...vectorFiles().filter((n) => !n.startsWith("vectors/rows.")),
+    ...blocks().map((range) => `${range.path}@${range.start}`)];
+  assert.equal(new Set(asked).size, asked.length, "each file and block fetched once");
 });
 
 test("a partitioned catalog with a bad field is refused by name", async () => {
@@ -437,7 +464,8 @@ test("a partition names chunks by page and position, rising, each on its page; c
   }
   assert.equal(parsed.rowOf, null);
   assert.deepEqual(Array.from(parsed.firsts), [3, 7]);
-  assert.deepEqual(parsed.blocks, [{ name: "vectors/row0.abcd000102030405.i8", bytes: 4 + 4, start: 0, rows: 2 }]);
+  assert.deepEqual(parsed.blocks, [{ name: "vectors/row0.abcd000102030405.i8", bytes: 4 + 4, start: 0, rows: 2,
+    pack: { name: "vectors/rows.abcd000102030405.i8", bytes: 4 + 4 + 4 }, offset: 0 }]);
   const wrong = /not a partition of 2 distinct chunks ascending sharing 2 rows in 1 blocks/;
   assert.throws(() => parsePartitionBits(partition([[2, 0], [1, 0]]), options), wrong);
   assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 4]]), options), wrong); // past its page
@@ -459,7 +487,8 @@ test("a partition names chunks by page and position, rising, each on its page; c
   const blocked = { ...options, chunks: 3, rows: 3, blocks: 2 };
   const inBlocks = parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [1, 0, 2], 3, [1, 2]), blocked);
   assert.deepEqual(Array.from(inBlocks.firsts), [4, 3, 7]);
-  assert.deepEqual(inBlocks.blocks.map(({ start, rows, bytes }) => [start, rows, bytes]), [[0, 1, 6], [1, 2, 8]]);
+  assert.deepEqual(inBlocks.blocks.map(({ start, rows, bytes, offset }) => [start, rows, bytes, offset]), [[0, 1, 6, 0], [1, 2, 8, 6]]);
+  assert.deepEqual(inBlocks.blocks[1].pack, { name: "vectors/rows.abcd000102030405.i8", bytes: 6 + 8 + 4 });
   assert.deepEqual(inBlocks.blocks.map((b) => b.name), ["vectors/row0.abcd000102030405.i8", "vectors/row1.abcd000102030405.i8"]);
   const badBlocks = /sharing 3 rows in 2 blocks/;
   assert.throws(() => parsePartitionBits(partition([[1, 0], [1, 1], [2, 0]], [2, 0, 1], 3, [1, 2]), blocked), badBlocks);

@@ -33,7 +33,11 @@ async function asked(query, kinds, options = {}, { root = PARTITIONED, roundTrip
     engine.roundTripBytes = roundTripBytes ?? engine.roundTripBytes;
     engine.guessedPages = guessedPages ?? engine.guessedPages;
     const answer = await engine.answer(query, options);
-    return { files: new Set(server.requests.filter((path) => kinds.test(path))), answer };
+    // a record read by range (a row block in its partition's pack) counts as a file
+    const ranged = new Set(server.ranges.map((range) => range.path));
+    const files = [...server.requests.filter((path) => !ranged.has(path)),
+      ...server.ranges.map((range) => `${range.path}@${range.start}`)];
+    return { files: new Set(files.filter((path) => kinds.test(path))), answer };
   } finally {
     await server.close();
   }

@@ -14,8 +14,8 @@ the files a query's words need from the words alone; a shard of a shard list
 list, so that the catalog lists a shard by its first key and size alone; and a rows file
 of a vector partition (bundle/vectors/store.py), `vectors/row<block>.<h>.i8`, `<h>` being
 the hash of all the partition's rows, so that its bits file names each block by its size
-alone. Such a payload ends with `ROW_CHECK_BYTES` of the sha256 of its name and body
-(`self_check`).
+alone, and the pack that holds them one after the other, `vectors/rows.<h>.i8`. Such a
+payload ends with `ROW_CHECK_BYTES` of the sha256 of its name and body (`self_check`).
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ SHARD_STEMS = ("fragments/frag", "text/text", "lexical/lex", "vocabulary/words",
 VECTOR_ROWS_NAME = re.compile(r"^vectors/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.i8\Z")
 """A vector partition's rows file's name: its block number and the hash of the
 partition's rows."""
+VECTOR_PACK_NAME = re.compile(r"^vectors/rows\.([0-9a-f]{16})\.i8\Z")
+"""The name of a vector partition's pack of rows files: the hash of the partition's rows."""
 
 
 def directory_stem(stem: str) -> str:
@@ -61,7 +63,8 @@ SHARD_NAME = re.compile(
 def self_checked(name: str) -> bool:
     """Whether payload `name` carries its own check rather than its hash in its name."""
     return any(pattern.match(name) is not None
-               for pattern in (ROW_NAME, PIECE_NAME, SHARD_NAME, VECTOR_ROWS_NAME))
+               for pattern in (ROW_NAME, PIECE_NAME, SHARD_NAME, VECTOR_ROWS_NAME,
+                               VECTOR_PACK_NAME))
 
 
 class PayloadError(ValueError):

@@ -582,9 +582,11 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None,
             raise
         raise BundleError(f"the chunk files in {root} are malformed ({exc}): rebuild the "
                           "site") from exc
+    read_record = PackRecords(read, fetch_range=fetch_range if lazy else None,
+                              held=lambda name: (root / name).is_file())
     spec = catalog["vectors"][0]
     if spec["layout"] == "partitioned":
-        vectors = read_partitioned(spec, starts, read, lazy=lazy)
+        vectors = read_partitioned(spec, starts, read, read_record=read_record, lazy=lazy)
     else:
         vectors = read_exact(root, spec, starts, lambda name, size: read_payload(root, name,
                                                                                  size))
@@ -592,25 +594,11 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None,
     table: TokenTable | RowTable | None = None
     if static:
         pack_name, pack_size = static["rows"]["pack"]
-        if lazy:  # a query reads its rows' records, by range from a site that answers one
-            whole_pack: LoadOnce[bytes] = LoadOnce()  # a query's rows are read in parallel
-
-            def read_record(offset: int, size: int) -> bytes:
-                if fetch_range is not None and not (root / pack_name).is_file():
-                    data = fetch_range(pack_name, offset, size)
-                    if data is not None:
-                        return data
-                pack = whole_pack.get(0, lambda: read(pack_name, pack_size))
-                return pack[offset:offset + size]
-        else:
-            whole = read(pack_name, pack_size)
-
-            def read_record(offset: int, size: int) -> bytes:
-                return whole[offset:offset + size]
         table = RowTable(token_ids_of(static["rows"]["ids"]),
                          digest=static["rows"]["table"], dim=static["dim"],
                          scale=float(static["scale"]), pack=pack_name,
-                         read_record=read_record)
+                         read_record=lambda offset, size: read_record(pack_name, pack_size,
+                                                                      offset, size))
         if not lazy:
             table = TokenTable(token_ids=table.token_ids, rows=table.rows_for(table.token_ids),
                                scale=table.scale)
@@ -629,9 +617,38 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None,
              *walk_payloads(catalog, read, expand=here)]
     loaded = True
     read_once.clear()
+    if not lazy:  # every record is read: the packs need not stay in memory
+        read_record.forget()
     return Bundle(root=root, manifest=manifest, catalog=catalog, pages=pages, facets=facets,
                   chunks=chunks, vectors=vectors, lexical=lexical, table=table, files=files,
                   vocabulary=vocabulary)
+
+
+class PackRecords:
+    """Records of the packs (the query table's rows, a vector partition's blocks):
+    each read by an HTTP range request where `fetch_range` can (a URL source whose site
+    answers one, for a pack not `held` here), else from the whole pack, read once (and
+    verified) and kept."""
+
+    def __init__(self, read: Callable[[str, int], bytes], *,
+                 fetch_range: PayloadRange | None, held: Callable[[str], bool]) -> None:
+        self._read = read
+        self._fetch_range = fetch_range
+        self._held = held
+        self._packs: LoadOnce[bytes] = LoadOnce()  # a query's records are read in parallel
+
+    def __call__(self, pack: str, size: int, offset: int, length: int) -> bytes:
+        """`length` bytes from `offset` of pack `pack` of `size` bytes (unverified: each
+        record carries its own check)."""
+        if self._fetch_range is not None and not self._held(pack):
+            data = self._fetch_range(pack, offset, length)
+            if data is not None:
+                return data
+        return self._packs.get(pack, lambda: self._read(pack, size))[offset:offset + length]
+
+    def forget(self) -> None:
+        """Drop the packs kept so far."""
+        self._packs = LoadOnce()
 
 
 def _check_buckets(terms: ShardReader) -> None:

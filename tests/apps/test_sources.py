@@ -489,24 +489,24 @@ def deployed_partitioned(partitioned_project, tmp_path) -> Iterator[StaticSite]:
 
 def test_a_partitioned_site_downloads_only_the_partitions_its_queries_need(
         partitioned_project, deployed_partitioned, tmp_path):
-    """A query fetches the bits files of the partitions it probes and the rows files of
-    the blocks holding its candidates; everything else comes down up front."""
+    """A query fetches the bits files of the partitions it probes and the packs of rows
+    of those holding its candidates (whole, from a site that answers no range);
+    everything else comes down up front."""
     from mkdocs_semantic.search.searcher import Searcher
 
     site, server = partitioned_project / "site", deployed_partitioned
     local = Searcher.open(site)
     vectors = local.bundle.vectors
     bits_files = [name.rsplit("/", 1)[-1] for name in vectors.bits_files]
-    rows_files = {name.rsplit("/", 1)[-1] for p in range(len(bits_files))
-                  for name, _ in vectors.partition(p).blocks}
+    rows_files = {vectors.partition(p).pack.rsplit("/", 1)[-1] for p in range(len(bits_files))}
     assert len(bits_files) >= 4
 
     def needed(query: str) -> set[str]:
         codes = local.embed(query)
         probed = vectors.probed(codes)
         return {bits_files[p] for p in probed} | {
-            vectors.partition(p).blocks[b][0].rsplit("/", 1)[-1]
-            for p, b in vectors.candidate_blocks(vectors.candidate_rows(codes))}
+            vectors.partition(p).pack.rsplit("/", 1)[-1]
+            for p, _ in vectors.candidate_blocks(vectors.candidate_rows(codes))}
 
     cache, url = tmp_path / "cache", server.url + "docs/"
     first = run("query", url, "cookies", "--json", "--cache-dir", str(cache))

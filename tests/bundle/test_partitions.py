@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from mkdocs_semantic.bundle.format import BundleError
+from mkdocs_semantic.bundle.names import self_check
 from mkdocs_semantic.bundle.quantize import quantize
 from mkdocs_semantic.bundle.reader import read_bundle, walk_levels
 from mkdocs_semantic.bundle.vectors import partitions
@@ -24,6 +25,7 @@ from mkdocs_semantic.bundle.vectors.store import (
     payloads_of_index,
 )
 from mkdocs_semantic.bundle.writer import write_bundle
+from mkdocs_semantic.constants import ROW_CHECK_BYTES
 from mkdocs_semantic.model.spec import default_model_spec
 from mkdocs_semantic.search.searcher import Searcher
 
@@ -144,15 +146,18 @@ def test_a_query_reads_only_the_row_blocks_holding_its_candidates(tmp_path, smal
     exact = read_bundle(tmp_path / "exact").vectors
     spec = catalog_of(tmp_path / "part")["vectors"][0]
     bundle = read_bundle(tmp_path / "part")
-    read: list[str] = []
+    read: list[tuple[str, int]] = []
 
     def reading(name: str, size: int) -> bytes:
-        read.append(name)
         return (tmp_path / "part" / name).read_bytes()
+
+    def record(pack: str, size: int, offset: int, length: int) -> bytes:
+        read.append((pack, offset))
+        return reading(pack, size)[offset:offset + length]
 
     from mkdocs_semantic.bundle.vectors.store import read_partitioned
 
-    lazy = read_partitioned(spec, bundle.pages.starts, reading, lazy=True)
+    lazy = read_partitioned(spec, bundle.pages.starts, reading, read_record=record, lazy=True)
     lazy.candidates = 3  # fewer candidates than a probed partition's blocks hold
     assert any(len(lazy.partition(p).blocks) > 1 for p in range(len(lazy.partitions)))
     skipped = 0
@@ -161,24 +166,41 @@ def test_a_query_reads_only_the_row_blocks_holding_its_candidates(tmp_path, smal
         read.clear()
         scored = lazy.scores(codes)
         holding = lazy.candidate_rows(codes)
-        wanted = {lazy.partition(p).blocks[b][0] for p, b in lazy.candidate_blocks(holding)}
-        assert {n for n in read if n.startswith("vectors/row")} <= wanted
+        wanted = {(lazy.partition(p).pack, lazy.partition(p).block_offset(b, lazy.dim))
+                  for p, b in lazy.candidate_blocks(holding)}
+        assert read and set(read) <= wanted
         skipped += sum(len(lazy.partition(p).blocks) for p, _ in holding) - len(wanted)
         held = np.flatnonzero(~np.isnan(scored))
         np.testing.assert_array_equal(scored[held], exact.scores(codes)[held])
     assert skipped  # some partition holding a candidate kept a block unread
 
 
-def test_a_rows_file_under_another_blocks_name_is_refused(tmp_path, small_partitions):
+def test_a_rows_record_under_another_blocks_name_is_refused(tmp_path, small_partitions):
     write(tmp_path, "partitioned")
     vectors = read_bundle(tmp_path).vectors
-    blocks = next(part.blocks for part in map(vectors.partition, range(len(vectors.partitions)))
-                  if len({rows for _, rows in part.blocks}) < len(part.blocks))
-    (first, _), (second, _) = next((a, b) for a, b in itertools.combinations(blocks, 2)
-                                      if a[1] == b[1])
-    # same size, same partition's hash: only the check tells the two apart
-    (tmp_path / first).write_bytes((tmp_path / second).read_bytes())
-    with pytest.raises(BundleError, match=re.escape(f"{first} does not match its hash")):
+    part = next(part for part in map(vectors.partition, range(len(vectors.partitions)))
+                if len({rows for _, rows in part.blocks}) < len(part.blocks))
+    first, second = next((a, b) for a, b in itertools.combinations(range(len(part.blocks)), 2)
+                         if part.blocks[a][1] == part.blocks[b][1])
+    # same size, same partition's hash: only the record's check tells the two apart
+    pack = bytearray((tmp_path / part.pack).read_bytes())
+    at, to = part.block_offset(first, vectors.dim), part.block_offset(second, vectors.dim)
+    size = part.block_offset(first + 1, vectors.dim) - at
+    pack[at:at + size] = pack[to:to + size]
+    body = bytes(pack[:-ROW_CHECK_BYTES])
+    (tmp_path / part.pack).write_bytes(body + self_check(part.pack, body))
+    name = part.blocks[first][0]
+    with pytest.raises(BundleError, match=re.escape(f"{name} does not match its hash")):
+        read_bundle(tmp_path)
+
+
+def test_a_pack_of_rows_changed_anywhere_is_refused(tmp_path, small_partitions):
+    write(tmp_path, "partitioned")
+    pack = next((tmp_path / "vectors").glob("rows.*.i8"))
+    data = bytearray(pack.read_bytes())
+    data[-ROW_CHECK_BYTES - 1] ^= 1
+    pack.write_bytes(bytes(data))
+    with pytest.raises(BundleError, match=r"vectors/rows\.[0-9a-f]{16}\.i8 does not match"):
         read_bundle(tmp_path)
 
 
@@ -468,9 +490,9 @@ def test_a_one_page_edit_rewrites_only_the_partitions_that_hold_its_chunks(
     touched = [a[2] or b[2] for a, b in zip(old, new)]
     assert [a[:2] != b[:2] for a, b in zip(old, new)] == touched
     changed = set(after) - set(before)
-    # of 12 partitions, 1-3 change: their bits file, their rows files (named by the hash
-    # of the partition's rows), and the index naming the bits files; no file of another
-    # partition
+    # of 12 partitions, 1-3 change: their bits file, their pack of rows (named by the
+    # hash of the partition's rows), and the index naming the bits files; no file of
+    # another partition
     theirs = {name.rsplit("/", 1)[-1] for a, b, hit in zip(old, new, touched) if hit
               for name in (a[0], b[0], *a[1], *b[1])}
     assert 1 <= sum(touched) <= 3
@@ -490,11 +512,12 @@ def bits_file_of(part, rows: np.ndarray, starts: np.ndarray, *, ids: np.ndarray 
 
 
 def partitions_of(bundle) -> list[tuple[str, tuple[str, ...], bool]]:
-    """Per partition: its bits file, its rows files, and whether it holds a chunk of page
-    10."""
+    """Per partition: its bits file, its pack of rows (and the names of the blocks'
+    records in it), and whether it holds a chunk of page 10."""
     vectors = bundle.vectors
     lo, hi = bundle.pages.starts[10:12]
-    return [(vectors.bits_files[p], tuple(name for name, _ in vectors.partition(p).blocks),
+    return [(vectors.bits_files[p], (vectors.partition(p).pack,
+                                     *(name for name, _ in vectors.partition(p).blocks)),
              bool(np.any((vectors.partition(p).ids >= lo) & (vectors.partition(p).ids < hi))))
             for p in range(len(vectors.partitions))]
 

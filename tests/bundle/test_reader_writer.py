@@ -238,7 +238,7 @@ def test_unknown_format_names_both_versions(tmp_path):
         read_bundle(tmp_path)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13])
 def test_an_older_format_is_refused_with_what_to_do(tmp_path, version):
     shutil.copytree(FIXTURES / f"v{version}", tmp_path / "old")
     wanted = rf"format {version}; .* reads format {FORMAT_VERSION}: rebuild the site"

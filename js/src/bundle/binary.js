@@ -123,8 +123,10 @@ export function parsePartitionIndex(buffer, { partitions, dim, idBytes, name }) 
  * first, each block's in the order of their first chunk), d x ceil(dim / 8) bytes of the
  * rows' sign bits. Returns `{ids, rowOf, firsts, bits, blocks:
  * [{name, bytes, start, rows}]}`: ids the chunk numbers, rowOf each chunk's row (null:
- * chunk i has row i), firsts each row's first chunk, blocks the rows files (block j,
- * `vectors/row<j>.<hash>.i8`, holds the `rows` rows from `start` on, then its check).
+ * chunk i has row i), firsts each row's first chunk, blocks the records of the
+ * partition's pack `vectors/rows.<hash>.i8` (block j, `vectors/row<j>.<hash>.i8`, holds
+ * the `rows` rows from `start` on, then its check; it starts at `offset` in the pack,
+ * which ends with its own check).
  */
 export function parsePartitionBits(buffer, { dim, chunks, rows, blocks: blockCount, idBytes, starts, name }) {
   const width = Math.ceil(dim / 8);
@@ -137,11 +139,13 @@ export function parsePartitionBits(buffer, { dim, chunks, rows, blocks: blockCou
   const blocks = [];
   const rowsHash = hex(new Uint8Array(buffer, 12, HASH_BYTES));
   const countWidth = countBytes(rows);
+  const pack = { name: `vectors/rows.${rowsHash}.i8`, bytes: rows * dim + (blockCount + 1) * ROW_CHECK_BYTES };
   let start = 0;
   for (let j = 0; j < blockCount; j++) {
     const count = readNumber(view, 12 + HASH_BYTES + countWidth * j, countWidth);
     if (count < 1) fail();
-    blocks.push({ name: `vectors/row${j}.${rowsHash}.i8`, bytes: count * dim + ROW_CHECK_BYTES, start, rows: count });
+    const offset = start * dim + j * ROW_CHECK_BYTES;
+    blocks.push({ name: `vectors/row${j}.${rowsHash}.i8`, bytes: count * dim + ROW_CHECK_BYTES, start, rows: count, pack, offset });
     start += count;
   }
   if (start !== rows) fail();

@@ -33,6 +33,9 @@ function directoryStem(stem) {
 // names.py VECTOR_ROWS_NAME: a vector partition's rows file, named by its block number and
 // the hash of the partition's rows.
 const VECTOR_ROWS_NAME = /^vectors\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.i8$/;
+// names.py VECTOR_PACK_NAME: a vector partition's pack of its rows files, named by the
+// hash of the partition's rows.
+const VECTOR_PACK_NAME = /^vectors\/rows\.([0-9a-f]{16})\.i8$/;
 const TABLE_HASH = /^[0-9a-f]{16}$/;
 // A keyed list's shard (the keyword index's, a page's fragments, a long page's part, the
 // word rows): named by its number and the list's hash.
@@ -47,7 +50,7 @@ export const WORDS_STEM = "words/word";
 export function keyedShardName(stem, n, set) {
   return `${stem}${n}.${set}.json`;
 }
-const selfChecked = (name) => [ROW_NAME, PIECE_NAME, SHARD_NAME, VECTOR_ROWS_NAME].some((pattern) => pattern.test(name));
+const selfChecked = (name) => [ROW_NAME, PIECE_NAME, SHARD_NAME, VECTOR_ROWS_NAME, VECTOR_PACK_NAME].some((pattern) => pattern.test(name));
 
 /** Type and range checks of untrusted JSON; every failure names the file and the field. */
 class Checker {
@@ -648,7 +651,7 @@ export async function sha256Hex(buffer) {
 /**
  * `buffer` if it is what `name` promises: `bytes` long, its sha256 starting with the
  * name's hash (or equal to `sha256`, for the catalog); a self-checked payload (a table
- * row, keyed word piece file, shard list or keyed list shard or vector rows file) ending
+ * row, keyed word piece file, shard list or keyed list shard, vector rows file or pack) ending
  * with the start of the sha256 of its name and body (names.py self_check), and at most
  * its unlistedLimit when its size is not known (`bytes` undefined). Throws a BundleError
  * otherwise.

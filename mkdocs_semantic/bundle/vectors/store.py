@@ -19,9 +19,12 @@ Two layouts (bundle format 11):
     longest page's chunk count), when d < n or b > 1 n row numbers (each chunk's row,
     in the fewest of 1, 2 or 4 bytes that hold d; the rows of block 0 come first, then
     those of block 1, ...), d x ceil(dim / 8) bytes of the rows' sign bits;
-  - `vectors/row<j>.<h>.i8`: block j's int8 rows, in row order, then their check
-    (names.self_check): `<h>` is the hash in the bits file, so a block costs its bits
-    file only its row count;
+  - `vectors/rows.<h>.i8`: the partition's pack, its blocks one after the other, then
+    the pack's own check (names.self_check). Block j is the record
+    `vectors/row<j>.<h>.i8`: its int8 rows, in row order, then their check; `<h>` is the
+    hash in the bits file, so a block costs the bits file only its row count, and a
+    reader finds it in the pack from the row counts before it (read by an HTTP range
+    request: one file a partition on the host, however many blocks it has);
   - `vectors/cent.<h>.i8`: the centroids' int8 codes, which only the next build reads
     (indexing/layout_basis.py) so that unchanged chunks keep their partitions.
   Chunks are named by page and position, as the keyword postings are, so that an edit
@@ -45,7 +48,7 @@ import numpy as np
 from ...constants import ROW_CHECK_BYTES
 from ..format import VECTOR_PART_BYTES, BundleError, partition_index_bytes
 from ..load_once import LoadOnce, in_parallel
-from ..names import HASH_CHARS, group_by_size
+from ..names import HASH_CHARS, PayloadError, checked, group_by_size, verify
 from ..quantize import DTYPES, Quantized
 from . import partitions
 
@@ -83,11 +86,13 @@ class Partition:
     bits: np.ndarray
     """One row of sign bits per distinct row."""
     blocks: list[tuple[str, int]]
-    """(name, rows) of each block's rows payload (rows x dim bytes); block j holds the
-    rows from `block_starts[j]` on."""
+    """(name, rows) of each block's record in the pack (rows x dim bytes, then its
+    check); block j holds the rows from `block_starts[j]` on."""
     row_of: np.ndarray | None = None
     """Each chunk's row number (None: chunk i has row i)."""
     block_data: list[np.ndarray | None] = field(default_factory=list)
+    pack: str = ""
+    """The name of the pack of the blocks' records."""
 
     def __post_init__(self) -> None:
         if not self.block_data:
@@ -98,6 +103,13 @@ class Partition:
         """The first row of each block, then the row count."""
         return np.concatenate([[0], np.cumsum([rows for _, rows in self.blocks])]
                               ).astype(np.int64)
+
+    def block_offset(self, block: int, dim: int) -> int:
+        """Where block `block`'s record starts in the pack."""
+        return int(self.block_starts[block]) * dim + block * ROW_CHECK_BYTES
+
+    def pack_bytes(self, dim: int) -> int:
+        return rows_pack_bytes([rows for _, rows in self.blocks], dim)
 
     def block_of(self, rows: np.ndarray) -> np.ndarray:
         """The block holding each of `rows`."""
@@ -144,7 +156,7 @@ class VectorSet:
     read_partition: Callable[[int], Partition] | None = None
     """Partitioned: reads partition p's bits file (when `partitions[p]` is None)."""
     read_rows: Callable[[Partition, int], np.ndarray] | None = None
-    """Partitioned: reads a partition's rows file of block j (rows x dim int8)."""
+    """Partitioned: reads a partition's block j of rows (rows x dim int8)."""
     _loads: LoadOnce = field(default_factory=LoadOnce, repr=False, compare=False)
 
     @property
@@ -356,10 +368,7 @@ def write_vectors(put: Callable[[str, str, str, bytes], list], stored: Quantized
         partition_of_chunk[members] = number
         kept, row_of, block_rows = blocked_rows(rows[members])
         digest = rows_hash(kept, block_rows)
-        for block, block_data in enumerate(split_blocks(kept, block_rows)):
-            body = block_data.tobytes()
-            rows_name = rows_file_name(block, digest)
-            put_checked(rows_name, body)
+        put_checked(rows_pack_name(digest), rows_pack(split_blocks(kept, block_rows), digest))
         bits_file = put("vectors", "bin", "bin",
                         partition_bytes(members, kept, row_of, starts, block_rows=block_rows,
                                         rows_digest=digest))
@@ -447,8 +456,25 @@ def rows_hash(rows: np.ndarray, block_rows: list[int]) -> str:
 
 
 def rows_file_name(block: int, digest: str) -> str:
-    """The name of block `block`'s rows file of the partition whose rows hash to `digest`."""
+    """The name of block `block`'s record in the pack of the partition whose rows hash to
+    `digest`."""
     return f"vectors/row{block}.{digest}.i8"
+
+
+def rows_pack_name(digest: str) -> str:
+    """The name of the pack of the partition whose rows hash to `digest`."""
+    return f"vectors/rows.{digest}.i8"
+
+
+def rows_pack(blocks: list[np.ndarray], digest: str) -> bytes:
+    """A partition's pack without its own check: each block's checked record in turn."""
+    return b"".join(checked(rows_file_name(j, digest), np.ascontiguousarray(block).tobytes())
+                    for j, block in enumerate(blocks))
+
+
+def rows_pack_bytes(block_rows: list[int], dim: int) -> int:
+    """A pack's size: its blocks' records, then its own check."""
+    return sum(rows_file_bytes(rows, dim) for rows in block_rows) + ROW_CHECK_BYTES
 
 
 def count_bytes(rows: int) -> int:
@@ -538,14 +564,15 @@ def payload_name_of(folder: str, stem: str, ext: str, digest: bytes) -> str:
     return f"{folder}/{stem}.{digest.hex()}.{ext}"
 
 
-def block_files(bits_data: bytes, rows: int, blocks: int) -> list[tuple[str, int]]:
-    """(name, rows) of each block's rows file, as a bits file's header lists them: the
-    rows hash after its u32 chunk, row and block counts, then each block's row count (the
-    caller checks the file is long enough)."""
+def block_files(bits_data: bytes, rows: int, blocks: int) -> tuple[str, list[tuple[str, int]]]:
+    """The pack's name and (name, rows) of each block's record in it, as a bits file's
+    header lists them: the rows hash after its u32 chunk, row and block counts, then each
+    block's row count (the caller checks the file is long enough)."""
     digest = bits_data[12:12 + HASH_BYTES].hex()
     counts = np.frombuffer(bits_data, dtype=_unsigned(count_bytes(rows)), count=blocks,
                            offset=12 + HASH_BYTES).tolist()
-    return [(rows_file_name(j, digest), int(count)) for j, count in enumerate(counts)]
+    return rows_pack_name(digest), [(rows_file_name(j, digest), int(count))
+                                    for j, count in enumerate(counts)]
 
 
 def ids_offset(rows: int, blocks: int) -> int:
@@ -562,7 +589,7 @@ def bin_bytes(chunks: int, rows: int, blocks: int, dim: int, id_bytes: int) -> i
 
 
 def rows_file_bytes(rows: int, dim: int) -> int:
-    """A rows file's size: its int8 rows, then its check."""
+    """A block's record's size: its int8 rows, then its check."""
     return rows * dim + ROW_CHECK_BYTES
 
 
@@ -578,7 +605,7 @@ def parse_partition(data: bytes, *, chunks: int, rows: int, blocks: int, dim: in
           and [int(x) for x in head] == [chunks, rows, blocks])
     row_of = None
     if ok:
-        files = block_files(data, rows, blocks)
+        pack, files = block_files(data, rows, blocks)
         block_rows = np.array([count for _, count in files], dtype=np.int64)
         ok = block_rows.min() >= 1 and int(block_rows.sum()) == rows
         at = ids_offset(rows, blocks)
@@ -603,14 +630,16 @@ def parse_partition(data: bytes, *, chunks: int, rows: int, blocks: int, dim: in
                           f"ascending sharing {rows} rows in {blocks} blocks: rebuild the site")
     bits = np.frombuffer(data, dtype=np.uint8,
                          offset=len(data) - rows * width).reshape(rows, width)
-    return Partition(ids=ids, bits=bits, blocks=files, row_of=row_of)
+    return Partition(ids=ids, bits=bits, blocks=files, row_of=row_of, pack=pack)
 
 
 def read_partitioned(spec: dict, starts: np.ndarray, read: Callable[[str, int], bytes], *,
+                     read_record: Callable[[str, int, int, int], bytes],
                      lazy: bool = False) -> VectorSet:
     """The partitioned set: its index now, and every partition now (checking that each
     chunk is in exactly one) unless `lazy` (a bundle downloaded without them: each is
-    read, or fetched, when a query first needs it)."""
+    read, or fetched, when a query first needs it). `read_record(pack, size, offset,
+    length)`: those bytes of a pack of `size` bytes."""
     dim, k, id_bytes = spec["dim"], spec["partitions"], spec["id_bytes"]
     if id_bytes != chunk_id_bytes(starts):
         raise BundleError(f"the vector set's id_bytes is {id_bytes} where this site's pages "
@@ -631,7 +660,12 @@ def read_partitioned(spec: dict, starts: np.ndarray, read: Callable[[str, int], 
 
     def read_rows(part: Partition, block: int) -> np.ndarray:
         name, rows = part.blocks[block]
-        data = read(name, rows_file_bytes(rows, dim))
+        size = rows_file_bytes(rows, dim)
+        try:
+            data = verify(name, read_record(part.pack, part.pack_bytes(dim),
+                                            part.block_offset(block, dim), size), size=size)
+        except PayloadError as exc:
+            raise BundleError(f"{part.pack}: {exc}: rebuild the site") from exc
         return np.frombuffer(data, dtype=np.int8, count=rows * dim).reshape(rows, dim)
 
     vectors = VectorSet(dtype="i8", scale=float(spec["scale"]), dim=dim,
@@ -670,14 +704,14 @@ def bits_files_of(index: PartitionIndex, *, dim: int, id_bytes: int) -> list[tup
 
 
 def payloads_of_partition(spec: dict, bits_data: bytes, source: str) -> list[tuple[str, int]]:
-    """The rows files a partition's bits file names, with their sizes (what the file's
-    header says; `parse_partition` checks the rest)."""
+    """The pack a partition's bits file names, with its size (what the file's header
+    says; `parse_partition` checks the rest)."""
     head = np.frombuffer(bits_data[:12], dtype="<u4") if len(bits_data) >= 12 else None
     rows, blocks = (int(head[1]), int(head[2])) if head is not None else (0, 0)
     if not blocks or len(bits_data) < ids_offset(rows, blocks):
         raise BundleError(f"{source} is not a partition's bits file: rebuild the site")
-    return [(name, rows_file_bytes(count, spec["dim"]))
-            for name, count in block_files(bits_data, rows, blocks)]
+    pack, files = block_files(bits_data, rows, blocks)
+    return [(pack, rows_pack_bytes([count for _, count in files], spec["dim"]))]
 
 
 def column_sums_of(spec: dict) -> np.ndarray:
