@@ -48,8 +48,9 @@ STATIC_MAX_TOKENS = 128
 # are a file a page and the query table one row a file (bundle/table.py).
 VECTOR_PART_BYTES = 128 << 10
 TEXT_SHARD_BYTES = 256 << 10
-LEXICAL_BUCKET_BYTES = 2 << 10
-"""The keyword index's shards hold this much JSON on average (bench/results/keyed_shards.md)."""
+LEXICAL_BUCKET_BYTES = 8 << 10
+"""The keyword index's shards hold this much JSON on average: a quarter of the files of
+2 kB shards for some 8 kB more a query (bench/results/keyed_shards.md)."""
 
 
 class BundleError(ValueError):
