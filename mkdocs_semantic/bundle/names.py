@@ -35,7 +35,7 @@ NAME = re.compile(r"^(?:[a-z]+/)?[a-z]+\.([0-9a-f]{16})\.[a-z0-9]+\Z")
 """Every payload name a bundle may list: no `..`, no absolute path, no other folders."""
 ROW_NAME = re.compile(r"^table/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.bin\Z")
 """A query table row's name: its token id and the table's hash."""
-PIECE_NAME = re.compile(r"^pieces/(s[0-9a-z]{1,2}|c[0-9a-z]|p)\.([0-9a-f]{16})\.json\Z")
+PIECE_NAME = re.compile(r"^pieces/(s[0-9a-z]|c[0-9a-z]|p)\.([0-9a-f]{16})\.json\Z")
 """A keyed word piece file's name: its key's stem and the hash of every keyed file."""
 SHARD_STEMS = ("fragments/frag", "text/text", "lexical/lex", "vocabulary/words",
                "vocabulary/spell", "pieces/piece", "words/word", "parts/part")

@@ -10,13 +10,14 @@ characters, a continuation piece by `##` and its first (`piece_key`: `li` for `l
 The pieces are cut into shards at key boundaries, listed in the catalog by first key:
 one shard holds every piece of a key, and a reader that has read them all (in idle time)
 tokenizes every text. Keys of the characters `PIECE_KEY_CHARS` (lowercase letters and
-digits: nearly every word a reader types) also have a small file each, and the ASCII
-punctuation one between them, named from the key
+digits: nearly every word a reader types) are also in small files, named from the key
 and one hash of all such files (`keyed_name`), so that a query reads only its words'
-keys, named from the words alone. The file of a two-character key also holds the piece
-of its first character alone, so a word needs one file for its start (`word_keys`).
-Every such key has its file, an empty one when no piece has that key; a word looks its
-other keys up in the shards.
+keys, named from the words alone: one file per first character holds every key of one
+or two characters that starts with it (`sl` holds `l`, `li`, `la`, ...), one per
+character every continuation key (`cp` holds `##p`), and one the ASCII punctuation. A
+word thus needs one file for its start (`word_keys`), and a site 75 such files, not one
+a pair of characters (docs/decisions/keyed-pieces.md). Every such file is written, an
+empty one when no piece has its keys; a word looks its other keys up in the shards.
 
 The catalog also says what the shards come to compressed (`sent`: gzip, as static hosts
 send JSON), which a reader's idle-time budget counts.
@@ -64,9 +65,10 @@ def piece_key(piece: str, prefix: str) -> str:
 
 
 def key_stem(key: str, prefix: str) -> str | None:
-    """The file stem of a key of `PIECE_KEY_CHARS` (`sli` for `li`, `cp` for `##p`), or
-    `p` for one character of `PIECE_PUNCTUATION` (the pre-tokenizer makes each its own
-    word); None for a key of other characters, which only the catalog's shards hold."""
+    """The file stem of a key of `PIECE_KEY_CHARS` (`sl` for `li` and `l`, `cp` for
+    `##p`), or `p` for one character of `PIECE_PUNCTUATION` (the pre-tokenizer makes each
+    its own word); None for a key of other characters, which only the catalog's shards
+    hold."""
     if len(key) == 1 and key in PIECE_PUNCTUATION:
         return PUNCTUATION_STEM
     if prefix and key.startswith(prefix) and len(key) == len(prefix) + 1:
@@ -74,14 +76,13 @@ def key_stem(key: str, prefix: str) -> str | None:
     else:
         rest, stem = key, START_STEM
     if 1 <= len(rest) <= 2 and all(c in PIECE_KEY_CHARS for c in rest):
-        return stem + rest
+        return stem + rest[0]
     return None
 
 
 def keyed_stems() -> list[str]:
     """Every keyed file's stem, in order."""
     return ([START_STEM + a for a in PIECE_KEY_CHARS]
-            + [START_STEM + a + b for a in PIECE_KEY_CHARS for b in PIECE_KEY_CHARS]
             + [CONTINUATION_STEM + a for a in PIECE_KEY_CHARS] + [PUNCTUATION_STEM])
 
 
@@ -127,9 +128,6 @@ def wordpiece_shards(tokenizer_path: Path, *,
         if stem is None:
             continue
         keyed[stem] += pieces
-        if stem.startswith(START_STEM) and len(stem) == 2:  # a first character alone
-            for second in PIECE_KEY_CHARS:
-                keyed[stem + second] += pieces
     files = {stem: _shard(pieces) for stem, pieces in keyed.items()}
     digest = hashlib.sha256(json_bytes(files)).hexdigest()[:HASH_CHARS]
     keys = sorted(by_key)  # by code point, as every reader compares keys

@@ -21,7 +21,7 @@ const CATALOG_NAME = /^catalog\.[0-9a-f]{16}\.json$/;
 // names.py ROW_NAME: a query table row, named by its token id and the table's hash.
 const ROW_NAME = /^table\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.bin$/;
 // names.py PIECE_NAME: a keyed word piece file, named by its key and the hash of them all.
-const PIECE_NAME = /^pieces\/(s[0-9a-z]{1,2}|c[0-9a-z]|p)\.([0-9a-f]{16})\.json$/;
+const PIECE_NAME = /^pieces\/(s[0-9a-z]|c[0-9a-z]|p)\.([0-9a-f]{16})\.json$/;
 // names.py SHARD_NAME: a shard of a shard list (or a directory of them), named by its
 // number and the list's hash.
 const SHARD_STEMS = ["fragments/frag", "text/text", "lexical/lex", "vocabulary/words", "vocabulary/spell", "pieces/piece", "words/word", "parts/part"];

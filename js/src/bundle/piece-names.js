@@ -9,16 +9,16 @@ const PUNCTUATION = new Set(constants.PIECE_PUNCTUATION);
 const PIECES_HASH = /^[0-9a-f]{16}$/;
 
 /**
- * The stem of the keyed word piece file of `key` (wordpieces.py key_stem: `sli` for
- * `li`, `cp` for `##p`, with `prefix` "##"; `p` for ASCII punctuation), or null for a
- * key the catalog's shards hold.
+ * The stem of the keyed word piece file of `key` (wordpieces.py key_stem: `sl` for
+ * `li` and `l`, `cp` for `##p`, with `prefix` "##"; `p` for ASCII punctuation), or null
+ * for a key the catalog's shards hold.
  */
 export function pieceKeyStem(key, prefix) {
   if (key.length === 1 && PUNCTUATION.has(key)) return "p";
   const continuation = prefix && key.startsWith(prefix) && [...key].length === [...prefix].length + 1;
   const rest = [...(continuation ? key.slice(prefix.length) : key)];
   if (rest.length < 1 || rest.length > 2 || !rest.every((c) => KEY_CHARS.has(c))) return null;
-  return (continuation ? "c" : "s") + rest.join("");
+  return (continuation ? "c" : "s") + rest[0];
 }
 
 /** The keyed word piece file `stem` among the files of hash `hash`: `{name}`, its size unknown. */

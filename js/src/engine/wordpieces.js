@@ -2,8 +2,8 @@
 // (mkdocs_semantic/bundle/wordpieces.py). A WordPiece word only looks up pieces that start
 // as it starts (keyed by their first two characters) and continuation pieces that start
 // with one of its later characters, so the pieces of those keys tokenize it exactly as
-// the whole vocabulary does. A key of letters and digits has a small file named from the
-// key alone (the file of a pair holds its first character's piece too); the catalog's
+// the whole vocabulary does. A key of letters and digits is in a small file named from
+// its first character (`sl` holds `l`, `li`, `la`, ...; `cp` holds `##p`); the catalog's
 // shards hold every key's pieces, and are what idle time reads ahead.
 
 import { Tokenizer } from "@huggingface/tokenizers";
@@ -97,7 +97,8 @@ export class WordPieces {
   async entry(key) {
     const stem = pieceKeyStem(key, this.prefix);
     if (stem === null) return this.shards.find(key);
-    const held = stem.length === 3 ? [key, [...key][0]] : [key]; // a pair's file holds its first character
+    // a word starting with a pair needs the pair's pieces and its first character's
+    const held = stem[0] === "s" && [...key].length === 2 ? [key, [...key][0]] : [key];
     return held.every((k) => this.#inReadShard(k)) ? null : pieceFile(stem, this.keyed);
   }
 
