@@ -489,7 +489,12 @@ def _open(url: str, opener: urllib.request.OpenerDirector, deadline: _Deadline, 
     except urllib.error.HTTPError as exc:
         if exc.code in (404, 410):
             raise _NotFound(f"{url} answered HTTP {exc.code}") from exc
-        raise RemoteError(f"{url} answered HTTP {exc.code} {exc.reason}: try again later, "
+        if 300 <= exc.code < 400:  # urllib gave up following: a loop, or too many
+            exc.close()
+            raise RemoteError(f"{url} redirects in a loop (HTTP {exc.code}): check the URL, "
+                              "or the site's redirects") from exc
+        reason = " ".join(str(exc.reason).split())
+        raise RemoteError(f"{url} answered HTTP {exc.code} {reason}: try again later, "
                           "or check the URL") from exc
     except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
         deadline.check(exc)

@@ -192,6 +192,21 @@ def test_a_redirect_to_another_host_is_refused(deployed, tmp_path):
     assert not any(p.startswith("/docs/semantic/catalog.") for p in deployed.requested)
 
 
+def test_a_redirect_loop_is_named_in_one_line(deployed, tmp_path):
+    def redirect(handler: Recorder) -> None:
+        handler.send_response(302)
+        handler.send_header("Location", handler.path)
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    deployed.overrides["/docs/semantic/manifest.json"] = redirect
+    result = run("query", deployed.url + "docs/", "cookies", "--cache-dir",
+                 str(tmp_path / "cache"))
+    assert result.exit_code == 1
+    assert result.stderr.strip().count("\n") == 0, result.stderr
+    assert "manifest.json redirects in a loop (HTTP 302)" in result.stderr
+
+
 def test_a_populated_cache_that_cannot_be_written_is_used(deployed, tmp_path):
     cache, url = tmp_path / "cache", deployed.url + "docs/"
     assert run("query", url, "cookies", "--all", "--cache-dir", str(cache)).exit_code == 0
