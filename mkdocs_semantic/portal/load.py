@@ -132,13 +132,19 @@ def _graph_fits(graph: Path, vectors) -> bool:
     return True
 
 
+PROGRESS_FROM = 10_000
+"""Chunks from which a graph's building is reported as it goes (a smaller one takes
+seconds: its start line is enough)."""
+
+
 def _every_tenth(report: Callable[[int, int], None]) -> Callable[[int, int], None]:
-    """A progress callback that passes on about ten reports per graph."""
+    """A progress callback that passes on about ten reports per graph of
+    `PROGRESS_FROM` chunks or more, and none for a smaller one."""
     last = [-1]
 
     def call(done: int, total: int) -> None:
         step = total // 10 or 1
-        if done // step != last[0] and done < total:
+        if total >= PROGRESS_FROM and done // step != last[0] and done < total:
             last[0] = done // step
             report(done, total)
 

@@ -211,3 +211,13 @@ def test_a_hand_edited_index_list_cannot_reach_outside_its_folder(tmp_path, fiel
     with pytest.raises(IndexFolderError), folder.locked():
         drop_site(folder, name)
     assert (outside / "keep.txt").read_text() == "the owner's file"
+
+
+def test_building_a_graph_is_reported_about_ten_times_and_not_for_a_small_one():
+    said: list[tuple[int, int]] = []
+    for total in (27, loading.PROGRESS_FROM - 1, 3 * loading.PROGRESS_FROM):
+        report = loading._every_tenth(lambda done, total: said.append((done, total)))
+        for done in range(total + 1):
+            report(done, total)
+    assert {total for _, total in said} == {3 * loading.PROGRESS_FROM}
+    assert 9 <= len(said) <= 10
