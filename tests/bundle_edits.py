@@ -7,7 +7,13 @@ import hashlib
 import json
 from pathlib import Path
 
-from mkdocs_semantic.bundle.names import checked, self_checked_body, write_payload
+from mkdocs_semantic.bundle.names import (
+    checked,
+    deflate,
+    inflate,
+    self_checked_body,
+    write_payload,
+)
 from mkdocs_semantic.bundle.reader import shard_list
 from mkdocs_semantic.bundle.shard_lists import keyed_entries, write_keyed_list, write_shard_list
 
@@ -31,12 +37,13 @@ def rewrite_shard_list(root: Path, value: dict) -> tuple[dict, list[str]]:
     entries = (listed.entries if listed.sizes is None else
                keyed_entries(listed, json.loads((root / listed.sizes.name).read_bytes())))
     assert entries is not None, "a list in the catalog"
-    bodies = [self_checked_body(name, (root / name).read_bytes()) for _, name, _ in entries]
+    bodies = [inflate(self_checked_body(name, (root / name).read_bytes()), name)
+              for _, name, _ in entries]
     bodies[0] += b" "
     names: list[str] = []
 
     def write(name: str, body: bytes) -> int:
-        data = checked(name, body)
+        data = checked(name, deflate(body))
         (root / name).write_bytes(data)
         names.append(name)
         return len(data)

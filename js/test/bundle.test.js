@@ -3,12 +3,13 @@
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { deflateSync, inflateSync } from "node:zlib";
 import { readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { halfToFloat, parsePageTable, parsePartitionBits, parseRow, parseVectorPart } from "../src/bundle/binary.js";
-import { FORMAT_VERSION, bucketOf, checkDirectory, checkManifest, compareKeys, payloadUrl, rowFile, shardOf, verifyPayload } from "../src/bundle/bundle.js";
+import { FORMAT_VERSION, bucketOf, checkDirectory, checkManifest, compareKeys, jsonBody, payloadUrl, rowFile, shardOf, verifyPayload } from "../src/bundle/bundle.js";
 import { ShardList } from "../src/bundle/shard-list.js";
 import { BundleError } from "../src/bundle/error.js";
 import { Engine } from "../src/engine/engine.js";
@@ -66,7 +67,7 @@ test("a tampered payload is refused; the same size, other bytes", async () => {
   const { engine } = await servedCopy((dir, manifest, catalog) => {
     changed = `lexical/lex0.${catalog.lexical.shards.set}.json`;
     const bytes = readFileSync(join(dir, changed));
-    const { terms } = JSON.parse(bytes.subarray(0, bytes.length - 4).toString("utf8"));
+    const { terms } = JSON.parse(inflateSync(bytes.subarray(0, bytes.length - 4)).toString("utf8"));
     term = terms.find((t) => /^[a-z]+$/.test(t) && analyze(t, new Set()).join() === t);
     bytes[bytes.length - 2] ^= 1;
     writeFileSync(join(dir, changed), bytes);
@@ -386,10 +387,10 @@ test("partitioned vectors: a query fetches the index, the bits it probes and the
   assert.ok((await engine.search("service worker offline", { mode: "vector" })).length);
   const vectorFiles = () => server.requests.map((path) => path.slice(1)).filter((n) => n.startsWith("vectors/"));
   const bits = vectorFiles().filter((n) => n.startsWith("vectors/bin.")).length;
-  // row blocks: records of their partition's pack, each read by a range request
-  const blocks = () => server.ranges.filter((range) => range.path.startsWith("/vectors/rows."));
+  // row blocks: records of their partition's pack, each asked for by a range request
+  const blocks = () => server.asked.filter(({ path }) => path.startsWith("/vectors/rows."));
   const packs = new Set(blocks().map((range) => range.path)).size;
-  assert.ok(blocks().length >= 1 && vectorFiles().filter((n) => n.startsWith("vectors/rows.")).length === blocks().length);
+  assert.ok(blocks().length >= 1 && blocks().every(({ start }) => start !== null));
   assert.ok(bits > 1 && bits < set.partitions, `${bits} of ${set.partitions} probed`);
   const allPacks = readdirSync(join(PARTITIONED, "vectors")).filter((n) => n.startsWith("rows.")).length;
   assert.ok(packs >= 1 && packs < allPacks, `${packs} of ${allPacks} packs of rows`);
@@ -581,4 +582,21 @@ test("a query longer than the Python readers take is refused, as they refuse it"
     /the query is 2400 characters long; at most 2000 are accepted/);
   const fine = await engine.answer(`${"😀".repeat(1000)} cache`); // 1,006 code points
   assert.ok(Array.isArray(fine.results));
+});
+
+test("a self-checked JSON payload is inflated, within the bound any such file has", async () => {
+  const check = Buffer.alloc(ROW_CHECK_BYTES);
+  const name = "lexical/lex0.0123456789abcdef.json";
+  const stored = (bytes) => new Uint8Array(Buffer.concat([bytes, check])).buffer;
+  const json = Buffer.from('{"terms":["cache"]}');
+  assert.deepEqual(Buffer.from(await jsonBody(stored(deflateSync(json)), name)), json);
+  // a payload named by its own hash is read as it is
+  assert.deepEqual(Buffer.from(await jsonBody(new Uint8Array(json).buffer, "facets/facets.0123456789abcdef.json")), json);
+  await assert.rejects(jsonBody(stored(json), name), (error) => error instanceof BundleError &&
+    error.message === `${name} is not deflated JSON: rebuild the site`);
+  // a deflate bomb (some 64 kB that inflate past 64 MB) stops at the bound
+  const bomb = deflateSync(Buffer.alloc(constants.MAX_KEYED_SHARD_BYTES + 2, 32), { level: 9 });
+  assert.ok(bomb.length < 200_000);
+  await assert.rejects(jsonBody(stored(bomb), name), (error) => error instanceof BundleError &&
+    error.message.includes(`${name} inflates to more than the ${constants.MAX_KEYED_SHARD_BYTES} bytes`));
 });

@@ -2,7 +2,8 @@
 // of every path requested. `hold(path, range)`: a promise the answer waits for (a slow
 // file); `gzip`: JSON sent gzipped, as static hosts send it; `ranges`: a request for one
 // byte range answered with it (206), as static hosts do (false: the whole file, as
-// `python -m http.server` sends it). `ranges` records each range answered.
+// `python -m http.server` sends it). `ranges` records each range answered; `asked`, each
+// request as it arrives: its path and the start of the range it asks for (null: none).
 
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -12,10 +13,13 @@ import { byteRange } from "../tools/server.mjs";
 
 export async function serve(root, { hold = () => null, gzip = false, ranges = true } = {}) {
   const requests = [];
+  const asked = [];
   const answered = [];
   const server = createServer(async (request, response) => {
     const path = decodeURIComponent(new URL(request.url, "http://x").pathname);
     requests.push(path);
+    const start = /^bytes=(\d+)-/.exec(request.headers.range ?? "");
+    asked.push({ path, start: start ? Number(start[1]) : null });
     await hold(path, request.headers.range ?? null);
     const file = normalize(join(root, path));
     if (!file.startsWith(normalize(root))) {
@@ -49,5 +53,5 @@ export async function serve(root, { hold = () => null, gzip = false, ranges = tr
     server.close(resolve);
     server.closeAllConnections();
   });
-  return { url, requests, ranges: answered, close };
+  return { url, requests, asked, ranges: answered, close };
 }

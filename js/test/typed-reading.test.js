@@ -33,10 +33,8 @@ async function asked(query, kinds, options = {}, { root = PARTITIONED, roundTrip
     engine.roundTripBytes = roundTripBytes ?? engine.roundTripBytes;
     engine.guessedPages = guessedPages ?? engine.guessedPages;
     const answer = await engine.answer(query, options);
-    // a record read by range (a row block in its partition's pack) counts as a file
-    const ranged = new Set(server.ranges.map((range) => range.path));
-    const files = [...server.requests.filter((path) => !ranged.has(path)),
-      ...server.ranges.map((range) => `${range.path}@${range.start}`)];
+    // a record asked for by range (a row block in its partition's pack) counts as a file
+    const files = server.asked.map(({ path, start }) => (start === null ? path : `${path}@${start}`));
     return { files: new Set(files.filter((path) => kinds.test(path))), answer };
   } finally {
     await server.close();

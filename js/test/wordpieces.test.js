@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { checkCatalog, checkManifest, checkPieceShard, selfCheckedBody, verifyPayload } from "../src/bundle/bundle.js";
+import { checkCatalog, checkManifest, checkPieceShard, jsonBody, verifyPayload } from "../src/bundle/bundle.js";
 import { guessedPieceFiles, pieceKeyStem } from "../src/bundle/piece-names.js";
 import { ShardList } from "../src/bundle/shard-list.js";
 import { createTokenIds } from "../src/engine/tokenize.js";
@@ -30,12 +30,12 @@ function open() {
     config: encoder.pieces.config,
     keyed: encoder.pieces.keyed,
     shards: new ShardList(encoder.pieces.shards, {
-      loadJson: async (file) => JSON.parse(new TextDecoder().decode(selfCheckedBody(readBuffer(file.name), file.name))),
+      loadJson: async (file) => JSON.parse(new TextDecoder().decode(await jsonBody(readBuffer(file.name), file.name))),
     }),
     load: async (entry) => {
       read.push(entry.name);
       const buffer = await verifyPayload(readBuffer(entry.name), entry);
-      return checkPieceShard(JSON.parse(new TextDecoder().decode(selfCheckedBody(buffer, entry.name))), entry.name);
+      return checkPieceShard(JSON.parse(new TextDecoder().decode(await jsonBody(buffer, entry.name))), entry.name);
     },
     maxTokens: encoder.maxTokens,
   });

@@ -372,7 +372,6 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
                     check.fail(f"{where}.pieces.keyed.hash is not {HASH_CHARS} hex digits")
                 check.payload(keyed, "list", f"{where}.pieces.keyed")
                 check.shard_list(pieces, "shards", f"{where}.pieces", str, "pieces/piece")
-                check.int(pieces, "sent", f"{where}.pieces")
             if "words" in encoder:
                 if "pieces" not in encoder:
                     check.fail(f"{where}.words needs the word pieces (pieces)")

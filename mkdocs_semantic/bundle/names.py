@@ -16,6 +16,11 @@ of a vector partition (bundle/vectors/store.py), `vectors/row<block>.<h>.i8`, `<
 the hash of all the partition's rows, so that its bits file names each block by its size
 alone, and the pack that holds them one after the other, `vectors/rows.<h>.i8`. Such a
 payload ends with `ROW_CHECK_BYTES` of the sha256 of its name and body (`self_check`).
+
+A self-checked JSON payload (a shard, a keyed word piece file) is stored deflated
+(zlib, `deflated`): hosts compress JSON on the wire but count, store and upload the
+bytes as written, and a reader inflates what it checked (`inflate`), never past
+`MAX_KEYED_SHARD_BYTES`.
 """
 
 from __future__ import annotations
@@ -23,11 +28,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..constants import HASH_CHARS, ROW_CHECK_BYTES
+from ..constants import HASH_CHARS, MAX_KEYED_SHARD_BYTES, ROW_CHECK_BYTES
 from ..files import atomic_write, holds
 
 CATALOG_NAME = re.compile(r"^catalog\.[0-9a-f]{16}\.json\Z")
@@ -110,6 +116,32 @@ def checked(name: str, body: bytes) -> bytes:
 def self_checked_body(name: str, data: bytes) -> bytes:
     """The body of a payload that `verify` passed: a self-checked one's check cut off."""
     return data[:-ROW_CHECK_BYTES] if self_checked(name) else data
+
+
+def deflated(name: str) -> bool:
+    """Whether payload `name` is stored deflated: a self-checked JSON payload."""
+    return name.endswith(".json") and self_checked(name)
+
+
+def deflate(body: bytes) -> bytes:
+    """JSON as a self-checked JSON payload stores it (before its check)."""
+    return zlib.compress(body, 9)
+
+
+def inflate(data: bytes, name: str, limit: int = MAX_KEYED_SHARD_BYTES) -> bytes:
+    """The JSON of a deflated payload's body (its check cut off); PayloadError when it
+    is not deflated data, is cut short, or inflates past `limit` bytes."""
+    inflater = zlib.decompressobj()
+    try:
+        out = inflater.decompress(data, limit + 1)
+    except zlib.error as exc:
+        raise PayloadError(f"{name} is not deflated JSON ({exc})") from exc
+    if len(out) > limit or inflater.unconsumed_tail:
+        raise PayloadError(f"{name} inflates to more than the {limit:,} bytes any such "
+                           "file may hold")
+    if not inflater.eof or inflater.unused_data:
+        raise PayloadError(f"{name} is not one whole deflated stream")
+    return out
 
 
 def check_name(name: object) -> str:

@@ -23,7 +23,15 @@ from .format import MANIFEST, BundleError, Manifest, check_catalog, check_direct
 from .fragment_parts import first_parts
 from .lexical import LexicalIndex
 from .load_once import LoadOnce
-from .names import Payload, PayloadError, check_name, self_checked_body, verify
+from .names import (
+    Payload,
+    PayloadError,
+    check_name,
+    deflated,
+    inflate,
+    self_checked_body,
+    verify,
+)
 from .page_table import PageTable, parse_page_table
 from .shard_lists import (
     ShardList,
@@ -276,8 +284,14 @@ def _check_fragment_parts(catalog: dict, sizes: np.ndarray, source: Path | str) 
 
 def payload_json(name: str, data: bytes, source: Path | str) -> object:
     """The parsed JSON of payload `name`'s checked bytes (a self-checked one's check cut
-    off)."""
-    return parse_json(self_checked_body(name, data), source)
+    off, and inflated)."""
+    body = self_checked_body(name, data)
+    if deflated(name):
+        try:
+            body = inflate(body, name)
+        except PayloadError as exc:
+            raise BundleError(f"{source}: {exc}: rebuild the site") from exc
+    return parse_json(body, source)
 
 
 KEYED_LISTS = (("lexical", "shards"), ("fragments",), ("fragment_parts", "parts"),

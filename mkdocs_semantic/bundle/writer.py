@@ -3,7 +3,6 @@ content-hashed payloads, a catalog and a manifest (`write_bundle`)."""
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import shutil
@@ -48,6 +47,8 @@ from .names import (
     ROW_CHECK_BYTES,
     Payload,
     checked,
+    deflate,
+    deflated,
     group_by_size,
     json_bytes,
     write_payload,
@@ -203,8 +204,6 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
                 "keyed": write_keyed_pieces(out, written, pieces, put),
                 "shards": shard_list("pieces/piece", [
                     (first, json_bytes(shard)) for first, shard in pieces.shards]),
-                "sent": sum(len(gzip.compress(json_bytes(shard), compresslevel=6, mtime=0))
-                            for _, shard in pieces.shards),
             }
             words = write_word_rows(out, written, table, spec, chunks, put) \
                 if word_rows else None
@@ -337,8 +336,9 @@ def _keyed_list(out: Path, written: list[Payload], put: Callable[[str, str, str,
 def _write_self_checked(out: Path, written: list[Payload], name: str, body: bytes) -> int:
     """Write `body` as a self-checked payload (names.self_checked: its check appended)
     unless it is there already; returns its size. Its name holds the hash of a whole set,
-    so no catalog lists it yet: it is written as unlisted."""
-    data = checked(name, body)
+    so no catalog lists it yet: it is written as unlisted. A JSON payload is stored
+    deflated (names.deflated)."""
+    data = checked(name, deflate(body) if deflated(name) else body)
     target = out / name
     if not holds(target, data):
         target.parent.mkdir(exist_ok=True)

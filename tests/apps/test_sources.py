@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner
 
 from mkdocs_semantic.apps.cli import cli
-from mkdocs_semantic.bundle.reader import ON_DEMAND, read_bundle
+from mkdocs_semantic.bundle.reader import ON_DEMAND, payload_json, read_bundle
 
 from ..bundle_edits import publish_catalog, rewrite_shard_list
 from ..conftest import Project
@@ -224,14 +224,22 @@ def test_a_populated_cache_that_cannot_be_written_is_used(deployed, tmp_path):
 def test_tampered_download_is_refused_and_not_cached(deployed, tmp_path):
     root = deployed.root / "docs" / "semantic"
     chunks = next(root / f["name"] for f in listed(root) if f["name"].startswith(
-        "fragments/frag") and b"Cookie" in (root / f["name"]).read_bytes())
-    chunks.write_bytes(chunks.read_bytes().replace(b"Cookie", b"Biscut"))
+        "fragments/frag") and "Cookie" in json.dumps(payload_json(
+            f["name"], (root / f["name"]).read_bytes(), f["name"])))
+    flip_middle_byte(chunks)
     cache = tmp_path / "cache"
     result = run("query", deployed.url + "docs/", "cookies", "--cache-dir", str(cache))
     assert result.exit_code == 1
     line = result.stderr.strip()
     assert line.count("\n") == 0 and chunks.name in line and "does not match its catalog" in line
     assert not list(cache.rglob(chunks.name))
+
+
+def flip_middle_byte(path: Path) -> None:
+    """One byte of `path` changed: the same size, other bytes."""
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 1
+    path.write_bytes(bytes(data))
 
 
 def test_a_site_without_a_bundle_says_so(deployed, tmp_path):
@@ -413,8 +421,8 @@ def test_a_query_downloads_only_the_shards_it_reads(project, deployed, tmp_path)
 
 def test_a_shard_that_is_not_what_its_name_says_is_refused_when_read(deployed, tmp_path):
     root, _ = bundle_files(deployed)
-    for path in (root / "fragments").iterdir():
-        path.write_bytes(path.read_bytes().replace(b'"', b"'", 1))
+    for path in (root / "fragments").glob("frag*"):
+        flip_middle_byte(path)
     result = run("query", deployed.url + "docs/", "cookies", "--cache-dir",
                  str(tmp_path / "cache"))
     assert result.exit_code == 1 and "does not match its catalog" in result.stderr

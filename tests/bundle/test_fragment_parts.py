@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
 from mkdocs_semantic.bundle import writer
 from mkdocs_semantic.bundle.format import BundleError
 from mkdocs_semantic.bundle.fragment_parts import first_parts, page_parts, part_counts
-from mkdocs_semantic.bundle.names import self_checked_body
-from mkdocs_semantic.bundle.reader import read_bundle
+from mkdocs_semantic.bundle.reader import payload_json, read_bundle
 
 from ..bundle_edits import publish_catalog
 from .test_reader_writer import catalog_of, write_sample
@@ -32,7 +29,7 @@ def test_a_pages_parts_cut_its_rows_in_order():
 
 
 def read_json(root, name):
-    return json.loads(self_checked_body(name, (root / name).read_bytes()))
+    return payload_json(name, (root / name).read_bytes(), name)
 
 
 def test_a_bundle_lists_its_long_pages_parts_beside_their_whole_files(tmp_path, monkeypatch):

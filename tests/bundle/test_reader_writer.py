@@ -18,12 +18,13 @@ from mkdocs_semantic.bundle.names import (
     ROW_CHECK_BYTES,
     PayloadError,
     check_name,
+    deflate,
     self_check,
     self_checked,
     self_checked_body,
 )
 from mkdocs_semantic.bundle.quantize import quantize
-from mkdocs_semantic.bundle.reader import _check_buckets, find_bundle_dir, read_bundle
+from mkdocs_semantic.bundle.reader import _check_buckets, find_bundle_dir, payload_json, read_bundle
 from mkdocs_semantic.bundle.shard_lists import ShardReader, bucket_of, parse_shard_list
 from mkdocs_semantic.bundle.table import TokenTable, token_ids_of
 from mkdocs_semantic.bundle.vectors.codes import query_codes
@@ -118,7 +119,7 @@ def test_fragments_carry_code_and_the_deepest_heading(tmp_path):
                  spec=default_model_spec(), table=sample_table(chunks))
     catalog = catalog_of(tmp_path)
     shards = parse_shard_list(catalog["fragments"], int)
-    pages = [json.loads(self_checked_body(name, (tmp_path / name).read_bytes()))[0]
+    pages = [payload_json(name, (tmp_path / name).read_bytes(), name)[0]
              for name in (f"fragments/frag{n}.{shards.digest}.json" for n in range(2))]
     assert shards.count == catalog["pages"]["count"]
     assert pages[1][3][1] == ["deep", ["Part", "Section 3", "Deep"],
@@ -560,9 +561,9 @@ def test_a_fragments_file_that_holds_more_than_its_page_is_refused_by_name(tmp_p
     write_sample(tmp_path)
     shards = catalog_of(tmp_path)["fragments"]
     name = f"fragments/frag0.{shards['set']}.json"
-    pages = json.loads(self_checked_body(name, (tmp_path / name).read_bytes()))
+    pages = payload_json(name, (tmp_path / name).read_bytes(), name)
     catalog = catalog_of(tmp_path)
-    body = json.dumps(pages * 2).encode()
+    body = deflate(json.dumps(pages * 2).encode())
     (tmp_path / name).write_bytes(body + self_check(name, body))
     sizes_name = catalog["fragments"]["sizes"][0]
     sizes = json.loads((tmp_path / sizes_name).read_bytes())

@@ -473,8 +473,8 @@ export function rowFile(token, rows, dim) {
 /**
  * `encoders.static.pieces` (mkdocs_semantic/bundle/wordpieces.py): the tokenizer's
  * settings, the hash that names the keyed files (keys of PIECE_KEY_CHARS: a piece's first
- * two characters, a continuation piece's `##` and its first), the shard list of every
- * key's pieces, and `sent`: what those shards come to gzipped.
+ * two characters, a continuation piece's `##` and its first), and the shard list of
+ * every key's pieces.
  */
 function checkPieces(check, encoder, where) {
   const pieces = check.object(encoder, "pieces", where);
@@ -489,7 +489,7 @@ function checkPieces(check, encoder, where) {
   const hash = check.string(keyed, "hash", `${where}.pieces.keyed`);
   if (!TABLE_HASH.test(hash)) check.fail(`${where}.pieces.keyed.hash is not ${HASH_CHARS} hex digits`);
   const shards = check.shardList(pieces, "shards", `${where}.pieces`, "string", "pieces/piece");
-  return { config, keyed: hash, shards, sent: check.int(pieces, "sent", `${where}.pieces`, 0) };
+  return { config, keyed: hash, shards };
 }
 
 /**
@@ -611,6 +611,41 @@ export function payloadUrl(name, manifestUrl) {
 /** The body of a self-checked payload that verifyPayload passed: its check cut off. */
 export function selfCheckedBody(buffer, name) {
   return selfChecked(name) ? buffer.slice(0, buffer.byteLength - ROW_CHECK_BYTES) : buffer;
+}
+
+/**
+ * The JSON bytes of a payload that verifyPayload passed (names.py deflated): a
+ * self-checked JSON payload's body inflated, never past MAX_KEYED_SHARD_BYTES; any
+ * other's bytes as they are. A BundleError when they do not inflate.
+ */
+export async function jsonBody(buffer, name) {
+  const body = selfCheckedBody(buffer, name);
+  if (!(name.endsWith(".json") && selfChecked(name))) return body;
+  const fail = (why) => new BundleError(`${name} ${why}: rebuild the site`);
+  const parts = [];
+  let size = 0;
+  try {
+    const reader = new Blob([body]).stream().pipeThrough(new DecompressionStream("deflate")).getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_KEYED_SHARD_BYTES) {
+        await reader.cancel();
+        throw fail(`inflates to more than the ${MAX_KEYED_SHARD_BYTES} bytes any such file may hold`);
+      }
+      parts.push(value);
+    }
+  } catch (error) {
+    throw error instanceof BundleError ? error : fail("is not deflated JSON");
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out.buffer;
 }
 
 /** Whether a self-checked payload ends with the start of the SHA-256 of its name and body. */

@@ -2,7 +2,7 @@
 // the payload store: every bundle file fetched once, verified, parsed and kept by name.
 
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
-import { payloadUrl, selfCheckedBody, unlistedLimit, verifyPayload } from "./bundle.js";
+import { jsonBody, payloadUrl, unlistedLimit, verifyPayload } from "./bundle.js";
 
 export { payloadUrl };
 import { BundleError } from "./error.js";
@@ -120,7 +120,6 @@ export class PayloadStore {
     this.manifestUrl = manifestUrl;
     this.loads = new Map();
     this.offered = new Map(); // name -> bytes fetched for this store before it was asked
-    this.compressesJson = false; // whether the host sent the last JSON payload compressed
   }
 
   /** Bytes fetched elsewhere for payload `name` (a page's guess), used if it is asked for. */
@@ -147,9 +146,6 @@ export class PayloadStore {
         const buffer = await fetchBytes(url, onBytes, undefined, {
           limit: bytes ?? unlistedLimit(name),
           ...(bytes === undefined ? { tooLarge: `${url} is larger than the ${unlistedLimit(name)} bytes any such file may have: rebuild the site` } : {}),
-          onResponse: (response) => {
-            if (name.endsWith(".json")) this.compressesJson = (response.headers.get("content-encoding") ?? "identity") !== "identity";
-          },
         });
         return parse(await verifyPayload(buffer, { name, bytes, sha256 }));
       })();
@@ -188,6 +184,6 @@ export class PayloadStore {
   }
 
   json(file) {
-    return this.get(file, (buffer) => parseJson(selfCheckedBody(buffer, file.name), file.name));
+    return this.get(file, async (buffer) => parseJson(await jsonBody(buffer, file.name), file.name));
   }
 }

@@ -14,7 +14,7 @@ import {
   parsePageTable, parsePartitionBits, parsePartitionIndex, parseRow, parseRowsFile, parseVectorPart,
 } from "../bundle/binary.js";
 import {
-  MAX_QUERY_CHARS, MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, checkPieceShard, exactParts, rowFile, selfCheckedBody, verifyPayload,
+  MAX_QUERY_CHARS, MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, checkPieceShard, exactParts, jsonBody, rowFile, verifyPayload,
 } from "../bundle/bundle.js";
 import { BundleError } from "../bundle/error.js";
 import { PayloadStore, fetchBytes, fetchCatalogCopy, fetchManifest, parseJson } from "../bundle/fetch.js";
@@ -274,8 +274,8 @@ export class Engine {
 
   /** A word piece file's or shard's pieces, `{piece: id}`, read once. */
   #pieceShard(entry) {
-    return this.store.get(entry, (buffer) => checkPieceShard(
-      parseJson(selfCheckedBody(buffer, entry.name), entry.name), entry.name));
+    return this.store.get(entry, async (buffer) => checkPieceShard(
+      parseJson(await jsonBody(buffer, entry.name), entry.name), entry.name));
   }
 
   /**
@@ -642,19 +642,16 @@ export class Engine {
 
   /**
    * The static encoder's word-piece shards no query has read yet, as prefetch entries: a
-   * shard costs its listed bytes, or its share of what the catalog says the shards come
-   * to gzipped once the host has sent JSON compressed.
+   * shard costs its listed bytes (stored deflated: what a host sends).
    */
   async #unreadPieces() {
     if (this.encoder.kind !== "static" || !this.catalog.encoders.static.pieces) return NOTHING_TO_PREFETCH;
     const pieces = await this.#wordPieces();
     const entries = await pieces.unread(); // reads the shard list `everyShard` is made from
-    const listed = pieces.everyShard.reduce((n, entry) => n + entry.bytes, 0);
-    const ratio = this.store.compressesJson && listed ? Math.min(1, this.catalog.encoders.static.pieces.sent / listed) : 1;
     return {
       entries,
       read: (entries) => pieces.read(entries),
-      cost: (entry) => Math.ceil(entry.bytes * ratio),
+      cost: (entry) => entry.bytes,
       batch: PREFETCH_BATCH,
     };
   }
