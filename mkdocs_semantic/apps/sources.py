@@ -41,10 +41,10 @@ import platformdirs
 from ..bundle.format import MANIFEST, BundleError, Manifest, check_catalog
 from ..bundle.load_once import in_parallel
 from ..bundle.names import PayloadError, self_checked, verify
+from ..bundle.packs import PayloadRange
 from ..bundle.reader import (
     ON_DEMAND,
     PayloadFetch,
-    PayloadRange,
     find_bundle_dir,
     parse_json,
     read_or_fetch_again,

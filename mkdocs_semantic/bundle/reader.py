@@ -22,7 +22,6 @@ from .chunks import PageChunks
 from .format import MANIFEST, BundleError, Manifest, check_catalog, check_directory
 from .fragment_parts import first_parts
 from .lexical import LexicalIndex
-from .load_once import LoadOnce
 from .names import (
     Payload,
     PayloadError,
@@ -32,6 +31,7 @@ from .names import (
     self_checked_body,
     verify,
 )
+from .packs import PackRecords, PayloadRange
 from .page_table import PageTable, parse_page_table
 from .shard_lists import (
     ShardList,
@@ -441,9 +441,6 @@ log = logging.getLogger("mkdocs_semantic")
 
 PayloadFetch = Callable[[str, int], None]
 """Brings one payload (name, bytes) into a bundle folder that lacks it."""
-PayloadRange = Callable[[str, int, int], "bytes | None"]
-"""`(name, offset, size)`: those bytes of a payload a downloaded bundle lacks, by one
-range request; None where the site sends whole files only (then it is fetched whole)."""
 
 
 class LocatedBundle(Protocol):
@@ -637,32 +634,6 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None,
                   chunks=chunks, vectors=vectors, lexical=lexical, table=table, files=files,
                   vocabulary=vocabulary)
 
-
-class PackRecords:
-    """Records of the packs (the query table's rows, a vector partition's blocks):
-    each read by an HTTP range request where `fetch_range` can (a URL source whose site
-    answers one, for a pack not `held` here), else from the whole pack, read once (and
-    verified) and kept."""
-
-    def __init__(self, read: Callable[[str, int], bytes], *,
-                 fetch_range: PayloadRange | None, held: Callable[[str], bool]) -> None:
-        self._read = read
-        self._fetch_range = fetch_range
-        self._held = held
-        self._packs: LoadOnce[bytes] = LoadOnce()  # a query's records are read in parallel
-
-    def __call__(self, pack: str, size: int, offset: int, length: int) -> bytes:
-        """`length` bytes from `offset` of pack `pack` of `size` bytes (unverified: each
-        record carries its own check)."""
-        if self._fetch_range is not None and not self._held(pack):
-            data = self._fetch_range(pack, offset, length)
-            if data is not None:
-                return data
-        return self._packs.get(pack, lambda: self._read(pack, size))[offset:offset + length]
-
-    def forget(self) -> None:
-        """Drop the packs kept so far."""
-        self._packs = LoadOnce()
 
 
 def _check_buckets(terms: ShardReader) -> None:

@@ -4,15 +4,15 @@ Two layouts (bundle format 11):
 
 - exact: `vectors/vec.<h>.<dtype>`, parts of whole pages in chunk order, raw
   little-endian rows; every query scores every row.
-- partitioned (int8 only, see bundle/vectors/partitions.py): one index, then per partition a file of
-  sign bits and its int8 rows in blocks, a file each. A partition stores each distinct
-  int8 row once: chunks with the same vector (a page copied into every version of a
-  site) share it.
+- partitioned (int8 only, see bundle/vectors/partitions.py): one index, then per
+  partition a file of sign bits and a pack of its int8 rows in blocks
+  (bundle/vectors/blocks.py). A partition stores each distinct int8 row once: chunks
+  with the same vector (a page copied into every version of a site) share it.
   - `vectors/ivf.<h>.bin`: u32 k, u32 dim, k x u32 chunks, k x u32 distinct rows, k x
     u32 blocks, k x 8 bytes (the hash in the name of each partition's bits file), k x
     ceil(dim / 8) bytes of centroid sign bits;
   - `vectors/bin.<h>.bin`: u32 n (chunks), u32 d (distinct rows), u32 b (blocks), 8
-    bytes (the hash of the partition's rows, in the name of each of its rows files), b
+    bytes (the hash of the partition's rows, in the name of its pack and blocks), b
     row counts (one per block, in the fewest of 1, 2 or 4 bytes that hold d), n page
     numbers, n positions on the page (the chunks ascending; `id_bytes` each, a
     field of the set: 1, 2 or 4, the fewest that hold the site's page count and its
@@ -36,11 +36,9 @@ All little-endian.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -48,9 +46,19 @@ import numpy as np
 from ...constants import ROW_CHECK_BYTES
 from ..format import VECTOR_PART_BYTES, BundleError, partition_index_bytes
 from ..load_once import LoadOnce, in_parallel
-from ..names import HASH_CHARS, PayloadError, checked, group_by_size, verify
+from ..names import HASH_CHARS, PayloadError, group_by_size, verify
 from ..quantize import DTYPES, Quantized
 from . import partitions
+from .blocks import (
+    blocked_rows,
+    rows_file_bytes,
+    rows_file_name,
+    rows_hash,
+    rows_pack,
+    rows_pack_bytes,
+    rows_pack_name,
+    split_blocks,
+)
 
 HASH_BYTES = HASH_CHARS // 2
 
@@ -401,17 +409,6 @@ def _exact_parts(put, stored: Quantized, starts: np.ndarray, row_bytes: int) -> 
             for a, b in zip(cuts, [*cuts[1:], len(sizes)])]
 
 
-def distinct_rows(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of `block`, in the order of their first occurrence, and each
-    row of `block`'s number among them."""
-    if not len(block):
-        return block, np.zeros(0, dtype=np.int64)
-    _, first, inverse = np.unique(block, axis=0, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")  # unique's order -> first-occurrence order
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return block[np.sort(first)], rank[np.asarray(inverse).ravel()]
-
 
 def has_row_map(chunks: int, rows: int, blocks: int) -> bool:
     """Whether a bits file lists each chunk's row: when chunks share rows, or when blocks
@@ -419,22 +416,6 @@ def has_row_map(chunks: int, rows: int, blocks: int) -> bool:
     return rows < chunks or blocks > 1
 
 
-def blocked_rows(block: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """A partition's distinct rows grouped in blocks (partitions.row_blocks): the rows
-    (block 0's first, each block's in the order of their first chunk), each of `block`'s
-    rows' number among them, and the rows in each block."""
-    kept, row_of = distinct_rows(block)
-    blocks = partitions.row_blocks(kept, rows_per_block=partitions.ROWS_BLOCK)
-    order = np.argsort(blocks, kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return kept[order], rank[row_of], np.bincount(blocks).tolist()
-
-
-def split_blocks(rows: np.ndarray, block_rows: list[int]) -> list[np.ndarray]:
-    """`rows` cut into blocks of `block_rows` rows each."""
-    cuts = np.cumsum([0, *block_rows])
-    return [rows[a:b] for a, b in pairwise(cuts.tolist())]
 
 
 def in_memory_partition(members: np.ndarray, rows: np.ndarray) -> Partition:
@@ -448,33 +429,9 @@ def in_memory_partition(members: np.ndarray, rows: np.ndarray) -> Partition:
                      block_data=split_blocks(kept, block_rows))
 
 
-def rows_hash(rows: np.ndarray, block_rows: list[int]) -> str:
-    """The hash in the names of a partition's rows files: of its blocks' row counts and
-    its int8 rows, so that any change to them renames every one."""
-    data = np.array(block_rows, dtype="<u4").tobytes() + np.ascontiguousarray(rows).tobytes()
-    return hashlib.sha256(data).hexdigest()[:HASH_CHARS]
 
 
-def rows_file_name(block: int, digest: str) -> str:
-    """The name of block `block`'s record in the pack of the partition whose rows hash to
-    `digest`."""
-    return f"vectors/row{block}.{digest}.i8"
 
-
-def rows_pack_name(digest: str) -> str:
-    """The name of the pack of the partition whose rows hash to `digest`."""
-    return f"vectors/rows.{digest}.i8"
-
-
-def rows_pack(blocks: list[np.ndarray], digest: str) -> bytes:
-    """A partition's pack without its own check: each block's checked record in turn."""
-    return b"".join(checked(rows_file_name(j, digest), np.ascontiguousarray(block).tobytes())
-                    for j, block in enumerate(blocks))
-
-
-def rows_pack_bytes(block_rows: list[int], dim: int) -> int:
-    """A pack's size: its blocks' records, then its own check."""
-    return sum(rows_file_bytes(rows, dim) for rows in block_rows) + ROW_CHECK_BYTES
 
 
 def count_bytes(rows: int) -> int:
@@ -587,10 +544,6 @@ def bin_bytes(chunks: int, rows: int, blocks: int, dim: int, id_bytes: int) -> i
     return (ids_offset(rows, blocks) + 2 * id_bytes * chunks + mapping
             + rows * sign_bytes(dim))
 
-
-def rows_file_bytes(rows: int, dim: int) -> int:
-    """A block's record's size: its int8 rows, then its check."""
-    return rows * dim + ROW_CHECK_BYTES
 
 
 def parse_partition(data: bytes, *, chunks: int, rows: int, blocks: int, dim: int,
