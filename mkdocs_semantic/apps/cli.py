@@ -16,18 +16,15 @@ import json
 import logging
 import shutil
 import sys
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 import click
 
-from ..bundle.folder import bundle_dir_problem, installed_client
+from ..bundle.folder import bundle_dir_problem
 from ..bundle.format import BundleError
-from ..bundle.names import Payload
 from ..bundle.reader import read_bundle
-from ..constants import CATALOG_COPY, SEARCH_MODES, __version__
-from ..indexing.query_table.fidelity import Fidelity
+from ..constants import SEARCH_MODES, __version__
 from ..logs import LOGGERS
 from ..model.spec import ModelError
 from .evaluate import QueryFileError
@@ -132,15 +129,24 @@ all_option = click.option(
          "text and query-table shards and a partitioned site's vector partitions come down "
          "as queries need them).")
 MODE_HELP = f"Ranking: {', '.join(SEARCH_MODES)} (default: the bundle's)."
+encoder_option = click.option(
+    "--query-encoder", "encoder", type=click.Choice(("static", "transformer")),
+    help="How queries are embedded: transformer, the model (default wherever it is at hand: "
+         "the site ships it or was built with the installed default model), or static, the "
+         "query table browsers use (their ranking exactly).")
 
 
-def load_source(source: str, cache_dir: Path | None, *,
-                fetch_all: bool = False) -> tuple[Source, QueryService]:
-    """The located source and a query service over its bundle."""
-    from ..search.searcher import Searcher
+def load_source(source: str, cache_dir: Path | None, *, fetch_all: bool = False,
+                encoder: str | None = None) -> tuple[Source, QueryService]:
+    """The located source and a query service over its bundle, answering with `encoder`
+    (apps/encoders.py server_encoder); the model is loaded when a query first needs it."""
+    from ..bundle.reader import read_bundle
+    from .service import bundle_service
 
     located = open_source(source, cache_dir=cache_dir, everything=fetch_all)
-    return located, QueryService(Searcher.open(located))
+    bundle = read_bundle(located.bundle_dir, fetch=located.fetch,
+                         fetch_range=located.fetch_range)
+    return located, bundle_service(bundle, encoder=encoder, warm=False)
 
 
 # index ---------------------------------------------------------------------------------
@@ -220,15 +226,16 @@ def _print_plan(plan, out: Path) -> None:
 @click.option("--as-typed", is_flag=True,
               help="Search the words exactly as typed: no correction of slips.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@encoder_option
 @cache_option
 @all_option
 def query(source: str, text: tuple[str, ...], top_k: int | None, mode: str | None,
-          filters: tuple[str, ...], as_typed: bool, as_json: bool, cache_dir: Path | None,
-          fetch_all: bool) -> None:
+          filters: tuple[str, ...], as_typed: bool, as_json: bool, encoder: str | None,
+          cache_dir: Path | None, fetch_all: bool) -> None:
     """Print the sections of SOURCE that best answer TEXT."""
     request = Query(text=" ".join(text), top_k=top_k, mode=mode, filters=parse_filters(filters),
                     as_typed=as_typed)
-    located, service = load_source(source, cache_dir, fetch_all=fetch_all)
+    located, service = load_source(source, cache_dir, fetch_all=fetch_all, encoder=encoder)
     answer = service.answer(request)
     if as_json:
         click.echo(dump_json(answer))
@@ -272,113 +279,14 @@ def stats(source: str, as_json: bool, cache_dir: Path | None) -> None:
     """Describe the bundle of SOURCE: model, counts per section and facet, file sizes
     (the bundle's, and the browser client's beside it). A URL's bundle comes down whole:
     the counts read every page."""
+    from .facts import bundle_facts, render_facts
+
     bundle = read_bundle(open_source(source, cache_dir=cache_dir, everything=True).bundle_dir)
     facts = bundle_facts(bundle)
     if as_json:
         click.echo(dump_json(facts))
         return
     say(render_facts(facts))
-
-
-def bundle_facts(bundle) -> dict:
-    """Everything `stats` shows, as plain data."""
-    m = bundle.manifest
-    sections: dict[str, dict[str, int]] = {}
-    facets: dict[str, dict[str, dict[str, int]]] = {}
-    seen_pages: set[str] = set()
-    for chunk in bundle.chunks:
-        first = chunk.url not in seen_pages
-        seen_pages.add(chunk.url)
-        row = sections.setdefault(chunk.section, {"pages": 0, "chunks": 0})
-        row["pages"] += first
-        row["chunks"] += 1
-        for facet, values in (getattr(chunk, "facets", None) or {}).items():
-            for value in values:
-                cell = facets.setdefault(facet, {}).setdefault(value, {"pages": 0, "chunks": 0})
-                cell["pages"] += first
-                cell["chunks"] += 1
-    catalog = bundle.catalog
-    model = catalog["model"]
-    client = installed_client(bundle.root)
-    payloads = _bundle_files(bundle)
-    return {
-        "bundle": str(bundle.root),
-        "format": m.format,
-        "generator": m.generator,
-        "model": {"id": model["id"], "dim": model["dim"], "max_tokens": model["max_tokens"]},
-        "query_encoder": m.query_encoder,
-        # how the build measured the static encoder against the model (None: not measured)
-        "fidelity": catalog["encoders"].get("static", {}).get("fidelity"),
-        "dtype": bundle.vectors.dtype,
-        "pages": m.counts["pages"],
-        "chunks": m.counts["chunks"],
-        "kinds": dict(Counter(c.kind for c in bundle.chunks)),
-        "sections": sections,
-        "facets": facets,
-        "files": {group: {"files": len(files), "bytes": sum(f.bytes for f in files)}
-                  for group, files in _payload_groups(payloads).items()},
-        "total_bytes": sum(f.bytes for f in payloads),
-        # None for a downloaded bundle: readers outside the browser fetch no client
-        "client": None if client is None else {"files": client.files, "bytes": client.bytes},
-    }
-
-
-def _bundle_files(bundle) -> list:
-    """The bundle's payloads, and the catalog's copy under its stable name when it is
-    on disk (a downloaded bundle has none)."""
-    copy = bundle.root / CATALOG_COPY
-    if not copy.is_file():
-        return list(bundle.files)
-    return [*bundle.files, Payload(CATALOG_COPY, copy.stat().st_size)]
-
-
-def _payload_groups(files: list) -> dict[str, list]:
-    """Payloads by folder (`catalog` for the catalog and its copy)."""
-    groups: dict[str, list] = {}
-    for payload in files:
-        folder = payload.name.split("/")[0] if "/" in payload.name else "catalog"
-        groups.setdefault(folder, []).append(payload)
-    return groups
-
-
-def render_facts(facts: dict) -> str:
-    model = facts["model"]
-    lines = [
-        f"bundle     {facts['bundle']}",
-        f"format     {facts['format']}",
-        f"generator  {facts['generator']}",
-        f"model      {model['id']} ({model['dim']} dims, {model['max_tokens']} tokens)",
-        f"encoder    {facts['query_encoder']} (query), vectors {facts['dtype']}",
-        *([f"fidelity   {fidelity.line()}"]
-          if (fidelity := Fidelity.from_json(facts["fidelity"])) is not None else []),
-        f"pages      {facts['pages']}",
-        f"chunks     {facts['chunks']} ("
-        + ", ".join(f"{n} {kind}" for kind, n in sorted(facts["kinds"].items())) + ")",
-        "",
-    ]
-    lines += _count_table("section", {k or "(top level)": v
-                                      for k, v in facts["sections"].items()})
-    for facet, values in facts["facets"].items():
-        lines += ["", *_count_table(facet, values)]
-    lines += ["", f"{'payload':<10} {'files':>6} {'bytes':>12}"]
-    for group, f in facts["files"].items():
-        lines.append(f"{group:<10} {f['files']:>6} {f['bytes']:>12,}")
-    total_files = sum(f["files"] for f in facts["files"].values())
-    lines.append(f"{'bundle':<10} {total_files:>6} {facts['total_bytes']:>12,}")
-    client = facts["client"]
-    if client is None:
-        lines.append(f"{'client':<10} {'-':>6} {'-':>12}  (not in a downloaded bundle)")
-    else:
-        lines.append(f"{'client':<10} {client['files']:>6} {client['bytes']:>12,}  "
-                     "(the browser client, in the built site)")
-    return "\n".join(lines)
-
-
-def _count_table(label: str, rows: dict[str, dict[str, int]]) -> list[str]:
-    width = max([len(k) for k in rows] + [len(label)])
-    out = [f"{label:<{width}}  {'pages':>6}  {'chunks':>6}"]
-    out += [f"{k:<{width}}  {v['pages']:>6}  {v['chunks']:>6}" for k, v in rows.items()]
-    return out
 
 
 # eval ----------------------------------------------------------------------------------
@@ -394,10 +302,11 @@ def _count_table(label: str, rows: dict[str, dict[str, int]]) -> list[str]:
 @click.option("--misses", is_flag=True, help="List the queries with no expected page in the "
               "top k.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@encoder_option
 @cache_option
 @all_option
 def eval_(source: str, queries: Path, modes: tuple[str, ...], k: int, misses: bool,
-          as_json: bool, cache_dir: Path | None, fetch_all: bool) -> None:
+          as_json: bool, encoder: str | None, cache_dir: Path | None, fetch_all: bool) -> None:
     """MRR@10, nDCG@10 and Recall@k of SOURCE on QUERIES (a BEIR folder or a TSV file).
 
     TSV: one `query<TAB>url url ...` a line. BEIR: a doc id is a page URL without
@@ -407,7 +316,7 @@ def eval_(source: str, queries: Path, modes: tuple[str, ...], k: int, misses: bo
     from .evaluate import evaluate, read_queries, unknown_pages
 
     judged = read_queries(queries)
-    _, service = load_source(source, cache_dir, fetch_all=fetch_all)
+    _, service = load_source(source, cache_dir, fetch_all=fetch_all, encoder=encoder)
     for mode in modes:
         service.check(Query(text="mode check", mode=mode))
     unknown = unknown_pages(judged, service.searcher.bundle.page_urls())
@@ -420,11 +329,13 @@ def eval_(source: str, queries: Path, modes: tuple[str, ...], k: int, misses: bo
         reports.append(evaluate(judged, search, mode=mode, k=k))
     if as_json:
         click.echo(dump_json({"queries": len(judged), "unknown_pages": unknown,
+                              "query_encoder": service.searcher.encoder,
                               "modes": [r.figures() for r in reports],
                               "misses": {r.mode: [_miss(o) for o in r.misses]
                                          for r in reports} if misses else None}))
         return
-    say(f"{len(judged)} queries from {queries}")
+    say(f"{len(judged)} queries from {queries}, embedded with the "
+        f"{service.searcher.encoder} query encoder")
     if unknown:
         say(f"warning: {len(unknown)} expected pages are not in the bundle: "
                    + ", ".join(unknown[:5]) + (" …" if len(unknown) > 5 else ""), err=True)
@@ -563,18 +474,21 @@ def load_target(index_dir: Path | None, database: str | None):
 @click.option("--fetch-timeout", type=click.FloatRange(0.1, 86400),
               metavar="SECONDS", help="How long downloading a URL SOURCE's bundle may take "
               "in all (default: $MKDOCS_SEMANTIC_FETCH_TIMEOUT, else 120).")
+@encoder_option
 @cache_option
 @all_option
 def serve(sources: tuple[str, ...], index_dir: Path | None, database: str | None,
           ef_search: int | None, host: str,
           port: int, cors: tuple[str, ...], workers: int, threads: int, max_connections: int,
           header_timeout: float, keep_alive_timeout: float, max_queued_searches: int,
-          fetch_timeout: float | None, cache_dir: Path | None, fetch_all: bool) -> None:
+          fetch_timeout: float | None, encoder: str | None, cache_dir: Path | None,
+          fetch_all: bool) -> None:
     """Serve an HTTP JSON API (GET /search?q=&k=&mode=&filter=, GET /health) and, when
     SOURCE is a site directory, the site itself at /.
 
     Several SOURCEs are searched as one: each result names its site (NAME, or the
     SOURCE's folder or host), and /search?site=NAME (repeatable) searches only those."""
+    from .encoders import server_encoder
     from .service import AppConfig, SiteDir, require
     from .service import serve as run
     from .sites import database_sites, open_database_sites, open_sites, parse_sources
@@ -587,9 +501,11 @@ def serve(sources: tuple[str, ...], index_dir: Path | None, database: str | None
     if database is not None:
         no_sources(sources, "--db URL")
         config = AppConfig(database=database, ef_search=ef_search, cors_origins=cors,
-                           threads=threads, max_queued_searches=max_queued_searches)
+                           threads=threads, max_queued_searches=max_queued_searches,
+                           query_encoder=encoder)
         # several workers each open the database; this process only checks it
-        service = (open_database_sites(database, ef_search=ef_search, threads=threads)
+        service = (open_database_sites(database, ef_search=ef_search, threads=threads,
+                                       encoder=encoder)
                    if workers == 1 else None)
         count = len(service.sites.sites) if service else len(database_sites(database))
         click.echo(f"serving {count} sites of the database on http://{host}:{port}/ "
@@ -599,21 +515,21 @@ def serve(sources: tuple[str, ...], index_dir: Path | None, database: str | None
     if index_dir is not None or not sources:
         sites = index_sites(sources, index_dir, ef_search)
         config = AppConfig(sites=sites, cors_origins=cors, threads=threads,
-                           max_queued_searches=max_queued_searches)
+                           max_queued_searches=max_queued_searches, query_encoder=encoder)
         click.echo(f"serving {len(sites)} sites of {index_dir} on http://{host}:{port}/ "
                    "(GET /search?q=...&site=..., GET /health)", err=True)
-        service = open_sites(sites, threads=threads) if workers == 1 else None
+        service = open_sites(sites, threads=threads, encoder=encoder) if workers == 1 else None
         run(config, host=host, port=port, workers=workers, limits=limits, service=service)
         return
     named = parse_sources(sources)
     located = [open_source(entry.source, cache_dir=cache_dir, fetch_timeout=fetch_timeout,
                            everything=fetch_all) for entry in named]
-    for place in located:  # a broken bundle fails here, not in a worker
-        read_bundle(place.bundle_dir, fetch=place.fetch)
+    for place in located:  # a broken bundle or an encoder it cannot have fails here
+        server_encoder(read_bundle(place.bundle_dir, fetch=place.fetch), encoder)
     if len(named) == 1:
         config = AppConfig(bundle_dir=located[0].bundle_dir, site_dir=located[0].site_dir,
                            cors_origins=cors, threads=threads,
-                           max_queued_searches=max_queued_searches)
+                           max_queued_searches=max_queued_searches, query_encoder=encoder)
         click.echo(f"serving {located[0].bundle_dir} on http://{host}:{port}/ "
                    "(GET /search?q=..., GET /health)", err=True)
         run(config, host=host, port=port, workers=workers, limits=limits)
@@ -621,10 +537,10 @@ def serve(sources: tuple[str, ...], index_dir: Path | None, database: str | None
     sites = tuple(SiteDir(entry.name, place.bundle_dir, place.base_url)
                   for entry, place in zip(named, located, strict=True))
     config = AppConfig(sites=sites, cors_origins=cors, threads=threads,
-                       max_queued_searches=max_queued_searches)
+                       max_queued_searches=max_queued_searches, query_encoder=encoder)
     click.echo(f"serving {len(sites)} sites ({', '.join(s.name for s in sites)}) on "
                f"http://{host}:{port}/ (GET /search?q=...&site=..., GET /health)", err=True)
-    service = open_sites(sites, threads=threads) if workers == 1 else None
+    service = open_sites(sites, threads=threads, encoder=encoder) if workers == 1 else None
     run(config, host=host, port=port, workers=workers, limits=limits, service=service)
 
 
@@ -633,11 +549,12 @@ def serve(sources: tuple[str, ...], index_dir: Path | None, database: str | None
 @loaded_sites_options
 @click.option("--base-url", help="The deployed site's URL, for absolute links in results "
               "(default: SOURCE when it is a URL; one SOURCE only).")
+@encoder_option
 @cache_option
 @all_option
 def mcp(sources: tuple[str, ...], index_dir: Path | None, database: str | None,
-        ef_search: int | None,
-        base_url: str | None, cache_dir: Path | None, fetch_all: bool) -> None:
+        ef_search: int | None, base_url: str | None, encoder: str | None,
+        cache_dir: Path | None, fetch_all: bool) -> None:
     """Run a Model Context Protocol server over stdio (tools: search_docs, read_page).
 
     Several SOURCEs are searched as one: each result names its site (NAME, or the
@@ -651,12 +568,14 @@ def mcp(sources: tuple[str, ...], index_dir: Path | None, database: str | None,
         from .sites import open_database_sites
 
         no_sources(sources, "--db URL")
-        run(Docs(sites=open_database_sites(database, ef_search=ef_search).sites))
+        run(Docs(sites=open_database_sites(database, ef_search=ef_search,
+                                           encoder=encoder).sites))
         return
     if index_dir is not None or not sources:
         from .sites import open_sites
 
-        run(Docs(sites=open_sites(index_sites(sources, index_dir, ef_search)).sites))
+        run(Docs(sites=open_sites(index_sites(sources, index_dir, ef_search),
+                                  encoder=encoder).sites))
         return
     named = parse_sources(sources)
     if base_url and len(named) > 1:
@@ -664,7 +583,8 @@ def mcp(sources: tuple[str, ...], index_dir: Path | None, database: str | None,
                                "site as its URL, or leave its links relative")
     sites = []
     for entry in named:
-        located, service = load_source(entry.source, cache_dir, fetch_all=fetch_all)
+        located, service = load_source(entry.source, cache_dir, fetch_all=fetch_all,
+                                       encoder=encoder)
         service.warm_up()
         base = (base_url if len(named) == 1 else None) or located.base_url
         sites.append(Site(entry.name, service,

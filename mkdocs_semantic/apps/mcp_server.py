@@ -73,10 +73,15 @@ class Docs:
                             "heading_path": list(r.path), "score": round(r.score, 4),
                             "text": chunks[r.chunk_id].text})
         if not self.many:
-            return {**reading_dict(next(iter(answer.readings.values()))), "results": results}
+            return {**reading_dict(next(iter(answer.readings.values()))),
+                    "query_encoder": self.sites.sites[0].service.searcher.encoder,
+                    "results": results}
         readings = {name: reading_dict(reading) for name, reading in answer.readings.items()}
         return {**({"readings": {k: v for k, v in readings.items() if v}}
-                   if any(readings.values()) else {}), "results": results}
+                   if any(readings.values()) else {}),
+                "query_encoders": {name: self.sites.site(name).service.searcher.encoder
+                                   for name in answer.readings},
+                "results": results}
 
     def read_page(self, url: str, site: str | None = None) -> dict[str, Any]:
         found, key = self.sites.page_site(url, site)

@@ -28,6 +28,7 @@ from ..logs import LOGGERS
 from ..model.spec import ModelError
 from ..search.searcher import Answer, Ranking, Result, Searcher
 from ..search.spelling import Reading
+from .encoders import server_encoder, shared_embedder
 
 if TYPE_CHECKING:
     from .limits import ConnectionLimits
@@ -45,6 +46,7 @@ EF_SEARCH_ENV = "MKDOCS_SEMANTIC_EF_SEARCH"
 CORS_ENV = "MKDOCS_SEMANTIC_CORS"
 THREADS_ENV = "MKDOCS_SEMANTIC_THREADS"
 QUEUE_ENV = "MKDOCS_SEMANTIC_MAX_QUEUED"
+ENCODER_ENV = "MKDOCS_SEMANTIC_QUERY_ENCODER"
 MAX_QUEUED_SEARCHES = 64
 """Searches that may wait for the searcher in one worker; past that, 503 at once. At
 tens of milliseconds a search, a full queue is already seconds of waiting."""
@@ -199,6 +201,7 @@ class QueryService:
             "query": query.text,
             **reading_dict(answer.reading),
             "mode": query.mode or self.default_mode,
+            "query_encoder": self.searcher.encoder,
             "results": [result_dict(r) for r in answer.results],
             "took_ms": round((time.perf_counter() - started) * 1000, 2),
         }
@@ -239,6 +242,8 @@ class AppConfig:
     cors_origins: tuple[str, ...] = ()
     threads: int = 0
     max_queued_searches: int = MAX_QUEUED_SEARCHES
+    query_encoder: str | None = None
+    """`static` or `transformer` (None: `server_encoder`'s choice)."""
     sites: tuple[SiteDir, ...] = ()
     database: str | None = None
     """The sites `load --db` put in this PostgreSQL database (then `sites` is unused)."""
@@ -246,7 +251,8 @@ class AppConfig:
 
 
 def open_service(bundle_dir: Path, *, threads: int = 0, graph: Path | None = None,
-                 ef_search: int | None = None, name: str = "") -> QueryService:
+                 ef_search: int | None = None, name: str = "",
+                 encoder: str | None = None) -> QueryService:
     """A query service over the bundle at `bundle_dir`, its query encoder loaded;
     `graph`: a loaded site's (`name`) HNSW graph, which finds the nearest chunks."""
     from ..bundle.reader import read_bundle
@@ -258,18 +264,18 @@ def open_service(bundle_dir: Path, *, threads: int = 0, graph: Path | None = Non
     else:
         bundle = read_bundle(bundle_dir, fetch=payload_fetcher(bundle_dir),
                              fetch_range=range_fetcher(bundle_dir))
-    return bundle_service(bundle, threads=threads)
+    return bundle_service(bundle, threads=threads, encoder=encoder)
 
 
-def bundle_service(bundle: Bundle, *, threads: int = 0) -> QueryService:
-    """A query service over `bundle`, its query encoder loaded."""
-    from ..model.onnx import OnnxEmbedder
-
-    embedder = None
-    if bundle.manifest.query_encoder == "transformer":
-        embedder = OnnxEmbedder(bundle.model_spec(), threads=threads)
-    service = QueryService(Searcher(bundle, embedder))
-    service.warm_up()
+def bundle_service(bundle: Bundle, *, threads: int = 0, encoder: str | None = None,
+                   warm: bool = True) -> QueryService:
+    """A query service over `bundle` answering with `encoder` (`server_encoder`), its
+    query encoder loaded unless not `warm`."""
+    chosen = server_encoder(bundle, encoder)
+    embedder = shared_embedder(bundle, threads) if chosen == "transformer" else None
+    service = QueryService(Searcher(bundle, embedder, encoder=chosen))
+    if warm:
+        service.warm_up()
     return service
 
 
@@ -291,7 +297,8 @@ def create_app(config: AppConfig, service: Any = None):
     if service is None:
         if config.bundle_dir is None:
             raise ValueError("create_app needs a bundle_dir or a service")
-        service = open_service(config.bundle_dir, threads=config.threads)
+        service = open_service(config.bundle_dir, threads=config.threads,
+                               encoder=config.query_encoder)
 
     limiter: list[anyio.CapacityLimiter] = []
 
@@ -338,7 +345,8 @@ def config_to_env(config: AppConfig) -> dict[str, str]:
     """The environment that `app_from_env` (or apps/sites.py's, for several sites) reads:
     how each worker process gets its config."""
     settings = {THREADS_ENV: str(config.threads), CORS_ENV: " ".join(config.cors_origins),
-                QUEUE_ENV: str(config.max_queued_searches)}
+                QUEUE_ENV: str(config.max_queued_searches),
+                ENCODER_ENV: config.query_encoder or ""}
     if config.database:
         return {DATABASE_ENV: config.database, EF_SEARCH_ENV: str(config.ef_search or ""),
                 **settings}
@@ -354,7 +362,8 @@ def settings_from_env() -> dict[str, Any]:
     """The AppConfig fields besides what to serve, as `config_to_env` wrote them."""
     return {"cors_origins": tuple(os.environ.get(CORS_ENV, "").split()),
             "threads": int(os.environ.get(THREADS_ENV) or 0),
-            "max_queued_searches": int(os.environ.get(QUEUE_ENV) or MAX_QUEUED_SEARCHES)}
+            "max_queued_searches": int(os.environ.get(QUEUE_ENV) or MAX_QUEUED_SEARCHES),
+            "query_encoder": os.environ.get(ENCODER_ENV) or None}
 
 
 def app_from_env():
@@ -362,8 +371,10 @@ def app_from_env():
 
     Reads MKDOCS_SEMANTIC_SOURCE (a site directory, also served at /, a bundle
     directory or a site URL), and optionally MKDOCS_SEMANTIC_CORS (origins,
-    space-separated), MKDOCS_SEMANTIC_THREADS (onnxruntime threads) and
-    MKDOCS_SEMANTIC_MAX_QUEUED (searches that may wait; more get 503).
+    space-separated), MKDOCS_SEMANTIC_THREADS (onnxruntime threads),
+    MKDOCS_SEMANTIC_MAX_QUEUED (searches that may wait; more get 503) and
+    MKDOCS_SEMANTIC_QUERY_ENCODER (static or transformer; default: the model where it is
+    at hand).
     """
     from .sources import open_source
 

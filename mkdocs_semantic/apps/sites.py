@@ -252,6 +252,8 @@ class SitesService:
             **({"readings": {k: v for k, v in readings.items() if v}}
                if any(readings.values()) else {}),
             "mode": query.mode or self.sites.sites[0].service.default_mode,
+            "query_encoders": {site.name: site.service.searcher.encoder
+                               for site in self.sites.scope(names, query)},
             "results": results,
             "took_ms": round((time.perf_counter() - started) * 1000, 2),
         }
@@ -265,16 +267,19 @@ class SitesService:
             site.service.warm_up()
 
 
-def open_sites(sites: tuple[SiteDir, ...], *, threads: int = 0) -> SitesService:
-    """A service over the bundles of `sites`, each query encoder loaded."""
+def open_sites(sites: tuple[SiteDir, ...], *, threads: int = 0,
+               encoder: str | None = None) -> SitesService:
+    """A service over the bundles of `sites`, each query encoder loaded (`encoder`:
+    service.server_encoder)."""
     return SitesService(SiteSet([
         Site(site.name, open_service(site.bundle_dir, threads=threads, graph=site.graph,
-                                     ef_search=site.ef_search, name=site.name),
+                                     ef_search=site.ef_search, name=site.name,
+                                     encoder=encoder),
              site.base_url) for site in sites]))
 
 
 def open_database_sites(url: str, *, ef_search: int | None = None,
-                        threads: int = 0) -> SitesService:
+                        threads: int = 0, encoder: str | None = None) -> SitesService:
     """A service over the sites `load --db` put in the PostgreSQL database at `url`."""
     from ..portal.pg_read import database_bundle, open_database, scratch_folder
 
@@ -284,7 +289,7 @@ def open_database_sites(url: str, *, ef_search: int | None = None,
     return SitesService(SiteSet([
         Site(site.name, bundle_service(database_bundle(database, site,
                                                        folder / site.name / site.version),
-                                       threads=threads),
+                                       threads=threads, encoder=encoder),
              site.base_url) for site in loaded]))
 
 
@@ -310,11 +315,13 @@ def app_from_env():
         ef_search = int(os.environ.get(EF_SEARCH_ENV) or 0) or None
         config = AppConfig(database=url, ef_search=ef_search, **settings_from_env())
         return create_app(config, open_database_sites(url, ef_search=ef_search,
-                                                      threads=config.threads))
+                                                      threads=config.threads,
+                                                      encoder=config.query_encoder))
     text = os.environ.get(SITES_ENV)
     if not text:
         raise RuntimeError(f"set {SITES_ENV} or {DATABASE_ENV} to the sites to search")
     sites = tuple(SiteDir(name, Path(folder), base, None if graph is None else Path(graph), ef)
                   for name, folder, base, graph, ef in json.loads(text))
     config = AppConfig(sites=sites, **settings_from_env())
-    return create_app(config, open_sites(sites, threads=config.threads))
+    return create_app(config, open_sites(sites, threads=config.threads,
+                                         encoder=config.query_encoder))

@@ -114,13 +114,15 @@ class Bundle:
 
     def model_spec(self) -> ModelSpec:
         """The model that made the bundle's vectors: the bundle's own files when it ships
-        them, else the installed default model when it is the same one."""
+        them (and has them: a site read from its URL fetches no model), else the
+        installed default model when it is the same one."""
         m = self.catalog["model"]
         transformer = self.catalog["encoders"].get("transformer")
-        if transformer:
+        if transformer and (m["sha256"] != DEFAULT_MODEL_SHA256
+                            or (self.root / transformer["model"][0]).is_file()):
             model_path = self.root / transformer["model"][0]
             tokenizer_path = self.root / transformer["tokenizer"][0]
-            if sha256_file(model_path) != m["sha256"]:
+            if not model_path.is_file() or sha256_file(model_path) != m["sha256"]:
                 raise BundleError(f"{model_path} is not the model the catalog names (changed "
                                   "or corrupt): rebuild the site")
         elif m["sha256"] == DEFAULT_MODEL_SHA256:

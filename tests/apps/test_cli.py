@@ -172,10 +172,11 @@ def test_stats_counts_sections_and_files(site):
                                    "lexical", "vocabulary", "vectors", "table", "model",
                                    "pieces"}
     assert facts["model"]["dim"] == 384 and facts["dtype"] == "i8"
-    assert facts["query_encoder"] == "static"
+    assert facts["query_encoder"] == "static" and facts["server_query_encoder"] == "transformer"
 
     text = run("stats", str(site)).stdout
-    assert "Learn" in text and "(top level)" in text and "static (query)" in text
+    assert "Learn" in text and "(top level)" in text
+    assert "static (browsers), transformer (servers)" in text
 
 
 def test_stats_reports_the_client_beside_the_bundle(site):

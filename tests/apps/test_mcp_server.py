@@ -62,6 +62,7 @@ def test_tools_search_and_read_over_stdio(site):
     assert set(by_name) == {"search_docs", "read_page"}
     assert set(by_name["search_docs"].input_schema["properties"]) == {"query", "top_k",
                                                                        "filters"}
+    assert payload(found)["query_encoder"] == "transformer"  # the model, on a server
     results = payload(found)["results"]
     assert len(results) == 3
     top = results[0]
@@ -245,12 +246,14 @@ def test_several_sources_are_searched_as_one(site):
         nowhere = await session.call_tool("read_page", {"url": "no/such/page/"})
         return tools, both, app, page, ambiguous, nowhere
 
-    tools, both, app, page, ambiguous, nowhere = with_session(f"app={site}", work,
-                                                             f"pwa={parity}")
+    # the browser's ranking (the static table), which the parity fixture pins
+    tools, both, app, page, ambiguous, nowhere = with_session(
+        f"app={site}", work, f"pwa={parity}", "--query-encoder", "static")
     by_name = {t.name: t for t in tools.tools}
     assert set(by_name["search_docs"].input_schema["properties"]) == {
         "query", "top_k", "filters", "site"}
     assert "app, pwa" in by_name["search_docs"].description
+    assert payload(both)["query_encoders"] == {"app": "static", "pwa": "static"}
     assert payload(both)["results"][0]["site"] == "pwa"
     assert {r["site"] for r in payload(app)["results"]} == {"app"}
     assert payload(page)["site"] == "pwa"
@@ -277,7 +280,9 @@ def test_the_sites_of_a_data_folder_are_searched_over_stdio(site, tmp_path):
         page = await session.call_tool("read_page", {"url": "learn/cookies/"})
         return both, app, page
 
-    both, app, page = with_session("--index", work, str(index))
+    # merged across sites by score as the browser's table ranks (under the model each
+    # site's best sections score alike, and the merge keeps the sites' order)
+    both, app, page = with_session("--index", work, str(index), "--query-encoder", "static")
     assert payload(both)["results"][0]["site"] == "pwa"
     assert {r["site"] for r in payload(app)["results"]} == {"app"}
     assert payload(app)["results"][0]["url"].startswith("learn/cookies/")

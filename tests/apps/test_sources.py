@@ -29,6 +29,9 @@ from ..bundle_edits import publish_catalog, rewrite_shard_list
 from ..conftest import Project
 from .test_cli import JUDGED, NAV, build_sample_site, write_tsv
 
+STATIC = ("--query-encoder", "static")
+"""What the tests of the static encoder's files query with (servers use the model)."""
+
 
 class Recorder(SimpleHTTPRequestHandler):
     """Serves a folder and notes every path asked for; with `ranges`, a request for one
@@ -399,8 +402,8 @@ def test_a_query_downloads_only_the_shards_it_reads(project, deployed, tmp_path)
     assert {n.split("/")[0] for n in shards} >= {"lexical", "fragments", "text", "table"}
     cache, url = tmp_path / "cache", deployed.url + "docs/"
     for query in ("cookies", "how do I read a header sent by the client"):
-        here = json.loads(run("query", str(site), query, "--json").stdout)
-        there = run("query", url, query, "--json", "--cache-dir", str(cache))
+        here = json.loads(run("query", *STATIC, str(site), query, "--json").stdout)
+        there = run("query", *STATIC, url, query, "--json", "--cache-dir", str(cache))
         assert there.exit_code == 0, there.output
         assert json.loads(there.stdout)["results"] == here["results"] and here["results"]
     fetched = set(deployed.downloads())
@@ -412,7 +415,7 @@ def test_a_query_downloads_only_the_shards_it_reads(project, deployed, tmp_path)
 
     # the same queries again: nothing new
     deployed.requested.clear()
-    assert run("query", url, "cookies", "--cache-dir", str(cache)).exit_code == 0
+    assert run("query", *STATIC, url, "cookies", "--cache-dir", str(cache)).exit_code == 0
     assert deployed.downloads() == []
     # stats reads every page: the rest comes down, once
     assert run("stats", url, "--cache-dir", str(cache)).exit_code == 0
@@ -437,7 +440,7 @@ def test_a_table_row_served_under_another_name_is_refused_and_not_kept(deployed,
     data = pack.read_bytes()
     size = 384 + 4
     pack.write_bytes(data[size:2 * size] + data[:size] + data[2 * size:])
-    result = run("query", deployed.url + "docs/", "cookies", "--cache-dir",
+    result = run("query", *STATIC, deployed.url + "docs/", "cookies", "--cache-dir",
                  str(tmp_path / "cache"))
     assert result.exit_code == 1 and "does not match its catalog" in result.stderr
     assert result.stderr.count("\n") == 1 and "/table/rows." in result.stderr
@@ -449,19 +452,19 @@ def test_a_table_row_served_under_another_name_is_refused_and_not_kept(deployed,
 def test_a_damaged_file_in_the_cache_is_fetched_again_once_and_said(deployed, tmp_path,
                                                                      folder):
     cache, url = tmp_path / "cache", deployed.url + "docs/"
-    first = run("query", url, "cookies", "--json", "--cache-dir", str(cache))
+    first = run("query", *STATIC, url, "cookies", "--json", "--cache-dir", str(cache))
     assert first.exit_code == 0, first.output
     damaged = sorted((next(cache.iterdir()) / folder).iterdir())[0]
     good = damaged.read_bytes()
     damaged.write_bytes(good[: len(good) // 2])
     deployed.requested.clear()
-    mended = run("query", url, "cookies", "--json", "--cache-dir", str(cache))
+    mended = run("query", *STATIC, url, "cookies", "--json", "--cache-dir", str(cache))
     assert mended.exit_code == 0, mended.output
     assert json.loads(mended.stdout)["results"] == json.loads(first.stdout)["results"]
     assert f"{damaged.name} in the download cache was damaged: fetched it again" \
         in mended.stderr
     assert damaged.read_bytes() == good
-    again = run("query", url, "cookies", "--json", "--cache-dir", str(cache))
+    again = run("query", *STATIC, url, "cookies", "--json", "--cache-dir", str(cache))
     assert again.exit_code == 0 and "fetched it again" not in again.stderr
     assert deployed.downloads().count(damaged.name) == 1
 
@@ -624,10 +627,11 @@ def test_the_query_tables_rows_come_by_range_where_the_site_answers_one(deployed
                                                                          ranges):
     deployed.ranges[0] = ranges
     cache = tmp_path / "cache"
-    result = run("query", deployed.url + "docs/", "cookies the browser sends", "--json",
+    result = run("query", *STATIC, deployed.url + "docs/", "cookies the browser sends", "--json",
                  "--cache-dir", str(cache))
     assert result.exit_code == 0, result.output
-    local = run("query", str(deployed.root / "docs"), "cookies the browser sends", "--json")
+    local = run("query", *STATIC, str(deployed.root / "docs"), "cookies the browser sends",
+                "--json")
     assert json.loads(result.stdout)["results"] == json.loads(local.stdout)["results"]
     packs = [p for p in deployed.requested if "/table/rows." in p]
     assert packs
