@@ -9,6 +9,9 @@ bench/results/load_service.{json,md}. Bounded: it stops by itself after
 --seconds, and every client also stops after --max-requests.
 
     python bench/load_service.py [--clients 16] [--seconds 30] [--workers 2] [--threads 1]
+                                 [--query-encoder static|transformer]
+
+The server embeds queries with the model unless `--query-encoder static`.
 """
 
 from __future__ import annotations
@@ -98,11 +101,21 @@ def build_site(corpus: Path, into: Path) -> Path:
     return project / "site"
 
 
-def server(site: Path, *, port: int, workers: int, threads: int):
+def server(site: Path, *, port: int, workers: int, threads: int, encoder: str | None):
     return serve_process(
         [sys.executable, "-m", "mkdocs_semantic", "serve", str(site), "--host", HOST,
-         "--port", str(port), "--workers", str(workers), "--threads", str(threads)],
+         "--port", str(port), "--workers", str(workers), "--threads", str(threads),
+         *(["--query-encoder", encoder] if encoder else [])],
         port=port)
+
+
+def health(port: int) -> dict:
+    conn = http.client.HTTPConnection(HOST, port, timeout=30)
+    try:
+        conn.request("GET", "/health")
+        return json.loads(conn.getresponse().read())
+    finally:
+        conn.close()
 
 
 def client(port: int, *, offset: int, until: float, max_requests: int, k: int,
@@ -186,6 +199,7 @@ for {run['config']['seconds']} s). Server and clients share this machine
 | bundle | {run['bundle']['pages']} pages, {run['bundle']['chunks']} chunks |
 | server | {run['config']['workers']} uvicorn workers, {run['config']['threads']} onnxruntime \
 thread(s) each |
+| query encoder | {run['query_encoder']} |
 | clients | {run['config']['clients']} concurrent, keep-alive, no think time |
 | queries | {len(QUERIES)} questions in turn, default (hybrid) mode, k={run['config']['k']} |
 
@@ -223,6 +237,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("-k", type=int, default=10)
+    parser.add_argument("--query-encoder", choices=("static", "transformer"),
+                        help="what the server embeds queries with (default: its own default)")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args()
     if not 1 <= args.clients <= 64 or not 1 <= args.seconds <= 600:
@@ -233,7 +249,9 @@ def main() -> int:
         load_before = os.getloadavg()
         manifest = json.loads(next(site.glob("*/manifest.json")).read_text(encoding="utf-8"))
         port = free_port()
-        with server(site, port=port, workers=args.workers, threads=args.threads):
+        with server(site, port=port, workers=args.workers, threads=args.threads,
+                    encoder=args.query_encoder):
+            encoder = health(port)["query_encoder"]
             run = load(port, clients=args.clients, seconds=args.seconds,
                        max_requests=args.max_requests, k=args.k)
     run = {
@@ -242,6 +260,7 @@ def main() -> int:
         "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
                     "loadavg_before": [round(x, 2) for x in load_before]},
         "bundle": manifest["counts"],
+        "query_encoder": encoder,
         "target_p95_ms": TARGET_P95_MS,
         **run,
     }
