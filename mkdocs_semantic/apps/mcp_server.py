@@ -81,6 +81,7 @@ class Docs:
                    if any(readings.values()) else {}),
                 "query_encoders": {name: self.sites.site(name).service.searcher.encoder
                                    for name in answer.readings},
+                **({"unavailable": answer.unavailable} if answer.unavailable else {}),
                 "results": results}
 
     def read_page(self, url: str, site: str | None = None) -> dict[str, Any]:

@@ -325,6 +325,11 @@ def create_app(config: AppConfig, service: Any = None):
             return JSONResponse(answer)
         except BadRequest as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
+        except (BundleError, ModelError, OSError) as exc:  # a source that stopped answering
+            log.warning("search failed: %s", exc)
+            return JSONResponse(
+                {"error": f"the documentation could not be read ({exc}); try again later"},
+                status_code=503, headers={"Retry-After": "5"})
 
     def health(request: Request) -> JSONResponse:
         return JSONResponse(service.health())

@@ -13,14 +13,17 @@ from __future__ import annotations
 import heapq
 import itertools
 import json
+import logging
 import os
 import re
 import time
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..bundle.format import BundleError
+from ..model.spec import ModelError
 from ..portal.folder import SITE_NAME  # what a query's `site` names, and a folder
 from ..search.searcher import Result
 from ..search.spelling import Reading
@@ -41,6 +44,8 @@ from .service import (
     settings_from_env,
 )
 from .sources import is_url
+
+log = logging.getLogger("mkdocs_semantic")
 
 
 @dataclass(frozen=True)
@@ -101,10 +106,13 @@ class SiteResult:
 
 @dataclass(frozen=True)
 class SitesAnswer:
-    """Merged results, and each asked site's reading of the query (slips corrected)."""
+    """Merged results, and each asked site's reading of the query (slips corrected);
+    `unavailable`: the asked sites that could not be read (a source that stopped
+    answering, a damaged file), with why."""
 
     results: list[SiteResult]
     readings: dict[str, Reading]
+    unavailable: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -147,16 +155,30 @@ class SiteSet:
     def search(self, query: Query, names: list[str] | None = None) -> SitesAnswer:
         """The best sections of the asked sites, merged by score (each site's own order
         kept); `query.top_k` None: the largest `top_k` of those sites. Only the sections
-        kept get their results (excerpts) made."""
-        sites = self.scope(names, query)
+        kept get their results (excerpts) made. A site that cannot be read is left out
+        and named in `unavailable`; when none can, the first one's error is raised."""
+        asked = self.scope(names, query)
+        sites: list[Site] = []
         lists: list[list[tuple[float, int, int]]] = []
         readings: dict[str, Reading] = {}
         rankings = []
-        for number, site in enumerate(sites):
-            reading, ranking = site.service.rank_read(query)
+        unavailable: dict[str, str] = {}
+        failures: list[Exception] = []
+        for site in asked:
+            try:
+                reading, ranking = site.service.rank_read(query)
+            except (BundleError, ModelError, OSError) as exc:
+                log.warning("site %s could not be read: %s", site.name, exc)
+                unavailable[site.name] = str(exc)
+                failures.append(exc)
+                continue
+            number = len(sites)
+            sites.append(site)
             readings[site.name] = reading
             rankings.append(ranking)
             lists.append([(-r.page_score, number, at) for at, r in enumerate(ranking.fused)])
+        if not sites:
+            raise failures[0]
         top_k = query.top_k or max(site.service.searcher.defaults["top_k"] for site in sites)
         kept = list(itertools.islice(heapq.merge(*lists, key=lambda item: item[0]), top_k))
         shown = {number: 1 + max(at for _, n, at in kept if n == number)
@@ -164,7 +186,7 @@ class SiteSet:
         made = {number: sites[number].service.searcher.results(rankings[number], count)
                 for number, count in shown.items()}
         return SitesAnswer(results=[SiteResult(sites[n].name, made[n][at]) for _, n, at in kept],
-                           readings=readings)
+                           readings=readings, unavailable=unavailable)
 
     def link(self, site: str, href: str) -> str:
         base = self.site(site).base_url
@@ -252,8 +274,9 @@ class SitesService:
             **({"readings": {k: v for k, v in readings.items() if v}}
                if any(readings.values()) else {}),
             "mode": query.mode or self.sites.sites[0].service.default_mode,
-            "query_encoders": {site.name: site.service.searcher.encoder
-                               for site in self.sites.scope(names, query)},
+            "query_encoders": {name: self.sites.site(name).service.searcher.encoder
+                               for name in answer.readings},
+            **({"unavailable": answer.unavailable} if answer.unavailable else {}),
             "results": results,
             "took_ms": round((time.perf_counter() - started) * 1000, 2),
         }

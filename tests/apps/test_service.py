@@ -7,6 +7,7 @@ import logging
 import os
 import resource
 import select
+import shutil
 import socket
 import sys
 import threading
@@ -28,6 +29,7 @@ from mkdocs_semantic.search.searcher import Searcher
 from ..conftest import SITE_TOP_K
 from ..processes import Running, running, with_open_file_limit
 from .test_cli import build_sample_site, free_port
+from .test_sources import deployed, project  # noqa: F401  (their fixtures)
 
 
 @pytest.fixture(scope="module")
@@ -456,3 +458,22 @@ def test_sites_loaded_into_a_database_are_served_as_one(site, database, workers)
         want = own.answer(Query(text="cookies the browser sends"))["results"]
         assert [(r["site"], r["url"], r["anchor"], r["score"]) for r in app["results"]] == \
             [("app", r["url"], r["anchor"], r["score"]) for r in want]
+
+
+def test_a_source_that_stops_answering_is_a_json_503_and_other_sites_still_answer(
+        site, deployed):  # noqa: F811
+    """The deployed site's keyword shards are gone (a redeploy mid-way, a host down):
+    a server of that site alone answers 503 naming the cause; a server of several
+    answers from the others and names the site it could not read."""
+    url = deployed.url + "docs/"
+    with serving(url) as alone, serving(f"app={site}", f"web={url}") as both:
+        shutil.rmtree(deployed.root / "docs" / "semantic" / "lexical")
+        status, headers, body = get(search_url(alone, q="how do uploads work"))
+        assert status == 503 and headers["retry-after"] == "5"
+        assert body["error"].startswith("the documentation could not be read (")
+        assert "lexical/" in body["error"] and body["error"].endswith("try again later")
+        status, _, body = get(search_url(both, q="how do uploads work"))
+        assert status == 200 and {r["site"] for r in body["results"]} == {"app"}
+        assert "lexical/" in body["unavailable"]["web"]
+        status, _, body = get(search_url(both, q="how do uploads work", site="web"))
+        assert status == 503 and "lexical/" in body["error"]
