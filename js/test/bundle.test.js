@@ -225,8 +225,10 @@ test("bad catalog fields are refused with the field's name", async () => {
     [(c) => { c.fragments.stem = "text/text"; }, /fragments has the stem "text\/text", not "fragments\/frag"/],
     [(c) => { c.lexical.shards.set = Number.parseInt("1234567890123456", 10); }, /lexical\.shards has the set 1234567890123456, not 16 hex digits/],
     [(c) => { c.fragments.first = [0]; }, /fragments must be a keyed list \{stem, set, count, sizes\}/],
-    [(c) => { c.fragments.count += 1; }, /fragments does not hold one shard a page/],
-    [(c) => { c.fragments.sizes[0] = `lexical/sizes.${"0".repeat(16)}.json`; }, /fragments\.sizes must be fragments\/sizes\.<hash>\.json/],
+    [(c) => { c.fragments.count += 1; }, /fragments must list the sizes of its \d+ shards, which make its file/],
+    [(c) => { c.fragments.bytes[0] = 0; }, /fragments must list the sizes of its \d+ shards/],
+    [(c) => { c.fragments.pack[0] = `fragments/other.${"0".repeat(16)}.bin`; }, /fragments\.pack must be fragments\/frags\.<hash>\.bin/],
+    [(c) => { c.lexical.shards.sizes[0] = `fragments/sizes.${"0".repeat(16)}.json`; }, /lexical\.shards\.sizes must be lexical\/sizes\.<hash>\.json/],
     [(c) => { c.vocabulary.shards.dirs.bytes[0] = "x"; }, /vocabulary\.shards has a size "x" that is not a count of bytes/],
     [(c) => { delete c.vocabulary.spelling; }, /vocabulary\.spelling/],
     [(c) => { c.vocabulary.spelling.stem = "vocabulary/words"; }, /vocabulary\.spelling has the stem "vocabulary\/words"/],
@@ -343,7 +345,8 @@ test("the static encoder's first semantic result loads no model; concurrent quer
   const queries = ["service worker offline", "service worker cache first", "offline service worker"];
   const answers = await Promise.all(queries.flatMap((q) => [engine.search(q), engine.search(q, { mode: "lexical" })]));
   assert.ok(answers.every((results) => results.length));
-  const fetched = server.requests.map((path) => path.slice(1));
+  // a record of a pack (a page's excerpts, a token's row) counts as a file of its own
+  const fetched = server.asked.map(({ path, start }) => path.slice(1) + (start === null ? "" : `@${start}`));
   assert.ok(!fetched.some((name) => /\.(onnx|wasm)$|^model\/model\./.test(name)), fetched.join(" "));
   assert.ok(fetched.some((name) => name.startsWith("words/")), "the rows of the queries' words");
   assert.ok(!fetched.some((name) => name.startsWith("text/")), "text shards are for Python readers");
@@ -543,15 +546,16 @@ test("a shard list directory names its shards from its number on; a bad one is r
 
 test("a shard served under another shard's number fails its check", async () => {
   const catalog = JSON.parse(readFileSync(join(BUNDLE, "catalog.json"), "utf8"));
-  const { set } = catalog.fragments;
-  const buffer = (name) => {
-    const bytes = readFileSync(join(BUNDLE, name));
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const { set, pack, bytes: sizes } = catalog.fragments;
+  const packed = readFileSync(join(BUNDLE, pack[0]));
+  const record = (n) => {
+    const at = sizes.slice(0, n).reduce((a, b) => a + b, 0);
+    return new Uint8Array(packed.subarray(at, at + sizes[n])).buffer;
   };
-  // a keyed list's shards: no size listed, each checked by its own end
+  // a packed keyed list's records: each checked by its own end, under its own name
   const [one, two] = [0, 1].map((n) => ({ name: `fragments/frag${n}.${set}.json` }));
-  await verifyPayload(buffer(one.name), one);
-  await assert.rejects(verifyPayload(buffer(one.name), two), /frag1\.[0-9a-f]{16}\.json does not match its hash/);
+  await verifyPayload(record(0), one);
+  await assert.rejects(verifyPayload(record(0), two), /frag1\.[0-9a-f]{16}\.json does not match its hash/);
 });
 
 test("a keyed list names a key's shard without a lookup; an empty site's pages have none", async () => {
@@ -560,6 +564,11 @@ test("a keyed list names a key's shard without a lookup; an empty site's pages h
   assert.deepEqual(await pages.find(2), { first: 2, name: `fragments/frag2.${set}.json` });
   assert.equal(await pages.find(3), null);
   assert.equal(await pages.find(-1), null);
+  // a packed one: a page's shard is a record of one file, read by range
+  const pack = { name: `fragments/frags.${set}.bin`, bytes: 30 };
+  const packed = new ShardList({ keyed: { stem: "fragments/frag", set, count: 2, by: "page", pack, sizes: [10, 20], offsets: [0, 10] } },
+    { loadJson: () => { throw new Error("no lookup"); } });
+  assert.deepEqual(await packed.find(1), { first: 1, name: `fragments/frag1.${set}.json`, bytes: 20, pack, offset: 10 });
   const empty = new ShardList({ keyed: { stem: "fragments/frag", set, count: 0, by: "page" } }, { loadJson: () => null });
   assert.equal(await empty.find(0), null);
   const terms = new ShardList({ keyed: { stem: "lexical/lex", set, count: 13, by: "hash" } }, { loadJson: () => null });

@@ -138,7 +138,7 @@ class Checker:
         """A catalog shard list (bundle/shard_lists.py) of shards named `stem`; returns the
         entries the catalog holds: the shards', or their directories'."""
         shards = self._shards(data, key, where, first, stem)
-        if shards.sizes is not None:
+        if shards.keyed:
             self.fail(f"{where + '.' if where else ''}{key} must list its shards' first keys")
         return list(shards.dirs if shards.entries is None else shards.entries)
 
@@ -147,6 +147,10 @@ class Checker:
         shard count."""
         shards = self._shards(data, key, where, str, stem)
         field = where + "." + key if where else key
+        if shards.pack is not None:
+            if re.fullmatch(rf"{stem}s\.[0-9a-f]{{{HASH_CHARS}}}\.bin", shards.pack.name) is None:
+                self.fail(f"{field}.pack must be {stem}s.<hash>.bin")
+            return shards.count
         if shards.sizes is None:
             self.fail(f"{field} must be a keyed list {{stem, set, count, sizes}}")
         folder = stem.split("/")[0]

@@ -29,14 +29,21 @@ class PackRecords:
         self._fetch_range = fetch_range
         self._held = held
         self._packs: LoadOnce[bytes] = LoadOnce()  # a query's records are read in parallel
+        self._whole: set[str] = set()
+        """Packs read whole: held here, being read (a damaged copy fetched again), or from
+        a site that sent the whole file for a range."""
 
     def __call__(self, pack: str, size: int, offset: int, length: int) -> bytes:
         """`length` bytes from `offset` of pack `pack` of `size` bytes (unverified: each
         record carries its own check)."""
-        if self._fetch_range is not None and not self._held(pack):
+        # held is asked first: a pack read whole is marked before a damaged copy is
+        # taken away to be fetched again
+        if (self._fetch_range is not None and not self._held(pack)
+                and pack not in self._whole):
             data = self._fetch_range(pack, offset, length)
             if data is not None:
                 return data
+        self._whole.add(pack)
         return self._packs.get(pack, lambda: self._read(pack, size))[offset:offset + length]
 
     def forget(self) -> None:

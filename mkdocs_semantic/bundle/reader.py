@@ -468,12 +468,21 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None,
     manifest = read_manifest(root)
     catalog = read_catalog(root, manifest)
     read_once: dict[str, bytes] = {}
+    records: dict[str, tuple[Payload, int]] = {}  # a packed list's shard -> (its file, offset)
     loaded = False
+    lazy = fetch is not None
 
     def read(name: str, size: int) -> bytes:
-        """A payload's verified bytes (fetched first when a downloaded bundle lacks it);
-        while the bundle loads, those that name other payloads are read once, for
-        `walk_payloads` below (the vector set keeps `read` for later queries)."""
+        """A payload's verified bytes (fetched first when a downloaded bundle lacks it; a
+        packed list's shard read from its file); while the bundle loads, those that name
+        other payloads are read once, for `walk_payloads` below (the vector set keeps
+        `read` for later queries)."""
+        if name in records:
+            pack, offset = records[name]
+            try:
+                return verify(name, read_record(pack.name, pack.bytes, offset, size), size=size)
+            except PayloadError as exc:
+                raise BundleError(f"{root / pack.name}: {exc}: rebuild the site") from exc
         if name in read_once:
             return read_once[name]
         if fetch is not None and not (root / name).is_file():
@@ -499,11 +508,19 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None,
         return load
 
     def entries(value: object) -> list[tuple]:
-        return resolve(shard_list(value), lambda name, size: check_directory(
+        listed = shard_list(value)
+        found = resolve(listed, lambda name, size: check_directory(
             load_json(name, size), name), load_json)
+        if listed.pack is not None:
+            offset = 0
+            for _, name, size in found:
+                records[name] = (listed.pack, offset)
+                offset += size
+        return found
 
+    read_record = PackRecords(read, fetch_range=fetch_range if lazy else None,
+                              held=lambda name: (root / name).is_file())
     counts = manifest.counts
-    lazy = fetch is not None
     try:
         table_name, table_size = catalog["pages"]["table"]
         pages = parse_page_table(read(table_name, table_size), pages=counts["pages"],
@@ -572,8 +589,6 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None,
             raise
         raise BundleError(f"the chunk files in {root} are malformed ({exc}): rebuild the "
                           "site") from exc
-    read_record = PackRecords(read, fetch_range=fetch_range if lazy else None,
-                              held=lambda name: (root / name).is_file())
     spec = catalog["vectors"][0]
     if spec["layout"] == "partitioned":
         vectors = read_partitioned(spec, starts, read, read_record=read_record, lazy=lazy)

@@ -16,7 +16,12 @@ directory (the last whose first key is not above it).
 A keyed list (`write_keyed_list`) lists no keys at all: a reader names a key's shard from
 the key alone (a term's is its `bucket_of`, a page's its number), and the catalog holds
 `{"stem", "set", "count", "sizes"}`; `sizes` names a payload of the shards' sizes, which
-every Python reader reads when it opens a bundle and a browser never does.
+every Python reader reads when it opens a bundle and a browser never does. A packed
+keyed list (a page's excerpts, which no page names before the catalog has come) keeps
+its shards as the records of one file instead, `{"stem", "set", "count", "pack",
+"bytes"}`: `pack` is the file, `[name, bytes]`, and `bytes` each record's size, so a
+reader finds shard n at the sum of the sizes before it and reads it by an HTTP range
+request; each record is the shard as its own file would be, checked under its name.
 """
 
 from __future__ import annotations
@@ -67,10 +72,20 @@ class ShardList:
     """A keyed list's shards (its entries are numbered 0 to count - 1)."""
     sizes: Payload | None = None
     """A keyed list's payload of its shards' sizes."""
+    pack: Payload | None = None
+    """A packed keyed list's file of its shards."""
+    pack_sizes: tuple[int, ...] = ()
+    """A packed keyed list's shard sizes, in shard order."""
+
+    @property
+    def keyed(self) -> bool:
+        return self.sizes is not None or self.pack is not None
 
     def payloads(self) -> list[Payload]:
-        """What the catalog itself names: the shards, their directories, or a keyed list's
-        sizes."""
+        """What the catalog itself names: the shards, their directories, a keyed list's
+        sizes, or a packed one's file."""
+        if self.pack is not None:
+            return [self.pack]
         if self.sizes is not None:
             return [self.sizes]
         rows = self.dirs if self.entries is None else self.entries
@@ -117,6 +132,26 @@ def write_keyed_list(shards: Sequence[bytes], stem: str, write: Callable[[str, b
                          f"{MAX_KEYED_SHARD_BYTES:,} a reader reads")
     return {"stem": stem, "set": digest, "count": len(shards),
             "sizes": put_sizes(json_bytes(sizes))}
+
+
+def write_packed_list(shards: Sequence[bytes], stem: str, record: Callable[[str, bytes], bytes],
+                      put_pack: Callable[[bytes], list]) -> dict:
+    """The catalog value of packed keyed list `shards` (JSON bodies in shard order): each
+    shard's bytes as `record(name, body)` makes them (a self-checked payload's), one after
+    the other in the file `put_pack(data)` writes ([name, bytes])."""
+    if stem not in SHARD_STEMS:
+        raise ValueError(f"{stem!r} is not a shard list's stem")
+    hasher = hashlib.sha256(f"{stem} keyed".encode("ascii"))
+    for body in shards:
+        hasher.update(len(body).to_bytes(8, "big") + body)
+    digest = hasher.hexdigest()[:HASH_CHARS]
+    records = [record(shard_name(stem, number, digest), body)
+               for number, body in enumerate(shards)]
+    if records and max(map(len, records)) > MAX_KEYED_SHARD_BYTES:
+        raise ValueError(f"a shard of {stem} is more than the {MAX_KEYED_SHARD_BYTES:,} "
+                         "bytes a reader reads")
+    return {"stem": stem, "set": digest, "count": len(shards),
+            "pack": put_pack(b"".join(records)), "bytes": [len(r) for r in records]}
 
 
 def write_shard_list(shards: Sequence[tuple[object, bytes]], stem: str,
@@ -179,9 +214,11 @@ def parse_shard_list(value: object, first: type, stem: str | None = None) -> Sha
     the list must have, where it is known."""
     if not isinstance(value, dict) or set(value) not in ({"stem", "set", "first", "bytes"},
                                                          {"stem", "set", "dirs"},
-                                                         {"stem", "set", "count", "sizes"}):
-        raise ValueError("must be {stem, set, first, bytes}, {stem, set, dirs} or "
-                         "{stem, set, count, sizes}")
+                                                         {"stem", "set", "count", "sizes"},
+                                                         {"stem", "set", "count", "pack",
+                                                          "bytes"}):
+        raise ValueError("must be {stem, set, first, bytes}, {stem, set, dirs}, "
+                         "{stem, set, count, sizes} or {stem, set, count, pack, bytes}")
     if value["stem"] != stem if stem is not None else value["stem"] not in SHARD_STEMS:
         raise ValueError(f"has the stem {value['stem']!r:.40}, not {stem or 'a shard stem'!r}")
     digest = value["set"]
@@ -190,21 +227,36 @@ def parse_shard_list(value: object, first: type, stem: str | None = None) -> Sha
         raise ValueError(f"has the set {digest!r:.40}, not {HASH_CHARS} hex digits")
     stem = value["stem"]
     if "count" in value:
-        count, sizes = value["count"], value["sizes"]
+        count = value["count"]
         if not (isinstance(count, int) and not isinstance(count, bool)
                 and 0 <= count <= MAX_SHARDS):
             raise ValueError(f"has the count {count!r:.40}, not a number of shards")
-        if not (isinstance(sizes, list) and len(sizes) == 2 and isinstance(sizes[0], str)
-                and isinstance(sizes[1], int) and not isinstance(sizes[1], bool)
-                and sizes[1] >= 0):
-            raise ValueError("must name its sizes payload as [name, bytes]")
-        return ShardList(stem, digest, None, count=count, sizes=Payload(sizes[0], sizes[1]))
+        if "pack" in value:
+            pack, sizes = _named_payload(value["pack"], "its file"), value["bytes"]
+            if not (isinstance(sizes, list) and len(sizes) == count and all(
+                    isinstance(size, int) and not isinstance(size, bool)
+                    and 0 < size <= MAX_KEYED_SHARD_BYTES for size in sizes)
+                    and sum(sizes) == pack.bytes):
+                raise ValueError(f"must list the sizes of its {count} shards, which make its "
+                                 "file")
+            return ShardList(stem, digest, None, count=count, pack=pack,
+                             pack_sizes=tuple(sizes))
+        sizes = _named_payload(value["sizes"], "its sizes payload")
+        return ShardList(stem, digest, None, count=count, sizes=sizes)
     if "dirs" in value:
         dirs = _runs(value["dirs"], first, directory_stem(stem), digest)
         if not dirs:
             raise ValueError("has no directories")
         return ShardList(stem, digest, None, tuple(dirs))
     return ShardList(stem, digest, tuple(_runs(value, first, stem, digest)))
+
+
+def _named_payload(value: object, what: str) -> Payload:
+    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)
+            and isinstance(value[1], int) and not isinstance(value[1], bool)
+            and value[1] >= 0):
+        raise ValueError(f"must name {what} as [name, bytes]")
+    return Payload(value[0], value[1])
 
 
 def directory_entries(name: str, data: object) -> list[Entry]:
@@ -243,6 +295,9 @@ def resolve(shards: ShardList, read_entries: Callable[[str, int], list[Entry]],
     """Every entry of the list; `read_entries(name, bytes)` reads and checks a directory
     (see `directory_entries`), `read_sizes(name, bytes)` a keyed list's sizes payload
     (its parsed JSON)."""
+    if shards.pack is not None:
+        return [(number, shard_name(shards.stem, number, shards.digest), size)
+                for number, size in enumerate(shards.pack_sizes)]
     if shards.sizes is not None:
         if read_sizes is None:
             raise ValueError("is a keyed list, which this reader does not read")

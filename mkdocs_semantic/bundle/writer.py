@@ -55,7 +55,7 @@ from .names import (
 )
 from .page_table import MAX_PAGE_CHUNKS, PageTable, continuations, page_table_bytes
 from .quantize import Quantized
-from .shard_lists import write_keyed_list, write_shard_list
+from .shard_lists import write_keyed_list, write_packed_list, write_shard_list
 from .table import TokenTable, table_hash, table_pack, token_gaps
 from .vectors.store import column_sums, write_vectors
 from .vocabulary import (
@@ -163,7 +163,11 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         },
         "facets": put("facets", "facets", "json",
                       json_bytes(_facets(pages, starts, partition_of_chunk))),
-        "fragments": keyed_list("fragments/frag", fragment_files),
+        # a page's excerpts: the records of one file, read by range (no page names them
+        # before the catalog has come, so the catalog may list their sizes)
+        "fragments": write_packed_list(
+            fragment_files, "fragments/frag", self_checked_payload,
+            lambda data: put("fragments", "frags", "bin", data)),
         **({"fragment_parts": {"chunks": FRAGMENT_PART_CHUNKS,
                                "parts": keyed_list("parts/part", part_files)}}
            if part_files else {}),
@@ -333,12 +337,17 @@ def _keyed_list(out: Path, written: list[Payload], put: Callable[[str, str, str,
                             lambda data: put(stem.split("/")[0], "sizes", "json", data))
 
 
+def self_checked_payload(name: str, body: bytes) -> bytes:
+    """A self-checked payload's bytes (names.self_checked): `body`, deflated when it is
+    JSON (names.deflated), then its check."""
+    return checked(name, deflate(body) if deflated(name) else body)
+
+
 def _write_self_checked(out: Path, written: list[Payload], name: str, body: bytes) -> int:
-    """Write `body` as a self-checked payload (names.self_checked: its check appended)
-    unless it is there already; returns its size. Its name holds the hash of a whole set,
-    so no catalog lists it yet: it is written as unlisted. A JSON payload is stored
-    deflated (names.deflated)."""
-    data = checked(name, deflate(body) if deflated(name) else body)
+    """Write `body` as a self-checked payload (`self_checked_payload`) unless it is there
+    already; returns its size. Its name holds the hash of a whole set, so no catalog
+    lists it yet: it is written as unlisted."""
+    data = self_checked_payload(name, body)
     target = out / name
     if not holds(target, data):
         target.parent.mkdir(exist_ok=True)

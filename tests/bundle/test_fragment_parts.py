@@ -10,7 +10,7 @@ from mkdocs_semantic.bundle.format import BundleError
 from mkdocs_semantic.bundle.fragment_parts import first_parts, page_parts, part_counts
 from mkdocs_semantic.bundle.reader import payload_json, read_bundle
 
-from ..bundle_edits import publish_catalog
+from ..bundle_edits import publish_catalog, stored_shard
 from .test_reader_writer import catalog_of, write_sample
 
 
@@ -29,7 +29,7 @@ def test_a_pages_parts_cut_its_rows_in_order():
 
 
 def read_json(root, name):
-    return payload_json(name, (root / name).read_bytes(), name)
+    return payload_json(name, stored_shard(root, name), name)
 
 
 def test_a_bundle_lists_its_long_pages_parts_beside_their_whole_files(tmp_path, monkeypatch):

@@ -36,7 +36,7 @@ from mkdocs_semantic.constants import FORMAT_VERSION
 from mkdocs_semantic.model.spec import default_model_spec
 from mkdocs_semantic.search.searcher import Searcher
 
-from ..bundle_edits import publish_catalog
+from ..bundle_edits import publish_catalog, replace_packed_shard, stored_shard
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "bundles"
 
@@ -119,7 +119,7 @@ def test_fragments_carry_code_and_the_deepest_heading(tmp_path):
                  spec=default_model_spec(), table=sample_table(chunks))
     catalog = catalog_of(tmp_path)
     shards = parse_shard_list(catalog["fragments"], int)
-    pages = [payload_json(name, (tmp_path / name).read_bytes(), name)[0]
+    pages = [payload_json(name, stored_shard(tmp_path, name), name)[0]
              for name in (f"fragments/frag{n}.{shards.digest}.json" for n in range(2))]
     assert shards.count == catalog["pages"]["count"]
     assert pages[1][3][1] == ["deep", ["Part", "Section 3", "Deep"],
@@ -423,12 +423,15 @@ def test_bad_manifest_fields_are_refused_by_name(tmp_path, field, value, message
     ("pages.count", 7, r"pages\.count is not the manifest's page count"),
     ("pages.table.1", 3, r"pages\.table must be \[name, bytes\] of \d+ bytes"),
     ("facets", "facets.json", r"facets must be a list"),
-    ("fragments.dirs", 1, r"fragments must be \{stem, set, first, bytes\}, \{stem, set, dirs\} "
-                          r"or \{stem, set, count, sizes\}"),
+    ("fragments.dirs", 1, r"fragments must be \{stem, set, first, bytes\}, \{stem, set, dirs\}, "
+                          r"\{stem, set, count, sizes\} or \{stem, set, count, pack, bytes\}"),
     ("text.bytes.0", "x", r"text has a size 'x'"),
-    ("fragments.count", 2, r"fragments does not hold one shard a page"),
-    ("fragments.sizes.0", "lexical/sizes.0123456789abcdef.json",
-     r"fragments\.sizes must be fragments/sizes\.<hash>\.json"),
+    ("fragments.count", 2, r"fragments must list the sizes of its 2 shards, which make its file"),
+    ("fragments.bytes.0", 0, r"fragments must list the sizes of its 3 shards"),
+    ("fragments.pack.0", "fragments/other.0123456789abcdef.bin",
+     r"fragments\.pack must be fragments/frags\.<hash>\.bin"),
+    ("lexical.shards.sizes.0", "fragments/sizes.0123456789abcdef.json",
+     r"lexical\.shards\.sizes must be lexical/sizes\.<hash>\.json"),
     ("lexical.head", 0, r"lexical\.head is 0"),
     ("lexical.shards.count", 0, r"lexical\.shards has no shards"),
     ("lexical.shards.count", -1, r"lexical\.shards has the count -1, not a number of shards"),
@@ -561,18 +564,9 @@ def test_a_fragments_file_that_holds_more_than_its_page_is_refused_by_name(tmp_p
     write_sample(tmp_path)
     shards = catalog_of(tmp_path)["fragments"]
     name = f"fragments/frag0.{shards['set']}.json"
-    pages = payload_json(name, (tmp_path / name).read_bytes(), name)
-    catalog = catalog_of(tmp_path)
+    pages = payload_json(name, stored_shard(tmp_path, name), name)
     body = deflate(json.dumps(pages * 2).encode())
-    (tmp_path / name).write_bytes(body + self_check(name, body))
-    sizes_name = catalog["fragments"]["sizes"][0]
-    sizes = json.loads((tmp_path / sizes_name).read_bytes())
-    sizes[0] = len(body) + ROW_CHECK_BYTES
-    data = json.dumps(sizes).encode()
-    new = f"fragments/sizes.{hashlib.sha256(data).hexdigest()[:16]}.json"
-    (tmp_path / new).write_bytes(data)
-    catalog["fragments"]["sizes"] = [new, len(data)]
-    publish_catalog(tmp_path, catalog)
+    replace_packed_shard(tmp_path, name, body + self_check(name, body))
     with pytest.raises(BundleError, match=rf"{re.escape(name)} does not hold page 0 alone"):
         read_bundle(tmp_path)
 

@@ -153,16 +153,36 @@ class Checker {
    * A keyed shard list (shard_lists.py write_keyed_list): `{stem, set, count, sizes}`,
    * shard `n` named `<stem><n>.<set>.json` and holding the keys whose bucketOf is `n`
    * (`by` "hash"), or page `n` (`by` "page"). Returns `{keyed: {stem, set, count, by}}`;
-   * `sizes` (a payload only whole-bundle readers read) is checked as a name.
+   * `sizes` (a payload only whole-bundle readers read) is checked as a name. A packed
+   * one (write_packed_list), `{stem, set, count, pack, bytes}`, keeps its shards as the
+   * records of one file: `keyed` then holds `pack` (`{name, bytes}`), and `sizes` and
+   * `offsets`, each shard's.
    */
   keyedList(data, key, where, stem, by) {
     const value = this.get(data, key, where);
     const field = at(where, key);
     const keys = isObject(value) ? Object.keys(value).sort().join() : "";
-    if (keys !== "count,set,sizes,stem") this.fail(`${field} must be a keyed list {stem, set, count, sizes}`);
+    const packed = keys === "bytes,count,pack,set,stem";
+    if (keys !== "count,set,sizes,stem" && !packed) this.fail(`${field} must be a keyed list {stem, set, count, sizes}`);
     if (value.stem !== stem) this.fail(`${field} has the stem ${show(value.stem).slice(0, 40)}, not "${stem}"`);
     if (typeof value.set !== "string" || !TABLE_HASH.test(value.set)) this.fail(`${field} has the set ${show(value.set).slice(0, 40)}, not ${HASH_CHARS} hex digits`);
     const count = this.int(value, "count", field, by === "hash" ? 1 : 0, MAX_SHARDS);
+    if (packed) {
+      const pack = this.file(value, "pack", field);
+      if (!new RegExp(`^${stem}s\\.[0-9a-f]{${HASH_CHARS}}\\.bin$`).test(pack.name)) this.fail(`${field}.pack must be ${stem}s.<hash>.bin`);
+      const sizes = value.bytes;
+      const offsets = [];
+      let total = 0;
+      if (Array.isArray(sizes) && sizes.length === count) {
+        for (const size of sizes) {
+          if (!isInt(size) || size < 1 || size > MAX_KEYED_SHARD_BYTES) break;
+          offsets.push(total);
+          total += size;
+        }
+      }
+      if (offsets.length !== count || total !== pack.bytes) this.fail(`${field} must list the sizes of its ${count} shards, which make its file`);
+      return { keyed: { stem, set: value.set, count, by, pack, sizes, offsets } };
+    }
     const folder = stem.split("/")[0];
     if (!new RegExp(`^${folder}/sizes\\.[0-9a-f]{${HASH_CHARS}}\\.json$`).test(this.file(value, "sizes", field).name)) {
       this.fail(`${field}.sizes must be ${folder}/sizes.<hash>.json`);

@@ -62,9 +62,14 @@ export class ShardList {
     return (await Promise.all(this.dirs.map((dir) => this.#directory(dir)))).flat();
   }
 
-  /** Shard `n` of a keyed list: `{first: n, name}`, its size unlisted. */
+  /**
+   * Shard `n` of a keyed list: `{first: n, name}`, its size unlisted; of a packed one,
+   * also its `bytes`, `pack` and `offset` there (read by range).
+   */
   #keyedEntry(n) {
-    return { first: n, name: keyedShardName(this.keyed.stem, n, this.keyed.set) };
+    const name = keyedShardName(this.keyed.stem, n, this.keyed.set);
+    const { pack, sizes, offsets } = this.keyed;
+    return pack ? { first: n, name, bytes: sizes[n], pack, offset: offsets[n] } : { first: n, name };
   }
 
   #directory(dir) {
