@@ -48,9 +48,10 @@ STATIC_MAX_TOKENS = 128
 # are a file a page and the query table one row a file (bundle/table.py).
 VECTOR_PART_BYTES = 128 << 10
 TEXT_SHARD_BYTES = 256 << 10
-LEXICAL_BUCKET_BYTES = 8 << 10
-"""The keyword index's shards hold this much JSON on average: a quarter of the files of
-2 kB shards for some 8 kB more a query (bench/results/keyed_shards.md)."""
+LEXICAL_BUCKET_BYTES = 16 << 10
+"""The keyword index's shards hold this much JSON on average (as written, before they
+are deflated): an eighth of the files of 2 kB shards, for a few kB more a query
+(bench/results/keyed_shards.md, bench/results/query_rounds.md)."""
 
 
 class BundleError(ValueError):
