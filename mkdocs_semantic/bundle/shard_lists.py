@@ -114,17 +114,22 @@ def page_shard(page: object, count: int) -> int:
         return -1
 
 
-def write_keyed_list(shards: Sequence[bytes], stem: str, write: Callable[[str, bytes], int],
-                     put_sizes: Callable[[bytes], list]) -> dict:
-    """The catalog value of keyed list `shards` (JSON bodies in shard order), each written
-    with `write(name, body)` as `write_shard_list` writes them, and the payload of their
-    sizes with `put_sizes(body)` ([name, bytes])."""
+def _keyed_digest(shards: Sequence[bytes], stem: str) -> str:
+    """The hash that names a keyed list's shards: of its stem and every shard's body."""
     if stem not in SHARD_STEMS:
         raise ValueError(f"{stem!r} is not a shard list's stem")
     hasher = hashlib.sha256(f"{stem} keyed".encode("ascii"))
     for body in shards:
         hasher.update(len(body).to_bytes(8, "big") + body)
-    digest = hasher.hexdigest()[:HASH_CHARS]
+    return hasher.hexdigest()[:HASH_CHARS]
+
+
+def write_keyed_list(shards: Sequence[bytes], stem: str, write: Callable[[str, bytes], int],
+                     put_sizes: Callable[[bytes], list]) -> dict:
+    """The catalog value of keyed list `shards` (JSON bodies in shard order), each written
+    with `write(name, body)` as `write_shard_list` writes them, and the payload of their
+    sizes with `put_sizes(body)` ([name, bytes])."""
+    digest = _keyed_digest(shards, stem)
     sizes = [write(shard_name(stem, number, digest), body)
              for number, body in enumerate(shards)]
     if sizes and max(sizes) > MAX_KEYED_SHARD_BYTES:
@@ -139,12 +144,7 @@ def write_packed_list(shards: Sequence[bytes], stem: str, record: Callable[[str,
     """The catalog value of packed keyed list `shards` (JSON bodies in shard order): each
     shard's bytes as `record(name, body)` makes them (a self-checked payload's), one after
     the other in the file `put_pack(data)` writes ([name, bytes])."""
-    if stem not in SHARD_STEMS:
-        raise ValueError(f"{stem!r} is not a shard list's stem")
-    hasher = hashlib.sha256(f"{stem} keyed".encode("ascii"))
-    for body in shards:
-        hasher.update(len(body).to_bytes(8, "big") + body)
-    digest = hasher.hexdigest()[:HASH_CHARS]
+    digest = _keyed_digest(shards, stem)
     records = [record(shard_name(stem, number, digest), body)
                for number, body in enumerate(shards)]
     if records and max(map(len, records)) > MAX_KEYED_SHARD_BYTES:

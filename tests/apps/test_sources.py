@@ -179,14 +179,7 @@ def test_offline_uses_the_cached_copy_with_a_warning(deployed, tmp_path):
 def test_a_redirect_to_another_host_is_refused(deployed, tmp_path):
     """The server points at localhost, the site is at 127.0.0.1: another host name."""
     elsewhere = deployed.url.replace("127.0.0.1", "localhost") + "docs/semantic/manifest.json"
-
-    def redirect(handler: Recorder) -> None:
-        handler.send_response(302)
-        handler.send_header("Location", elsewhere)
-        handler.send_header("Content-Length", "0")
-        handler.end_headers()
-
-    deployed.overrides["/docs/semantic/manifest.json"] = redirect
+    deployed.overrides["/docs/semantic/manifest.json"] = redirect_to(lambda path: elsewhere)
     result = run("query", deployed.url + "docs/", "cookies", "--cache-dir",
                  str(tmp_path / "cache"))
     assert result.exit_code == 1
@@ -195,14 +188,19 @@ def test_a_redirect_to_another_host_is_refused(deployed, tmp_path):
     assert not any(p.startswith("/docs/semantic/catalog.") for p in deployed.requested)
 
 
-def test_a_redirect_loop_is_named_in_one_line(deployed, tmp_path):
+def redirect_to(location: Callable[[str], str]) -> Callable[[Recorder], None]:
+    """An answer that redirects (302) a request for a path to `location(path)`."""
     def redirect(handler: Recorder) -> None:
         handler.send_response(302)
-        handler.send_header("Location", handler.path)
+        handler.send_header("Location", location(handler.path))
         handler.send_header("Content-Length", "0")
         handler.end_headers()
 
-    deployed.overrides["/docs/semantic/manifest.json"] = redirect
+    return redirect
+
+
+def test_a_redirect_loop_is_named_in_one_line(deployed, tmp_path):
+    deployed.overrides["/docs/semantic/manifest.json"] = redirect_to(lambda path: path)
     result = run("query", deployed.url + "docs/", "cookies", "--cache-dir",
                  str(tmp_path / "cache"))
     assert result.exit_code == 1

@@ -659,6 +659,11 @@ export async function jsonBody(buffer, name) {
   } catch (error) {
     throw error instanceof BundleError ? error : fail("is not deflated JSON");
   }
+  return joinedBytes(parts, size);
+}
+
+/** One ArrayBuffer of the byte arrays `parts`, `size` bytes in all. */
+export function joinedBytes(parts, size) {
   const out = new Uint8Array(size);
   let at = 0;
   for (const part of parts) {

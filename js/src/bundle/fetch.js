@@ -2,7 +2,7 @@
 // the payload store: every bundle file fetched once, verified, parsed and kept by name.
 
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
-import { jsonBody, payloadUrl, unlistedLimit, verifyPayload } from "./bundle.js";
+import { joinedBytes, jsonBody, payloadUrl, unlistedLimit, verifyPayload } from "./bundle.js";
 
 export { payloadUrl };
 import { BundleError } from "./error.js";
@@ -91,13 +91,7 @@ export async function fetchBytes(url, onBytes = () => {}, init = undefined, cap 
     parts.push(value);
     onBytes(value.byteLength);
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    bytes.set(part, at);
-    at += part.byteLength;
-  }
-  return bytes.buffer;
+  return joinedBytes(parts, size);
 }
 
 /** Parsed JSON of a verified payload's bytes. */
