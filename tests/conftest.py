@@ -74,6 +74,21 @@ class Project:
         return config.plugins["semantic"]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def download_cache(tmp_path_factory) -> Iterator[Path]:
+    """Sites read from a URL without --cache-dir are kept in a folder of the test
+    session's ($MKDOCS_SEMANTIC_CACHE, which servers started by tests inherit), never
+    in the user's cache folder."""
+    folder = tmp_path_factory.mktemp("download-cache")
+    before = os.environ.get("MKDOCS_SEMANTIC_CACHE")
+    os.environ["MKDOCS_SEMANTIC_CACHE"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("MKDOCS_SEMANTIC_CACHE", None)
+    else:
+        os.environ["MKDOCS_SEMANTIC_CACHE"] = before
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     (tmp_path / "docs").mkdir()

@@ -27,7 +27,8 @@ def site(tmp_path_factory) -> Path:
 def server_parameters(site: Path, *extra: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable, args=["-m", "mkdocs_semantic", "mcp", str(site), *extra],
-        env={"PYTHONPATH": os.pathsep.join(sys.path), "PYTHONWARNINGS": "ignore"})
+        env={"PYTHONPATH": os.pathsep.join(sys.path), "PYTHONWARNINGS": "ignore",
+             "MKDOCS_SEMANTIC_CACHE": os.environ["MKDOCS_SEMANTIC_CACHE"]})
 
 def with_session(site: Path, work, *extra: str):
     """Start the server, initialize a client session, run `work(session)`, return its value."""
