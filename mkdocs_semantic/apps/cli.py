@@ -24,7 +24,7 @@ import click
 from ..bundle.folder import bundle_dir_problem
 from ..bundle.format import BundleError
 from ..bundle.reader import read_bundle
-from ..constants import SEARCH_MODES, __version__
+from ..constants import QUERY_ENCODERS, SEARCH_MODES, __version__
 from ..logs import LOGGERS
 from ..model.spec import ModelError
 from .evaluate import QueryFileError
@@ -130,7 +130,7 @@ all_option = click.option(
          "as queries need them).")
 MODE_HELP = f"Ranking: {', '.join(SEARCH_MODES)} (default: the bundle's)."
 encoder_option = click.option(
-    "--query-encoder", "encoder", type=click.Choice(("static", "transformer")),
+    "--query-encoder", "encoder", type=click.Choice(QUERY_ENCODERS),
     help="How queries are embedded: transformer, the model (default wherever it is at hand: "
          "the site ships it or was built with the installed default model), or static, the "
          "query table browsers use (their ranking exactly).")

@@ -15,10 +15,9 @@ import threading
 
 from ..bundle.format import BundleError
 from ..bundle.reader import Bundle
+from ..constants import QUERY_ENCODERS
 from ..model.onnx import OnnxEmbedder
 from ..model.spec import ModelSpec
-
-SERVER_ENCODERS = ("static", "transformer")
 
 log = logging.getLogger("mkdocs_semantic")
 
@@ -30,28 +29,33 @@ def server_encoder(bundle: Bundle, asked: str | None) -> str:
     """`asked` (`static` or `transformer`), checked against what `bundle` holds; else
     `transformer` where the model is at hand, and the bundle's own encoder where it is
     not (said in the log). A BundleError in one line when `asked` cannot be had."""
-    if asked is not None and asked not in SERVER_ENCODERS:
+    return server_model(bundle, asked)[0]
+
+
+def server_model(bundle: Bundle, asked: str | None) -> tuple[str, ModelSpec | None]:
+    """`server_encoder`'s choice, and the model it answers with (None: the table): the
+    model is located once (a site that ships it has its 23 MB checked)."""
+    if asked is not None and asked not in QUERY_ENCODERS:
         raise ValueError(f"unknown query encoder {asked!r}: use one of "
-                         f"{', '.join(SERVER_ENCODERS)}")
+                         f"{', '.join(QUERY_ENCODERS)}")
     if asked == "static":
         if bundle.table is None:
             raise BundleError(f"{bundle.root} has no static query table (it was built with "
                               "query_encoder: transformer): use --query-encoder transformer")
-        return asked
+        return asked, None
     try:
-        bundle.model_spec()
+        spec = bundle.model_spec()
     except BundleError as exc:
         if asked == "transformer":
             raise
         log.info("answering %s with its static query table: %s", bundle.root, exc)
-        return bundle.manifest.query_encoder
-    return "transformer"
+        return bundle.manifest.query_encoder, None
+    return "transformer", spec
 
 
-def shared_embedder(bundle: Bundle, threads: int = 0) -> OnnxEmbedder:
-    """The model that made `bundle`'s vectors, loaded once a process for every bundle
-    that has the same one (and the same onnxruntime `threads`)."""
-    spec = bundle.model_spec()
+def shared_embedder(spec: ModelSpec, threads: int = 0) -> OnnxEmbedder:
+    """Model `spec` loaded once a process for every bundle that has the same one (and the
+    same onnxruntime `threads`)."""
     with _lock:
         embedder = _loaded.get((spec, threads))
         if embedder is None:

@@ -13,7 +13,7 @@ from typing import Any
 from ..bundle.format import BundleError
 from ..chunk import Chunk, context_line
 from ..constants import MAX_TOP_K, __version__
-from .service import BadRequest, Query, QueryService, reading_dict, require
+from .service import BadRequest, Query, QueryService, reading_dict, require, unreadable
 from .sites import Site, SiteSet
 
 log = logging.getLogger("mkdocs_semantic")
@@ -142,8 +142,7 @@ def build_server(docs: Docs):
         except BadRequest as exc:  # the caller's mistake: tell the model what to fix
             raise ToolError(str(exc)) from None
         except (BundleError, OSError) as exc:  # a site that stopped answering, a damaged file
-            raise ToolError(f"the documentation could not be read ({exc}); try again "
-                            "later") from None
+            raise ToolError(unreadable(exc)) from None
 
     if not docs.many:
         @server.tool(description=SEARCH_DOCS)

@@ -28,7 +28,7 @@ from ..logs import LOGGERS
 from ..model.spec import ModelError
 from ..search.searcher import Answer, Ranking, Result, Searcher
 from ..search.spelling import Reading
-from .encoders import server_encoder, shared_embedder
+from .encoders import server_model, shared_embedder
 
 if TYPE_CHECKING:
     from .limits import ConnectionLimits
@@ -250,6 +250,12 @@ class AppConfig:
     ef_search: int | None = None
 
 
+def unreadable(exc: Exception) -> str:
+    """What a caller is told when the documentation could not be read (a source that
+    stopped answering, a damaged file)."""
+    return f"the documentation could not be read ({exc}); try again later"
+
+
 def open_service(bundle_dir: Path, *, threads: int = 0, graph: Path | None = None,
                  ef_search: int | None = None, name: str = "",
                  encoder: str | None = None) -> QueryService:
@@ -271,8 +277,8 @@ def bundle_service(bundle: Bundle, *, threads: int = 0, encoder: str | None = No
                    warm: bool = True) -> QueryService:
     """A query service over `bundle` answering with `encoder` (`server_encoder`), its
     query encoder loaded unless not `warm`."""
-    chosen = server_encoder(bundle, encoder)
-    embedder = shared_embedder(bundle, threads) if chosen == "transformer" else None
+    chosen, spec = server_model(bundle, encoder)
+    embedder = shared_embedder(spec, threads) if spec is not None else None
     service = QueryService(Searcher(bundle, embedder, encoder=chosen))
     if warm:
         service.warm_up()
@@ -327,9 +333,8 @@ def create_app(config: AppConfig, service: Any = None):
             return JSONResponse({"error": str(exc)}, status_code=400)
         except (BundleError, ModelError, OSError) as exc:  # a source that stopped answering
             log.warning("search failed: %s", exc)
-            return JSONResponse(
-                {"error": f"the documentation could not be read ({exc}); try again later"},
-                status_code=503, headers={"Retry-After": "5"})
+            return JSONResponse({"error": unreadable(exc)}, status_code=503,
+                                headers={"Retry-After": "5"})
 
     def health(request: Request) -> JSONResponse:
         return JSONResponse(service.health())

@@ -293,7 +293,7 @@ class SitesService:
 def open_sites(sites: tuple[SiteDir, ...], *, threads: int = 0,
                encoder: str | None = None) -> SitesService:
     """A service over the bundles of `sites`, each query encoder loaded (`encoder`:
-    service.server_encoder)."""
+    encoders.server_encoder)."""
     return SitesService(SiteSet([
         Site(site.name, open_service(site.bundle_dir, threads=threads, graph=site.graph,
                                      ef_search=site.ef_search, name=site.name,

@@ -629,7 +629,6 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None,
                   vocabulary=vocabulary)
 
 
-
 def _check_buckets(terms: ShardReader) -> None:
     """That each keyword shard holds only the terms a reader looks for in it (ValueError
     naming the shard if not): a term elsewhere would be found here and missed in a

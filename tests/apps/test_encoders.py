@@ -58,5 +58,6 @@ def test_sites_of_one_model_share_one_loaded_copy(tmp_path):
     write_sample(tmp_path / "a")
     write_sample(tmp_path / "b", n=8)
     first, second = read_bundle(tmp_path / "a"), read_bundle(tmp_path / "b")
-    assert shared_embedder(first) is shared_embedder(second)
-    assert shared_embedder(first, threads=1) is not shared_embedder(first)
+    assert shared_embedder(first.model_spec()) is shared_embedder(second.model_spec())
+    assert shared_embedder(first.model_spec(), threads=1) is not shared_embedder(
+        first.model_spec())

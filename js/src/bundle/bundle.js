@@ -642,28 +642,33 @@ export async function jsonBody(buffer, name) {
   const body = selfCheckedBody(buffer, name);
   if (!(name.endsWith(".json") && selfChecked(name))) return body;
   const fail = (why) => new BundleError(`${name} ${why}: rebuild the site`);
-  const parts = [];
-  let size = 0;
   try {
     const reader = new Blob([body]).stream().pipeThrough(new DecompressionStream("deflate")).getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_KEYED_SHARD_BYTES) {
-        await reader.cancel();
-        throw fail(`inflates to more than the ${MAX_KEYED_SHARD_BYTES} bytes any such file may hold`);
-      }
-      parts.push(value);
-    }
+    return await readBounded(reader, MAX_KEYED_SHARD_BYTES,
+      () => fail(`inflates to more than the ${MAX_KEYED_SHARD_BYTES} bytes any such file may hold`));
   } catch (error) {
     throw error instanceof BundleError ? error : fail("is not deflated JSON");
   }
-  return joinedBytes(parts, size);
 }
 
-/** One ArrayBuffer of the byte arrays `parts`, `size` bytes in all. */
-export function joinedBytes(parts, size) {
+/**
+ * Everything a stream's `reader` gives, as one ArrayBuffer, with `onBytes(n)` called as
+ * each chunk comes; past `limit` bytes the stream is cancelled and `tooLarge()` thrown.
+ */
+export async function readBounded(reader, limit, tooLarge, onBytes = () => {}) {
+  const parts = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    parts.push(value);
+    onBytes(value.byteLength);
+  }
   const out = new Uint8Array(size);
   let at = 0;
   for (const part of parts) {

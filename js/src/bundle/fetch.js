@@ -2,7 +2,7 @@
 // the payload store: every bundle file fetched once, verified, parsed and kept by name.
 
 import constants from "../../../mkdocs_semantic/constants.json" with { type: "json" };
-import { joinedBytes, jsonBody, payloadUrl, unlistedLimit, verifyPayload } from "./bundle.js";
+import { jsonBody, payloadUrl, readBounded, unlistedLimit, verifyPayload } from "./bundle.js";
 
 export { payloadUrl };
 import { BundleError } from "./error.js";
@@ -77,21 +77,7 @@ export async function fetchBytes(url, onBytes = () => {}, init = undefined, cap 
     onBytes(buffer.byteLength);
     return buffer;
   }
-  const parts = [];
-  let size = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw overflow();
-    }
-    parts.push(value);
-    onBytes(value.byteLength);
-  }
-  return joinedBytes(parts, size);
+  return readBounded(response.body.getReader(), limit, overflow, onBytes);
 }
 
 /** Parsed JSON of a verified payload's bytes. */
