@@ -28,6 +28,7 @@ Writes <out>/typed_reading.{json,md} (bench/results unless --out).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -35,6 +36,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -42,21 +45,99 @@ sys.path.insert(0, str(HERE))
 
 import readers_typing as rt  # noqa: E402
 import static_encoder as se  # noqa: E402
-from pieces_beside_rows import (  # noqa: E402
-    figures,
-    measure_passes,
-    pass_cells,
-    query_kinds,
-    table_rows,
-)
-from query_rounds import QUERY_ROUNDS, client_at  # noqa: E402
+from compare_lib.report import modeled_ms  # noqa: E402
+from query_rounds import QUERY_ROUNDS, client_at, measure  # noqa: E402
 from results_file import write_results  # noqa: E402
+
+from mkdocs_semantic.bundle.reader import read_catalog, read_manifest  # noqa: E402
+from mkdocs_semantic.plugin.hints import bundle_hints  # noqa: E402
 
 SETS = "fastapi,mkdocs,manpages,npm,postgres,python"
 PASSES = {"first": ("off", ["--cold-each"], True), "later": ("on", [], False)}
 FILE_KINDS = {"vectors": ("vectors",), "fragments": ("fragments", "parts")}
 """The bundle folders whose bytes the table shows, by column (excerpts: the pages' files
 and the long pages' parts)."""
+BEFORE_HINTS = """import sys
+from pathlib import Path
+sys.path.insert(0, 'bench')
+try:
+    from typed_reading import page_hints
+except ImportError:  # a commit before page_hints moved here from the pieces trial
+    from pieces_beside_rows import page_hints
+print(page_hints(Path(sys.argv[1])))
+"""
+"""Run in the checkout of `--before`: the page's hints as that commit's bench computes them."""
+
+
+def page_hints(bundle: Path) -> str:
+    """The hints the plugin writes into a page of `bundle`'s site, as JSON."""
+    catalog = read_catalog(bundle, read_manifest(bundle))
+    pieces = catalog["encoders"]["static"]["pieces"]["keyed"]["hash"]
+    return json.dumps(dict(bundle_hints(bundle, pieces=pieces).items()))
+
+
+def figures(queries: list[dict]) -> dict:
+    sent = [q["sent"] for q in queries]
+    return {"queries": len(queries),
+            "steps": dict(sorted(Counter(q["rounds"] for q in queries).items())),
+            "steps_mean": statistics.fmean(q["rounds"] for q in queries),
+            "sent_median": statistics.median(sent), "sent_mean": statistics.fmean(sent),
+            "modeled_mean_ms": statistics.fmean(modeled_ms(q["rounds"], q["sent"])
+                                                for q in queries)}
+
+
+def query_file(folder: Path, texts: list[str]) -> Path:
+    """`texts` one a line in `folder`, as query_rounds.mjs reads them."""
+    path = folder / "queries.txt"
+    path.write_text("\n".join(t.replace("\n", " ") for t in texts) + "\n", encoding="utf-8")
+    return path
+
+
+def measure_passes(bundle: Path, texts: list[str], variants: dict[str, tuple[list[str], Path]],
+                   passes: dict, summarize: Callable[[list[dict]], dict] = figures,
+                   hints_json: str | None = None) -> dict:
+    """Per variant (label: its query_rounds.mjs options and script) and pass (`PASSES`'
+    shape), `summarize` of the queries the pass counts, `texts` asked with the page's
+    hints of `bundle` (`hints_json` when given: a bundle this checkout cannot read)."""
+    out: dict = {}
+    hints = ["--page-hints", hints_json or page_hints(bundle)]
+    with tempfile.TemporaryDirectory() as tmp:
+        queries_path = query_file(Path(tmp), texts)
+        for label, (options, script) in variants.items():
+            out[label] = {}
+            for when, (prefetch, how, first_counts) in passes.items():
+                queries = measure(bundle, queries_path, prefetch, [*how, *hints, *options],
+                                  script=script)["queries"]
+                out[label][when] = summarize(queries if first_counts else queries[1:])
+    return out
+
+
+def query_kinds(corpus: se.Corpus) -> dict[str, list[str]]:
+    """The set's queries by kind: clean, and slipped where the set has slipped copies."""
+    kinds = {"clean": [q.text for q in corpus.queries]}
+    slipped = [HERE / "relevance" / f"{corpus.name}-{g}-slipped.tsv" for g in corpus.groups]
+    if all(path.is_file() for path in slipped) and slipped:
+        kinds["slipped"] = [q.text for path in slipped for q in se.read_tsv(path, "slipped")]
+    return kinds
+
+
+def pass_cells(f: dict) -> list[str]:
+    """A pass's figures as table cells: queries by steps, sent median / mean, modeled."""
+    return [", ".join(f"{k}: {n}" for k, n in f["steps"].items()),
+            f"{f['sent_median'] / 1000:.1f} / {f['sent_mean'] / 1000:.1f} kB",
+            f"{f['modeled_mean_ms']:.0f} ms"]
+
+
+def table_rows(results: dict, passes, cells) -> list[str]:
+    """One table row per set, kind and client: `cells(figures)` of each of `passes`."""
+    rows = []
+    for name, s in results["sets"].items():
+        for kind, variants in s["kinds"].items():
+            for label, v in variants.items():
+                row = [cell for when in passes for cell in cells(v[when])]
+                rows.append(f"| {name} | {kind} | {v['first']['queries']} | {label} | "
+                            + " | ".join(row) + " |")
+    return rows
 
 
 def pass_figures(queries: list[dict]) -> dict:
@@ -86,10 +167,8 @@ def built_at(checkout: Path, corpus: se.Corpus, out: Path) -> tuple[Path, str]:
     if built.returncode != 0:
         raise SystemExit(f"building {corpus.name} at {checkout} failed:\n{built.stderr[-3000:]}")
     bundle = out / "site" / "semantic"
-    hints = subprocess.run(
-        [sys.executable, "-c", "import sys; from pathlib import Path; sys.path.insert(0, 'bench');"
-         " from pieces_beside_rows import page_hints; print(page_hints(Path(sys.argv[1])))",
-         str(bundle)], cwd=checkout, env=env, check=True, capture_output=True, text=True)
+    hints = subprocess.run([sys.executable, "-c", BEFORE_HINTS, str(bundle)], cwd=checkout,
+                           env=env, check=True, capture_output=True, text=True)
     return bundle, hints.stdout.strip()
 
 
