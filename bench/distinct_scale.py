@@ -196,7 +196,7 @@ def warm_kinds(sizes: list[dict]) -> list[str]:
     return ["", "What the plugin's warm pass fetched on that network (the untimed query "
             "before the warm queries included), bytes sent by kind:", "",
             *(f"- {size_label(size)}: "
-              f"{report.fetched_line(size['throttled']['warm_files'], None)}"
+              f"{report.parts_line(report.warm_parts(size['throttled']), None)}"
               for size in sizes)]
 
 

@@ -37,6 +37,9 @@ sys.path.insert(0, str(HERE))
 import report  # noqa: E402
 import sites  # noqa: E402
 
+sys.path.insert(1, str(BENCH))
+import results_file  # noqa: E402  (bench/results_file.py: what the committed JSON keeps)
+
 # Bound by snapshot_package(): the plugin as it was when the run started.
 relevance = semantic_client = Searcher = MODES = None
 
@@ -267,7 +270,8 @@ def browser_figures(seen: dict) -> dict:
         "warm_queries": len(warm["ms"]),
         "warm_bytes": warm["bytes"],
         "warm_sent_bytes": warm["sent"],
-        "warm_files": warm.get("files", []),
+        "warm_files": warm.get("files", []),  # left out of the committed figures
+        "warm_parts": report.fetched_parts(warm.get("files", [])),
         "warm_fetches": warm_fetches(warm),
         "warm_zero_result_queries": sum(1 for n in warm["counts"] if n == 0),
         "rendered_list_disagrees_with_worker": warm.get("disagree", 0),
@@ -404,8 +408,10 @@ def main() -> int:
     out["seconds"] = round(time.perf_counter() - STARTED, 1)
     out["load_average_at_end"] = load_average()
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "compare.json").write_text(portable(json.dumps(out, indent=1)) + "\n",
-                                           encoding="utf-8")
+    # the whole figures (each warm file fetched) to bench/.cache/results, the rest committed
+    results_file.write_detail("compare", portable(json.dumps(out, indent=1)) + "\n")
+    (args.out / "compare.json").write_text(
+        portable(json.dumps(results_file.committed(out), indent=1)) + "\n", encoding="utf-8")
     (args.out / "compare.md").write_text(portable(report.render(out)), encoding="utf-8")
     say(f"wrote {args.out / 'compare.json'} and compare.md")
     plot_python = os.environ.get("COMPARE_PLOT_PYTHON")
