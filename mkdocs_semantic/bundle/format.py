@@ -51,7 +51,7 @@ TEXT_SHARD_BYTES = 256 << 10
 LEXICAL_BUCKET_BYTES = 16 << 10
 """The keyword index's shards hold this much JSON on average (as written, before they
 are deflated): an eighth of the files of 2 kB shards, for a few kB more a query
-(bench/results/keyed_shards.md, bench/results/query_rounds.md)."""
+(docs/decisions/catalog-shard-lists.md, bench/results/query_rounds.md)."""
 
 
 class BundleError(ValueError):

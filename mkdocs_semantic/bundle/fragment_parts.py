@@ -16,7 +16,7 @@ import numpy as np
 PART_CHUNKS = 64
 """Chunks a part holds at most: up to about 11 kB of excerpts sent, as the largest whole
 pages of ordinary docs; parts of 32 would also split many ordinary pages for little
-(bench/results/fragment_parts.md)."""
+(docs/decisions/guessed-excerpts.md)."""
 
 
 def part_counts(sizes: np.ndarray, chunks: int) -> np.ndarray:

@@ -47,7 +47,7 @@ DIRECT_MAX = 4096
 DIR_ENTRIES = 32
 """Shards per directory: a query reads the directory of each key it looks up, so short
 directories cost it fewer bytes than the longer list of them costs the catalog
-(bench/results/directory_entries.md)."""
+(docs/decisions/catalog-shard-lists.md)."""
 
 Entry = tuple[object, str, int]
 """A shard's (first key, name, bytes)."""

@@ -30,7 +30,7 @@ DISABLED_OPTIMIZERS = ("SkipLayerNormFusion",)
 """Graph rewrites of onnxruntime left out: its fused SkipLayerNormalization kernel took
 14 % of a run of the default model; the Add and LayerNormalization it replaces take
 about 10 % less CPU in all (onnxruntime 1.32, one thread per run, fastapi-docs' chunk
-texts; bench/embed_levers.py), with vectors within 2e-7 of the fused graph's."""
+texts; docs/decisions/embedding-levers.md), with vectors within 2e-7 of the fused graph's."""
 
 
 MAX_WORKERS = 4
@@ -54,7 +54,7 @@ def thread_split(threads: int) -> tuple[int, int]:
     operators are small, so its threads wait on each other at every one of them, and
     on a shared machine a thread that loses its core stalls the others (on a busy
     2-core machine, two one-thread runs took half to two thirds of the time of one
-    two-thread run, with the same vectors to the bit; bench/embed_levers.py).
+    two-thread run, with the same vectors to the bit; docs/decisions/embedding-levers.md).
     """
     total = threads if threads > 0 else usable_cores()
     workers = max(1, min(MAX_WORKERS, total))

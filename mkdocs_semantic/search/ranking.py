@@ -33,7 +33,7 @@ A reader wants the right page first, then the right section on it. So:
    `gh-deploy`, `TaskGroup`, `CREATE STATISTICS`), which weighs `NAME_KEYWORD_WEIGHT`:
    the model knows what such a name is about, not where the site defines it, and
    readers who type one want the pages that hold it (measured on six sets with both
-   query encoders: bench/results/exact_names.md). `boost` is the page's
+   query encoders: docs/decisions/exact-names.md). `boost` is the page's
    `search.boost` meta (1 by default): it multiplies what the page already scores, so a
    boosted page rises where it matches and does not surface where it does not. `prior`
    is min(1, sqrt(SIZE_MARGIN * typical / chunks on page)), `typical` being the 90th
@@ -57,7 +57,7 @@ A reader wants the right page first, then the right section on it. So:
    the first page's relevance, and its best-ranked such section first on it, with the
    relevance of that page's best section; everything else keeps the order of step 7.
    A reader who types a name the docs head a section with wants that section, whatever
-   the vector signal says (bench/results/exact_names.md).
+   the vector signal says (docs/decisions/exact-names.md).
 
 Relevance is relative to the query: it says how close a page comes to the best
 vector match this query found and how much of its keywords the page holds, not

@@ -12,7 +12,7 @@ exactly as typed.
    vocabulary.py) whose key starts with it (lowercased) and is held by the most chunks
    (then the shorter, then the first in order), spelled as the site spells it most; the
    case typed does not choose it (a capital is as often a habit, a phone's or SQL's as
-   a name's: bench/results/cased_completion.md). A half-typed code name (`HTTPExc`) is
+   a name's: docs/decisions/half-typed-words.md). A half-typed code name (`HTTPExc`) is
    completed too; a name is never corrected. So is a last word the keyword index holds
    only as the stem of longer words (`epol`, which `epoll` stems to): no site word or
    name is spelled so, and one starts with it.

@@ -485,8 +485,8 @@ export class Engine {
    * tokens' rows: asks for the bits of the partitions that the rows of its other words
    * (`sum`) probe and, once they are in, the row blocks of that partial vector's
    * candidates. Those are most of what the whole vector probes and picks (every block
-   * it needs for 45-83 % of such clean queries on four sets: bench/results/
-   * probe_ahead.md), so its blocks then come beside the tokens' rows rather than a step
+   * it needs for 45-83 % of such clean queries on four sets: docs/decisions/
+   * vector-probe.md), so its blocks then come beside the tokens' rows rather than a step
    * after them. Only a guess: the probe itself waits for the whole vector, and asks for
    * what the guess missed. The bits serve a query as typed and as corrected alike, so
    * they wait for no reading, except when the guess lacks many on a set of more than

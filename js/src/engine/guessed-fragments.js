@@ -4,7 +4,7 @@
 /**
  * Pages whose fragments a query asks for before its final ranking, from each signal's
  * order, and how many of their chunks it may ask for (a page's file sends about 135-150
- * bytes a chunk: some 55 kB). bench/guessed_pages.py weighs other counts.
+ * bytes a chunk: some 55 kB). docs/decisions/guessed-excerpts.md weighs other counts.
  */
 export const GUESSED_PAGES = 10;
 export const GUESSED_CHUNKS = 400;

@@ -59,7 +59,7 @@ ROWS_BLOCK = 2
 """Rows a rows file holds on average (a partition of d distinct rows has round(d / 2)
 blocks, at least one). A query's 100 candidates lie in some 25 partitions, a few in
 each, so small blocks read few rows besides them; a block costs its bits file one byte
-(two past 255 rows) and a reader one more file (bench/results/rows_blocks.md)."""
+(two past 255 rows) and a reader one more file (docs/decisions/row-blocks.md)."""
 PARTITIONED_MIN_BYTES = 256 << 10
 """`vector_layout: auto` partitions int8 vectors from this many bytes up (683 chunks at
 dim 384), where a first query's sign bits and candidate rows come to less than every

@@ -344,7 +344,8 @@ class VectorSet:
 def int8_dots(rows: np.ndarray, codes: np.ndarray, dim: int) -> np.ndarray:
     """Exact integer dot products of int8 rows with int8 codes, as float64."""
     # float32 sums int8 products exactly while |dot| < 2**24 (dim up to 1040), and
-    # BLAS makes it ~3x faster than usearch's exact int8 search (bench/vector_scan.py)
+    # BLAS makes it ~3x faster than usearch's exact int8 search
+    # (docs/decisions/exact-int8-scan.md)
     wide = np.float32 if dim * 127 * 128 < 1 << 24 else np.int64
     return (np.asarray(rows).astype(wide) @ codes.astype(wide)).astype(np.float64)
 
