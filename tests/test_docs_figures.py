@@ -354,3 +354,11 @@ def test_the_readme_links_to_pages_and_headings_that_exist():
             assert anchor in {slugify(h, "-") for h in headings}, (
                 f"README.md links to {target}: {path} has no such heading")
 
+
+def test_the_decision_records_index_lists_every_record():
+    folder = REPO / "docs" / "decisions"
+    listed = set(re.findall(r"\]\(([\w-]+\.md)\)", (folder / "index.md").read_text(
+        encoding="utf-8")))
+    records = {p.name for p in folder.glob("*.md")} - {"index.md"}
+    assert listed == records, (sorted(records - listed), sorted(listed - records))
+
