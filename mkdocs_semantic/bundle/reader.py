@@ -435,24 +435,24 @@ class LocatedBundle(Protocol):
     def fetch_range(self) -> PayloadRange | None: ...
 
 
-def _check_word_rows(catalog: dict, words: dict, read: Callable[[str, int], bytes],
+def _check_word_rows(catalog: dict, shards: list[tuple], read: Callable[[str, int], bytes],
                      root: Path) -> None:
-    """Every word rows shard (bundle/word_rows.py) well formed, each word in its own."""
-    listed = shard_list(words)
+    """Every word rows shard (bundle/word_rows.py) well formed, each word in its own;
+    `shards`: their entries (number, name, bytes), in a packed list or one with sizes."""
     dim = catalog["encoders"]["static"]["dim"]
-    frame = bucket_of(FRAME, listed.count)
-    for number, payload in enumerate(_named_in(catalog, listed.sizes, read)):
+    frame = bucket_of(FRAME, len(shards))
+    for number, (_, name, size) in enumerate(shards):
         try:
-            held = parse_word_shard(payload_json(payload.name, read(payload.name, payload.bytes),
-                                                 root / payload.name), dim, payload.name)
-            if any(bucket_of(word, listed.count) != number for word in held):
-                raise ValueError(f"{payload.name} holds a word of another shard")
+            held = parse_word_shard(payload_json(name, read(name, size), root / name), dim,
+                                    name)
+            if any(bucket_of(word, len(shards)) != number for word in held):
+                raise ValueError(f"{name} holds a word of another shard")
             if number == frame and FRAME not in held:
-                raise ValueError(f"{payload.name} lacks the special tokens' row")
+                raise ValueError(f"{name} lacks the special tokens' row")
         except BundleError:
             raise
         except ValueError as exc:
-            raise BundleError(f"{root / payload.name}: {exc}: rebuild the site") from exc
+            raise BundleError(f"{root / name}: {exc}: rebuild the site") from exc
 
 
 def read_bundle(path: Path, *, fetch: PayloadFetch | None = None,
@@ -567,7 +567,7 @@ def read_bundle(path: Path, *, fetch: PayloadFetch | None = None,
                     raise BundleError(f"{root / keyed.name}: {exc}: rebuild the site") from exc
         words = catalog["encoders"].get("static", {}).get("words")
         if words is not None and not lazy:  # only browsers read them: checked here
-            _check_word_rows(catalog, words, read, root)
+            _check_word_rows(catalog, entries(words), read, root)
         if lazy:
             chunks: Sequence[Chunk] = paged
             lexical = LexicalIndex.lazy(

@@ -18,14 +18,29 @@ from mkdocs_semantic.bundle.names import (
     ROW_CHECK_BYTES,
     PayloadError,
     check_name,
+    checked,
     deflate,
+    inflate,
     self_check,
     self_checked,
     self_checked_body,
+    write_payload,
 )
 from mkdocs_semantic.bundle.quantize import quantize
-from mkdocs_semantic.bundle.reader import _check_buckets, find_bundle_dir, payload_json, read_bundle
-from mkdocs_semantic.bundle.shard_lists import ShardReader, bucket_of, parse_shard_list
+from mkdocs_semantic.bundle.reader import (
+    _check_buckets,
+    find_bundle_dir,
+    payload_json,
+    read_bundle,
+    shard_list,
+)
+from mkdocs_semantic.bundle.shard_lists import (
+    ShardReader,
+    bucket_of,
+    keyed_entries,
+    parse_shard_list,
+    write_packed_list,
+)
 from mkdocs_semantic.bundle.table import TokenTable, token_ids_of
 from mkdocs_semantic.bundle.vectors.codes import query_codes
 from mkdocs_semantic.bundle.vectors.store import VectorSet
@@ -475,6 +490,32 @@ def test_a_keyed_list_whose_sizes_or_shards_are_wrong_is_refused_by_name(tmp_pat
     publish_catalog(tmp_path, catalog)
     with pytest.raises(BundleError, match=rf"{re.escape(sizes_name)} does not list the sizes "
                                           rf"of {len(sizes) + 1} shards"):
+        read_bundle(tmp_path)
+
+
+def test_word_rows_in_a_packed_list_are_read_and_checked(tmp_path):
+    # The format lets any keyed list be one packed file (the browser reads every kind so):
+    # the reader checks packed word rows as it checks those with a sizes file.
+    write_sample(tmp_path)
+    catalog = catalog_of(tmp_path)
+    words = catalog["encoders"]["static"]["words"]
+    sizes_name = words["sizes"][0]
+    sizes = json.loads(self_checked_body(sizes_name, (tmp_path / sizes_name).read_bytes()))
+    bodies = [inflate(self_checked_body(name, (tmp_path / name).read_bytes()), name)
+              for _, name, _ in keyed_entries(shard_list(words), sizes)]
+
+    def publish_packed(bodies: list[bytes]) -> None:
+        catalog["encoders"]["static"]["words"] = write_packed_list(
+            bodies, words["stem"], lambda name, body: checked(name, deflate(body)),
+            lambda data: write_payload(tmp_path, folder="words", stem="words", ext="bin",
+                                       data=data).to_json())
+        publish_catalog(tmp_path, catalog)
+
+    publish_packed(bodies)
+    read_bundle(tmp_path)
+    publish_packed([bodies[1], bodies[0], *bodies[2:]])
+    with pytest.raises(BundleError, match=r"words/word0\.[0-9a-f]{16}\.json holds a word of "
+                                          r"another shard"):
         read_bundle(tmp_path)
 
 
