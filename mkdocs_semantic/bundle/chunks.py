@@ -10,7 +10,8 @@ per chunk; `page_chunks` checks them against the page table.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import overload
+from functools import partial
+from typing import Any, overload
 
 import numpy as np
 
@@ -39,10 +40,11 @@ def page_facets(facets: dict, pages: int) -> list[dict[str, list[str]]]:
     return out
 
 
-def page_chunks(number: int, fragment: object, text_rows: object, *, size: int,
+def page_chunks(number: int, fragment: Any, text_rows: Any, *, size: int,
                 boost: float, facets: dict[str, list[str]]) -> list[Chunk]:
-    """Page `number`'s chunks from its fragment and text rows (ValueError when they do
-    not hold `size` chunks or are malformed)."""
+    """Page `number`'s chunks from its fragment and text rows, parsed JSON as read
+    (ValueError when they do not hold `size` chunks; ValueError, TypeError, KeyError or
+    IndexError when they are malformed)."""
     url, title, section, rows = fragment
     if len(rows) != size or len(text_rows) != len(rows):
         raise ValueError(f"page {number} ({url!r}) has the wrong number of chunks")
@@ -98,7 +100,7 @@ class PageChunks(Sequence[Chunk]):
     def prefetch(self, pages: Iterable[int]) -> None:
         """The fragments and text shards of `pages` read now, at the same time."""
         wanted = [int(p) for p in pages]
-        in_parallel([lambda reader=reader: reader.prefetch(wanted)
+        in_parallel([partial(reader.prefetch, wanted)
                      for reader in (self._fragments, self._texts) if reader.unread(wanted)])
 
     def urls(self) -> list[str]:

@@ -5,6 +5,7 @@ wrong type, a path out of the bundle or an absurd number. The layout is in bundl
 
 from __future__ import annotations
 
+import builtins
 import math
 import re
 from dataclasses import dataclass, field
@@ -63,7 +64,10 @@ class BundleWriteError(BundleError):
 
 
 class Checker:
-    """Type and range checks of untrusted JSON; every failure names the file and field."""
+    """Type and range checks of untrusted JSON; every failure names the file and field.
+
+    Its methods are named after the types they check (`check.str(...)`), which hides
+    those builtins in the annotations after each one: those say `builtins.str`."""
 
     def __init__(self, source: str) -> None:
         self.source = source
@@ -94,31 +98,33 @@ class Checker:
             self.fail(f"{where + '.' if where else ''}{key} must be a string")
         return value
 
-    def int(self, data: object, key: str, where: str = "", lo: int = 0,
-            hi: int = 2**53) -> int:
+    def int(self, data: object, key: builtins.str, where: builtins.str = "", lo: int = 0,
+            hi: int = 2**53) -> builtins.int:
         value = self._get(data, key, where)
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
             self.fail(f"{where + '.' if where else ''}{key} is {value!r}, not a whole number "
                       f"from {lo} to {hi}")
         return value
 
-    def number(self, data: object, key: str, where: str = "", lo: float = -math.inf,
-               hi: float = math.inf, *, positive: bool = False) -> float:
+    def number(self, data: object, key: builtins.str, where: builtins.str = "",
+               lo: float = -math.inf, hi: float = math.inf, *,
+               positive: bool = False) -> float:
         value = self._get(data, key, where)
-        ok = (not isinstance(value, bool) and isinstance(value, (int, float))
-              and math.isfinite(value) and lo <= value <= hi and (value > 0 or not positive))
-        if not ok:
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or not math.isfinite(value) or not lo <= value <= hi
+                or (positive and value <= 0)):
             wanted = "a positive number" if positive else f"a number from {lo} to {hi}"
             self.fail(f"{where + '.' if where else ''}{key} is {value!r}, not {wanted}")
         return float(value)
 
-    def hex(self, data: object, key: str, where: str, length: int) -> str:
+    def hex(self, data: object, key: builtins.str, where: builtins.str,
+            length: builtins.int) -> builtins.str:
         value = self.str(data, key, where)
         if not re.fullmatch(f"[0-9a-f]{{{length}}}", value):
             self.fail(f"{where}.{key} is not {length} hex digits")
         return value
 
-    def payload(self, data: object, key: str, where: str) -> list:
+    def payload(self, data: object, key: builtins.str, where: builtins.str) -> builtins.list:
         """A payload entry `[name, bytes]`."""
         entry = self.list(data, key, where)
         if len(entry) != 2 or not isinstance(entry[1], int) or isinstance(entry[1], bool):
@@ -129,13 +135,14 @@ class Checker:
             self.fail(f"{where}.{key}: {exc}")
         return entry
 
-    def payloads(self, data: object, key: str, where: str, first: type) -> list[tuple]:
+    def payloads(self, data: object, key: builtins.str, where: builtins.str,
+                 first: type) -> builtins.list[tuple]:
         """A shard list `[[first key, name, bytes], ...]`, first keys ascending."""
         return self.entries(self.list(data, key, where), f"{where + '.' if where else ''}{key}",
                             first)
 
-    def shard_list(self, data: object, key: str, where: str, first: type,
-                   stem: str) -> list[tuple]:
+    def shard_list(self, data: object, key: builtins.str, where: builtins.str, first: type,
+                   stem: builtins.str) -> builtins.list[tuple]:
         """A catalog shard list (bundle/shard_lists.py) of shards named `stem`; returns the
         entries the catalog holds: the shards', or their directories'."""
         shards = self._shards(data, key, where, first, stem)
@@ -143,7 +150,8 @@ class Checker:
             self.fail(f"{where + '.' if where else ''}{key} must list its shards' first keys")
         return list(shards.dirs if shards.entries is None else shards.entries)
 
-    def keyed_list(self, data: object, key: str, where: str, stem: str) -> int:
+    def keyed_list(self, data: object, key: builtins.str, where: builtins.str,
+                   stem: builtins.str) -> builtins.int:
         """A keyed shard list (bundle/shard_lists.py) of shards named `stem`; returns its
         shard count."""
         shards = self._shards(data, key, where, str, stem)
@@ -160,17 +168,18 @@ class Checker:
             self.fail(f"{field}.sizes must be {folder}/sizes.<hash>.json")
         return shards.count
 
-    def _shards(self, data: object, key: str, where: str, first: type, stem: str) -> ShardList:
+    def _shards(self, data: object, key: builtins.str, where: builtins.str, first: type,
+                stem: builtins.str) -> ShardList:
         try:
             return parse_shard_list(self._get(data, key, where), first, stem)
         except ValueError as exc:
             self.fail(f"{where + '.' if where else ''}{key} {exc}")
 
-    def entries(self, rows: object, where: str, first: type) -> list[tuple]:
+    def entries(self, rows: object, where: builtins.str, first: type) -> builtins.list[tuple]:
         """`rows` as a shard list `[[first key, name, bytes], ...]`, keys ascending."""
         if not isinstance(rows, list):
             self.fail(f"{where} must be a list")
-        out: list[tuple] = []
+        out: builtins.list[tuple] = []
         for row in rows:
             ok = (isinstance(row, list) and len(row) == 3 and isinstance(row[0], first)
                   and not isinstance(row[0], bool) and isinstance(row[2], int)
@@ -279,6 +288,7 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
     check = Checker(str(source))
     pages, chunks = manifest.counts["pages"], manifest.counts["chunks"]
     model = check.dict(catalog, "model")
+    assert isinstance(catalog, dict)  # check.dict failed otherwise
     check.str(model, "id", "model")
     check.hex(model, "sha256", "model", 64)
     check.int(model, "dim", "model", 1, MAX_DIM)
@@ -336,8 +346,9 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
             check.fail(f"{where}.metric is not {METRIC}, the only one this version reads")
         layout = check.str(vectors, "layout", where)
         if layout == "exact":
-            parts = check.payloads(vectors, "parts", where, int)
-            if pages and (not parts or parts[0][0] != 0 or parts[-1][0] >= pages):
+            vector_parts = check.payloads(vectors, "parts", where, int)
+            if pages and (not vector_parts or vector_parts[0][0] != 0
+                          or vector_parts[-1][0] >= pages):
                 check.fail(f"{where}.parts does not cover every page")
         elif layout == "partitioned":
             _check_partitioned(check, vectors, where, dim=dim, chunks=chunks)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -281,7 +281,7 @@ class LexicalIndex:
                 for terms in _spread(rows, max(1, min(len(rows), -(-total // target_bytes))))]
 
     @classmethod
-    def from_shards(cls, shards: Sequence[dict], *, starts: np.ndarray, count: int,
+    def from_shards(cls, shards: Sequence[object], *, starts: np.ndarray, count: int,
                     scale: float, head: int,
                     read_tail: Callable[[str, int], object]) -> LexicalIndex:
         """The inverse of `to_shards` over all shards (heads of `head` postings), reading
@@ -374,7 +374,7 @@ class _ShardSource:
         index.postings[term] = (docs[order], np.concatenate([head_postings[1], tail[1]])[order])
 
 
-def _spread(rows: dict[str, object], count: int) -> list[list[str]]:
+def _spread(rows: Mapping[str, object], count: int) -> list[list[str]]:
     """The terms of `rows` (ascending) in `count` keyed shards, by bucket_of."""
     shards: list[list[str]] = [[] for _ in range(count)]
     for term in rows:

@@ -78,7 +78,7 @@ class Bundle:
     vocabulary: Vocabulary | None = None
     """The site's words (a bundle written before it had them: None)."""
 
-    def prefetch(self, chunk_ids: Sequence[int]) -> None:
+    def prefetch(self, chunk_ids: Sequence[int] | np.ndarray) -> None:
         """Read the pages of these chunks now, together (a downloaded bundle fetches
         their excerpt and text shards at the same time rather than one by one)."""
         if isinstance(self.chunks, PageChunks):

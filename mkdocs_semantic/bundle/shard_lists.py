@@ -31,6 +31,8 @@ import hashlib
 import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 from ..constants import HASH_CHARS, MAX_KEYED_SHARD_BYTES
 from .load_once import LoadOnce, in_parallel
@@ -49,8 +51,9 @@ DIR_ENTRIES = 32
 directories cost it fewer bytes than the longer list of them costs the catalog
 (docs/decisions/catalog-shard-lists.md)."""
 
-Entry = tuple[object, str, int]
-"""A shard's (first key, name, bytes)."""
+Entry = tuple[Any, str, int]
+"""A shard's (first key, name, bytes). The keys of one list are all strings or all whole
+numbers, and compared with each other: Any, since a type cannot say "one kind a list"."""
 
 
 def shard_name(stem: str, number: int, digest: str) -> str:
@@ -203,7 +206,7 @@ def _runs(value: object, first: type, stem: str, digest: str, at: int = 0) -> li
             raise ValueError(f"has a first key {key!r:.40} that is not {kind}")
         if not (isinstance(size, int) and not isinstance(size, bool) and size >= 0):
             raise ValueError(f"has a size {size!r:.40} that is not a count of bytes")
-        if out and not out[-1][0] < key:  # type: ignore[operator]
+        if out and not out[-1][0] < key:
             raise ValueError("is not in ascending order")
         out.append((key, shard_name(stem, number, digest), size))
     return out
@@ -266,7 +269,9 @@ def directory_entries(name: str, data: object) -> list[Entry]:
     if match is None or not match.group(1).startswith("index/"):
         raise ValueError("is not a directory's name")
     stem = next(s for s in SHARD_STEMS if directory_stem(s) == match.group(1))
-    at = data.get("at") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        raise ValueError("is not a shard list directory")
+    at = data.get("at")
     if not (isinstance(at, int) and not isinstance(at, bool) and at >= 0):
         raise ValueError("is not a shard list directory")
     firsts = data["first"] if isinstance(data.get("first"), list) else []
@@ -353,4 +358,4 @@ class ShardReader:
 
     def prefetch(self, keys: Iterable[object]) -> None:
         """The shards holding `keys` read now, at the same time (those not read yet)."""
-        in_parallel(lambda n=n: self.shard(n) for n in self.unread(keys))
+        in_parallel(partial(self.shard, n) for n in self.unread(keys))

@@ -15,7 +15,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -39,7 +41,7 @@ class TokenTable:
     def dim(self) -> int:
         return int(self.rows.shape[1])
 
-    def rows_for(self, ids: Sequence[int]) -> np.ndarray:
+    def rows_for(self, ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """The rows of those of `ids` the table has, in order (repeats repeated)."""
         return _rows_for(self.token_ids, self.rows, ids)
 
@@ -63,10 +65,10 @@ class RowTable:
         at = int(np.searchsorted(self.token_ids, token))
         return at < len(self.token_ids) and int(self.token_ids[at]) == token
 
-    def rows_for(self, ids: Sequence[int]) -> np.ndarray:
+    def rows_for(self, ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """The rows of those of `ids` the table has, in order (repeats repeated)."""
         held = [int(token) for token in ids if self.holds(int(token))]
-        in_parallel(lambda token=token: self._row(token)
+        in_parallel(partial(self._row, token)
                     for token in dict.fromkeys(held) if token not in self._rows)
         if not held:
             return np.zeros((0, self.dim), dtype=np.int8)
@@ -86,7 +88,19 @@ class RowTable:
         return row_from(record, self.dim, name)
 
 
-def summed_rows(table: TokenTable | RowTable, ids: Sequence[int]) -> np.ndarray | None:
+class TableRows(Protocol):
+    """A token table as the static query encoder reads it (a TokenTable, or a RowTable
+    that reads its rows when first asked for)."""
+
+    @property
+    def dim(self) -> int: ...
+
+    def rows_for(self, ids: Sequence[int]) -> np.ndarray:
+        """The rows of those of `ids` the table has, in order (repeats repeated)."""
+        ...
+
+
+def summed_rows(table: TableRows, ids: Sequence[int]) -> np.ndarray | None:
     """The static query vector of token `ids`: the integer sum of the rows of those the
     table has (so every reader computes the same one); None when it has none."""
     rows = table.rows_for(ids)
@@ -95,7 +109,8 @@ def summed_rows(table: TokenTable | RowTable, ids: Sequence[int]) -> np.ndarray 
     return np.asarray(rows, dtype=np.int64).sum(axis=0)
 
 
-def _rows_for(token_ids: np.ndarray, rows: np.ndarray, ids: Sequence[int]) -> np.ndarray:
+def _rows_for(token_ids: np.ndarray, rows: np.ndarray,
+              ids: Sequence[int] | np.ndarray) -> np.ndarray:
     if not len(token_ids):
         return rows[:0]
     wanted = np.asarray(ids, dtype=np.int64)

@@ -165,10 +165,9 @@ def checked_keyed_list(data: object, source: str) -> list[tuple[str, int]]:
     """The keyed files' list (`[[stem, bytes], ...]`, every stem of `keyed_stems` in
     order) as (stem, bytes) pairs; ValueError when it is not that list."""
     stems = keyed_stems()
-    ok = (isinstance(data, list) and len(data) == len(stems)
-          and all(isinstance(row, list) and len(row) == 2 and row[0] == stem
-                  and isinstance(row[1], int) and not isinstance(row[1], bool)
-                  and 0 < row[1] <= MAX_PIECE_FILE_BYTES for row, stem in zip(data, stems)))
-    if not ok:
+    if not (isinstance(data, list) and len(data) == len(stems)
+            and all(isinstance(row, list) and len(row) == 2 and row[0] == stem
+                    and isinstance(row[1], int) and not isinstance(row[1], bool)
+                    and 0 < row[1] <= MAX_PIECE_FILE_BYTES for row, stem in zip(data, stems))):
         raise ValueError(f"{source} does not list every keyed word piece file")
     return [(stem, size) for stem, size in data]

@@ -15,24 +15,11 @@ integer, and the score is `dot / (vector scale * |codes|)`, one float64 division
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
-from ..bundle.table import summed_rows
-
-
-class TableRows(Protocol):
-    """A token table as the encoder reads it (bundle.TokenTable, or one read by shard)."""
-
-    @property
-    def dim(self) -> int: ...
-
-    def rows_for(self, ids: Sequence[int]) -> np.ndarray:
-        """The rows of those of `ids` the table has, in order (repeats repeated)."""
-        ...
+from ..bundle.table import TableRows, summed_rows
 
 
 class StaticQueryEncoder:

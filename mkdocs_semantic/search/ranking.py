@@ -164,7 +164,7 @@ def section_heading(title: str, path: Sequence[str]) -> str:
     return path[-1] if path else title
 
 
-def named_sections(order: Sequence[int], headings: Sequence[str],
+def named_sections(order: Sequence[int] | np.ndarray, headings: Sequence[str],
                    name: str | None) -> list[int]:
     """Step 8's sections: of `order`'s first `NAMED_HEADINGS` chunks, whose headings
     (`section_heading`) `headings` gives in the same order, those that write `name`."""

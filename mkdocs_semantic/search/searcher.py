@@ -144,10 +144,12 @@ class Searcher:
     @property
     def static(self) -> StaticQueryEncoder:
         if self._static is None:
-            table = self.bundle.table
+            table, tokenizer = self.bundle.table, self.bundle.static_tokenizer
+            # __init__ refused the static encoder for a bundle without its table
+            assert table is not None and tokenizer is not None
             static = self.bundle.catalog["encoders"]["static"]
             self._static = StaticQueryEncoder(
-                tokenizer_path=self.bundle.static_tokenizer, table=table,
+                tokenizer_path=tokenizer, table=table,
                 max_tokens=static["max_tokens"],
                 prefix=self.bundle.catalog["model"]["query_prefix"])
         return self._static
@@ -291,7 +293,7 @@ class Searcher:
                      min_score=min_score, named=named)
         return Ranking(fused, vector_scores, lexical_scores, query_terms(query))
 
-    def _headings(self, chunks: Sequence[int]) -> list[str]:
+    def _headings(self, chunks: Sequence[int] | np.ndarray) -> list[str]:
         """Each chunk's own heading as results show it (`section_heading`)."""
         self.bundle.prefetch(chunks)
         shown = [self.bundle.chunks[int(c)] for c in chunks]

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 
 import numpy as np
@@ -179,19 +179,24 @@ class VectorSet:
 
     def partition(self, number: int) -> Partition:
         """Partition `number`, its bits file read on first use."""
-        if self.partitions[number] is None:
-            self.partitions[number] = self._loads.get(
-                ("bits", number), lambda: self.read_partition(number))
-        return self.partitions[number]
+        held, read = self.partitions, self.read_partition
+        assert held is not None  # only partitioned sets have partitions
+        part = held[number]
+        if part is None:
+            assert read is not None  # a set whose partitions are left unread can read them
+            part = held[number] = self._loads.get(("bits", number), partial(read, number))
+        return part
 
     def block_rows(self, number: int, block: int) -> np.ndarray:
         """Block `block` of partition `number`'s int8 rows, its rows file read on first
         use."""
         part = self.partition(number)
-        if part.block_data[block] is None:
-            part.block_data[block] = self._loads.get(("rows", number, block),
-                                                     lambda: self.read_rows(part, block))
-        return part.block_data[block]
+        rows, read = part.block_data[block], self.read_rows
+        if rows is None:
+            assert read is not None  # a set whose rows are left unread can read them
+            rows = part.block_data[block] = self._loads.get(("rows", number, block),
+                                                            partial(read, part, block))
+        return rows
 
     def partition_rows(self, number: int) -> np.ndarray:
         """Partition `number`'s int8 rows, in row order (every block read)."""
@@ -201,12 +206,13 @@ class VectorSet:
 
     def _read_together(self, numbers: list[int]) -> None:
         """Partitions' bits files not read yet, read at the same time."""
-        in_parallel(lambda n=n: self.partition(n) for n in numbers
-                    if self.partitions[n] is None)
+        held = self.partitions
+        assert held is not None  # only partitioned sets have partitions
+        in_parallel(partial(self.partition, n) for n in numbers if held[n] is None)
 
     def _read_blocks(self, wanted: list[tuple[int, int]]) -> None:
         """(partition, block) rows files not read yet, read at the same time."""
-        in_parallel(lambda n=n, b=b: self.block_rows(n, b) for n, b in wanted
+        in_parallel(partial(self.block_rows, n, b) for n, b in wanted
                     if self.partition(n).block_data[b] is None)
 
     def matrix(self) -> np.ndarray:
@@ -224,6 +230,7 @@ class VectorSet:
 
     def probed(self, codes: np.ndarray) -> list[int]:
         """Partitioned: the partitions a query probes, nearest first."""
+        assert self.centroid_bits is not None and self.sizes is not None
         return partitions.probed(self.centroid_bits, self.sizes, codes,
                                  probe_rows=self.probe_rows)
 
@@ -279,9 +286,9 @@ class VectorSet:
             from .codes import codes_norm
 
             norm = codes_norm(np.asarray(query, dtype=np.int8))
-            dot = int(np.asarray(query, dtype=np.int64)
-                      @ np.asarray(self.column_sums, dtype=np.int64))
-            return float(dot) / (rows * (self.scale * norm if norm else 1.0))
+            exact = int(np.asarray(query, dtype=np.int64)
+                        @ np.asarray(self.column_sums, dtype=np.int64))
+            return float(exact) / (rows * (self.scale * norm if norm else 1.0))
         dot = 0.0
         for s, q in zip(np.asarray(self.column_sums, dtype=np.float64).tolist(),
                         np.asarray(query, dtype=np.float64).tolist()):
@@ -427,7 +434,7 @@ def in_memory_partition(members: np.ndarray, rows: np.ndarray) -> Partition:
     return Partition(ids=np.asarray(members), bits=partitions.sign_bits(kept),
                      blocks=[("", count) for count in block_rows],
                      row_of=row_of if mapped else None,
-                     block_data=split_blocks(kept, block_rows))
+                     block_data=[*split_blocks(kept, block_rows)])
 
 
 
