@@ -43,8 +43,8 @@ from .shard_lists import (
     resolve,
 )
 from .table import RowTable, TokenTable, token_ids_of
+from .vectors import Vectors
 from .vectors.store import (
-    VectorSet,
     payloads_of_index,
     payloads_of_partition,
     read_exact,
@@ -70,7 +70,8 @@ class Bundle:
     chunks: Sequence[Chunk]
     """Every chunk in chunk order: a list, or for a bundle downloaded without its shards
     a `PageChunks` that reads each page when one of its chunks is first asked for."""
-    vectors: VectorSet
+    vectors: Vectors
+    """A `VectorSet` as read; a portal's index in its place (`dataclasses.replace`)."""
     lexical: LexicalIndex
     table: TokenTable | RowTable | None
     files: list[Payload]

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ..bundle.format import BundleError
-from ..bundle.vectors.store import VectorSet
+from ..bundle.vectors import Vectors
 from ..constants import VECTOR_CHUNKS
 from .nearest import NearestVectors
 
@@ -46,7 +46,7 @@ def usearch_index_class():
     return Index
 
 
-def build_hnsw(vectors: VectorSet, path: Path, settings: HnswSettings, *,
+def build_hnsw(vectors: Vectors, path: Path, settings: HnswSettings, *,
                progress: Callable[[int, int], None] | None = None) -> int:
     """Write the graph of every chunk's vector (key: its chunk number) to `path`;
     returns how many chunks it holds. `progress(done, total)` is called as it grows."""
@@ -83,7 +83,7 @@ class HnswVectors(NearestVectors):
 
     layout = "hnsw"
 
-    def __init__(self, exact: VectorSet, index, *, expansion_search: int) -> None:
+    def __init__(self, exact: Vectors, index, *, expansion_search: int) -> None:
         super().__init__(exact)
         self.index = index
         index.expansion_search = max(expansion_search, VECTOR_CHUNKS)
@@ -97,7 +97,7 @@ class HnswVectors(NearestVectors):
 DTYPES_NUMPY = {"i8": np.int8, "f16": np.float16, "f32": np.float32}
 
 
-def open_hnsw(path: Path, exact: VectorSet, *, expansion_search: int) -> HnswVectors:
+def open_hnsw(path: Path, exact: Vectors, *, expansion_search: int) -> HnswVectors:
     """The graph at `path`, memory-mapped, over the bundle's vectors `exact`."""
     index_class = usearch_index_class()
     try:

@@ -8,8 +8,8 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from ..bundle.vectors import Vectors
 from ..bundle.vectors.codes import codes_norm
-from ..bundle.vectors.store import VectorSet
 from ..constants import VECTOR_CHUNKS
 
 
@@ -20,7 +20,7 @@ class NearestVectors(ABC):
 
     layout = "nearest"
 
-    def __init__(self, exact: VectorSet) -> None:
+    def __init__(self, exact: Vectors) -> None:
         self.exact = exact
 
     @property

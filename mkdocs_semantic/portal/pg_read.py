@@ -7,14 +7,16 @@ from __future__ import annotations
 import atexit
 import shutil
 import tempfile
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..bundle.format import MANIFEST, BundleError
 from ..bundle.reader import ON_DEMAND, Bundle, read_bundle
-from ..bundle.vectors.store import VectorSet
+from ..bundle.vectors import Vectors
 from ..constants import VECTOR_CHUNKS
 from .database import (
     NO_SITES,
@@ -32,6 +34,10 @@ from .hnsw import HnswSettings
 from .nearest import NearestVectors
 from .pg_load import vector_text
 
+if TYPE_CHECKING:
+    from psycopg import Connection
+    from psycopg_pool import ConnectionPool
+
 POOL_SIZE = 4
 
 
@@ -41,7 +47,8 @@ class Database:
 
     url: str
     ef_search: int
-    pool: object = None
+    pool: ConnectionPool | None = None
+    """Made by `open`."""
 
     def open(self) -> Database:
         """The pool, once one connection has checked the URL and the schema (a wrong
@@ -69,8 +76,13 @@ class Database:
         atexit.register(self.close)
         return self
 
+    def connection(self) -> AbstractContextManager[Connection]:
+        """A connection of the pool, given back when the `with` block ends."""
+        assert self.pool is not None, "open the database first"
+        return self.pool.connection()
+
     def sites(self) -> list[PgSite]:
-        with self.pool.connection() as conn:
+        with self.connection() as conn:
             return loaded(conn)
 
     def close(self) -> None:
@@ -83,7 +95,7 @@ class PgVectors(NearestVectors):
 
     layout = "pgvector"
 
-    def __init__(self, exact: VectorSet, database: Database, table: str) -> None:
+    def __init__(self, exact: Vectors, database: Database, table: str) -> None:
         if not TABLE_NAME.match(table):
             raise DatabaseError(f"{table!r} is not a vectors table: load the site again")
         super().__init__(exact)
@@ -97,7 +109,7 @@ class PgVectors(NearestVectors):
         statement = (f"SELECT chunk, embedding <#> %s::{kind} FROM {self.table} "
                      f"ORDER BY embedding <#> %s::{kind} LIMIT {int(count)}")
         try:
-            with self.database.pool.connection() as conn:
+            with self.database.connection() as conn:
                 rows = conn.execute(statement, (text, text)).fetchall()
         except psycopg.Error as exc:
             raise DatabaseError(f"the nearest chunks could not be read from {self.table} "
@@ -111,7 +123,7 @@ def database_bundle(database: Database, site: PgSite, folder: Path) -> Bundle:
     """Site `site` of the database in `folder`: its manifest and the payloads every query
     reads written now, the shards (`ON_DEMAND`) fetched from the database when a query
     first needs them."""
-    with database.pool.connection() as conn:
+    with database.connection() as conn:
         row = conn.execute("SELECT manifest, payloads FROM semantic_sites WHERE name = %s",
                            (site.name,)).fetchone()
         if row is None:
@@ -125,7 +137,7 @@ def database_bundle(database: Database, site: PgSite, folder: Path) -> Bundle:
             _write(folder / name, bytes(data))
 
     def fetch(name: str, size: int) -> None:
-        with database.pool.connection() as conn:
+        with database.connection() as conn:
             found = conn.execute("SELECT data FROM semantic_payloads WHERE site = %s AND "
                                  "name = %s", (site.name, name)).fetchone()
         if found is None:
