@@ -118,8 +118,8 @@ def strip_controls(text: str) -> str:
 def _is_chrome(el: Tag) -> bool:
     if el.name in DROP_TAGS or any(a in el.attrs for a in DROP_ATTRIBUTES):
         return True
-    classes = el.get("class")
-    return bool(classes) and not DROP_CLASSES.isdisjoint(classes)
+    classes = el.get("class")  # a list: html parsers split the multi-valued class
+    return bool(classes) and not DROP_CLASSES.isdisjoint(classes)  # type: ignore[arg-type]
 
 
 def parse_content(html: str) -> BeautifulSoup:

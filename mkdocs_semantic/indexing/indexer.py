@@ -397,8 +397,9 @@ class Indexer:
             new = embed([texts[i] for i in missing])
             for i, vector in zip(missing, new):
                 self.cache.put(keys[i], vector)
-        return np.stack([self.cache.get(key) for key in keys]) if keys else \
-            np.zeros((0, self.embedder.dim), dtype=np.float32)
+        # every key is cached by now: get finds each one
+        return np.stack([self.cache.get(key) for key in keys]) if keys else (  # type: ignore[misc]
+            np.zeros((0, self.embedder.dim), dtype=np.float32))
 
     def text_vectors(self, texts: list[str], *, report: bool = True) -> np.ndarray:
         keys = [cache_key(self.cache.fingerprint, t) for t in texts]
@@ -494,7 +495,7 @@ class Indexer:
     def _save_layout_basis(self, out: Path) -> None:
         path = self.layout_basis_path
         basis = layout_basis.from_bundle(out) if path else None
-        if basis is None:
+        if path is None or basis is None:
             return
         try:
             layout_basis.save(path, basis)

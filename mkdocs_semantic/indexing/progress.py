@@ -125,6 +125,7 @@ class Progress:
         took = duration(self.clock() - self.started)
         final = f"{self.label} {self.done_items:,}/{self.items:,} done in {took}"
         if self.interactive:
+            assert self.stream is not None  # __post_init__ set it
             self.stream.write(f"\r\x1b[2K{TERMINAL_PREFIX}{final}\n")
             self.stream.flush()
         else:
@@ -132,6 +133,7 @@ class Progress:
 
     def _report(self, text: str) -> None:
         if self.interactive:
+            assert self.stream is not None  # __post_init__ set it
             self.stream.write(f"\r\x1b[2K{TERMINAL_PREFIX}{text}")
             self.stream.flush()
         else:

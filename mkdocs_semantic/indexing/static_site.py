@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,7 +106,7 @@ def read_page(site: Path, path: Path) -> Page | None:
     for mark in h1.select(".headerlink") if h1 is not None else []:
         mark.decompose()  # the permalink sign (toc permalink: true) is no part of a title
     title_tag = soup.find("title")
-    title = " ".join((h1 or title_tag).get_text().split()) if (h1 or title_tag) else ""
+    title = " ".join(shown.get_text().split()) if (shown := h1 or title_tag) else ""
     url = page_url(site, path)
     section = url.split("/", 1)[0] if "/" in url else ""
     return Page(facts=PageFacts(url=url, title=title or path.stem, section=section),
@@ -213,7 +213,7 @@ def plan_site(chunks: list[Chunk], indexer: Indexer, *, bundle_dir: Path) -> Sit
     return plan
 
 
-def _texts_by_page(chunks: list[Chunk]) -> dict[str, list[str]]:
+def _texts_by_page(chunks: Iterable[Chunk]) -> dict[str, list[str]]:
     pages: dict[str, list[str]] = {}
     for chunk in chunks:
         pages.setdefault(chunk.url, []).append(chunk.embed_text)

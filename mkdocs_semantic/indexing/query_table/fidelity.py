@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +49,7 @@ class Fidelity:
                 for key, value in asdict(self).items()}
 
     @classmethod
-    def from_json(cls, data: object) -> Fidelity | None:
+    def from_json(cls, data: Any) -> Fidelity | None:
         try:
             return cls(phrases=int(data["phrases"]), cosine=float(data["cosine"]),
                        agreement=float(data["agreement"]))

@@ -133,6 +133,7 @@ class TableFitter:
         """
         self.kept = self.keeps_last(keep_last)
         if self.kept:
+            assert self.last is not None  # keeps_last
             self.refitted = False
             return self.last
         self.last = self._fit(chunks, vectors, fingerprint=fingerprint)

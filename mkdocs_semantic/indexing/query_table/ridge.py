@@ -116,7 +116,7 @@ class StaticTable:
     def dim(self) -> int:
         return int(self.rows.shape[1])
 
-    def lookup(self, ids: Sequence[int]) -> np.ndarray:
+    def lookup(self, ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """Row numbers of the known ids among `ids` (unknown ones dropped, repeats kept)."""
         ids = np.asarray(ids, dtype=np.int64)
         if len(self.token_ids) == 0 or len(ids) == 0:
@@ -227,7 +227,9 @@ def gram(design: Design, sample_weight: np.ndarray | None = None, *,
     ends = np.r_[starts[1:], len(design.text)]
     # Row-major, so the pairs of a text of m tokens are the first m (m + 1) / 2.
     first, second = np.tril_indices(int((ends - starts).max()))
-    keys, vals, pending = [], [], 0
+    keys: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    pending = 0
 
     def flush() -> None:
         np.add.at(out.data, np.concatenate(keys), np.concatenate(vals))
