@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,7 +125,7 @@ def script_json(value: object) -> str:
             .replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
-def rewrite_pages(paths: list[Path], hints: PageHints, *, others: list[Path] = ()) -> int:
+def rewrite_pages(paths: list[Path], hints: PageHints, *, others: Sequence[Path] = ()) -> int:
     """Adds the late hints to every page in `paths` (and to those of `others` that hold
     our meta tag: a dirty build's pages written before); returns how many were rewritten.
 

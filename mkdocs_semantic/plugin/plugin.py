@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import html
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,6 +59,18 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         self.command: str | None = None
         """`build`, `gh-deploy` or `serve`, when MkDocs says (on_startup)."""
 
+    @property
+    def _indexer(self) -> Indexer:
+        """What on_config made: every later hook runs only when it ran (enabled)."""
+        assert self.indexer is not None
+        return self.indexer
+
+    @property
+    def _client(self) -> theme.ClientAssets:
+        """The built client on_config found (see `_indexer`)."""
+        assert self.client is not None
+        return self.client
+
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """Defining this hook makes MkDocs keep this instance for every `mkdocs serve`
         rebuild, so the model and caches stay loaded."""
@@ -66,7 +79,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         if not self.config.enabled:
-            return
+            return None
         self._validate_options()
         config_dir = Path(config.config_file_path or ".").resolve().parent
         spec = self._resolve_model(config_dir)
@@ -143,7 +156,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         """Load the model now, so that a model.max_tokens above what it reads or a wrong
         model.dim fails before any page is built (later rebuilds reuse the loaded model)."""
         try:
-            _ = self.indexer.embedder.dim
+            _ = self._indexer.embedder.dim
         except ModelError as exc:
             raise model_problem(exc) from exc
 
@@ -199,7 +212,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files | None:
         if not self.config.enabled:
-            return
+            return None
         self.page_order = [f.src_uri for f in files.documentation_pages()]
         self.rendered = set()
         self.written_pages = []
@@ -210,7 +223,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         self.page_progress = Progress("reading pages", items=len(self.page_order),
                                       tokens=len(self.page_order), interactive=False,
                                       summary=False)
-        self.indexer.start_build()
+        self._indexer.start_build()
         return files
 
     def _refuse_shared_bundle_dir(self, files: Files) -> None:
@@ -236,26 +249,26 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         on_page_content, and, being last, after their on_page_context too. MkDocs' own
         search plugin reads the page here as well."""
         if not self.config.enabled:
-            return
+            return None
         if self.page_progress is not None:
             self.page_progress.advance(1, 1)
         src = page.file.src_uri
         self.rendered.add(src)
         if self._excluded(page):
             self.page_chunks.pop(src, None)
-            self.indexer.excluded(src)
+            self._indexer.excluded(src)
             return context
         # MkDocs gives a title from the page's h1 as HTML (`Cookies &amp; sessions`)
         facts = PageFacts(url=page.url, title=html.unescape(page.title or page.file.name),
                           section=top_section(page), facets=self._facets(page.meta),
                           boost=search_boost(page.meta))
         try:
-            self.page_chunks[src] = self.indexer.chunk(page.content or "", facts, source=src)
+            self.page_chunks[src] = self._indexer.chunk(page.content or "", facts, source=src)
         except ValueError as exc:
             raise PluginError(f"semantic: cannot chunk {src}: {exc}") from exc
         return context
 
-    def _facets(self, meta: dict) -> dict[str, list[str]]:
+    def _facets(self, meta: Mapping) -> dict[str, list[str]]:
         """`tags` and the configured facet keys of a page, as lists of strings."""
         facets = {}
         for key in ["tags", *self.config.facets]:
@@ -272,7 +285,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         hints = PageHints(pieces=self.pieces_hash)
         if self.ui == "material":
             url = theme.material_worker_url(page_url=page.url, bundle_dir=self.config.bundle_dir,
-                                            assets=self.client, hints=hints)
+                                            assets=self._client, hints=hints)
             output = theme.point_material_search(output, url)
             output = theme.skip_material_index(output)
         tagged = theme.add_to_head(output, self._tags(page.url, hints))
@@ -282,7 +295,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
 
     def _tags(self, page_url: str, hints: PageHints) -> str:
         return theme.page_tags(page_url=page_url, bundle_dir=self.config.bundle_dir,
-                               assets=self.client, ui=self.ui, hints=hints)
+                               assets=self._client, ui=self.ui, hints=hints)
 
     def on_post_template(self, output_content: str, *, template_name: str,
                          config: MkDocsConfig) -> str | None:
@@ -319,11 +332,11 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
                             if src in self.page_chunks}
         out = Path(config.site_dir) / self.config.bundle_dir
         try:
-            stats = self.indexer.write(out, chunks, pages=len(self.page_chunks))
-            self.client.install(Path(config.site_dir), self.config.bundle_dir,
+            stats = self._indexer.write(out, chunks, pages=len(self.page_chunks))
+            self._client.install(Path(config.site_dir), self.config.bundle_dir,
                                 runtime=self.config.query_encoder == "transformer")
             installed = installed_client(out)
-            self.last_build = stats.with_files(self.indexer.footprint(out),
+            self.last_build = stats.with_files(self._indexer.footprint(out),
                                                client_bytes=installed.bytes if installed else 0)
         except ModelError as exc:
             raise model_problem(exc) from exc
@@ -352,7 +365,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         for src in self.page_order:
             if src in self.rendered or src in self.page_chunks:
                 continue
-            chunks = self.indexer.unbuilt_chunks(src)
+            chunks = self._indexer.unbuilt_chunks(src)
             if chunks is None:
                 unknown.append(src)
             elif chunks and not self._excluded_by_glob(src):
@@ -392,7 +405,7 @@ def model_problem(exc: ModelError) -> PluginError:
     return PluginError(f"semantic: {blame}{exc}")
 
 
-def search_boost(meta: dict) -> float:
+def search_boost(meta: Mapping) -> float:
     """Material's page meta `search: {boost: N}`; 1 when absent or not a positive number."""
     search = meta.get("search")
     boost = search.get("boost") if isinstance(search, dict) else None
