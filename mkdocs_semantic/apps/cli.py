@@ -440,6 +440,7 @@ def load_target(index_dir: Path | None, database: str | None):
     from ..portal.database import connect, create_schema
     from ..portal.pg_load import drop_site_pg, load_site_pg
 
+    assert database is not None  # load asked for one place or the other
     with connect(database) as conn:
         create_schema(conn)
         yield (functools.partial(load_site_pg, conn), functools.partial(drop_site_pg, conn))

@@ -60,7 +60,7 @@ class _Guarded:
 
     _head_timer: asyncio.TimerHandle | None = None
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:
         super().connection_made(transport)  # type: ignore[misc]
         limits = self._limits()
         if len(self.connections) > limits.max_connections and not self._close_longest_idle():

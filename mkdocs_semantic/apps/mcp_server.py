@@ -159,13 +159,14 @@ def build_server(docs: Docs):
 
     names = ", ".join(site.name for site in docs.sites.sites)
 
-    @server.tool(description=SEARCH_DOCS + SEARCH_SITES.format(names=names))
+    # a tool is named after its function: these stand for the ones above with many sites
+    @server.tool(description=SEARCH_DOCS + SEARCH_SITES.format(names=names))  # type: ignore[no-redef]
     def search_docs(query: str, top_k: int | None = None,
                     filters: dict[str, list[str]] | None = None,
                     site: list[str] | None = None) -> dict[str, Any]:
         return tool_error(lambda: docs.search_docs(query, top_k, filters, site))
 
-    @server.tool(description=READ_PAGE_SITES.format(names=names))
+    @server.tool(description=READ_PAGE_SITES.format(names=names))  # type: ignore[no-redef]
     def read_page(url: str, site: str | None = None) -> dict[str, Any]:
         return tool_error(lambda: docs.read_page(url, site))
 
@@ -200,7 +201,7 @@ async def serve_stdio(server) -> None:
                     if not isinstance(item, Exception):
                         await inbox_writer.send(item)
                         continue
-                    errors = getattr(item, "errors", lambda: [])()
+                    errors: list[dict] = getattr(item, "errors", lambda: [])()
                     unreadable = any(e.get("type") == "json_invalid" for e in errors)
                     error = ErrorData(code=PARSE_ERROR if unreadable else INVALID_REQUEST,
                                       message="Parse error" if unreadable

@@ -34,6 +34,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import platformdirs
@@ -211,7 +212,7 @@ def fetch_bundle(url: str, *, cache_dir: Path | None = None,
                     catalog, lambda name, size: read_or_fetch_again(target, name, size, fetch),
                     expand=here):
                 payloads += level
-                in_parallel(lambda payload=payload: fetch(payload.name, payload.bytes)
+                in_parallel(partial(fetch, payload.name, payload.bytes)
                             for payload in level
                             if everything or not payload.name.startswith(ON_DEMAND))
             _write_if_changed(target / SOURCE_FILE, json.dumps({
@@ -396,7 +397,7 @@ class _Watching(urllib.request.AbstractHTTPHandler):
     def do_open(self, http_class, req, **kwargs):
         deadline = self.deadline
 
-        class Watched(http_class):
+        class Watched(http_class):  # type: ignore[valid-type,misc]  # urllib's class
             def connect(self) -> None:
                 super().connect()
                 deadline.watch(self.sock)
@@ -498,8 +499,8 @@ def _open(url: str, opener: urllib.request.OpenerDirector, deadline: _Deadline, 
                           "or check the URL") from exc
     except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
         deadline.check(exc)
-        reason = getattr(exc, "reason", exc)
-        raise RemoteError(f"cannot reach {url} ({reason}): check the URL and the network "
+        cause = getattr(exc, "reason", exc)
+        raise RemoteError(f"cannot reach {url} ({cause}): check the URL and the network "
                           "connection") from exc
 
 
