@@ -131,7 +131,7 @@ def link_or_copy(source: str, target: str) -> None:
 # *.egg-info, whose SOURCES.txt setuptools would add to the sdist.
 NOT_SOURCES = shutil.ignore_patterns(
     ".git", ".venv", "node_modules", "dist", "*.egg-info", "site", ".cache", "__pycache__",
-    ".pytest_cache", ".ruff_cache")
+    ".pytest_cache", ".ruff_cache", ".mypy_cache")
 
 
 @pytest.fixture(scope="module")
