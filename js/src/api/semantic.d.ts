@@ -17,12 +17,14 @@ export interface ClientOptions {
   /**
    * The page's hints, which name the files a first query reads first so that they come
    * beside the catalog (default: the page's meta tag): the hash of the keyed word piece
-   * files, the keyword shards' `<set>:<count>`, the page table's hash. A wrong one costs
-   * only its requests.
+   * files, the keyword shards' `<set>:<count>`, the page table's hash, the word rows'
+   * `<set>:<count>`, the vector index's hash. A wrong one costs only its requests.
    */
   pieces?: string | null;
   keywords?: string | null;
   pages?: string | null;
+  words?: string | null;
+  index?: string | null;
   onProgress?: (progress: Progress) => void;
 }
 
@@ -138,6 +140,7 @@ export class SemanticSearch {
 export function pageOptions(doc?: Document): {
   manifest?: string; siteRoot?: string; ui?: string;
   pieces?: string | null; keywords?: string | null; pages?: string | null;
+  words?: string | null; index?: string | null;
 };
 /** Sets the bundle to search; downloads nothing. Optional on built pages. */
 export function init(options?: ClientOptions): SemanticSearch;
