@@ -3,6 +3,17 @@
 import { href } from "../engine/group.js";
 import { fetchOpening } from "../engine/opening.js";
 
+// The public API's types (semantic.d.ts, which declares this class as the code behaves)
+/** @typedef {import("./semantic.js").ClientOptions} ClientOptions */
+/** @typedef {import("./semantic.js").SearchOptions} SearchOptions */
+/** @typedef {import("./semantic.js").AnswerOptions} AnswerOptions */
+/** @typedef {import("./semantic.js").SearchResult} SearchResult */
+/** @typedef {import("./semantic.js").Answer} Answer */
+/** @typedef {import("./semantic.js").Hit} Hit */
+/** @typedef {import("./semantic.js").Counts} Counts */
+/** @typedef {import("./semantic.js").Progress} Progress */
+/** @typedef {import("./semantic.js").QueryVector} QueryVector */
+
 export class SemanticSearch {
   /**
    * `manifest`: URL of the bundle's manifest.json. `siteRoot`: URL that page URLs in
@@ -13,6 +24,7 @@ export class SemanticSearch {
    * hash of the bundle's keyed word piece files; `keywords`, the set and count of its
    * keyword shards (`<set>:<count>`); `pages`, the hash of its page table; `words`, the
    * set and count of its word rows; `index`, the hash of its vector index.
+   * @param {ClientOptions} options without `manifest`, an error (semantic.d.ts asks for it)
    */
   constructor({ manifest, siteRoot, pieces = null, keywords = null, pages = null, words = null, index = null,
     onProgress = () => {} }) {
@@ -86,6 +98,10 @@ export class SemanticSearch {
    * Sends a request to the worker. `signal`: aborting it rejects at once with its reason
    * and tells the worker to stop; `onPartial(value, {ranking})`: the worker's partial
    * answers, until the request is answered or aborted.
+   * @param {string} type
+   * @param {{ query?: string, [key: string]: unknown }} [payload]
+   * @param {{ signal?: AbortSignal, onPartial?: (value: any, info: { ranking: "keyword" }) => void }} [request]
+   * @returns {Promise<any>}
    */
   #call(type, payload = {}, { signal, onPartial } = {}) {
     this.#start(typeof payload.query === "string" ? payload.query : "");
@@ -110,7 +126,11 @@ export class SemanticSearch {
     });
   }
 
-  /** Calls `watch({phase, loaded, total})` on each progress report too; returns its off switch. */
+  /**
+   * Calls `watch({phase, loaded, total})` on each progress report too; returns its off switch.
+   * @param {(progress: Progress) => void} watch
+   * @returns {() => boolean}
+   */
   watchProgress(watch) {
     this.progressWatchers.add(watch);
     return () => this.progressWatchers.delete(watch);
@@ -119,6 +139,7 @@ export class SemanticSearch {
   /**
    * Starts downloading what semantic search needs (the static encoder: tokenizer and
    * vectors; the transformer: also the model); resolves when search is ready.
+   * @returns {Promise<Counts>}
    */
   preload() {
     this.ready ??= this.#call("load").catch((error) => {
@@ -140,6 +161,9 @@ export class SemanticSearch {
    * the promise resolves to the final ranking. `signal`: an AbortSignal; aborting it
    * (say, on the reader's next key) rejects with its reason, stops the search in the
    * worker, and drops its answers; downloads it started go on for later searches.
+   * @param {string} query
+   * @param {SearchOptions} [options]
+   * @returns {Promise<SearchResult[]>}
    */
   async search(query, { onPartial, ...options } = {}) {
     const { results } = await this.answer(query, {
@@ -154,6 +178,9 @@ export class SemanticSearch {
    * (`changes` [{typed, used, kind: "corrected"}]); with `typing` (the reader is still
    * typing the last word) an unknown last word is completed (kind "completed");
    * `asTyped`: searched exactly as typed. `onPartial(answer, info)` as in `search`.
+   * @param {string} query
+   * @param {AnswerOptions} [options]
+   * @returns {Promise<Answer>}
    */
   async answer(query, { topK, filters, mode, minScore, typing, asTyped, onPartial, signal } = {}) {
     const toAnswer = ({ reading, results }) => ({ reading, results: results.map((hit) => this.#result(hit)) });
@@ -164,7 +191,12 @@ export class SemanticSearch {
     ));
   }
 
-  /** Plain exact nearest sections by vector (the reference searcher's search_vector). */
+  /**
+   * Plain exact nearest sections by vector (the reference searcher's search_vector).
+   * @param {string} query
+   * @param {{ topK?: number }} [options]
+   * @returns {Promise<Hit[]>}
+   */
   async searchVector(query, { topK } = {}) {
     await this.preload();
     const hits = await this.#call("searchVector", { query, options: { topK } });
@@ -174,6 +206,8 @@ export class SemanticSearch {
   /**
    * The query as the site's vectors are scored with: int8 codes (an Int8Array) for
    * int8 vectors, else a vector; null when the static encoder knows none of its tokens.
+   * @param {string} query
+   * @returns {Promise<QueryVector>}
    */
   async embed(query) {
     await this.preload();

@@ -11,15 +11,21 @@ import { HINTS } from "../engine/opening.js";
 
 export { SemanticSearch };
 
+// Every export as semantic.d.ts declares it (for the type check: tsconfig.json)
+/** @typedef {typeof import("./semantic.js")} Api */
+
+/** @type {SemanticSearch | null} */
 let current = null;
 
 /**
  * Where the built pages say the bundle is: `<meta name="semantic-search" content=...>`,
  * and the hints that name the files a first query reads first (SemanticSearch):
  * `data-pieces`, `data-keywords`, `data-pages`, `data-words` and `data-index`.
+ * @param {Document} [doc]
+ * @returns {ReturnType<Api["pageOptions"]>}
  */
 export function pageOptions(doc = document) {
-  const meta = doc.querySelector('meta[name="semantic-search"]');
+  const meta = /** @type {HTMLMetaElement | null} */ (doc.querySelector('meta[name="semantic-search"]'));
   if (!meta) return {};
   return {
     manifest: new URL(meta.content, doc.baseURI).href,
@@ -32,6 +38,8 @@ export function pageOptions(doc = document) {
 /**
  * Sets the bundle to search (`manifest`, `siteRoot`) and `onProgress`; downloads nothing.
  * The page's hints name its own bundle's files: another `manifest` goes without them.
+ * @param {import("./semantic.js").ClientOptions} [options]
+ * @returns {SemanticSearch}
  */
 export function init(options = {}) {
   current?.destroy();
@@ -46,12 +54,18 @@ function client() {
   return current ?? init();
 }
 
+/** @type {Api["preload"]} */
 export const preload = () => client().preload();
+/** @type {Api["search"]} */
 export const search = (query, options) => client().search(query, options);
+/** @type {Api["answer"]} */
 export const answer = (query, options) => client().answer(query, options);
+/** @type {Api["searchVector"]} */
 export const searchVector = (query, options) => client().searchVector(query, options);
+/** @type {Api["embed"]} */
 export const embed = (query) => client().embed(query);
 
+/** @type {Api["destroy"]} */
 export function destroy() {
   current?.destroy();
   current = null;

@@ -159,6 +159,7 @@ export function parsePartitionBits(buffer, { dim, chunks, rows, blocks: blockCou
     ids[i] = id;
   }
   let rowOf = null;
+  /** @type {Uint32Array | Int32Array} */
   let firsts = ids;
   if (hasRowMap(chunks, rows, blockCount)) {
     rowOf = new Uint32Array(chunks);

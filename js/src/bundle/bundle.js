@@ -654,6 +654,11 @@ export async function jsonBody(buffer, name) {
 /**
  * Everything a stream's `reader` gives, as one ArrayBuffer, with `onBytes(n)` called as
  * each chunk comes; past `limit` bytes the stream is cancelled and `tooLarge()` thrown.
+ * @param {ReadableStreamDefaultReader<Uint8Array>} reader
+ * @param {number} limit
+ * @param {() => Error} tooLarge
+ * @param {(bytes: number) => void} [onBytes]
+ * @returns {Promise<ArrayBuffer>}
  */
 export async function readBounded(reader, limit, tooLarge, onBytes = () => {}) {
   const parts = [];
@@ -720,6 +725,9 @@ export async function sha256Hex(buffer) {
  * with the start of the sha256 of its name and body (names.py self_check), and at most
  * its unlistedLimit when its size is not known (`bytes` undefined). Throws a BundleError
  * otherwise.
+ * @param {ArrayBuffer} buffer
+ * @param {{ name: string, bytes?: number, sha256?: string }} payload
+ * @returns {Promise<ArrayBuffer>}
  */
 export async function verifyPayload(buffer, { name, bytes, sha256 }) {
   const size = bytes ?? unlistedLimit(name);

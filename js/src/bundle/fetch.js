@@ -58,6 +58,11 @@ export function fetchCatalogCopy(manifestUrl) {
  * `limit`, a response that declares or sends more bytes is dropped as soon as that shows
  * (BundleError `tooLarge`), however much more the server would send; `onResponse`
  * sees the response's headers first.
+ * @param {string} url
+ * @param {(bytes: number) => void} [onBytes]
+ * @param {RequestInit} [init]
+ * @param {{ limit?: number, tooLarge?: string, onResponse?: (response: Response) => void }} [cap]
+ * @returns {Promise<ArrayBuffer>}
  */
 export async function fetchBytes(url, onBytes = () => {}, init = undefined, cap = undefined) {
   const response = await request(url, init);
@@ -90,6 +95,14 @@ export function parseJson(buffer, name) {
 }
 
 /**
+ * A payload as the catalog names it: `name` and `bytes` (unlisted for a keyed list's
+ * shard), the full `sha256` (the catalog's, from the manifest), and for a record of a
+ * pack, the pack's payload and the record's `offset` in it.
+ * @typedef {{ name: string, bytes?: number, sha256?: string,
+ *   pack?: { name: string, bytes: number }, offset?: number }} PayloadFile
+ */
+
+/**
  * The payloads of one bundle, by name: each fetched at most once (concurrent requests
  * share the download), checked against its listed size and the hash in its name (or
  * the full `sha256` given), parsed with `parse(buffer)` and kept in memory. A failed
@@ -107,6 +120,14 @@ export class PayloadStore {
     if (!this.loads.has(name)) this.offered.set(name, buffer);
   }
 
+  /**
+   * Payload `file`'s bytes (a record of a pack's, when it names its `pack` and `offset`),
+   * checked, as `parse(buffer)` makes them; asked for once. `onBytes(n)` as they come.
+   * @param {PayloadFile} file
+   * @param {(buffer: ArrayBuffer) => any} [parse]
+   * @param {(bytes: number) => void} [onBytes]
+   * @returns {Promise<any>}
+   */
   get({ name, bytes, sha256, pack, offset }, parse = (buffer) => buffer, onBytes = undefined) {
     let load = this.loads.get(name);
     if (!load && pack) {
@@ -139,6 +160,9 @@ export class PayloadStore {
    * A record of a pack (`{name, bytes, pack, offset}`), checked under its own name: read
    * by an HTTP range request. A server that ignores the range sends the whole pack (no
    * more than the catalog lists), which is checked, kept, and read for every later record.
+   * @param {PayloadFile} file
+   * @param {(bytes: number) => void} [onBytes]
+   * @returns {Promise<ArrayBuffer>}
    */
   async #record({ name, bytes, pack, offset }, onBytes) {
     const whole = this.loads.get(pack.name);

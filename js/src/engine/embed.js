@@ -41,7 +41,7 @@ export async function createEmbedder({ model, runtime, encode, pooling, normaliz
     try {
       vector = out.dims.length === 3
         ? pool(out.data, out.dims[1], out.dims[2], mask, pooling)
-        : Float32Array.from(out.data.subarray(0, out.dims[1]));
+        : Float32Array.from(/** @type {Float32Array} */ (out.data).subarray(0, out.dims[1]));
     } finally {
       for (const t of Object.values(result)) t.dispose?.();
     }

@@ -54,6 +54,19 @@ import { GUESSED_PAGES, askGuessedFragments, firstPages } from "./guessed-fragme
 import { ExcerptFiles } from "./fragment-parts.js";
 
 /**
+ * `#rank`'s options (see there), and `answer`'s: with `onPartial(answer, info)`.
+ * @typedef {object} RankOptions
+ * @property {number} [topK]
+ * @property {Record<string, string | string[]>} [filters]
+ * @property {string} [mode]
+ * @property {number} [minScore]
+ * @property {AbortSignal} [signal]
+ * @property {boolean} [typing]
+ * @property {boolean} [asTyped]
+ * @property {(answer: any, info: { ranking: "keyword" }) => void} [onPartial]
+ */
+
+/**
  * On a set of more than this many probes' worth of chunks, a probe for a query whose
  * reading may still change it can wait for the reading (Engine#bitsWaitForReading), and
  * so do the fragments its keyword ranking guesses (Engine#readingFirst).
@@ -81,6 +94,12 @@ const NOTHING_TO_PREFETCH = Object.freeze({ entries: [], cost: (entry) => entry.
  * them, so that a query that comes before the catalog asks for its words' files at once.
  */
 export class Engine {
+  /**
+   * @param {{ manifestUrl: string, runtime?: { mjsUrl: string, wasmUrl: string, wasmBytes: number },
+   *   encoder?: string, opening?: Promise<any> | null, openingQuery?: string, pieces?: string | null,
+   *   keywords?: string | null, words?: string | null,
+   *   onProgress?: (progress: { phase: string, loaded: number, total: number }) => void }} options
+   */
   constructor({ manifestUrl, runtime, encoder, opening = null, openingQuery = "", pieces = null,
     keywords = null, words = null, onProgress = () => {} }) {
     this.manifestUrl = new URL(manifestUrl).href;
@@ -107,6 +126,20 @@ export class Engine {
     this.guessPieces = mayPrefetch(globalThis.navigator);
     this.prefetching = Promise.resolve(); // the idle prefetch under way, if any
     this.lastSignTables = null; // the sign tables of the last query the vectors scored
+    // set by #readCatalog
+    /** @type {any} */ this.manifest = undefined;
+    /** @type {any} */ this.catalog = undefined;
+    /** @type {Record<string, any>} */ this.defaults = undefined; // the manifest's `search`
+    /** @type {any} */ this.encoder = undefined; // the catalog's query encoder and its `kind`
+    /** @type {ShardList} */ this.fragments = undefined;
+    /** @type {LexicalIndex} */ this.lexical = undefined;
+    /** @type {Vocabulary | undefined} */ this.vocabulary = undefined;
+    // set by #open, from the page table
+    /** @type {Int32Array} */ this.starts = undefined;
+    /** @type {Int32Array} */ this.pageOfChunk = undefined;
+    /** @type {Int32Array} */ this.sections = undefined;
+    /** @type {ExcerptFiles} */ this.excerpts = undefined;
+    /** @type {number[]} */ this.priors = undefined;
   }
 
   /** Manifest, catalog and page table: all that planning and ranking need. Returns the counts. */
@@ -205,7 +238,10 @@ export class Engine {
     return promise;
   }
 
-  /** Exact layout: every part. Partitioned: the index (partitions load per query). */
+  /**
+   * Exact layout: every part. Partitioned: the index (partitions load per query).
+   * @param {(bytes: number) => void} [onBytes]
+   */
   #vectors(onBytes) {
     return this.#once("vectors", async () => {
       const set = this.catalog.vectors[this.encoder.vectors];
@@ -404,6 +440,8 @@ export class Engine {
   /**
    * `embed` once the catalog is open: asks for the encoder's files before it awaits.
    * `onPartial(sum)`: the static encoder's partial sum (StaticEncoder.encode).
+   * @param {string} query
+   * @param {{ onPartial?: (sum: Int32Array) => void }} [options]
    */
   async #embedOpen(query, { onPartial } = {}) {
     const text = this.catalog.model.queryPrefix + query;
@@ -434,6 +472,9 @@ export class Engine {
    * unless every bits file it probes was in hand (#probeAhead); so does its probe, on a
    * set of more than two probes' worth of chunks when it lacks many bits
    * (#bitsWaitForReading).
+   * @param {string} query
+   * @param {{ among?: number[] | null, signal?: AbortSignal, onCandidates?: (ids: number[]) => void,
+   *   go?: Promise<boolean> | null }} [options]
    */
   async #vectorScores(query, { among = null, signal, onCandidates, go = null } = {}) {
     const wanted = async () => go === null || await go;
@@ -495,6 +536,10 @@ export class Engine {
    * guess probes was in hand: then a corrected query, whose vector is whole once its
    * words' rows come, finds the blocks beside them; else it needs more bits, a step
    * later, and asks for its blocks then.
+   * @param {Int32Array} sum
+   * @param {number[] | null} among
+   * @param {AbortSignal | undefined} signal
+   * @param {boolean | Promise<boolean>} [blocks]
    */
   async #probeAhead(sum, among, signal, blocks = true) {
     try {
@@ -563,6 +608,8 @@ export class Engine {
    * results are ready first. Resolves to the final results. This is the one place
    * that decides what is shown before the final ranking. Once `signal` is aborted
    * nothing more is reported and the search rejects with its reason.
+   * @param {string} query
+   * @param {RankOptions} [options] `onPartial(results, info)` here
    */
   async search(query, options = {}) {
     const { onPartial } = options;
@@ -576,6 +623,8 @@ export class Engine {
    * (mkdocs_semantic/search/spelling.py): slipped words corrected and, while the reader is
    * still `typing`, a half-typed last word completed; `asTyped`: searched exactly as
    * typed. `onPartial(answer, {ranking})` gets the keyword answer as `search` does.
+   * @param {string} query
+   * @param {RankOptions} [options]
    */
   async answer(query, options = {}) {
     const text = String(query ?? "");
@@ -656,6 +705,10 @@ export class Engine {
     };
   }
 
+  /**
+   * @param {string} query
+   * @param {RankOptions} [options]
+   */
   async #answer(query, { onPartial, ...options } = {}) {
     const { signal } = options;
     const final = this.#rank(query, options);
@@ -672,7 +725,11 @@ export class Engine {
     return final;
   }
 
-  /** The query as it is searched (`answer`'s `reading`). */
+  /**
+   * The query as it is searched (`answer`'s `reading`).
+   * @param {string} query
+   * @param {{ typing?: boolean, onHeld?: () => void }} [options]
+   */
   async read(query, { typing = false, onHeld } = {}) {
     await this.#catalog();
     return readQuery(query, {
@@ -714,6 +771,8 @@ export class Engine {
    * `vectorScore` and `lexicalScore`. `signal`: an
    * AbortSignal; once aborted the search stops at its next step, rejecting with the
    * signal's reason (downloads it started go on, for the searches after it).
+   * @param {string} query
+   * @param {RankOptions} [options]
    */
   async #rank(query, { topK, filters, mode, minScore, signal, typing = false, asTyped = false } = {}) {
     if (!query.trim()) return { reading: { typed: query, text: query, changes: [] }, results: [] };

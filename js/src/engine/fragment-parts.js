@@ -25,7 +25,9 @@ export class ExcerptFiles {
    * or null; `starts`: the page starts; `name`: the catalog's name, for errors.
    */
   constructor({ fragments, parts, starts, name }) {
-    Object.assign(this, { fragments, parts, starts });
+    this.fragments = fragments;
+    this.parts = parts;
+    this.starts = starts;
     if (parts) {
       this.firstPart = firstParts(starts, parts.chunks);
       const made = this.firstPart[starts.length - 1];

@@ -38,7 +38,11 @@ export function analyze(text, stopwords) {
  */
 export class LexicalIndex {
   constructor({ scale, count, stopwords }, { shards, pageStarts, load }) {
-    Object.assign(this, { scale, count, shards, pageStarts, load });
+    this.scale = scale;
+    this.count = count;
+    this.shards = shards;
+    this.pageStarts = pageStarts;
+    this.load = load;
     this.stopwords = new Set(stopwords);
     this.parsed = new Map(); // shard name -> Map(term -> {head, tail})
   }

@@ -160,6 +160,10 @@ export function fuse(signals, { pageOfChunk, sections, priors, boosts, topK, min
 /**
  * Step 8 on its page: `ranked` (its sections, best first) with the best-ranked `named`
  * section first, and the section scores (`own`) with that one given the first one's.
+ * @param {number[]} ranked
+ * @param {(chunk: number) => number} own
+ * @param {number[]} named
+ * @returns {[number[], (chunk: number) => number]}
  */
 function leadFirst(ranked, own, named) {
   const lead = ranked.find((chunk) => named.includes(chunk));

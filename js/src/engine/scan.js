@@ -209,7 +209,13 @@ export function blocksHolding({ blocks, firsts }, wanted) {
   });
 }
 
-/** Ids of the `k` best scores, best first; `accept(id)` filters (all by default). */
+/**
+ * Ids of the `k` best scores, best first; `accept(id)` filters (all by default).
+ * @param {ArrayLike<number>} scores
+ * @param {number} k
+ * @param {(id: number) => boolean} [accept]
+ * @returns {number[]}
+ */
 export function topK(scores, k, accept = () => true) {
   const best = []; // sorted: better first
   for (let id = 0; id < scores.length; id++) {

@@ -155,6 +155,9 @@ function completed({ match, word, name }, entries) {
  * `modelWord(word)` resolves whether the model's tokenizer holds the word whole.
  * `onHeld()`: called, before anything more is read, once every word is known to be held:
  * no word is then corrected (while `typing`, the last may still be completed).
+ * @param {string} query
+ * @param {{ known: (tokens: string[]) => Promise<boolean[]>, words: any, stopwords: Set<string>,
+ *   typing?: boolean, modelWord?: (word: string) => Promise<boolean>, onHeld?: () => void }} options
  */
 export async function readQuery(query, { known, words, stopwords, typing = false, modelWord = async () => false, onHeld = () => {} }) {
   const plain = { typed: query, text: query, changes: [] };

@@ -14,7 +14,9 @@ export class StaticEncoder {
    * `words`: the word rows as encodeByWords reads them, or null.
    */
   constructor({ encoder, tokenize, loadRow, words = null }) {
-    Object.assign(this, { tokenize, loadRow, words });
+    this.tokenize = tokenize;
+    this.loadRow = loadRow;
+    this.words = words;
     this.dim = encoder.dim;
     this.maxTokens = encoder.maxTokens;
     this.held = encoder.rows.ids;
@@ -24,6 +26,8 @@ export class StaticEncoder {
    * The query's integer vector (Int32Array, an exact sum), or null when no token is known.
    * `onPartial(sum)`: told the sum of the rows of the words the site uses while those it
    * does not use still wait for their word pieces (encodeByWords).
+   * @param {string} text
+   * @param {{ onPartial?: (sum: Int32Array) => void }} [options]
    */
   async encode(text, { onPartial } = {}) {
     if (this.words) {

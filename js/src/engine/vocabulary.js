@@ -71,7 +71,9 @@ export class Vocabulary {
    * spelling shards; `load(file)`: a shard's parsed JSON.
    */
   constructor({ shards, spelling, load }) {
-    Object.assign(this, { shards, spelling, load });
+    this.shards = shards;
+    this.spelling = spelling;
+    this.load = load;
     this.parsed = new Map(); // shard name -> promise of {keys, entries}
   }
 

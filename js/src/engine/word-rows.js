@@ -63,7 +63,8 @@ export async function encodeByWords(text, { words, loadRow, held, dim, maxTokens
   const distinct = [...new Set([FRAME, ...split])];
   let found;
   try {
-    found = new Map(await Promise.all(distinct.map(async (word) => [word, await words.find(word)])));
+    found = new Map(await Promise.all(distinct.map(async (word) => /** @type {[string, any]} */ (
+      [word, await words.find(word)]))));
   } catch {
     return undefined; // a shard missing or damaged: the tokens' own rows give the same sum
   }

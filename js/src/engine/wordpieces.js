@@ -17,7 +17,11 @@ export class WordPieces {
    * `{piece: id}`; `maxTokens`: the encoder's token limit.
    */
   constructor({ config, keyed, shards, load, maxTokens }) {
-    Object.assign(this, { config, keyed, shards, load, maxTokens });
+    this.config = config;
+    this.keyed = keyed;
+    this.shards = shards;
+    this.load = load;
+    this.maxTokens = maxTokens;
     this.prefix = config.model.continuing_subword_prefix ?? "";
     const specials = Object.fromEntries((config.added_tokens ?? []).map((t) => [t.content, t.id]));
     // Built once; each shard read adds its pieces to the model's map of piece -> id, which

@@ -69,7 +69,7 @@ function correction(list, note) {
     const channel = new BroadcastChannel(CHANNEL);
     channel.postMessage({ type: "typed", text: note.query, asTyped: true });
     channel.close();
-    document.querySelector(QUERY_INPUT)?.focus();
+    /** @type {HTMLInputElement | null} */ (document.querySelector(QUERY_INPUT))?.focus();
   });
   line.append("Results for ", strong, ". ", back);
   if (old) old.replaceWith(line);
@@ -86,15 +86,15 @@ export function attachMaterialStatus() {
   const channel = new BroadcastChannel(CHANNEL);
   const notes = []; // the worker's latest answers, newest last
   let openWhenReady = null; // the text Enter was pressed on, while its results come
-  const input = () => document.querySelector(QUERY_INPUT);
+  const input = () => /** @type {HTMLInputElement | null} */ (document.querySelector(QUERY_INPUT));
 
   /**
    * Labels the list Material shows with the text it answers; hides it if that is old.
    * `fromNote`: called for a note that came after the render (or before its own).
    */
   const label = (fromNote = false) => {
-    const list = document.querySelector(".md-search-result__list");
-    const box = document.querySelector(".md-search-result");
+    const list = /** @type {HTMLElement | null} */ (document.querySelector(".md-search-result__list"));
+    const box = /** @type {HTMLElement | null} */ (document.querySelector(".md-search-result"));
     const field = input();
     if (!list || !box || !field) return;
     const shown = shownGroups(list);
@@ -151,8 +151,8 @@ export function attachMaterialStatus() {
   // results for this text yet, wait for them.
   const onKey = (event) => {
     if (event.key !== "Enter" || !event.target.matches?.(QUERY_INPUT)) return;
-    const box = document.querySelector(".md-search-result");
-    const list = document.querySelector(".md-search-result__list");
+    const box = /** @type {HTMLElement | null} */ (document.querySelector(".md-search-result"));
+    const list = /** @type {HTMLElement | null} */ (document.querySelector(".md-search-result__list"));
     const settled = box?.dataset.ranking === "hybrid" && sameQuery(box.dataset.query ?? "", event.target.value) &&
       list && !list.hidden && list.children.length;
     if (settled || !event.target.value.trim()) return;

@@ -102,6 +102,10 @@ export function renderResults(container, results, query, { listId = "semantic-re
   return links;
 }
 
+/**
+ * @param {string} text
+ * @param {{ progress?: number, error?: boolean }} [options]
+ */
 function statusLine(text, { progress, error = false } = {}) {
   const status = el("div", error ? "semantic-status semantic-error" : "semantic-status", text);
   status.setAttribute("role", error ? "alert" : "status");

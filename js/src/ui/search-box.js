@@ -13,13 +13,24 @@ const KEYWORD_NOTE = "Keyword matches; results by meaning follow";
 const OPENING_NOTE = "Searching… the best result opens when it is ready";
 let boxes = 0; // numbers the listbox ids of the search boxes on a page
 
+/**
+ * What a box asks of its client (api/client.js's SemanticSearch).
+ * @typedef {{ preload(): Promise<unknown>, answer(query: string, options?: object): Promise<any>,
+ *   watchProgress(watch: (progress: any) => void): () => unknown }} SearchClient
+ */
+
 export class SearchBox {
   /**
    * `client`: a SemanticSearch; `input`, `output`: elements; `onPick(link)`: called
    * before following a result (to close a modal).
+   * @param {{ client: SearchClient, input: HTMLInputElement, output: HTMLElement,
+   *   onPick?: (link: HTMLAnchorElement) => void }} options
    */
   constructor({ client, input, output, onPick = () => {} }) {
-    Object.assign(this, { client, input, output, onPick });
+    this.client = client;
+    this.input = input;
+    this.output = output;
+    this.onPick = onPick;
     this.listId = `semantic-results-${++boxes}`;
     this.#describeCombobox();
     this.#takeWordsAsTyped();
@@ -32,6 +43,7 @@ export class SearchBox {
     this.hovering = false;
     this.deferred = null; // hybrid results held back while the reader points at the list
     this.asTyped = null; // the text the reader asked to search as typed ("search instead for")
+    /** @type {[EventTarget, string, (event: any) => void][]} */
     this.listeners = [
       [output, "pointerenter", () => { this.hovering = true; }],
       [output, "pointerleave", () => {

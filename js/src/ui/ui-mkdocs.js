@@ -5,7 +5,7 @@
 import { SearchBox } from "./search-box.js";
 
 export function attachMkdocs(client) {
-  const input = document.getElementById("mkdocs-search-query");
+  const input = /** @type {HTMLInputElement | null} */ (document.getElementById("mkdocs-search-query"));
   const output = document.getElementById("mkdocs-search-results");
   if (!input || !output) return null;
   // The plugin leaves out the search plugin's main.js, which filled the box from ?q=

@@ -7,7 +7,10 @@ import { SearchBox } from "./search-box.js";
 
 const GAP = 4; // px between the box and its panel, and kept free at the window's edges
 
-/** The sidebar's search input, or null on a page without one. */
+/**
+ * The sidebar's search input, or null on a page without one.
+ * @returns {HTMLInputElement | null}
+ */
 export function sidebarInput() {
   return document.getElementById("rtd-search-form")?.querySelector("input[name=q]") ?? null;
 }
@@ -79,6 +82,7 @@ export function attachSidebar(client) {
   const onMove = () => {
     if (!panel.hidden) place();
   };
+  /** @type {[EventTarget, string, (event: any) => void, boolean?][]} */
   const listeners = [
     [input, "input", onInput], [input, "focus", onFocus], [input, "keydown", onKey],
     [input, "focusout", onFocusOut], [panel, "focusout", onFocusOut],
