@@ -43,6 +43,8 @@ LONG_WORD: int = _SHARED["LONG_WORD"]
 """From this many letters a word may be two edits from its correction."""
 HASH_CHARS: int = _SHARED["HASH_CHARS"]
 """Hex characters of sha256 in a payload's name."""
+SHARD_HASH_CHARS: int = _SHARED["SHARD_HASH_CHARS"]
+"""Hex characters of sha256 in a shard's name: its own hash (bundle/shard_lists.py)."""
 ROW_CHECK_BYTES: int = _SHARED["ROW_CHECK_BYTES"]
 """Bytes of sha256 that end a query table row's payload (bundle/names.py)."""
 MAX_MANIFEST_BYTES: int = _SHARED["MAX_MANIFEST_BYTES"]

@@ -65,7 +65,7 @@ test("a tampered payload is refused; the same size, other bytes", async () => {
   let changed;
   let term;
   const { engine } = await servedCopy((dir, manifest, catalog) => {
-    changed = `lexical/lex0.${catalog.lexical.shards.set}.json`;
+    changed = `lexical/lex0.${catalog.lexical.shards.hashes.slice(0, 8)}.json`;
     const bytes = readFileSync(join(dir, changed));
     const { terms } = JSON.parse(inflateSync(bytes.subarray(0, bytes.length - 4)).toString("utf8"));
     term = terms.find((t) => /^[a-z]+$/.test(t) && analyze(t, new Set()).join() === t);
@@ -189,7 +189,7 @@ test("a truncated payload and a changed catalog are refused", async () => {
     }
   });
   // words the site lacks, which its word pieces split
-  await assert.rejects(short.engine.embed("쿼카"), /piece\d+\.[0-9a-f]{16}\.json is 1000 bytes, the bundle says \d+/);
+  await assert.rejects(short.engine.embed("쿼카"), /piece\d+\.[0-9a-f]{8}\.json is 1000 bytes, the bundle says \d+/);
   // a keyed word piece file, whose size no catalog lists, fails its own check
   await assert.rejects(short.engine.embed("quokkas"), /pieces\/(s[0-9a-z]+|c[0-9a-z]|p)\.[0-9a-f]{16}\.json does not match its hash/);
 });
@@ -202,11 +202,11 @@ test("a catalog naming a file outside the bundle folder is refused", async () =>
   await assert.rejects(engine.open(), (error) => error instanceof BundleError &&
     /fragments has the stem "\.\.\/fragments\/frag", not "fragments\/frag"/.test(error.message));
   const { engine: other } = await servedCopy((dir, manifest, catalog) => {
-    catalog.lexical.shards.set = "../../../etc/x";
+    catalog.lexical.shards.hashes = "../../../etc/x";
     return "catalog";
   });
   await assert.rejects(other.open(), (error) => error instanceof BundleError &&
-    /lexical\.shards has the set "\.\.\/\.\.\/\.\.\/etc\/x", not 16 hex digits/.test(error.message));
+    /lexical\.shards must list the hashes of its \d+ shards, 8 hex digits each/.test(error.message));
   for (const name of ["../x/frag.0123456789abcdef.json", "/etc/frag.0123456789abcdef.json",
     "https://evil.example/frag.0123456789abcdef.json", "frag.0123456789abcdef.json?x", "a/b/c.0123456789abcdef.json"]) {
     assert.throws(() => payloadUrl(name, "https://site.example/docs/semantic/manifest.json"), BundleError, name);
@@ -223,9 +223,11 @@ test("a catalog naming a file outside the bundle folder is refused", async () =>
 test("bad catalog fields are refused with the field's name", async () => {
   const cases = [
     [(c) => { c.fragments.stem = "text/text"; }, /fragments has the stem "text\/text", not "fragments\/frag"/],
-    [(c) => { c.lexical.shards.set = Number.parseInt("1234567890123456", 10); }, /lexical\.shards has the set 1234567890123456, not 16 hex digits/],
-    [(c) => { c.fragments.first = [0]; }, /fragments must be a keyed list \{stem, set, count, sizes\}/],
-    [(c) => { c.fragments.count += 1; }, /fragments must list the sizes of its \d+ shards, which make its file/],
+    [(c) => { c.lexical.shards.hashes = Number.parseInt("1234567890123456", 10); }, /lexical\.shards must list the hashes of its \d+ shards/],
+    [(c) => { c.lexical.shards.hashes = c.lexical.shards.hashes.toUpperCase(); }, /lexical\.shards must list the hashes of its \d+ shards/],
+    [(c) => { c.fragments.first = [0]; }, /fragments must be a keyed list \{stem, count, hashes, sizes\}/],
+    [(c) => { c.fragments.count += 1; }, /fragments must list the hashes of its \d+ shards/],
+    [(c) => { c.fragments.count += 1; c.fragments.hashes += "01234567"; }, /fragments must list the sizes of its \d+ shards, which make its file/],
     [(c) => { c.fragments.bytes[0] = 0; }, /fragments must list the sizes of its \d+ shards/],
     [(c) => { c.fragments.pack[0] = `fragments/other.${"0".repeat(16)}.bin`; }, /fragments\.pack must be fragments\/frags\.<hash>\.bin/],
     [(c) => { c.lexical.shards.sizes[0] = `fragments/sizes.${"0".repeat(16)}.json`; }, /lexical\.shards\.sizes must be lexical\/sizes\.<hash>\.json/],
@@ -234,7 +236,7 @@ test("bad catalog fields are refused with the field's name", async () => {
     [(c) => { c.vocabulary.spelling.stem = "vocabulary/words"; }, /vocabulary\.spelling has the stem "vocabulary\/words"/],
     [(c) => { c.lexical.shards.count = 0; }, /lexical\.shards\.count is 0, not a whole number from 1/],
     [(c) => { c.lexical.shards.sizes = "lexical/sizes.json"; }, /lexical\.shards\.sizes must be a list/],
-    [(c) => { c.lexical.shards = c.vocabulary.shards; }, /lexical\.shards must be a keyed list \{stem, set, count, sizes\}/],
+    [(c) => { c.lexical.shards = c.vocabulary.shards; }, /lexical\.shards must be a keyed list \{stem, count, hashes, sizes\}/],
     [(c) => { c.pages.count += 1; }, /pages\.count is not the manifest's page count/],
     [(c) => { c.pages.table[1] += 1; }, /pages\.table must be \[name, bytes\] of \d+ bytes/],
     [(c) => { c.vectors[0].dtype = "i4"; }, /vectors\[0\]\.dtype must be one of i8, f16, f32/],
@@ -526,19 +528,20 @@ test("a search aborted while its query is embedded asks for no partition file", 
 });
 
 test("a shard list directory names its shards from its number on; a bad one is refused by name", () => {
-  const set = "0123456789abcdef";
-  assert.deepEqual(checkDirectory({ at: 32, first: ["alpha", "beta"], bytes: [10, 20] }, `index/lex1.${set}.json`), [
-    { first: "alpha", name: `lexical/lex32.${set}.json`, bytes: 10 },
-    { first: "beta", name: `lexical/lex33.${set}.json`, bytes: 20 },
+  const [a, b] = ["0123abcd", "4567cdef"];
+  assert.deepEqual(checkDirectory({ at: 32, first: ["alpha", "beta"], bytes: [10, 20], hashes: a + b }, `index/lex1.${b}.json`), [
+    { first: "alpha", name: `lexical/lex32.${a}.json`, bytes: 10 },
+    { first: "beta", name: `lexical/lex33.${b}.json`, bytes: 20 },
   ]);
-  assert.deepEqual(checkDirectory({ at: 0, first: [0], bytes: [5] }, `index/frag0.${set}.json`),
-    [{ first: 0, name: `fragments/frag0.${set}.json`, bytes: 5 }]);
+  assert.deepEqual(checkDirectory({ at: 0, first: [0], bytes: [5], hashes: a }, `index/frag0.${b}.json`),
+    [{ first: 0, name: `fragments/frag0.${a}.json`, bytes: 5 }]);
   for (const [data, name, message] of [
-    [[], `index/frag0.${set}.json`, /not a shard list directory/],
-    [{ at: -1, first: [0], bytes: [1] }, `index/frag0.${set}.json`, /not a shard list directory/],
-    [{ at: 0, first: [5, 2], bytes: [1, 1] }, `index/frag0.${set}.json`, /not in ascending order/],
-    [{ at: 0, first: [0, 1], bytes: [1] }, `index/frag0.${set}.json`, /of one length/],
-    [{ at: 0, first: [0], bytes: [1] }, `fragments/frag0.${set}.json`, /not a directory's name/],
+    [[], `index/frag0.${a}.json`, /not a shard list directory/],
+    [{ at: -1, first: [0], bytes: [1], hashes: a }, `index/frag0.${a}.json`, /not a shard list directory/],
+    [{ at: 0, first: [5, 2], bytes: [1, 1], hashes: a + b }, `index/frag0.${a}.json`, /not in ascending order/],
+    [{ at: 0, first: [0, 1], bytes: [1], hashes: a }, `index/frag0.${a}.json`, /of one length/],
+    [{ at: 0, first: [0], bytes: [1] }, `index/frag0.${a}.json`, /must list the hashes of its 1 shards/],
+    [{ at: 0, first: [0], bytes: [1], hashes: a }, `fragments/frag0.${a}.json`, /not a directory's name/],
   ]) {
     assert.throws(() => checkDirectory(data, name), (error) => error instanceof BundleError && message.test(error.message), name);
   }
@@ -546,33 +549,34 @@ test("a shard list directory names its shards from its number on; a bad one is r
 
 test("a shard served under another shard's number fails its check", async () => {
   const catalog = JSON.parse(readFileSync(join(BUNDLE, "catalog.json"), "utf8"));
-  const { set, pack, bytes: sizes } = catalog.fragments;
+  const { hashes, pack, bytes: sizes } = catalog.fragments;
   const packed = readFileSync(join(BUNDLE, pack[0]));
   const record = (n) => {
     const at = sizes.slice(0, n).reduce((a, b) => a + b, 0);
     return new Uint8Array(packed.subarray(at, at + sizes[n])).buffer;
   };
   // a packed keyed list's records: each checked by its own end, under its own name
-  const [one, two] = [0, 1].map((n) => ({ name: `fragments/frag${n}.${set}.json` }));
+  const [one, two] = [0, 1].map((n) => ({ name: `fragments/frag${n}.${hashes.slice(0, 8)}.json` }));
   await verifyPayload(record(0), one);
-  await assert.rejects(verifyPayload(record(0), two), /frag1\.[0-9a-f]{16}\.json does not match its hash/);
+  await assert.rejects(verifyPayload(record(0), two), /frag1\.[0-9a-f]{8}\.json does not match its hash/);
 });
 
 test("a keyed list names a key's shard without a lookup; an empty site's pages have none", async () => {
-  const set = "0123456789abcdef";
-  const pages = new ShardList({ keyed: { stem: "fragments/frag", set, count: 3, by: "page" } }, { loadJson: () => { throw new Error("no lookup"); } });
-  assert.deepEqual(await pages.find(2), { first: 2, name: `fragments/frag2.${set}.json` });
+  const hashes = "000000aa000000bb000000cc000000dd000000ee000000ff000001aa000001bb000001cc000001dd000001ee000001ff000002aa";
+  const pages = new ShardList({ keyed: { stem: "fragments/frag", hashes, count: 3, by: "page" } }, { loadJson: () => { throw new Error("no lookup"); } });
+  assert.deepEqual(await pages.find(2), { first: 2, name: "fragments/frag2.000000cc.json" });
   assert.equal(await pages.find(3), null);
   assert.equal(await pages.find(-1), null);
   // a packed one: a page's shard is a record of one file, read by range
-  const pack = { name: `fragments/frags.${set}.bin`, bytes: 30 };
-  const packed = new ShardList({ keyed: { stem: "fragments/frag", set, count: 2, by: "page", pack, sizes: [10, 20], offsets: [0, 10] } },
+  const pack = { name: "fragments/frags.0123456789abcdef.bin", bytes: 30 };
+  const packed = new ShardList({ keyed: { stem: "fragments/frag", hashes: hashes.slice(0, 16), count: 2, by: "page", pack, sizes: [10, 20], offsets: [0, 10] } },
     { loadJson: () => { throw new Error("no lookup"); } });
-  assert.deepEqual(await packed.find(1), { first: 1, name: `fragments/frag1.${set}.json`, bytes: 20, pack, offset: 10 });
-  const empty = new ShardList({ keyed: { stem: "fragments/frag", set, count: 0, by: "page" } }, { loadJson: () => null });
+  assert.deepEqual(await packed.find(1), { first: 1, name: "fragments/frag1.000000bb.json", bytes: 20, pack, offset: 10 });
+  const empty = new ShardList({ keyed: { stem: "fragments/frag", hashes: "", count: 0, by: "page" } }, { loadJson: () => null });
   assert.equal(await empty.find(0), null);
-  const terms = new ShardList({ keyed: { stem: "lexical/lex", set, count: 13, by: "hash" } }, { loadJson: () => null });
-  assert.deepEqual(await terms.find("cooki"), { first: await bucketOf("cooki", 13), name: `lexical/lex${await bucketOf("cooki", 13)}.${set}.json` });
+  const terms = new ShardList({ keyed: { stem: "lexical/lex", hashes, count: 13, by: "hash" } }, { loadJson: () => null });
+  const bucket = await bucketOf("cooki", 13);
+  assert.deepEqual(await terms.find("cooki"), { first: bucket, name: `lexical/lex${bucket}.${hashes.slice(8 * bucket, 8 * bucket + 8)}.json` });
   await assert.rejects(terms.between("a", "b"), /keeps no key order/);
 });
 
@@ -595,7 +599,7 @@ test("a query longer than the Python readers take is refused, as they refuse it"
 
 test("a self-checked JSON payload is inflated, within the bound any such file has", async () => {
   const check = Buffer.alloc(ROW_CHECK_BYTES);
-  const name = "lexical/lex0.0123456789abcdef.json";
+  const name = "lexical/lex0.01234567.json";
   const stored = (bytes) => new Uint8Array(Buffer.concat([bytes, check])).buffer;
   const json = Buffer.from('{"terms":["cache"]}');
   assert.deepEqual(Buffer.from(await jsonBody(stored(deflateSync(json)), name)), json);

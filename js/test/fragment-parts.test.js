@@ -13,12 +13,12 @@ import { editedCopy } from "./bundle-copy.js";
 import { serve } from "./serve.js";
 
 const BUNDLE = fileURLToPath(new URL("../../tests/fixtures/parity/bundle/", import.meta.url));
-const SET = "0123456789abcdef";
+const HASHES = "01234567".repeat(64);
 const servers = [];
 after(() => Promise.all(servers.map((s) => s.close())));
 
 function list(stem, count) {
-  return new ShardList({ keyed: { stem, set: SET, count, by: "page" } }, { loadJson: () => null });
+  return new ShardList({ keyed: { stem, hashes: HASHES.slice(0, 8 * count), count, by: "page" } }, { loadJson: () => null });
 }
 
 test("only pages longer than a part have parts, numbered in page order", () => {
@@ -38,7 +38,7 @@ test("a chunk of a long page is described by its part, any other by its page's f
   assert.deepEqual(pick(files.of(8, 3)), { stem: "parts/part", key: 2, from: 8, count: 3 });
   assert.deepEqual(pick(files.of(14, 3)), { stem: "parts/part", key: 4, from: 14, count: 1 });
   assert.deepEqual(pick(files.of(22, 4)), { stem: "parts/part", key: 7, from: 21, count: 3 });
-  assert.equal((await files.entry(files.of(14, 3))).name, `parts/part4.${SET}.json`);
+  assert.equal((await files.entry(files.of(14, 3))).name, `parts/part4.01234567.json`);
   assert.deepEqual(files.locations(4).map((at) => at.key), [5, 6, 7]);
   assert.deepEqual(files.locations(1).map((at) => [at.key, at.count]), [[1, 3]]);
   const whole = new ExcerptFiles({ fragments: list("fragments/frag", 5), starts, name: "catalog.json", parts: null });

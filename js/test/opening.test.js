@@ -139,9 +139,9 @@ test("while the page's opening is on its way, the engine asks for none of the pi
 /** The page's hints for the parity bundle, as the plugin writes them into its pages. */
 function hints() {
   const catalog = JSON.parse(readFileSync(join(BUNDLE, "catalog.json"), "utf8"));
-  const { set, count } = catalog.lexical.shards;
+  const { hashes, count } = catalog.lexical.shards;
   const pages = /^pages\/pages\.([0-9a-f]{16})\.bin$/.exec(catalog.pages.table[0])[1];
-  return { catalog, pieces: catalog.encoders.static.pieces.keyed.hash, keywords: `${set}:${count}`, pages };
+  return { catalog, pieces: catalog.encoders.static.pieces.keyed.hash, keywords: `${count}:${hashes}`, pages };
 }
 
 test("given the page's hints, the opening brings the page table and the query's keyword shards, and the engine asks for none of them again", async () => {
@@ -151,10 +151,10 @@ test("given the page's hints, the opening brings the page table and the query's 
   const { guessed } = await opening;
   const names = guessed.map((file) => file.name);
   assert.ok(names.includes(catalog.pages.table[0]), "the page table came");
-  const { set, count } = catalog.lexical.shards;
+  const { hashes, count } = catalog.lexical.shards;
   const terms = [...new Set(analyze(QUERY, new Set(catalog.lexical.stopwords)))];
   const shards = [...new Set(await Promise.all(terms.map((term) => bucketOf(term, count))))]
-    .map((n) => `lexical/lex${n}.${set}.json`);
+    .map((n) => `lexical/lex${n}.${hashes.slice(8 * n, 8 * n + 8)}.json`);
   assert.deepEqual(names.filter((name) => name.startsWith("lexical/")).sort(), shards.sort());
   const asked = server.requests.length;
   // told the hints too, the engine asks early for none of what the opening brings
@@ -168,11 +168,12 @@ test("given the page's hints, the opening brings the page table and the query's 
 
 test("hints that are malformed name nothing, and stale ones cost only their requests", async () => {
   const { url } = await served();
-  for (const bad of [null, "", "0123456789abcdef", "0123456789abcdef:0", "0123456789ABCDEF:3", "x:3", 7]) {
+  for (const bad of [null, "", "0123456789abcdef", "0123456789abcdef:0", "0123456789abcdef:2", "0:", "2:0123456789abcdef00",
+    "2:0123456789ABCDEF", "x:3", 7]) {
     assert.equal(keywordsHint(bad), null);
     assert.deepEqual(await guessedKeywordFiles(QUERY, bad), []);
   }
-  const stale = await fetchOpening(url, { query: QUERY, keywords: "0123456789abcdef:5", pages: "0123456789abcdef" }); // 404s
+  const stale = await fetchOpening(url, { query: QUERY, keywords: "2:0123456789abcdef", pages: "0123456789abcdef" }); // 404s
   assert.deepEqual(stale.guessed, []);
   const { url: other } = await served();
   const results = await new Engine({ manifestUrl: url, opening: Promise.resolve(stale) }).search(QUERY);
@@ -181,12 +182,13 @@ test("hints that are malformed name nothing, and stale ones cost only their requ
 
 test("the opening's stemmer names the engine's shards for the analyzer's parity texts", async () => {
   const { texts, stopwords } = JSON.parse(readFileSync(fileURLToPath(new URL("../../tests/fixtures/parity/analyzer.json", import.meta.url)), "utf8"));
-  const hint = "0123456789abcdef:4096";
+  const hashes = "0123abcd".repeat(4096);
+  const hint = `4096:${hashes}`;
   // the engine reads the shards of the query's terms and of its words typed with capitals
   for (const text of [...texts.map(([text]) => text), "RETURNING *", "Depends"]) {
     const terms = [...new Set([...analyze(text, new Set(stopwords)), ...casedWords(text)])];
     const engine = [...new Set(await Promise.all(terms.map((term) => bucketOf(term, 4096))))]
-      .map((n) => `lexical/lex${n}.0123456789abcdef.json`);
+      .map((n) => `lexical/lex${n}.0123abcd.json`);
     assert.deepEqual((await guessedKeywordFiles(text, hint)).sort(), engine.sort(), JSON.stringify(text));
   }
 });

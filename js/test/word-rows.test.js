@@ -116,10 +116,10 @@ test("the page cuts text into the words the model's tokenizer cuts", () => {
 
 test("given the words and index hints, the opening brings the word rows and the vector index, and the engine asks for neither again", async () => {
   const { server, url, catalog } = await served("bundle-partitioned");
-  const { set, count } = catalog.encoders.static.words;
+  const { hashes, count } = catalog.encoders.static.words;
   const index = /^vectors\/ivf\.([0-9a-f]{16})\.bin$/.exec(catalog.vectors[0].index[0])[1];
   const query = SITE_WORDS;
-  const hints = { words: `${set}:${count}`, index };
+  const hints = { words: `${count}:${hashes}`, index };
   const guessed = await guessedWordFiles(query, hints.words);
   assert.ok(guessed.length >= 2); // the query's words and the special tokens' shard
   const opening = fetchOpening(url, { query, ...hints });
@@ -135,8 +135,8 @@ test("given the words and index hints, the opening brings the word rows and the 
 
 test("given the words and pieces hints, the opening brings the query's word pieces beside its word rows: a word the site lacks waits for no piece file", async () => {
   const { server, url, catalog } = await served("bundle-partitioned");
-  const { set, count } = catalog.encoders.static.words;
-  const hints = { words: `${set}:${count}`, pieces: catalog.encoders.static.pieces.keyed.hash };
+  const { hashes, count } = catalog.encoders.static.words;
+  const hints = { words: `${count}:${hashes}`, pieces: catalog.encoders.static.pieces.keyed.hash };
   const query = "quokka zyzzyvas cache"; // the site lacks the first two words
   const opening = fetchOpening(url, { query, ...hints });
   const brought = (await opening).guessed.map((f) => f.name);
@@ -183,8 +183,8 @@ test("a reader who saves data gets no word piece before the rows say the site la
   Object.defineProperty(globalThis, "navigator", { value: { connection: { saveData: true } }, configurable: true });
   try {
     const { server, url, catalog } = await served("bundle-partitioned");
-    const { set, count } = catalog.encoders.static.words;
-    const hints = { words: `${set}:${count}`, pieces: catalog.encoders.static.pieces.keyed.hash };
+    const { hashes, count } = catalog.encoders.static.words;
+    const hints = { words: `${count}:${hashes}`, pieces: catalog.encoders.static.pieces.keyed.hash };
     const opening = fetchOpening(url, { query: SITE_WORDS, ...hints });
     assert.deepEqual((await opening).guessed.filter((f) => f.name.startsWith("pieces/")), []);
     const engine = new Engine({ manifestUrl: url, opening, openingQuery: SITE_WORDS, ...hints });
@@ -200,8 +200,8 @@ test("a reader who saves data gets no word piece before the rows say the site la
 
 test("the special tokens' row is in the shard the page always names", async () => {
   const { catalog } = await served();
-  const { set, count } = catalog.encoders.static.words;
-  const frame = await guessedWordFiles("", `${set}:${count}`);
+  const { hashes, count } = catalog.encoders.static.words;
+  const frame = await guessedWordFiles("", `${count}:${hashes}`);
   assert.equal(frame.length, 1);
   const data = JSON.parse(inflateSync(readFileSync(`${PARITY}bundle/${frame[0]}`).subarray(0, -4)));
   assert.ok(wordEntry(data, FRAME, catalog.model.dim, frame[0]).tokens >= 1);

@@ -62,8 +62,8 @@ def directory_stem(stem: str) -> str:
 
 SHARD_NAME = re.compile(
     "^(" + "|".join([*SHARD_STEMS, *map(directory_stem, SHARD_STEMS)])
-    + r")(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json\Z")
-"""A numbered shard's (or directory's) name: its stem, its number and its list's hash."""
+    + r")(0|[1-9][0-9]{0,9})\.([0-9a-f]{8})\.json\Z")
+"""A numbered shard's (or directory's) name: its stem, its number and its own hash."""
 
 
 def self_checked(name: str) -> bool:

@@ -1,27 +1,31 @@
 """Shard lists: the catalog names a run of shards by their first keys and sizes alone.
 
 A shard list's shards (a run of pages, of terms, of words each) are named by their
-number and the hash of the whole list, `<stem><number>.<h>.json` (names.SHARD_NAME), and
-end with their own check (names.self_check), so the catalog holds neither their names
-nor their hashes: `{"stem": stem, "set": h, "first": [first key, ...], "bytes": [size,
-...]}`, first keys (a page number, a term, a word) ascending. Up to `DIRECT_MAX` shards
+number and their own hash, `<stem><number>.<h>.json` (names.SHARD_NAME, `h` the first
+SHARD_HASH_CHARS hex digits of the SHA-256 of the shard's JSON body), and end with their
+own check (names.self_check). So an edit renames only the shards whose content it
+changes, and the catalog holds each shard's hash, not its name: `{"stem": stem,
+"first": [first key, ...], "bytes": [size, ...], "hashes": "h0h1..."}`, first keys (a
+page number, a term, a word) ascending, the hashes one string. Up to `DIRECT_MAX` shards
 are listed so in the catalog: a directory costs a query a round trip of its own, which
 is worth more than the few kB a longer list adds to the catalog. A longer list is cut
 into directories of `DIR_ENTRIES` shards each, `index/<leaf><number>.<h>.json` (`leaf`
-the stem's last part), each `{"at": number of its first shard, "first": [...], "bytes":
-[...]}`, and the catalog holds `{"stem", "set", "dirs": {"first": [...], "bytes":
-[...]}}`: one first key and size per directory. A reader looking for a key reads one
-directory (the last whose first key is not above it).
+the stem's last part, `h` the directory's own hash), each `{"at": number of its first
+shard, "first": [...], "bytes": [...], "hashes": "..."}`, and the catalog holds
+`{"stem", "dirs": {"first": [...], "bytes": [...], "hashes": "..."}}`: one first key,
+size and hash per directory. A reader looking for a key reads one directory (the last
+whose first key is not above it).
 
 A keyed list (`write_keyed_list`) lists no keys at all: a reader names a key's shard from
-the key alone (a term's is its `bucket_of`, a page's its number), and the catalog holds
-`{"stem", "set", "count", "sizes"}`; `sizes` names a payload of the shards' sizes, which
-every Python reader reads when it opens a bundle and a browser never does. A packed
-keyed list (a page's excerpts, which no page names before the catalog has come) keeps
-its shards as the records of one file instead, `{"stem", "set", "count", "pack",
-"bytes"}`: `pack` is the file, `[name, bytes]`, and `bytes` each record's size, so a
-reader finds shard n at the sum of the sizes before it and reads it by an HTTP range
-request; each record is the shard as its own file would be, checked under its name.
+the key alone (a term's is its `bucket_of`, a page's its number) and the shard's hash,
+and the catalog holds `{"stem", "count", "hashes", "sizes"}`; `sizes` names a payload of
+the shards' sizes, which every Python reader reads when it opens a bundle and a browser
+never does. A packed keyed list (a page's excerpts, which no page names before the
+catalog has come) keeps its shards as the records of one file instead, `{"stem",
+"count", "hashes", "pack", "bytes"}`: `pack` is the file, `[name, bytes]`, and `bytes`
+each record's size, so a reader finds shard n at the sum of the sizes before it and
+reads it by an HTTP range request; each record is the shard as its own file would be,
+checked under its name.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ..constants import HASH_CHARS, MAX_KEYED_SHARD_BYTES
+from ..constants import MAX_KEYED_SHARD_BYTES, SHARD_HASH_CHARS
 from .load_once import LoadOnce, in_parallel
 from .names import (
     SHARD_NAME,
@@ -60,13 +64,37 @@ def shard_name(stem: str, number: int, digest: str) -> str:
     return f"{stem}{number}.{digest}.json"
 
 
+def shard_hash(body: bytes) -> str:
+    """The hash in the name of a shard (or directory) whose JSON body is `body`."""
+    return hashlib.sha256(body).hexdigest()[:SHARD_HASH_CHARS]
+
+
+def hash_at(hashes: str, number: int) -> str:
+    """Shard `number`'s hash in a list's `hashes`."""
+    return hashes[number * SHARD_HASH_CHARS:(number + 1) * SHARD_HASH_CHARS]
+
+
+def _hashes(bodies: Iterable[bytes]) -> str:
+    return "".join(shard_hash(body) for body in bodies)
+
+
+def _check_hashes(hashes: object, count: int) -> str:
+    """`hashes` if it is `count` shards' hashes (ValueError otherwise)."""
+    if not (isinstance(hashes, str) and len(hashes) == count * SHARD_HASH_CHARS
+            and all(c in "0123456789abcdef" for c in hashes)):
+        raise ValueError(f"must list the hashes of its {count} shards, "
+                         f"{SHARD_HASH_CHARS} hex digits each")
+    return hashes
+
+
 @dataclass(frozen=True)
 class ShardList:
     """A checked shard list: its entries, the directories that hold them, or (a keyed
     list) its shard count and sizes file."""
 
     stem: str
-    digest: str
+    hashes: str
+    """Its shards' own hashes (of its directories', when it has them), in order."""
     entries: tuple[Entry, ...] | None
     """`(first key, name, bytes)` each, when the catalog lists the shards; else None."""
     dirs: tuple[Entry, ...] = ()
@@ -117,14 +145,10 @@ def page_shard(page: object, count: int) -> int:
         return -1
 
 
-def _keyed_digest(shards: Sequence[bytes], stem: str) -> str:
-    """The hash that names a keyed list's shards: of its stem and every shard's body."""
+def _stem_checked(stem: str) -> str:
     if stem not in SHARD_STEMS:
         raise ValueError(f"{stem!r} is not a shard list's stem")
-    hasher = hashlib.sha256(f"{stem} keyed".encode("ascii"))
-    for body in shards:
-        hasher.update(len(body).to_bytes(8, "big") + body)
-    return hasher.hexdigest()[:HASH_CHARS]
+    return stem
 
 
 def write_keyed_list(shards: Sequence[bytes], stem: str, write: Callable[[str, bytes], int],
@@ -132,13 +156,13 @@ def write_keyed_list(shards: Sequence[bytes], stem: str, write: Callable[[str, b
     """The catalog value of keyed list `shards` (JSON bodies in shard order), each written
     with `write(name, body)` as `write_shard_list` writes them, and the payload of their
     sizes with `put_sizes(body)` ([name, bytes])."""
-    digest = _keyed_digest(shards, stem)
-    sizes = [write(shard_name(stem, number, digest), body)
+    hashes = _hashes(shards)
+    sizes = [write(shard_name(_stem_checked(stem), number, hash_at(hashes, number)), body)
              for number, body in enumerate(shards)]
     if sizes and max(sizes) > MAX_KEYED_SHARD_BYTES:
         raise ValueError(f"a shard of {stem} is {max(sizes):,} bytes, more than the "
                          f"{MAX_KEYED_SHARD_BYTES:,} a reader reads")
-    return {"stem": stem, "set": digest, "count": len(shards),
+    return {"stem": stem, "count": len(shards), "hashes": hashes,
             "sizes": put_sizes(json_bytes(sizes))}
 
 
@@ -147,13 +171,13 @@ def write_packed_list(shards: Sequence[bytes], stem: str, record: Callable[[str,
     """The catalog value of packed keyed list `shards` (JSON bodies in shard order): each
     shard's bytes as `record(name, body)` makes them (a self-checked payload's), one after
     the other in the file `put_pack(data)` writes ([name, bytes])."""
-    digest = _keyed_digest(shards, stem)
-    records = [record(shard_name(stem, number, digest), body)
+    hashes = _hashes(shards)
+    records = [record(shard_name(_stem_checked(stem), number, hash_at(hashes, number)), body)
                for number, body in enumerate(shards)]
     if records and max(map(len, records)) > MAX_KEYED_SHARD_BYTES:
         raise ValueError(f"a shard of {stem} is more than the {MAX_KEYED_SHARD_BYTES:,} "
                          "bytes a reader reads")
-    return {"stem": stem, "set": digest, "count": len(shards),
+    return {"stem": stem, "count": len(shards), "hashes": hashes,
             "pack": put_pack(b"".join(records)), "bytes": [len(r) for r in records]}
 
 
@@ -162,43 +186,40 @@ def write_shard_list(shards: Sequence[tuple[object, bytes]], stem: str,
     """The catalog value for `shards` ([(first key, JSON body), ...], keys ascending),
     each shard (and directory) written with `write(name, body)`, which writes `body` as a
     self-checked payload (names.checked) and returns its size."""
-    if stem not in SHARD_STEMS:
-        raise ValueError(f"{stem!r} is not a shard list's stem")
-    # The cut into directories is in the hash too: directories are named with it.
-    hasher = hashlib.sha256(f"{stem} {DIRECT_MAX} {DIR_ENTRIES}".encode("ascii"))
-    for first, body in shards:
-        key = json_bytes(first)
-        hasher.update(len(key).to_bytes(8, "big") + key + len(body).to_bytes(8, "big") + body)
-    digest = hasher.hexdigest()[:HASH_CHARS]
-
+    _stem_checked(stem)
     firsts = [first for first, _ in shards]
-    sizes = [write(shard_name(stem, number, digest), body)
+    hashes = _hashes(body for _, body in shards)
+    sizes = [write(shard_name(stem, number, hash_at(hashes, number)), body)
              for number, (_, body) in enumerate(shards)]
-    value: dict = {"stem": stem, "set": digest}
     if len(shards) <= DIRECT_MAX:
-        return {**value, "first": firsts, "bytes": sizes}
-    dir_firsts, dir_sizes = [], []
+        return {"stem": stem, "first": firsts, "bytes": sizes, "hashes": hashes}
+    dir_firsts, dir_sizes, dir_hashes = [], [], []
     for number, at in enumerate(range(0, len(shards), DIR_ENTRIES)):
-        body = json_bytes({"at": at, "first": firsts[at:at + DIR_ENTRIES],
-                           "bytes": sizes[at:at + DIR_ENTRIES]})
+        end = at + DIR_ENTRIES
+        body = json_bytes({"at": at, "first": firsts[at:end], "bytes": sizes[at:end],
+                           "hashes": hashes[at * SHARD_HASH_CHARS:end * SHARD_HASH_CHARS]})
         dir_firsts.append(firsts[at])
-        dir_sizes.append(write(shard_name(directory_stem(stem), number, digest), body))
-    return {**value, "dirs": {"first": dir_firsts, "bytes": dir_sizes}}
+        dir_hashes.append(shard_hash(body))
+        dir_sizes.append(write(shard_name(directory_stem(stem), number, dir_hashes[-1]), body))
+    return {"stem": stem,
+            "dirs": {"first": dir_firsts, "bytes": dir_sizes, "hashes": "".join(dir_hashes)}}
 
 
 MAX_SHARDS = 10**10
 """More shards than a name's number may count (names.SHARD_NAME)."""
 
 
-def _runs(value: object, first: type, stem: str, digest: str, at: int = 0) -> list[Entry]:
-    """`{"first": [...], "bytes": [...]}` as entries named `stem` from number `at` on."""
-    if not isinstance(value, dict) or not {"first", "bytes"} <= set(value):
-        raise ValueError("must hold first and bytes")
+def _runs(value: object, first: type, stem: str, at: int = 0) -> list[Entry]:
+    """`{"first": [...], "bytes": [...], "hashes": "..."}` as entries named `stem` from
+    number `at` on."""
+    if not isinstance(value, dict) or not {"first", "bytes", "hashes"} <= set(value):
+        raise ValueError("must hold first, bytes and hashes")
     firsts, sizes = value["first"], value["bytes"]
     if not (isinstance(firsts, list) and isinstance(sizes, list) and len(firsts) == len(sizes)):
         raise ValueError("must hold lists first and bytes of one length")
     if at + len(firsts) > MAX_SHARDS:
         raise ValueError(f"numbers shards past {MAX_SHARDS:,}")
+    hashes = _check_hashes(value["hashes"], len(firsts))
     kind = "an integer" if first is int else "a string"
     out: list[Entry] = []
     for number, (key, size) in enumerate(zip(firsts, sizes), start=at):
@@ -208,32 +229,29 @@ def _runs(value: object, first: type, stem: str, digest: str, at: int = 0) -> li
             raise ValueError(f"has a size {size!r:.40} that is not a count of bytes")
         if out and not out[-1][0] < key:
             raise ValueError("is not in ascending order")
-        out.append((key, shard_name(stem, number, digest), size))
+        out.append((key, shard_name(stem, number, hash_at(hashes, number - at)), size))
     return out
 
 
 def parse_shard_list(value: object, first: type, stem: str | None = None) -> ShardList:
     """A catalog shard list, its names made (ValueError when malformed); `stem`: the stem
     the list must have, where it is known."""
-    if not isinstance(value, dict) or set(value) not in ({"stem", "set", "first", "bytes"},
-                                                         {"stem", "set", "dirs"},
-                                                         {"stem", "set", "count", "sizes"},
-                                                         {"stem", "set", "count", "pack",
+    if not isinstance(value, dict) or set(value) not in ({"stem", "first", "bytes", "hashes"},
+                                                         {"stem", "dirs"},
+                                                         {"stem", "count", "hashes", "sizes"},
+                                                         {"stem", "count", "hashes", "pack",
                                                           "bytes"}):
-        raise ValueError("must be {stem, set, first, bytes}, {stem, set, dirs}, "
-                         "{stem, set, count, sizes} or {stem, set, count, pack, bytes}")
+        raise ValueError("must be {stem, first, bytes, hashes}, {stem, dirs}, "
+                         "{stem, count, hashes, sizes} or {stem, count, hashes, pack, bytes}")
     if value["stem"] != stem if stem is not None else value["stem"] not in SHARD_STEMS:
         raise ValueError(f"has the stem {value['stem']!r:.40}, not {stem or 'a shard stem'!r}")
-    digest = value["set"]
-    if not (isinstance(digest, str) and len(digest) == HASH_CHARS
-            and all(c in "0123456789abcdef" for c in digest)):
-        raise ValueError(f"has the set {digest!r:.40}, not {HASH_CHARS} hex digits")
     stem = value["stem"]
     if "count" in value:
         count = value["count"]
         if not (isinstance(count, int) and not isinstance(count, bool)
                 and 0 <= count <= MAX_SHARDS):
             raise ValueError(f"has the count {count!r:.40}, not a number of shards")
+        hashes = _check_hashes(value["hashes"], count)
         if "pack" in value:
             pack, sizes = _named_payload(value["pack"], "its file"), value["bytes"]
             if not (isinstance(sizes, list) and len(sizes) == count and all(
@@ -242,16 +260,16 @@ def parse_shard_list(value: object, first: type, stem: str | None = None) -> Sha
                     and sum(sizes) == pack.bytes):
                 raise ValueError(f"must list the sizes of its {count} shards, which make its "
                                  "file")
-            return ShardList(stem, digest, None, count=count, pack=pack,
+            return ShardList(stem, hashes, None, count=count, pack=pack,
                              pack_sizes=tuple(sizes))
         sizes = _named_payload(value["sizes"], "its sizes payload")
-        return ShardList(stem, digest, None, count=count, sizes=sizes)
+        return ShardList(stem, hashes, None, count=count, sizes=sizes)
     if "dirs" in value:
-        dirs = _runs(value["dirs"], first, directory_stem(stem), digest)
+        dirs = _runs(value["dirs"], first, directory_stem(stem))
         if not dirs:
             raise ValueError("has no directories")
-        return ShardList(stem, digest, None, tuple(dirs))
-    return ShardList(stem, digest, tuple(_runs(value, first, stem, digest)))
+        return ShardList(stem, value["dirs"]["hashes"], None, tuple(dirs))
+    return ShardList(stem, value["hashes"], tuple(_runs(value, first, stem)))
 
 
 def _named_payload(value: object, what: str) -> Payload:
@@ -275,8 +293,7 @@ def directory_entries(name: str, data: object) -> list[Entry]:
     if not (isinstance(at, int) and not isinstance(at, bool) and at >= 0):
         raise ValueError("is not a shard list directory")
     firsts = data["first"] if isinstance(data.get("first"), list) else []
-    entries = _runs(data, str if firsts and isinstance(firsts[0], str) else int, stem,
-                    match.group(3), at)
+    entries = _runs(data, str if firsts and isinstance(firsts[0], str) else int, stem, at)
     if not entries:
         raise ValueError("is an empty directory")
     return entries
@@ -291,7 +308,7 @@ def keyed_entries(shards: ShardList, sizes: object) -> list[Entry]:
         name = shards.sizes.name if shards.sizes else "the sizes"
         raise ValueError(f"{name} does not list the sizes of {shards.count} shards of at "
                          f"most {MAX_KEYED_SHARD_BYTES:,} bytes")
-    return [(number, shard_name(shards.stem, number, shards.digest), size)
+    return [(number, shard_name(shards.stem, number, hash_at(shards.hashes, number)), size)
             for number, size in enumerate(sizes)]
 
 
@@ -301,7 +318,7 @@ def resolve(shards: ShardList, read_entries: Callable[[str, int], list[Entry]],
     (see `directory_entries`), `read_sizes(name, bytes)` a keyed list's sizes payload
     (its parsed JSON)."""
     if shards.pack is not None:
-        return [(number, shard_name(shards.stem, number, shards.digest), size)
+        return [(number, shard_name(shards.stem, number, hash_at(shards.hashes, number)), size)
                 for number, size in enumerate(shards.pack_sizes)]
     if shards.sizes is not None:
         if read_sizes is None:
@@ -314,7 +331,8 @@ def resolve(shards: ShardList, read_entries: Callable[[str, int], list[Entry]],
         entries = read_entries(name, size)
         if not entries or entries[0][0] != first or (out and not out[-1][0] < entries[0][0]):
             raise ValueError(f"{name} does not hold the entries from {first!r} in order")
-        if entries[0][1] != shard_name(shards.stem, len(out), shards.digest):
+        numbered = SHARD_NAME.match(entries[0][1])
+        if numbered is None or numbered.group(2) != str(len(out)):
             raise ValueError(f"{name} does not number its shards from {len(out)}")
         out.extend(entries)
     return out

@@ -3,14 +3,19 @@ files a first query reads first, so that they come beside the catalog rather tha
 round trip after it (js/src/engine/opening.js).
 
 - `pieces`: the hash of the keyed word piece files, known before any page is rendered;
-- `keywords`: `<set>:<count>` of the keyword index's keyed shards;
+- `keywords`: `<count>:<hashes>` of the keyword index's keyed shards (each shard's own
+  hash, bundle/shard_lists.py);
 - `pages`: the hash of the page table;
-- `words`: `<set>:<count>` of the word rows' keyed shards (bundle/word_rows.py);
+- `words`: `<count>:<hashes>` of the word rows' keyed shards (bundle/word_rows.py);
 - `index`: the hash of the static encoder's vector index (partitioned layout).
 
 All but the first are known only once the bundle is written, after every page: a build
 writes its pages with the first and then adds the others to each (`rewrite_pages`). A
 hint is only a guess to the browser: a stale one costs its requests, nothing else.
+
+Every page carries the keyed hints whole, 8 hex digits a shard, in its meta tag and (on
+Material) in its worker's URL, so a list of more than `MAX_HINTED_SHARDS` shards is not
+hinted: on such a site a first query reads its keyword shards once the catalog has come.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from ..logs import build_log as log
 # Our meta tag, however a later plugin (a minifier) wrote its attributes.
 _META = re.compile(r"""<meta\b[^>]*?(?<![\w-])name\s*=\s*["']?semantic-search(?=["'\s/>])[^>]*>""",
                    re.IGNORECASE)
+MAX_HINTED_SHARDS = 128
+"""The most shards a keyed hint names: 1 kB of hashes in each page."""
 LATE = ("keywords", "pages", "words", "index")
 """The hints known only once the bundle is written."""
 _LATE_ATTRIBUTE = re.compile(
@@ -68,10 +75,16 @@ def bundle_hints(bundle: Path, *, pieces: str | None) -> PageHints:
     words = static.get("words")
     vectors = catalog["vectors"][static["vectors"]] if static else {}
     index = NAME.match(vectors["index"][0]) if vectors.get("layout") == "partitioned" else None
-    return PageHints(pieces=pieces, keywords=f"{shards['set']}:{shards['count']}",
+    return PageHints(pieces=pieces, keywords=_keyed_hint(shards),
                      pages=table.group(1) if table else None,
-                     words=f"{words['set']}:{words['count']}" if words else None,
+                     words=_keyed_hint(words) if words else None,
                      index=index.group(1) if index else None)
+
+
+def _keyed_hint(shards: dict) -> str | None:
+    """A keyed list's hint, `<count>:<hashes>`; None for a list too long to hint."""
+    count = shards["count"]
+    return f"{count}:{shards['hashes']}" if count <= MAX_HINTED_SHARDS else None
 
 
 def add_late_hints(page_html: str, hints: PageHints) -> str | None:

@@ -9,6 +9,7 @@ from mkdocs_semantic.bundle import writer
 from mkdocs_semantic.bundle.format import BundleError
 from mkdocs_semantic.bundle.fragment_parts import first_parts, page_parts, part_counts
 from mkdocs_semantic.bundle.reader import payload_json, read_bundle
+from mkdocs_semantic.bundle.shard_lists import hash_at
 
 from ..bundle_edits import publish_catalog, stored_shard
 from .test_reader_writer import catalog_of, write_sample
@@ -40,12 +41,14 @@ def test_a_bundle_lists_its_long_pages_parts_beside_their_whole_files(tmp_path, 
     assert listed["chunks"] == 1 and listed["parts"]["count"] == 6
     names = {p.name for p in read_bundle(tmp_path).files}
     for page in range(3):
-        whole = read_json(tmp_path, f"fragments/frag{page}.{catalog['fragments']['set']}.json")
-        parts = [read_json(tmp_path, f"parts/part{n}.{listed['parts']['set']}.json")
+        whole = read_json(tmp_path, f"fragments/frag{page}."
+                                    f"{hash_at(catalog['fragments']['hashes'], page)}.json")
+        parts = [read_json(tmp_path, f"parts/part{n}.{hash_at(listed['parts']['hashes'], n)}.json")
                  for n in (2 * page, 2 * page + 1)]
         assert [row for part in parts for row in part[0][3]] == whole[0][3]
         assert all(part[0][:3] == whole[0][:3] for part in parts)
-    assert {f"parts/part{n}.{listed['parts']['set']}.json" for n in range(6)} <= names
+    assert {f"parts/part{n}.{hash_at(listed['parts']['hashes'], n)}.json"
+            for n in range(6)} <= names
 
 
 def test_a_bundle_without_long_pages_lists_no_parts(tmp_path):

@@ -37,6 +37,7 @@ from mkdocs_semantic.bundle.reader import (
 from mkdocs_semantic.bundle.shard_lists import (
     ShardReader,
     bucket_of,
+    hash_at,
     keyed_entries,
     parse_shard_list,
     write_packed_list,
@@ -135,7 +136,8 @@ def test_fragments_carry_code_and_the_deepest_heading(tmp_path):
     catalog = catalog_of(tmp_path)
     shards = parse_shard_list(catalog["fragments"], int)
     pages = [payload_json(name, stored_shard(tmp_path, name), name)[0]
-             for name in (f"fragments/frag{n}.{shards.digest}.json" for n in range(2))]
+             for name in (f"fragments/frag{n}.{hash_at(shards.hashes, n)}.json"
+                          for n in range(2))]
     assert shards.count == catalog["pages"]["count"]
     assert pages[1][3][1] == ["deep", ["Part", "Section 3", "Deep"],
                               ["Create the app:", "app = FastAPI()", "Then run it."], "s"]
@@ -196,16 +198,16 @@ def test_a_page_edit_changes_only_the_payloads_that_hold_it(tmp_path):
                  spec=default_model_spec(), table=table, word_rows=True)
     after = {p.name for p in read_bundle(tmp_path).files}
     changed = after - before
-    # the lists holding the page's text and excerpt, its terms and the counts of its
-    # words ("added", "sentence") are renamed (shards are named by their list's hash), as
-    # are the word rows, which gained those words, and the catalog that lists them; its
+    # the shards holding the page's text and excerpt, its terms, the counts of its words
+    # ("added", "sentence") and those words' rows are renamed (a shard is named by its own
+    # hash), as is the catalog that lists them; every other shard keeps its name, the
     # vectors were not re-embedded here, and the query table, word pieces, page table and
     # facets stay as they were
     kinds = {n.split("/")[0].split(".")[0] for n in changed}
     assert kinds == {"text", "fragments", "lexical", "vocabulary", "words", "catalog"}
-    assert before - after == {n for n in before
-                              if n.split("/")[0].split(".")[0] in kinds - {"lexical"}
-                              or n.startswith(("lexical/lex", "lexical/sizes."))}
+    rows = {n for n in before if n.startswith("words/word")}
+    assert rows - after and rows & after, "only the rows of the page's new words"
+    assert {n.split("/")[0] for n in before & after} >= {"words", "table", "pieces"}
 
 
 def test_the_searcher_scores_by_exact_integer_dot_products(tmp_path):
@@ -431,29 +433,31 @@ def test_bad_manifest_fields_are_refused_by_name(tmp_path, field, value, message
     ("vectors.0.dtype", "b1", r"vectors\[0\]\.dtype must be one of"),
     ("model.id", DELETE, r"model\.id is missing"),
     ("model.max_tokens", 100_000, r"model\.max_tokens is 100000"),
-    ("fragments", {"a": 1}, r"fragments must be \{stem, set"),
+    ("fragments", {"a": 1}, r"fragments must be \{stem, first"),
     ("text.stem", "../text", r"text has the stem '\.\./text', not 'text/text'"),
     ("fragments.stem", "text/text", r"fragments has the stem 'text/text', not 'fragments/frag'"),
-    ("lexical.shards.set", "/abs/lex", r"lexical\.shards has the set '/abs/lex', not 16 hex"),
+    ("lexical.shards.hashes", "/abs/lex", r"lexical\.shards must list the hashes of its \d+ "
+                                          r"shards, 8 hex digits each"),
     ("pages.count", 7, r"pages\.count is not the manifest's page count"),
     ("pages.table.1", 3, r"pages\.table must be \[name, bytes\] of \d+ bytes"),
     ("facets", "facets.json", r"facets must be a list"),
-    ("fragments.dirs", 1, r"fragments must be \{stem, set, first, bytes\}, \{stem, set, dirs\}, "
-                          r"\{stem, set, count, sizes\} or \{stem, set, count, pack, bytes\}"),
+    ("fragments.dirs", 1, r"fragments must be \{stem, first, bytes, hashes\}, \{stem, dirs\}, "
+                          r"\{stem, count, hashes, sizes\} or \{stem, count, hashes, pack, "
+                          r"bytes\}"),
     ("text.bytes.0", "x", r"text has a size 'x'"),
-    ("fragments.count", 2, r"fragments must list the sizes of its 2 shards, which make its file"),
+    ("fragments.count", 2, r"fragments must list the hashes of its 2 shards"),
     ("fragments.bytes.0", 0, r"fragments must list the sizes of its 3 shards"),
     ("fragments.pack.0", "fragments/other.0123456789abcdef.bin",
      r"fragments\.pack must be fragments/frags\.<hash>\.bin"),
     ("lexical.shards.sizes.0", "fragments/sizes.0123456789abcdef.json",
      r"lexical\.shards\.sizes must be lexical/sizes\.<hash>\.json"),
     ("lexical.head", 0, r"lexical\.head is 0"),
-    ("lexical.shards.count", 0, r"lexical\.shards has no shards"),
+    ("lexical.shards.count", 0, r"lexical\.shards must list the hashes of its 0 shards"),
     ("lexical.shards.count", -1, r"lexical\.shards has the count -1, not a number of shards"),
     ("lexical.shards.sizes", "lexical/sizes.json", r"lexical\.shards must name its sizes"),
     ("lexical.shards.sizes.0", "../sizes.0123456789abcdef.json",
      r"lexical\.shards\.sizes must be lexical/sizes\.<hash>\.json"),
-    ("lexical.shards", {"stem": "lexical/lex", "set": "0" * 16, "first": ["a"], "bytes": [9]},
+    ("lexical.shards", {"stem": "lexical/lex", "hashes": "0" * 8, "first": ["a"], "bytes": [9]},
      r"lexical\.shards must be a keyed list"),
     ("pages.boosts", {"0": -1}, r"pages\.boosts has a bad entry"),
     ("encoders.static.dim", 12, r"encoders\.static\.dim"),
@@ -479,14 +483,15 @@ def test_a_keyed_list_whose_sizes_or_shards_are_wrong_is_refused_by_name(tmp_pat
     shards = catalog_of(tmp_path)["lexical"]["shards"]
     sizes_name = shards["sizes"][0]
     sizes = json.loads(self_checked_body(sizes_name, (tmp_path / sizes_name).read_bytes()))
-    shard = tmp_path / f"lexical/lex0.{shards['set']}.json"
+    shard = tmp_path / f"lexical/lex0.{hash_at(shards['hashes'], 0)}.json"
     body = shard.read_bytes()
     shard.write_bytes(body[:-ROW_CHECK_BYTES - 1] + b" " + body[-ROW_CHECK_BYTES:])
-    with pytest.raises(BundleError, match=rf"lex0\.{shards['set']}\.json"):
+    with pytest.raises(BundleError, match=rf"lex0\.{hash_at(shards['hashes'], 0)}\.json"):
         read_bundle(tmp_path)
     shard.write_bytes(body)
     catalog = catalog_of(tmp_path)
     catalog["lexical"]["shards"]["count"] = len(sizes) + 1
+    catalog["lexical"]["shards"]["hashes"] += "0" * 8
     publish_catalog(tmp_path, catalog)
     with pytest.raises(BundleError, match=rf"{re.escape(sizes_name)} does not list the sizes "
                                           rf"of {len(sizes) + 1} shards"):
@@ -514,7 +519,7 @@ def test_word_rows_in_a_packed_list_are_read_and_checked(tmp_path):
     publish_packed(bodies)
     read_bundle(tmp_path)
     publish_packed([bodies[1], bodies[0], *bodies[2:]])
-    with pytest.raises(BundleError, match=r"words/word0\.[0-9a-f]{16}\.json holds a word of "
+    with pytest.raises(BundleError, match=r"words/word0\.[0-9a-f]{8}\.json holds a word of "
                                           r"another shard"):
         read_bundle(tmp_path)
 
@@ -604,7 +609,7 @@ def test_a_page_whose_excerpts_pass_a_browsers_bound_is_refused_by_name(tmp_path
 def test_a_fragments_file_that_holds_more_than_its_page_is_refused_by_name(tmp_path):
     write_sample(tmp_path)
     shards = catalog_of(tmp_path)["fragments"]
-    name = f"fragments/frag0.{shards['set']}.json"
+    name = f"fragments/frag0.{hash_at(shards['hashes'], 0)}.json"
     pages = payload_json(name, stored_shard(tmp_path, name), name)
     body = deflate(json.dumps(pages * 2).encode())
     replace_packed_shard(tmp_path, name, body + self_check(name, body))

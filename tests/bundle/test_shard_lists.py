@@ -1,9 +1,10 @@
-"""Shard lists: shards named by number and the list's hash, listed by first key and size;
+"""Shard lists: shards named by number and their own hash, listed by first key and size;
 in the catalog while short, in directories once long; keyed lists, whose shard of a key
 is named from the key alone."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 
@@ -20,6 +21,7 @@ from mkdocs_semantic.bundle.names import (
 from mkdocs_semantic.bundle.shard_lists import (
     ShardReader,
     bucket_of,
+    hash_at,
     parse_shard_list,
     resolve,
     write_keyed_list,
@@ -48,21 +50,26 @@ def read_directory(written: dict[str, bytes]):
     return read
 
 
-def test_a_short_list_names_its_shards_by_number_and_the_lists_hash():
+def test_a_short_list_names_its_shards_by_number_and_their_own_hash():
     written, write = writer()
     value = write_shard_list(shards(3), "fragments/frag", write)
-    digest = value["set"]
-    assert value == {"stem": "fragments/frag", "set": digest, "first": [0, 10, 20],
-                     "bytes": [len(written[f"fragments/frag{i}.{digest}.json"])
-                               for i in range(3)]}
+    hashes = value["hashes"]
+    names = [f"fragments/frag{i}.{hashlib.sha256(body).hexdigest()[:8]}.json"
+             for i, (_, body) in enumerate(shards(3))]
+    assert hashes == "".join(name.split(".")[1] for name in names)
+    assert value == {"stem": "fragments/frag", "first": [0, 10, 20],
+                     "bytes": [len(written[name]) for name in names], "hashes": hashes}
     listed = parse_shard_list(value, int)
     assert [(first, name) for first, name, _ in listed.entries] == [
-        (10 * i, f"fragments/frag{i}.{digest}.json") for i in range(3)]
+        (10 * i, names[i]) for i in range(3)]
     for (_, body), (_, name, size) in zip(shards(3), listed.entries):
         assert self_checked_body(name, verify(name, written[name], size=size)) == body
-    # Another list's bytes get another hash; the same bytes the same names.
-    assert write_shard_list(shards(3, "x"), "fragments/frag", writer()[1])["set"] != digest
+    # The same bytes get the same names; a changed shard is renamed, the others are not.
     assert write_shard_list(shards(3), "fragments/frag", writer()[1]) == value
+    edited = shards(3)
+    edited[1] = (10, b'["page 10, edited"]')
+    again = write_shard_list(edited, "fragments/frag", writer()[1])["hashes"]
+    assert [hash_at(again, i) == hash_at(hashes, i) for i in range(3)] == [True, False, True]
 
 
 def test_a_keyed_list_names_a_keys_shard_from_the_key_and_lists_no_key():
@@ -78,8 +85,8 @@ def test_a_keyed_list_names_a_keys_shard_from_the_key_and_lists_no_key():
         return ["lexical/sizes.0123456789abcdef.json", len(data)]
 
     value = write_keyed_list(bodies, "lexical/lex", write, put_sizes)
-    digest = value["set"]
-    assert value == {"stem": "lexical/lex", "set": digest, "count": count,
+    hashes = value["hashes"]
+    assert value == {"stem": "lexical/lex", "count": count, "hashes": hashes,
                      "sizes": ["lexical/sizes.0123456789abcdef.json",
                                len(sizes["lexical/sizes.0123456789abcdef.json"])]}
     listed = parse_shard_list(value, str, "lexical/lex")
@@ -87,7 +94,8 @@ def test_a_keyed_list_names_a_keys_shard_from_the_key_and_lists_no_key():
     entries = resolve(listed, read_directory(written),
                       lambda name, size: json.loads(sizes[name]))
     assert [(n, name) for n, name, _ in entries] == [
-        (n, f"lexical/lex{n}.{digest}.json") for n in range(count)]
+        (n, f"lexical/lex{n}.{hashlib.sha256(bodies[n]).hexdigest()[:8]}.json")
+        for n in range(count)]
     reader = ShardReader(entries, lambda name, size: json.loads(self_checked_body(
         name, verify(name, written[name], size=size))), locate=bucket_of)
     for key in keys:
@@ -101,9 +109,10 @@ def test_a_keyed_list_names_a_keys_shard_from_the_key_and_lists_no_key():
 
 def test_a_shard_read_under_another_number_fails_its_check():
     written, write = writer()
-    digest = write_shard_list(shards(2), "text/text", write)["set"]
+    hashes = write_shard_list(shards(2), "text/text", write)["hashes"]
     with pytest.raises(PayloadError, match="does not match its hash"):
-        verify(f"text/text1.{digest}.json", written[f"text/text0.{digest}.json"])
+        verify(f"text/text1.{hash_at(hashes, 0)}.json",
+               written[f"text/text0.{hash_at(hashes, 0)}.json"])
 
 
 def test_a_long_list_goes_to_directories(monkeypatch):
@@ -111,16 +120,16 @@ def test_a_long_list_goes_to_directories(monkeypatch):
     monkeypatch.setattr(shard_lists, "DIR_ENTRIES", 3)
     written, write = writer()
     value = write_shard_list(shards(7), "fragments/frag", write)
-    digest = value["set"]
     assert value["dirs"]["first"] == [0, 30, 60]  # 3 + 3 + 1 shards
-    assert sorted(n for n in written if n.startswith("index/")) == [
-        f"index/frag{i}.{digest}.json" for i in range(3)]
+    directories = [f"index/frag{i}.{hash_at(value['dirs']['hashes'], i)}.json"
+                   for i in range(3)]
+    assert sorted(n for n in written if n.startswith("index/")) == directories
     listed = parse_shard_list(value, int)
     assert listed.entries is None
-    assert [p.name for p in listed.payloads()] == [f"index/frag{i}.{digest}.json"
-                                                   for i in range(3)]
+    assert [p.name for p in listed.payloads()] == directories
     assert [(first, name) for first, name, _ in resolve(listed, read_directory(written))] \
-        == [(10 * i, f"fragments/frag{i}.{digest}.json") for i in range(7)]
+        == [(10 * i, f"fragments/frag{i}.{hashlib.sha256(body).hexdigest()[:8]}.json")
+            for i, (_, body) in enumerate(shards(7))]
 
 
 def test_directories_out_of_order_are_refused(monkeypatch):
@@ -138,7 +147,7 @@ def test_a_directory_numbering_its_shards_from_elsewhere_is_refused(monkeypatch)
     monkeypatch.setattr(shard_lists, "DIR_ENTRIES", 3)
     written, write = writer()
     value = write_shard_list(shards(7), "fragments/frag", write)
-    name = f"index/frag1.{value['set']}.json"  # its shards are 3 to 5: say 4 to 6
+    name = f"index/frag1.{hash_at(value['dirs']['hashes'], 1)}.json"  # shards 3 to 5: say 4 to 6
     body = json.loads(self_checked_body(name, written[name]))
     moved = json.dumps({**body, "at": 4}).encode()
     written[name] = checked(name, moved)
@@ -147,39 +156,45 @@ def test_a_directory_numbering_its_shards_from_elsewhere_is_refused(monkeypatch)
         resolve(parse_shard_list(value, int), read_directory(written))
 
 
-def test_the_cut_into_directories_is_in_the_lists_hash(monkeypatch):
+def test_a_directory_is_named_by_what_it_holds(monkeypatch):
     monkeypatch.setattr(shard_lists, "DIRECT_MAX", 4)
     monkeypatch.setattr(shard_lists, "DIR_ENTRIES", 3)
-    digest = write_shard_list(shards(7), "fragments/frag", writer()[1])["set"]
+    dirs = write_shard_list(shards(7), "fragments/frag", writer()[1])["dirs"]
     monkeypatch.setattr(shard_lists, "DIR_ENTRIES", 2)
-    assert write_shard_list(shards(7), "fragments/frag", writer()[1])["set"] != digest
+    again = write_shard_list(shards(7), "fragments/frag", writer()[1])["dirs"]
+    assert hash_at(again["hashes"], 0) != hash_at(dirs["hashes"], 0)  # 2 shards, not 3
 
 
 @pytest.mark.parametrize("value, message", [
-    ([[0, "fragments/frag.0123456789abcdef.json", 1]], "must be {stem, set"),
-    ({"stem": "../frag", "set": "0123456789abcdef", "first": [], "bytes": []},
+    ([[0, "fragments/frag.0123456789abcdef.json", 1]], "must be {stem, first"),
+    ({"stem": "../frag", "hashes": "", "first": [], "bytes": []},
      "has the stem '../frag', not 'text/text'"),
-    ({"stem": "fragments/frag", "set": "0123456789abcdef", "first": [], "bytes": []},
+    ({"stem": "fragments/frag", "hashes": "", "first": [], "bytes": []},
      "has the stem 'fragments/frag', not 'text/text'"),
-    ({"stem": "text/text", "set": "0123", "first": [], "bytes": []}, "has the set '0123'"),
-    ({"stem": "text/text", "set": 1, "first": [], "bytes": []}, "has the set 1"),
-    ({"stem": "text/text", "set": "0123456789abcdef", "first": [0]}, "must be {stem, set"),
-    ({"stem": "text/text", "set": "0123456789abcdef", "first": [0], "bytes": [1],
-      "dirs": {"first": [], "bytes": []}}, "must be {stem, set"),
-    ({"stem": "text/text", "set": "0123456789abcdef", "dirs": {"first": [], "bytes": []}},
+    ({"stem": "text/text", "hashes": "0123", "first": [0], "bytes": [1]},
+     "must list the hashes of its 1 shards, 8 hex digits each"),
+    ({"stem": "text/text", "hashes": 1, "first": [], "bytes": []}, "must list the hashes"),
+    ({"stem": "text/text", "hashes": "0123456X", "first": [0], "bytes": [1]},
+     "must list the hashes"),
+    ({"stem": "text/text", "hashes": "01234567", "first": [0]}, "must be {stem, first"),
+    ({"stem": "text/text", "hashes": "01234567", "first": [0], "bytes": [1],
+      "dirs": {"first": [], "bytes": []}}, "must be {stem, first"),
+    ({"stem": "text/text", "dirs": {"first": [], "bytes": [], "hashes": ""}},
      "has no directories"),
-    ({"stem": "text/text", "set": "0123456789abcdef", "first": [0, 1], "bytes": [1]},
+    ({"stem": "text/text", "hashes": "01234567", "first": [0, 1], "bytes": [1]},
      "of one length"),
-    ({"stem": "text/text", "set": "0123456789abcdef", "first": [5, 2], "bytes": [1, 1]},
+    ({"stem": "text/text", "hashes": "0123456701234567", "first": [5, 2], "bytes": [1, 1]},
      "not in ascending order"),
-    ({"stem": "text/text", "set": "0123456789abcdef", "first": ["a"], "bytes": [1]},
+    ({"stem": "text/text", "hashes": "01234567", "first": ["a"], "bytes": [1]},
      "not an integer"),
-    ({"stem": "text/text", "set": "0123456789abcdef", "first": [0], "bytes": [-1]},
+    ({"stem": "text/text", "hashes": "01234567", "first": [0], "bytes": [-1]},
      "not a count of bytes"),
-    ({"stem": "text/text", "set": "0123456789abcdef", "count": -1, "sizes": ["s", 1]},
+    ({"stem": "text/text", "hashes": "", "count": -1, "sizes": ["s", 1]},
      "has the count -1, not a number of shards"),
-    ({"stem": "text/text", "set": "0123456789abcdef", "count": 2, "sizes": "s"},
+    ({"stem": "text/text", "hashes": "0123456701234567", "count": 2, "sizes": "s"},
      "must name its sizes payload as [name, bytes]"),
+    ({"stem": "text/text", "hashes": "01234567", "count": 2, "sizes": ["s", 1]},
+     "must list the hashes of its 2 shards"),
 ])
 def test_a_bad_list_is_refused(value, message):
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -187,14 +202,17 @@ def test_a_bad_list_is_refused(value, message):
 
 
 @pytest.mark.parametrize("name, data, message", [
-    ("index/frag0.0123456789abcdef.json", [], "not a shard list directory"),
-    ("index/frag0.0123456789abcdef.json", {"at": -1, "first": [0], "bytes": [1]},
+    ("index/frag0.01234567.json", [], "not a shard list directory"),
+    ("index/frag0.01234567.json", {"at": -1, "first": [0], "bytes": [1], "hashes": "01234567"},
      "not a shard list directory"),
-    ("index/frag0.0123456789abcdef.json", {"at": 0, "first": [], "bytes": []},
+    ("index/frag0.01234567.json", {"at": 0, "first": [], "bytes": [], "hashes": ""},
      "an empty directory"),
-    ("index/frag0.0123456789abcdef.json", {"at": 0, "first": [5, 2], "bytes": [1, 1]},
+    ("index/frag0.01234567.json",
+     {"at": 0, "first": [5, 2], "bytes": [1, 1], "hashes": "0123456701234567"},
      "not in ascending order"),
-    ("fragments/frag0.0123456789abcdef.json", {"at": 0, "first": [0], "bytes": [1]},
+    ("index/frag0.01234567.json", {"at": 0, "first": [0], "bytes": [1]}, "hashes"),
+    ("fragments/frag0.01234567.json",
+     {"at": 0, "first": [0], "bytes": [1], "hashes": "01234567"},
      "not a directory's name"),
 ])
 def test_a_bad_directory_is_refused_by_name(name, data, message):
@@ -209,7 +227,7 @@ def test_a_lone_surrogate_counts_as_the_replacement_character_as_in_a_browser():
 
 def test_a_keyed_list_whose_sizes_pass_a_readers_bound_is_refused(monkeypatch):
     monkeypatch.setattr(shard_lists, "MAX_KEYED_SHARD_BYTES", 10)
-    listed = parse_shard_list({"stem": "lexical/lex", "set": "0123456789abcdef", "count": 2,
+    listed = parse_shard_list({"stem": "lexical/lex", "hashes": "0123456701234567", "count": 2,
                                "sizes": ["lexical/sizes.0123456789abcdef.json", 6]}, str)
     assert [size for *_, size in shard_lists.keyed_entries(listed, [5, 10])] == [5, 10]
     with pytest.raises(ValueError, match="sizes of 2 shards of at most 10 bytes"):

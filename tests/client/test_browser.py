@@ -510,7 +510,7 @@ def test_built_pages_point_at_the_bundle_relative_to_themselves(sites):
     catalog = json.loads((site / "semantic" / "catalog.json").read_text(encoding="utf-8"))
     keyed = catalog["encoders"]["static"]["pieces"]["keyed"]["hash"]
     shards = catalog["lexical"]["shards"]
-    keywords = f'{shards["set"]}:{shards["count"]}'
+    keywords = f'{shards["count"]}:{shards["hashes"]}'
     table = catalog["pages"]["table"][0].split(".")[1]
     assert "words" not in catalog["encoders"]["static"]  # a build writes no word rows
     assert '<meta name="semantic-search" content="../semantic/manifest.json" ' \
@@ -540,7 +540,7 @@ def test_built_pages_point_at_the_bundle_relative_to_themselves(sites):
     material_shards = material_catalog["lexical"]["shards"]
     assert f'"search": "semantic/client/{client.name}/material-worker.js' \
            f'?manifest=../../manifest.json\\u0026pieces={keyed}' \
-           f'\\u0026keywords={material_shards["set"]}:{material_shards["count"]}' \
+           f'\\u0026keywords={material_shards["count"]}:{material_shards["hashes"]}' \
            f'\\u0026pages={material_catalog["pages"]["table"][0].split(".")[1]}"' in material
     # Material's pages load their own script, the other themes auto.js
     assert f'src="semantic/client/{client.name}/material.js"' in material

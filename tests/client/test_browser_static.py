@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from mkdocs_semantic.bundle.reader import read_bundle
-from mkdocs_semantic.bundle.shard_lists import shard_name
+from mkdocs_semantic.bundle.shard_lists import hash_at, shard_name
 from mkdocs_semantic.plugin.theme import ClientAssets, add_to_head, page_tags
 from mkdocs_semantic.search.searcher import Searcher
 
@@ -75,7 +75,7 @@ def whole_files_of_long_pages() -> list[str]:
     bundle = read_bundle(PARITY / "bundle")
     listed, chunks = bundle.catalog["fragments"], bundle.catalog["fragment_parts"]["chunks"]
     sizes = np.diff(bundle.pages.starts)
-    return [shard_name(listed["stem"], page, listed["set"])
+    return [shard_name(listed["stem"], page, hash_at(listed["hashes"], page))
             for page in np.flatnonzero(sizes > chunks).tolist()]
 
 

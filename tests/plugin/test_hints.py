@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 from mkdocs_semantic.plugin.hints import (
+    MAX_HINTED_SHARDS,
     PageHints,
     add_late_hints,
     bundle_hints,
@@ -15,11 +16,11 @@ from mkdocs_semantic.plugin.hints import (
 )
 
 PARITY_BUNDLE = Path(__file__).resolve().parent.parent / "fixtures" / "parity" / "bundle"
-HINTS = PageHints(pieces="ab", keywords="0123456789abcdef:5", pages="fedcba9876543210",
-                  words="3333333333333333:9", index="4444444444444444")
+HINTS = PageHints(pieces="ab", keywords="2:0123456789abcdef", pages="fedcba9876543210",
+                  words="2:3333333333333333", index="4444444444444444")
 WRITTEN = '<meta name="semantic-search" content="semantic/manifest.json" data-pieces="ab">'
-LATE = ('data-keywords="0123456789abcdef:5" data-pages="fedcba9876543210" '
-        'data-words="3333333333333333:9" data-index="4444444444444444"')
+LATE = ('data-keywords="2:0123456789abcdef" data-pages="fedcba9876543210" '
+        'data-words="2:3333333333333333" data-index="4444444444444444"')
 HINTED = f'<meta name="semantic-search" content="semantic/manifest.json" data-pieces="ab" {LATE}>'
 
 
@@ -43,15 +44,25 @@ def test_the_bundle_names_its_keyword_shards_page_table_word_rows_and_vector_ind
     catalog = json.loads((PARITY_BUNDLE / "catalog.json").read_text(encoding="utf-8"))
     hints = bundle_hints(PARITY_BUNDLE, pieces="ab")
     shards = catalog["lexical"]["shards"]
-    assert hints.keywords == f"{shards['set']}:{shards['count']}"
+    assert hints.keywords == f"{shards['count']}:{shards['hashes']}"
     assert f"pages/pages.{hints.pages}.bin" == catalog["pages"]["table"][0]
     words = catalog["encoders"]["static"]["words"]
-    assert hints.words == f"{words['set']}:{words['count']}"
+    assert words["count"] > MAX_HINTED_SHARDS and hints.words is None  # too long to hint
     assert hints.index is None  # the exact layout has no index
     assert hints.pieces == "ab"
     partitioned = PARITY_BUNDLE.parent / "bundle-partitioned"
     index = json.loads((partitioned / "catalog.json").read_text(encoding="utf-8"))["vectors"][0]
     assert f"vectors/ivf.{bundle_hints(partitioned, pieces=None).index}.bin" == index["index"][0]
+
+
+def test_a_list_of_more_shards_than_a_page_should_carry_is_not_hinted(monkeypatch):
+    from mkdocs_semantic.plugin import hints as module
+
+    count = json.loads((PARITY_BUNDLE / "catalog.json").read_text())["lexical"]["shards"]["count"]
+    monkeypatch.setattr(module, "MAX_HINTED_SHARDS", count - 1)
+    assert bundle_hints(PARITY_BUNDLE, pieces="ab").keywords is None
+    monkeypatch.setattr(module, "MAX_HINTED_SHARDS", count)
+    assert bundle_hints(PARITY_BUNDLE, pieces="ab").keywords is not None
 
 
 def test_the_meta_tag_gets_the_late_hints_once_however_it_was_written():
@@ -74,8 +85,8 @@ def test_the_meta_tag_gets_the_late_hints_once_however_it_was_written():
 def test_materials_worker_url_gets_the_late_hints_and_keeps_the_rest():
     url = "../semantic/client/abc123/material-worker.js?manifest=../../manifest.json&pieces=ab"
     page = add_late_hints(material_page(url), HINTS)
-    assert config_of(page)["search"] == (f"{url}&keywords=0123456789abcdef:5&pages=fedcba9876543210"
-                                         "&words=3333333333333333:9&index=4444444444444444")
+    assert config_of(page)["search"] == (f"{url}&keywords=2:0123456789abcdef&pages=fedcba9876543210"
+                                         "&words=2:3333333333333333&index=4444444444444444")
     assert config_of(page)["translations"] == {"x": "</script>"}
     assert add_late_hints(page, HINTS) == page
     minified = material_page(url).replace('<script id="__config" type="application/json">',

@@ -22,7 +22,7 @@ export class SemanticSearch {
    * with `query_encoder: transformer` downloads a model). The page's meta tag's hints,
    * so that a first query asks for its first files beside the catalog: `pieces`, the
    * hash of the bundle's keyed word piece files; `keywords`, the set and count of its
-   * keyword shards (`<set>:<count>`); `pages`, the hash of its page table; `words`, the
+   * keyword shards (`<count>:<hashes>`); `pages`, the hash of its page table; `words`, the
    * set and count of its word rows; `index`, the hash of its vector index.
    * @param {ClientOptions} options without `manifest`, an error (semantic.d.ts asks for it)
    */

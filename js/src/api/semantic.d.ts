@@ -17,8 +17,8 @@ export interface ClientOptions {
   /**
    * The page's hints, which name the files a first query reads first so that they come
    * beside the catalog (default: the page's meta tag): the hash of the keyed word piece
-   * files, the keyword shards' `<set>:<count>`, the page table's hash, the word rows'
-   * `<set>:<count>`, the vector index's hash. A wrong one costs only its requests.
+   * files, the keyword shards' `<count>:<hashes>`, the page table's hash, the word rows'
+   * `<count>:<hashes>`, the vector index's hash. A wrong one costs only its requests.
    */
   pieces?: string | null;
   keywords?: string | null;

@@ -12,7 +12,7 @@ import { BundleError } from "./error.js";
 export const { FORMAT_VERSION, SCALAR_BYTES, QUERY_ENCODERS, SEARCH_MODES, MAX_TOP_K, MAX_QUERY_CHARS } = constants;
 const {
   LEXICAL_VERSION, VOCABULARY_VERSION, PIECES_VERSION, MAX_PIECE_FILE_BYTES, MAX_KEYED_SHARD_BYTES,
-  MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS, ROW_CHECK_BYTES, MAX_CATALOG_COPY_BYTES,
+  MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS, SHARD_HASH_CHARS, ROW_CHECK_BYTES, MAX_CATALOG_COPY_BYTES,
 } = constants;
 
 // mkdocs_semantic/bundle/names.py NAME: no "..", no absolute path, no other folders.
@@ -23,9 +23,9 @@ const ROW_NAME = /^table\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.bin$/;
 // names.py PIECE_NAME: a keyed word piece file, named by its key and the hash of them all.
 const PIECE_NAME = /^pieces\/(s[0-9a-z]|c[0-9a-z]|p)\.([0-9a-f]{16})\.json$/;
 // names.py SHARD_NAME: a shard of a shard list (or a directory of them), named by its
-// number and the list's hash.
+// number and its own hash.
 const SHARD_STEMS = ["fragments/frag", "text/text", "lexical/lex", "vocabulary/words", "vocabulary/spell", "pieces/piece", "words/word", "parts/part"];
-const SHARD_NAME = new RegExp(`^(${[...SHARD_STEMS, ...SHARD_STEMS.map((s) => directoryStem(s))].join("|")})(0|[1-9][0-9]{0,9})\\.([0-9a-f]{16})\\.json$`);
+const SHARD_NAME = new RegExp(`^(${[...SHARD_STEMS, ...SHARD_STEMS.map((s) => directoryStem(s))].join("|")})(0|[1-9][0-9]{0,9})\\.([0-9a-f]{${SHARD_HASH_CHARS}})\\.json$`);
 /** The stem of a shard list's directories: `index/` and the last part of its stem. */
 function directoryStem(stem) {
   return `index/${stem.slice(stem.lastIndexOf("/") + 1)}`;
@@ -38,17 +38,19 @@ const VECTOR_ROWS_NAME = /^vectors\/row(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.i8$/
 const VECTOR_PACK_NAME = /^vectors\/rows\.([0-9a-f]{16})\.i8$/;
 const TABLE_HASH = /^[0-9a-f]{16}$/;
 // A keyed list's shard (the keyword index's, a page's fragments, a long page's part, the
-// word rows): named by its number and the list's hash.
-const KEYED_SHARD_NAME = /^(lexical\/lex|fragments\/frag|parts\/part|words\/word)(0|[1-9][0-9]{0,9})\.([0-9a-f]{16})\.json$/;
+// word rows): named by its number and its own hash.
+const KEYED_SHARD_NAME = new RegExp(`^(lexical/lex|fragments/frag|parts/part|words/word)(0|[1-9][0-9]{0,9})\\.([0-9a-f]{${SHARD_HASH_CHARS}})\\.json$`);
+// A shard list's hashes: each shard's own, SHARD_HASH_CHARS hex digits each, in one string.
+const SHARD_HASHES = /^[0-9a-f]*$/;
 const MAX_SHARDS = 10 ** 10; // more shards than a name's number may count
 /** The keyword index's keyed list: the stem of its shards' names. */
 export const LEXICAL_STEM = "lexical/lex";
 /** The word rows' keyed list (mkdocs_semantic/bundle/word_rows.py): the stem of its shards' names. */
 export const WORDS_STEM = "words/word";
 
-/** Shard `n`'s name in the keyed list of stem `stem` and hash `set`. */
-export function keyedShardName(stem, n, set) {
-  return `${stem}${n}.${set}.json`;
+/** Shard `n`'s name in the shard list of stem `stem` whose shards' hashes are `hashes`. */
+export function keyedShardName(stem, n, hashes) {
+  return `${stem}${n}.${hashes.slice(n * SHARD_HASH_CHARS, (n + 1) * SHARD_HASH_CHARS)}.json`;
 }
 const selfChecked = (name) => [ROW_NAME, PIECE_NAME, SHARD_NAME, VECTOR_ROWS_NAME, VECTOR_PACK_NAME].some((pattern) => pattern.test(name));
 
@@ -129,32 +131,31 @@ class Checker {
   }
 
   /**
-   * A catalog shard list (mkdocs_semantic/bundle/shard_lists.py): `{stem, set, first,
-   * bytes}`, or `{stem, set, dirs: {first, bytes}}` for one in directories. Returns
+   * A catalog shard list (mkdocs_semantic/bundle/shard_lists.py): `{stem, first, bytes,
+   * hashes}`, or `{stem, dirs: {first, bytes, hashes}}` for one in directories. Returns
    * `{entries}` or `{dirs}`, each a list of `{first, name, bytes}`, the names made from
-   * the stem, the number and the list's hash.
+   * the stem, the number and the shard's own hash.
    */
   shardList(data, key, where, firstType, stem) {
     const value = this.get(data, key, where);
     const field = at(where, key);
     const keys = isObject(value) ? Object.keys(value).sort().join() : "";
-    if (keys !== "bytes,first,set,stem" && keys !== "dirs,set,stem") this.fail(`${field} must be {stem, set, first, bytes} or {stem, set, dirs}`);
+    if (keys !== "bytes,first,hashes,stem" && keys !== "dirs,stem") this.fail(`${field} must be {stem, first, bytes, hashes} or {stem, dirs}`);
     if (value.stem !== stem) this.fail(`${field} has the stem ${show(value.stem).slice(0, 40)}, not "${stem}"`);
-    if (typeof value.set !== "string" || !TABLE_HASH.test(value.set)) this.fail(`${field} has the set ${show(value.set).slice(0, 40)}, not ${HASH_CHARS} hex digits`);
     if ("dirs" in value) {
-      const dirs = this.runs(value.dirs, field, firstType, directoryStem(stem), value.set, 0);
+      const dirs = this.runs(value.dirs, field, firstType, directoryStem(stem), 0);
       if (!dirs.length) this.fail(`${field} has no directories`);
       return { dirs };
     }
-    return { entries: this.runs(value, field, firstType, stem, value.set, 0) };
+    return { entries: this.runs(value, field, firstType, stem, 0) };
   }
 
   /**
-   * A keyed shard list (shard_lists.py write_keyed_list): `{stem, set, count, sizes}`,
-   * shard `n` named `<stem><n>.<set>.json` and holding the keys whose bucketOf is `n`
-   * (`by` "hash"), or page `n` (`by` "page"). Returns `{keyed: {stem, set, count, by}}`;
+   * A keyed shard list (shard_lists.py write_keyed_list): `{stem, count, hashes, sizes}`,
+   * shard `n` named `<stem><n>.<its hash>.json` and holding the keys whose bucketOf is `n`
+   * (`by` "hash"), or page `n` (`by` "page"). Returns `{keyed: {stem, hashes, count, by}}`;
    * `sizes` (a payload only whole-bundle readers read) is checked as a name. A packed
-   * one (write_packed_list), `{stem, set, count, pack, bytes}`, keeps its shards as the
+   * one (write_packed_list), `{stem, count, hashes, pack, bytes}`, keeps its shards as the
    * records of one file: `keyed` then holds `pack` (`{name, bytes}`), and `sizes` and
    * `offsets`, each shard's.
    */
@@ -162,11 +163,11 @@ class Checker {
     const value = this.get(data, key, where);
     const field = at(where, key);
     const keys = isObject(value) ? Object.keys(value).sort().join() : "";
-    const packed = keys === "bytes,count,pack,set,stem";
-    if (keys !== "count,set,sizes,stem" && !packed) this.fail(`${field} must be a keyed list {stem, set, count, sizes}`);
+    const packed = keys === "bytes,count,hashes,pack,stem";
+    if (keys !== "count,hashes,sizes,stem" && !packed) this.fail(`${field} must be a keyed list {stem, count, hashes, sizes}`);
     if (value.stem !== stem) this.fail(`${field} has the stem ${show(value.stem).slice(0, 40)}, not "${stem}"`);
-    if (typeof value.set !== "string" || !TABLE_HASH.test(value.set)) this.fail(`${field} has the set ${show(value.set).slice(0, 40)}, not ${HASH_CHARS} hex digits`);
     const count = this.int(value, "count", field, by === "hash" ? 1 : 0, MAX_SHARDS);
+    const hashes = this.hashes(value.hashes, count, field);
     if (packed) {
       const pack = this.file(value, "pack", field);
       if (!new RegExp(`^${stem}s\\.[0-9a-f]{${HASH_CHARS}}\\.bin$`).test(pack.name)) this.fail(`${field}.pack must be ${stem}s.<hash>.bin`);
@@ -181,29 +182,38 @@ class Checker {
         }
       }
       if (offsets.length !== count || total !== pack.bytes) this.fail(`${field} must list the sizes of its ${count} shards, which make its file`);
-      return { keyed: { stem, set: value.set, count, by, pack, sizes, offsets } };
+      return { keyed: { stem, hashes, count, by, pack, sizes, offsets } };
     }
     const folder = stem.split("/")[0];
     if (!new RegExp(`^${folder}/sizes\\.[0-9a-f]{${HASH_CHARS}}\\.json$`).test(this.file(value, "sizes", field).name)) {
       this.fail(`${field}.sizes must be ${folder}/sizes.<hash>.json`);
     }
-    return { keyed: { stem, set: value.set, count, by } };
+    return { keyed: { stem, hashes, count, by } };
   }
 
-  /** `{first, bytes}` as entries `{first, name, bytes}`, named `stem` from number `from`. */
-  runs(value, where, firstType, stem, set, from) {
+  /** `hashes` if it is `count` shards' hashes, as one string. */
+  hashes(hashes, count, where) {
+    if (typeof hashes !== "string" || hashes.length !== count * SHARD_HASH_CHARS || !SHARD_HASHES.test(hashes)) {
+      this.fail(`${where} must list the hashes of its ${count} shards, ${SHARD_HASH_CHARS} hex digits each`);
+    }
+    return hashes;
+  }
+
+  /** `{first, bytes, hashes}` as entries `{first, name, bytes}`, named `stem` from number `from`. */
+  runs(value, where, firstType, stem, from) {
     const firsts = isObject(value) ? value.first : undefined;
     const sizes = isObject(value) ? value.bytes : undefined;
     if (!Array.isArray(firsts) || !Array.isArray(sizes) || firsts.length !== sizes.length) {
       this.fail(`${where} must hold lists first and bytes of one length`);
     }
     if (from + firsts.length > MAX_SHARDS) this.fail(`${where} numbers shards past ${MAX_SHARDS}`);
+    const hashes = this.hashes(value.hashes, firsts.length, where);
     const kind = firstType === "int" ? "an integer" : "a string";
     return firsts.map((first, i) => {
       if (!(firstType === "int" ? isInt(first) : typeof first === "string")) this.fail(`${where} has a first key ${show(first).slice(0, 40)} that is not ${kind}`);
       if (!isInt(sizes[i]) || sizes[i] < 0) this.fail(`${where} has a size ${show(sizes[i]).slice(0, 40)} that is not a count of bytes`);
       if (i && !(compareKeys(firsts[i - 1], first) < 0)) this.fail(`${where} is not in ascending order`);
-      return { first, name: `${stem}${from + i}.${set}.json`, bytes: sizes[i] };
+      return { first, name: `${stem}${from + i}.${hashes.slice(i * SHARD_HASH_CHARS, (i + 1) * SHARD_HASH_CHARS)}.json`, bytes: sizes[i] };
     });
   }
 
@@ -540,7 +550,7 @@ export function checkDirectory(data, name) {
   if (!isObject(data) || !isInt(data.at) || data.at < 0 || !Array.isArray(data.first) || !data.first.length) {
     check.fail("it is not a shard list directory");
   }
-  return check.runs(data, "the directory", typeof data.first[0] === "number" ? "int" : "string", stem, match[3], data.at);
+  return check.runs(data, "the directory", typeof data.first[0] === "number" ? "int" : "string", stem, data.at);
 }
 
 

@@ -9,7 +9,7 @@ import { BundleError } from "./error.js";
 export class ShardList {
   /**
    * `list`: the checked catalog value, `{entries}` or `{dirs}` (each `{first, name,
-   * bytes}`), or `{keyed: {stem, set, count, by}}`; `loadJson(file)`: a directory payload's
+   * bytes}`), or `{keyed: {stem, hashes, count, by}}`; `loadJson(file)`: a directory payload's
    * parsed JSON.
    */
   constructor(list, { loadJson }) {
@@ -67,7 +67,7 @@ export class ShardList {
    * also its `bytes`, `pack` and `offset` there (read by range).
    */
   #keyedEntry(n) {
-    const name = keyedShardName(this.keyed.stem, n, this.keyed.set);
+    const name = keyedShardName(this.keyed.stem, n, this.keyed.hashes);
     const { pack, sizes, offsets } = this.keyed;
     return pack ? { first: n, name, bytes: sizes[n], pack, offset: offsets[n] } : { first: n, name };
   }

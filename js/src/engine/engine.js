@@ -90,7 +90,7 @@ const NOTHING_TO_PREFETCH = Object.freeze({ entries: [], cost: (entry) => entry.
  * engine was made, used by its first read of the catalog (if it fails, the engine asks);
  * `openingQuery`: the query it was asked with, whose word piece files it brings.
  * `pieces`: the hash of the bundle's keyed word piece files, `keywords`, its keyword
- * shards' `<set>:<count>`, and `words`, its word rows' `<set>:<count>`, as the page says
+ * shards' `<count>:<hashes>`, and `words`, its word rows' `<count>:<hashes>`, as the page says
  * them, so that a query that comes before the catalog asks for its words' files at once.
  */
 export class Engine {

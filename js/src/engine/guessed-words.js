@@ -1,5 +1,5 @@
 // The word rows a first query reads (word-rows.js), named by the page before the engine
-// and the catalog are there. The page's hint (`<set>:<count>`) names the keyed list;
+// and the catalog are there. The page's hint (`<count>:<hashes>`) names the keyed list;
 // the query's words are cut as BERT's normalizer and pre-tokenizer cut them (accents
 // off, lower case, each punctuation mark and CJK ideograph a word of its own), without
 // the tokenizer's code. A guess only: a shard guessed in vain costs its bytes, and a
@@ -32,5 +32,5 @@ export async function guessedWordFiles(text, hint) {
   if (!list || !globalThis.crypto?.subtle) return [];
   const words = [...new Set([FRAME, ...guessWords(text)])];
   const buckets = await Promise.all(words.map((word) => bucketOf(word, list.count)));
-  return [...new Set(buckets)].map((n) => keyedShardName(WORDS_STEM, n, list.set));
+  return [...new Set(buckets)].map((n) => keyedShardName(WORDS_STEM, n, list.hashes));
 }

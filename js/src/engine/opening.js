@@ -21,8 +21,8 @@ export const HINTS = ["pieces", "keywords", "pages", "words", "index"];
 
 /**
  * The names of the files a first `query` reads that the page's hints name: `pieces`
- * (the hash of the keyed word piece files), `keywords` (`<set>:<count>` of the keyword
- * shards), `pages` (the page table's hash), `words` (`<set>:<count>` of the word rows)
+ * (the hash of the keyed word piece files), `keywords` (`<count>:<hashes>` of the keyword
+ * shards), `pages` (the page table's hash), `words` (`<count>:<hashes>` of the word rows)
  * and `index` (the vector index's hash); each optional. With word rows, a word needs
  * its pieces only if the site lacks it; the rows tell which a step later, so the pieces
  * come beside them (a word the site has costs its pieces' bytes) when `guessPieces`: by

@@ -4,8 +4,8 @@
 // Built as a classic script: Material starts its worker with `new Worker(url)`.
 // The plugin points Material's `__config.search` here, with `?manifest=<url>` (and
 // the hints that name the files a first query reads first: `&pieces=<hash>`, the keyed
-// word piece files; `&keywords=<set>:<count>`, the keyword shards; `&pages=<hash>`, the
-// page table; `&words=<set>:<count>`, the word rows; `&index=<hash>`, the vector index).
+// word piece files; `&keywords=<count>:<hashes>`, the keyword shards; `&pages=<hash>`, the
+// page table; `&words=<count>:<hashes>`, the word rows; `&index=<hash>`, the vector index).
 //
 // Material sends a QUERY when a key is released; our page script (material-page.js)
 // also sends the box's text on every input event, over a BroadcastChannel, so the
