@@ -74,8 +74,17 @@ class Chunk:
 
 
 def href(url: str, anchor: str) -> str:
-    """A section's link relative to the site root: the page URL and its anchor, if any."""
-    return f"{url}#{anchor}" if anchor else url
+    """A section's link relative to the site root: its page's link (`page_link`) and its
+    anchor, if any."""
+    link = page_link(url)
+    return f"{link}#{anchor}" if anchor else link
+
+
+def page_link(url: str) -> str:
+    """A page's link relative to the site root: its URL, or "./" for the home page (URL
+    ""). An empty link reads as none, and "" or "#anchor" resolve against the page a
+    client is on, not the site root; "/" would leave a site deployed under a path."""
+    return url or "./"
 
 
 @dataclass

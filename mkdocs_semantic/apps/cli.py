@@ -16,6 +16,7 @@ import json
 import logging
 import shutil
 import sys
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 
@@ -256,7 +257,7 @@ def format_results(results: list[dict], *, base_url: str | None = None,
     lines = []
     for rank, r in enumerate(results, 1):
         heading = printable(" > ".join([r["title"], *r["path"]]))
-        link = printable(base_url + r["href"] if base_url else "/" + r["href"])
+        link = printable(urllib.parse.urljoin(base_url, r["href"]) if base_url else r["href"])
         lines.append(f"{rank:>{rank_width}}  {r['score']:6.4f}  "
                      + click.style(heading, bold=True))
         lines.append(indent + link)

@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from ..bundle.format import BundleError
-from ..chunk import Chunk, context_line
+from ..chunk import Chunk, context_line, page_link
 from ..constants import MAX_TOP_K, __version__
 from .service import BadRequest, Query, QueryService, reading_dict, require, unreadable
 from .sites import Site, SiteSet
@@ -92,7 +92,7 @@ class Docs:
             raise BadRequest(f"no page with url {url!r} in {where}: use a url that "
                              "search_docs returned")
         link = lambda href: self.sites.link(found.name, href)  # noqa: E731
-        return {**({"site": found.name} if self.many else {}), "url": link(key),
+        return {**({"site": found.name} if self.many else {}), "url": link(page_link(key)),
                 "title": chunks[0].title, "sections": page_sections(chunks, link)}
 
 

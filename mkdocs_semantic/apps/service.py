@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..bundle.format import BundleError
 from ..bundle.reader import Bundle
+from ..chunk import page_link
 from ..constants import MAX_QUERY_CHARS, MAX_TOP_K, SEARCH_MODES
 from ..logs import LOGGERS
 from ..model.spec import ModelError
@@ -125,8 +126,10 @@ def parse_top_k(value: str | int | None) -> int | None:
 
 
 def result_dict(result: Result) -> dict[str, Any]:
-    """A result as JSON-ready data: every field, plus `href` (url#anchor)."""
-    return {**{f.name: getattr(result, f.name) for f in fields(result)}, "href": result.href}
+    """A result as JSON-ready data: every field, its `url` as a link (`page_link`: "./"
+    for the home page), plus `href` (url#anchor)."""
+    return {**{f.name: getattr(result, f.name) for f in fields(result)},
+            "url": page_link(result.url), "href": result.href}
 
 
 def reading_dict(reading: Reading) -> dict[str, Any]:

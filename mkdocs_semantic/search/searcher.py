@@ -52,6 +52,8 @@ class Result:
 
     chunk_id: int
     url: str
+    """The page's URL as the bundle names it ("" for the home page); answers link it
+    with chunk.page_link, as `href` does."""
     anchor: str
     title: str
     path: list[str]

@@ -119,8 +119,8 @@ def test_query_json_ranks_the_answering_section_first(site):
     answer = json.loads(result.stdout)
     assert answer["mode"] == "vector"
     top = answer["results"][0]
-    assert (top["url"], top["anchor"]) == ("", "loading-models-at-boot")
-    assert top["href"] == "#loading-models-at-boot"
+    assert (top["url"], top["anchor"]) == ("./", "loading-models-at-boot")
+    assert top["href"] == "./#loading-models-at-boot"
     assert len(answer["results"]) == 3
     assert [r["score"] for r in answer["results"]] == sorted(
         (r["score"] for r in answer["results"]), reverse=True)
@@ -132,11 +132,35 @@ def test_query_text_output_is_aligned(site):
     lines = result.stdout.splitlines()
     assert len(lines) == 6
     assert lines[0].startswith("1  ") and "Cookie parameters" in lines[0]
-    assert lines[1].strip() == "/learn/cookies/" or lines[1].strip().startswith("/learn/")
+    assert lines[1].strip() == "learn/cookies/" or lines[1].strip().startswith("learn/")
     # link and excerpt lines start where the heading text starts
     column = lines[0].index("Cookie parameters")
     assert all(line[:column].strip() == "" and line[column] != " "
                for line in (lines[1], lines[2], lines[4], lines[5]))
+
+
+def test_the_home_page_is_linked_as_the_site_root_in_every_answer(site):
+    """The home page's URL is "" in the bundle; every answer links it as "./" (and its
+    sections as "./#anchor"), relative to the site root like every other page's link:
+    "" reads as no link, and "" or "#anchor" resolve against the page a client is on."""
+    from mkdocs_semantic.apps.mcp_server import Docs
+    from mkdocs_semantic.apps.service import QueryService
+    from mkdocs_semantic.search.searcher import Searcher
+
+    query = ["define", "logic", "that", "runs", "before", "the", "application", "starts"]
+    answer = json.loads(run("query", str(site), *query, "--json", "-k", "3").stdout)
+    home = [r for r in answer["results"] if r["title"] == "Home"]
+    assert home and all(r["url"] == "./" for r in home)
+    assert {r["href"] for r in home} <= {"./", "./#lifespan-events",
+                                        "./#loading-models-at-boot"}
+    lines = run("query", str(site), *query, "-k", "3").stdout.splitlines()
+    assert [line.strip() for line in lines[1::3]] == [r["href"] for r in answer["results"]]
+    docs = Docs(QueryService(Searcher.open(site)))
+    found = docs.search_docs(" ".join(query), top_k=3)["results"]
+    assert [r["url"] for r in found] == [r["href"] for r in answer["results"]]
+    page = docs.read_page("./")
+    assert page["url"] == "./" and page["title"] == "Home"
+    assert all(s["url"].startswith("./") for s in page["sections"])
 
 
 def test_format_results_cuts_long_excerpts_to_the_width():
@@ -346,7 +370,7 @@ def test_the_installed_command_runs_as_a_process(site):
                          "build an image of the application", "-k", "1", "--mode", "vector"],
                         capture_output=True, text=True, env=env, timeout=120)
     assert ok.returncode == 0, ok.stderr
-    assert "/deploy/containers/" in ok.stdout
+    assert "deploy/containers/" in ok.stdout
     bad = subprocess.run([sys.executable, "-m", "mkdocs_semantic", "query", str(site), ""],
                          capture_output=True, text=True, env=env, timeout=120)
     assert bad.returncode == 2
