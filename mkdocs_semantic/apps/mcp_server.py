@@ -6,6 +6,7 @@ protocol messages goes to stdout; logging goes to stderr.
 
 from __future__ import annotations
 
+import io
 import logging
 import sys
 from typing import Any
@@ -183,32 +184,67 @@ def run(docs: Docs) -> None:
 
 
 async def serve_stdio(server) -> None:
-    """Serve over stdio as the SDK's `run("stdio")` does, except that a line that is no
-    JSON-RPC message gets the protocol's error reply (parse error, or invalid request)
-    where the SDK would send none."""
+    """Serve over stdio as the SDK's `run("stdio")` does, except that every line that is
+    no request or notification gets the protocol's error reply (`read_message`), where
+    the SDK would send none. Lines are read here; the SDK's transport writes."""
     import anyio
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
-    from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 
     lowlevel = server._lowlevel_server  # what run("stdio") runs, on our streams
-    async with stdio_server() as (read_stream, write_stream):
+    if isinstance(sys.stdin, io.TextIOWrapper):  # read as the SDK reads it
+        sys.stdin.reconfigure(encoding="utf-8", errors="replace")
+    lines = anyio.wrap_file(sys.stdin)
+    async with stdio_server(stdin=_no_lines()) as (_, write_stream):
         inbox_writer, inbox = anyio.create_memory_object_stream[SessionMessage](0)
 
         async def sort_lines() -> None:
             async with inbox_writer:
-                async for item in read_stream:
-                    if not isinstance(item, Exception):
-                        await inbox_writer.send(item)
-                        continue
-                    errors: list[dict] = getattr(item, "errors", lambda: [])()
-                    unreadable = any(e.get("type") == "json_invalid" for e in errors)
-                    error = ErrorData(code=PARSE_ERROR if unreadable else INVALID_REQUEST,
-                                      message="Parse error" if unreadable
-                                      else "Invalid Request")
-                    await write_stream.send(SessionMessage(
-                        JSONRPCError(jsonrpc="2.0", id=None, error=error)))
+                async for line in lines:
+                    message, reply = read_message(line)
+                    if reply is not None:
+                        await write_stream.send(SessionMessage(reply))
+                    else:
+                        await inbox_writer.send(SessionMessage(message))
 
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(sort_lines)
             await lowlevel.run(inbox, write_stream, lowlevel.create_initialization_options())
+
+
+async def _no_lines():
+    """What the SDK's transport reads: nothing (`serve_stdio` reads stdin itself)."""
+    return
+    yield
+
+
+def read_message(line: str) -> tuple[Any, Any]:
+    """(the JSON-RPC message on `line`, None), or (None, the error reply it gets): a parse
+    error (-32700) for a line that is no JSON, an invalid request (-32600) for JSON that
+    is no message, or for a request whose id is no string or integer (MCP's ids), which
+    the SDK's reader would take for a notification and answer nothing."""
+    import json
+
+    from mcp_types import (
+        INVALID_REQUEST,
+        PARSE_ERROR,
+        ErrorData,
+        JSONRPCError,
+        JSONRPCNotification,
+        jsonrpc_message_adapter,
+    )
+    from pydantic import ValidationError
+
+    def error(code: int, message: str) -> tuple[None, JSONRPCError]:
+        return None, JSONRPCError(jsonrpc="2.0", id=None,
+                                  error=ErrorData(code=code, message=message))
+
+    try:
+        message = jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValidationError as exc:
+        if any(e.get("type") == "json_invalid" for e in exc.errors()):
+            return error(PARSE_ERROR, "Parse error")
+        return error(INVALID_REQUEST, "Invalid Request")
+    if isinstance(message, JSONRPCNotification) and "id" in json.loads(line):
+        return error(INVALID_REQUEST, "Invalid Request")
+    return message, None

@@ -182,6 +182,56 @@ def test_lines_that_are_no_request_get_the_protocols_error_and_the_server_goes_o
     assert after["id"] == 2 and after["result"]["tools"]
 
 
+def test_a_request_whose_id_is_no_string_or_integer_gets_an_invalid_request_reply(site):
+    """MCP ids are strings or integers. The SDK reads a request with another id (an
+    object, a list, null, a fraction, a boolean) as a notification and answers nothing;
+    the server answers each with an invalid request (-32600, id null), and a true
+    notification (no id) still gets no reply."""
+    proc = subprocess.Popen([sys.executable, "-m", "mkdocs_semantic", "mcp", str(site)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    watchdog = threading.Timer(120, proc.kill)  # a hung server fails the test, not the suite
+    watchdog.start()
+    sent = 0
+
+    def write(message: dict) -> None:
+        proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+
+    def replies_until_the_next_request_is_answered() -> list[dict]:
+        """Every line up to the reply to a tools/list sent now (it answers in order)."""
+        nonlocal sent
+        sent += 1
+        write({"jsonrpc": "2.0", "id": f"mark-{sent}", "method": "tools/list"})
+        lines = []
+        while not lines or lines[-1].get("id") != f"mark-{sent}":
+            lines.append(json.loads(proc.stdout.readline()))
+        return lines[:-1]
+
+    try:
+        write({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}})
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        write({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        got = {}
+        for name, bad in [("object", {"a": 1}), ("list", [1]), ("null", None),
+                          ("fraction", 1.5), ("boolean", True)]:
+            write({"jsonrpc": "2.0", "id": bad, "method": "tools/list"})
+            got[name] = replies_until_the_next_request_is_answered()
+        write({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+        after_notification = replies_until_the_next_request_is_answered()
+    finally:
+        watchdog.cancel()
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        proc.stdout.close()
+    invalid = {"jsonrpc": "2.0", "id": None,
+               "error": {"code": -32600, "message": "Invalid Request"}}
+    assert got == {name: [invalid] for name in got}
+    assert after_notification == []
+
+
 def test_search_docs_returns_the_sites_top_k_unless_asked_for_another(top_k_site):
     async def work(session):
         query = "where are cookies and uploads"
