@@ -87,6 +87,21 @@ def page_link(url: str) -> str:
     return url or "./"
 
 
+LEAD_CHARS = 120
+"""How much of a page chunk's lead (white space flattened) a section must open with to
+repeat it."""
+
+
+def opens_with_lead(page: Chunk, chunk: Chunk) -> bool:
+    """Whether `chunk` opens with the lead paragraphs of its page's chunk `page` (kind
+    "page"), as the section under the page's h1 does; a page chunk that is only its
+    title has no lead."""
+    lead = " ".join(page.text.split())[:LEAD_CHARS]
+    if not lead or lead == " ".join(page.title.split()):
+        return False
+    return " ".join(chunk.text.split()).startswith(lead)
+
+
 @dataclass
 class PageFacts:
     """What chunking needs to know about a page besides its HTML."""

@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from ..bundle.format import BundleError
-from ..chunk import Chunk, context_line, page_link
+from ..chunk import Chunk, context_line, opens_with_lead, page_link
 from ..constants import MAX_TOP_K, __version__
 from .service import BadRequest, Query, QueryService, reading_dict, require, unreadable
 from .sites import Site, SiteSet
@@ -121,11 +121,10 @@ def page_sections(chunks: list[Chunk], link) -> list[dict[str, Any]]:
 
 
 def _only_in_page_chunk(page: Chunk, sections: list[Chunk]) -> bool:
-    """Whether the page chunk's lead is text no section chunk starts with."""
-    lead = " ".join(page.text.split())[:120]
-    if not lead or lead == " ".join(page.title.split()):
-        return False
-    return not any(" ".join(c.text.split()).startswith(lead) for c in sections)
+    """Whether the page chunk has a lead, and no section chunk starts with it."""
+    lead = " ".join(page.text.split())
+    return bool(lead) and lead != " ".join(page.title.split()) \
+        and not any(opens_with_lead(page, c) for c in sections)
 
 
 def build_server(docs: Docs):

@@ -3,7 +3,9 @@
 Chunks are numbered in page order, so the chunk counts give every chunk its page. A
 long section is cut into pieces that follow each other on its page; a reader lists only
 the best piece of a section, so it needs to know which chunk continues the one before
-it. Both sit in one small binary payload (`pages/pages.<h>.bin`), read once:
+it. The section under a page's h1 that repeats the page chunk's lead continues the page
+chunk, so that results list the lead once. Both sit in one small binary payload
+(`pages/pages.<h>.bin`), read once:
 
     u32 pages, u32 chunks, pages x u16 chunk counts, ceil(chunks / 8) bytes of bits
     (bit c, least significant first, set when chunk c continues the section of c - 1)
@@ -14,9 +16,12 @@ chunks on 8,000 pages.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from ..chunk import Chunk, opens_with_lead
 
 MAX_PAGE_CHUNKS = (1 << 16) - 1
 
@@ -92,4 +97,16 @@ def continuations(anchors_by_page: list[list[str]]) -> np.ndarray:
     out: list[bool] = []
     for anchors in anchors_by_page:
         out.extend(i > 0 and anchors[i] == anchors[i - 1] for i in range(len(anchors)))
+    return np.array(out, dtype=bool)
+
+
+def repeated_leads(pages: Sequence[Sequence[Chunk]]) -> np.ndarray:
+    """Continuation bits for leads: per chunk, whether it is the section right after its
+    page's chunk (kind "page") and opens with that chunk's lead (`opens_with_lead`), as
+    the section under the page's h1 does. It continues the page chunk: a reader lists the
+    better of the two, not the lead twice."""
+    out: list[bool] = []
+    for chunks in pages:
+        out.extend(i == 1 and chunks[0].kind == "page" and opens_with_lead(chunks[0], chunk)
+                   for i, chunk in enumerate(chunks))
     return np.array(out, dtype=bool)

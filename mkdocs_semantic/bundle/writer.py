@@ -53,7 +53,13 @@ from .names import (
     json_bytes,
     write_payload,
 )
-from .page_table import MAX_PAGE_CHUNKS, PageTable, continuations, page_table_bytes
+from .page_table import (
+    MAX_PAGE_CHUNKS,
+    PageTable,
+    continuations,
+    page_table_bytes,
+    repeated_leads,
+)
 from .quantize import Quantized
 from .shard_lists import write_keyed_list, write_packed_list, write_shard_list
 from .table import TokenTable, table_hash, table_pack, token_gaps
@@ -120,8 +126,9 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
                               f"{MAX_PAGE_CHUNKS} a bundle holds for one page: split the "
                               "page, or leave it out of the index (exclude)")
     table_bytes = page_table_bytes(PageTable(
-        counts=np.diff(starts), continues=continuations([[c.anchor for c in page]
-                                                         for _, page in pages])))
+        counts=np.diff(starts),
+        continues=continuations([[c.anchor for c in page] for _, page in pages])
+        | repeated_leads([page for _, page in pages])))
     fragments = [[c[0].url, c[0].title, c[0].section,
                   [[x.link_anchor or x.anchor, x.shown_path,
                     _stored_excerpt(x),

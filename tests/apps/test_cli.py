@@ -163,6 +163,21 @@ def test_the_home_page_is_linked_as_the_site_root_in_every_answer(site):
     assert all(s["url"].startswith("./") for s in page["sections"])
 
 
+@pytest.mark.parametrize("query", ["Declare cookie parameters the same way as query and "
+                                   "path parameters",
+                                   "define logic that runs before the application starts"])
+def test_a_pages_lead_is_listed_once(site, query):
+    """The page chunk holds a page's lead; so does the section under its h1. Results list
+    the lead once, the page's other sections after it."""
+    answer = json.loads(run("query", str(site), query, "--json", "-k", "10").stdout)
+    by_page: dict[str, list[str]] = {}
+    for r in answer["results"]:
+        by_page.setdefault(r["url"], []).append(" ".join(r["excerpt"].split()[:8]))
+    assert len(by_page) == 4
+    assert all(len(openings) == len(set(openings)) for openings in by_page.values()), by_page
+    assert len(by_page["./"]) == 2  # the lead, and the section on models at boot
+
+
 def test_format_results_cuts_long_excerpts_to_the_width():
     results = [{"title": "T", "path": ["A"], "href": "a/#x", "score": 0.5,
                 "excerpt": "word " * 100}]

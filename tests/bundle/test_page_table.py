@@ -10,7 +10,10 @@ from mkdocs_semantic.bundle.page_table import (
     continuations,
     page_table_bytes,
     parse_page_table,
+    repeated_leads,
 )
+from mkdocs_semantic.chunk import PageFacts
+from mkdocs_semantic.indexing.chunking import chunk_page
 
 
 def test_a_table_reads_back_with_starts_pages_and_sections():
@@ -25,6 +28,45 @@ def test_a_table_reads_back_with_starts_pages_and_sections():
 
 def test_a_repeated_anchor_further_down_a_page_starts_its_own_section():
     assert continuations([["a", "b", "a", "a"]]).tolist() == [False, False, False, True]
+
+
+LEAD = "<p>Declare cookie parameters the same way as query and path parameters.</p>"
+SECTION = ("<h2 id=\"import\">Import Cookie</h2><p>First import Cookie from the framework, "
+           "then declare the parameter with a default value.</p>")
+
+
+CODE = '<h2 id="import">Import Cookie</h2><pre><code>from app import Cookie</code></pre>'
+
+
+@pytest.mark.parametrize(("html", "title", "min_tokens", "repeats"), [
+    # the lead under the page's h1: the h1's section opens with it
+    (f'<h1 id="cookies">Cookie parameters</h1>{LEAD}{SECTION}', "Cookie parameters", 24, True),
+    # a nav title that is not the h1's: the same
+    (f'<h1 id="cookies">Cookie parameters</h1>{LEAD}{SECTION}', "Cookies", 24, True),
+    # an opening before any heading, too short to stand alone: merged into the section
+    (f"{LEAD}{SECTION}", "Cookies", 24, True),
+    # an opening that stands alone: the page chunk alone holds it
+    (f"{LEAD}{SECTION}", "Cookies", 0, False),
+    # no text under the h1: the page chunk's lead is the first section's text
+    (f'<h1 id="cookies">Cookies</h1>{SECTION}', "Cookies", 24, True),
+    # no lead at all (code only): the page chunk is its title
+    (f'<h1 id="cookies">Cookies</h1>{CODE}', "Cookies", 24, False),
+])
+def test_the_section_that_opens_with_the_pages_lead_continues_the_page_chunk(
+        count_tokens, html, title, min_tokens, repeats):
+    """Results list a page's lead once: the page chunk and the section right after it
+    that repeats its lead are one section, as the pieces of a long section are."""
+    chunks = chunk_page(html, PageFacts(url="learn/cookies/", title=title),
+                        count=count_tokens, max_tokens=256, min_tokens=min_tokens)
+    assert chunks[0].kind == "page"
+    marked = repeated_leads([chunks]).tolist()
+    assert marked == [False, repeats] + [False] * (len(chunks) - 2)
+    table = PageTable(counts=np.array([len(chunks)]),
+                      continues=continuations([[c.anchor for c in chunks]])
+                      | repeated_leads([chunks]))
+    sections = parse_page_table(page_table_bytes(table), pages=1,
+                                chunks=len(chunks)).sections.tolist()
+    assert (sections[1] == 0) == repeats
 
 
 @pytest.mark.parametrize("counts, bits, pages, chunks, message", [
