@@ -19,6 +19,7 @@ import sys
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -31,6 +32,9 @@ from ..model.spec import ModelError
 from .evaluate import QueryFileError
 from .service import BadRequest, MissingDependency, Query, QueryService, parse_filters
 from .sources import Source, open_source
+
+if TYPE_CHECKING:
+    from ..portal.folder import StoredSite
 
 USER_ERRORS = (BundleError, ModelError, MissingDependency, OSError)
 # C0 and C1 controls but newline and tab, and the bidi embeddings, overrides and isolates.
@@ -491,9 +495,10 @@ def serve(sources: tuple[str, ...], index_dir: Path | None, database: str | None
     Several SOURCEs are searched as one: each result names its site (NAME, or the
     SOURCE's folder or host), and /search?site=NAME (repeatable) searches only those."""
     from .encoders import server_encoder
+    from .loaded import open_database_sites, open_index_sites
     from .service import AppConfig, SiteDir, require
     from .service import serve as run
-    from .sites import database_sites, open_database_sites, open_sites, parse_sources
+    from .sites import database_sites, open_sites, parse_sources
 
     require("serve", "starlette", "uvicorn")
     from .limits import ConnectionLimits
@@ -515,12 +520,15 @@ def serve(sources: tuple[str, ...], index_dir: Path | None, database: str | None
         run(config, host=host, port=port, workers=workers, limits=limits, service=service)
         return
     if index_dir is not None or not sources:
-        sites = index_sites(sources, index_dir, ef_search)
-        config = AppConfig(sites=sites, cors_origins=cors, threads=threads,
-                           max_queued_searches=max_queued_searches, query_encoder=encoder)
-        click.echo(f"serving {len(sites)} sites of {index_dir} on http://{host}:{port}/ "
+        folder, loaded = index_sites(sources, index_dir)
+        config = AppConfig(index_dir=folder, ef_search=ef_search, cors_origins=cors,
+                           threads=threads, max_queued_searches=max_queued_searches,
+                           query_encoder=encoder)
+        click.echo(f"serving {len(loaded)} sites of {folder} on http://{host}:{port}/ "
                    "(GET /search?q=...&site=..., GET /health)", err=True)
-        service = open_sites(sites, threads=threads, encoder=encoder) if workers == 1 else None
+        # several workers each open the folder; this process only checks it
+        service = (open_index_sites(folder, ef_search=ef_search, threads=threads,
+                                    encoder=encoder) if workers == 1 else None)
         run(config, host=host, port=port, workers=workers, limits=limits, service=service)
         return
     named = parse_sources(sources)
@@ -567,17 +575,18 @@ def mcp(sources: tuple[str, ...], index_dir: Path | None, database: str | None,
 
     require("mcp", "mcp")
     if database is not None:
-        from .sites import open_database_sites
+        from .loaded import open_database_sites
 
         no_sources(sources, "--db URL")
         run(Docs(sites=open_database_sites(database, ef_search=ef_search,
                                            encoder=encoder).sites))
         return
     if index_dir is not None or not sources:
-        from .sites import open_sites
+        from .loaded import open_index_sites
 
-        run(Docs(sites=open_sites(index_sites(sources, index_dir, ef_search),
-                                  encoder=encoder).sites))
+        folder, _ = index_sites(sources, index_dir)
+        run(Docs(sites=open_index_sites(folder, ef_search=ef_search,
+                                        encoder=encoder).sites))
         return
     named = parse_sources(sources)
     if base_url and len(named) > 1:
@@ -594,18 +603,16 @@ def mcp(sources: tuple[str, ...], index_dir: Path | None, database: str | None,
     run(Docs(sites=SiteSet(sites)))
 
 
-def index_sites(sources: tuple[str, ...], index_dir: Path | None,
-                ef_search: int | None) -> tuple:
-    """The sites of a data folder (`load --index`) as `SiteDir`s."""
+def index_sites(sources: tuple[str, ...],
+                index_dir: Path | None) -> tuple[Path, list[StoredSite]]:
+    """The data folder `index_dir` and the sites `load --index` put in it, checked as a
+    server opens them."""
     from ..portal.read import loaded_sites
-    from .service import SiteDir
 
     if index_dir is None:
         raise click.UsageError("give the SOURCEs to search, or --index DIR, or --db URL")
     no_sources(sources, "--index DIR")
-    return tuple(SiteDir(site.name, site.bundle_dir(index_dir), site.base_url,
-                         graph=site.graph_path(index_dir), ef_search=ef_search)
-                 for site in loaded_sites(index_dir))
+    return index_dir, loaded_sites(index_dir)
 
 
 def no_sources(sources: tuple[str, ...], instead: str) -> None:

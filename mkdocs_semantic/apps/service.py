@@ -41,9 +41,10 @@ SEARCHES_PER_WORKER = 1
 contention; requests queue instead, and /health stays responsive."""
 SOURCE_ENV = "MKDOCS_SEMANTIC_SOURCE"
 SITES_ENV = "MKDOCS_SEMANTIC_SITES"
-DATABASE_ENV = "MKDOCS_SEMANTIC_DATABASE"
-EF_SEARCH_ENV = "MKDOCS_SEMANTIC_EF_SEARCH"
 """Several sites, as JSON: [[name, bundle folder, base URL or null], ...]."""
+DATABASE_ENV = "MKDOCS_SEMANTIC_DATABASE"
+INDEX_ENV = "MKDOCS_SEMANTIC_INDEX"
+EF_SEARCH_ENV = "MKDOCS_SEMANTIC_EF_SEARCH"
 CORS_ENV = "MKDOCS_SEMANTIC_CORS"
 THREADS_ENV = "MKDOCS_SEMANTIC_THREADS"
 QUEUE_ENV = "MKDOCS_SEMANTIC_MAX_QUEUED"
@@ -229,10 +230,6 @@ class SiteDir:
     name: str
     bundle_dir: Path
     base_url: str | None = None
-    graph: Path | None = None
-    """A loaded site's HNSW graph (portal/), which then finds the nearest chunks."""
-    ef_search: int | None = None
-    """The graph's candidate list while searching (None: the default)."""
 
 
 @dataclass(frozen=True)
@@ -250,7 +247,10 @@ class AppConfig:
     sites: tuple[SiteDir, ...] = ()
     database: str | None = None
     """The sites `load --db` put in this PostgreSQL database (then `sites` is unused)."""
+    index_dir: Path | None = None
+    """The sites `load --index` put in this data folder (then `sites` is unused)."""
     ef_search: int | None = None
+    """With `database` or `index_dir`: the HNSW candidate list while searching."""
 
 
 def unreadable(exc: Exception) -> str:
@@ -363,10 +363,11 @@ def config_to_env(config: AppConfig) -> dict[str, str]:
     if config.database:
         return {DATABASE_ENV: config.database, EF_SEARCH_ENV: str(config.ef_search or ""),
                 **settings}
+    if config.index_dir:
+        return {INDEX_ENV: str(config.index_dir), EF_SEARCH_ENV: str(config.ef_search or ""),
+                **settings}
     if config.sites:
-        sites = [[site.name, str(site.bundle_dir), site.base_url,
-                  None if site.graph is None else str(site.graph), site.ef_search]
-                 for site in config.sites]
+        sites = [[site.name, str(site.bundle_dir), site.base_url] for site in config.sites]
         return {SITES_ENV: json.dumps(sites), **settings}
     return {SOURCE_ENV: str(config.site_dir or config.bundle_dir), **settings}
 
@@ -439,7 +440,8 @@ def serve(config: AppConfig, *, host: str = "127.0.0.1", port: int = 8000,
     from uvicorn.supervisors import Multiprocess
 
     os.environ.update(config_to_env(config))
-    factory = ("mkdocs_semantic.apps.sites:app_from_env" if config.sites or config.database
+    factory = ("mkdocs_semantic.apps.sites:app_from_env"
+               if config.sites or config.database or config.index_dir
                else "mkdocs_semantic.apps.service:app_from_env")
     uv_config = uvicorn.Config(factory, factory=True,
                                workers=workers, **settings)

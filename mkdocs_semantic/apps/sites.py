@@ -30,13 +30,13 @@ from ..search.spelling import Reading
 from .service import (
     DATABASE_ENV,
     EF_SEARCH_ENV,
+    INDEX_ENV,
     SITES_ENV,
     AppConfig,
     BadRequest,
     Query,
     QueryService,
     SiteDir,
-    bundle_service,
     create_app,
     open_service,
     reading_dict,
@@ -127,10 +127,26 @@ class SiteSet:
     """Named sites, searched one by one or all at once."""
 
     def __init__(self, sites: list[Site]) -> None:
+        self._served = self._named(sites)
+
+    @staticmethod
+    def _named(sites: list[Site]) -> tuple[list[Site], dict[str, Site]]:
         if not sites:
             raise ValueError("a site set needs at least one site")
-        self.sites = sites
-        self.by_name = {site.name: site for site in sites}
+        return list(sites), {site.name: site for site in sites}
+
+    @property
+    def sites(self) -> list[Site]:
+        return self._served[0]
+
+    @property
+    def by_name(self) -> dict[str, Site]:
+        return self._served[1]
+
+    def replace(self, sites: list[Site]) -> None:
+        """Search `sites` from the next query on (a site loaded again: apps/loaded.py);
+        a query under way keeps the sites it started with."""
+        self._served = self._named(sites)
 
     def site(self, name: str) -> Site:
         found = self.by_name.get(name)
@@ -295,25 +311,8 @@ def open_sites(sites: tuple[SiteDir, ...], *, threads: int = 0,
     """A service over the bundles of `sites`, each query encoder loaded (`encoder`:
     encoders.server_encoder)."""
     return SitesService(SiteSet([
-        Site(site.name, open_service(site.bundle_dir, threads=threads, graph=site.graph,
-                                     ef_search=site.ef_search, name=site.name,
-                                     encoder=encoder),
+        Site(site.name, open_service(site.bundle_dir, threads=threads, encoder=encoder),
              site.base_url) for site in sites]))
-
-
-def open_database_sites(url: str, *, ef_search: int | None = None,
-                        threads: int = 0, encoder: str | None = None) -> SitesService:
-    """A service over the sites `load --db` put in the PostgreSQL database at `url`."""
-    from ..portal.pg_read import database_bundle, open_database, scratch_folder
-
-    database = open_database(url, ef_search=ef_search)
-    loaded = database.sites()
-    folder = scratch_folder()
-    return SitesService(SiteSet([
-        Site(site.name, bundle_service(database_bundle(database, site,
-                                                       folder / site.name / site.version),
-                                       threads=threads, encoder=encoder),
-             site.base_url) for site in loaded]))
 
 
 def database_sites(url: str) -> list[str]:
@@ -329,22 +328,26 @@ def database_sites(url: str) -> list[str]:
 
 def app_from_env():
     """App factory for uvicorn's workers when a server searches several sites:
-    MKDOCS_SEMANTIC_DATABASE (a PostgreSQL URL, with MKDOCS_SEMANTIC_EF_SEARCH), or
-    MKDOCS_SEMANTIC_SITES (JSON: [[name, bundle folder, base URL, HNSW graph, its
-    ef_search], ...], the last three may be null), and the variables
-    service.app_from_env reads besides its SOURCE."""
-    url = os.environ.get(DATABASE_ENV)
-    if url:
-        ef_search = int(os.environ.get(EF_SEARCH_ENV) or 0) or None
-        config = AppConfig(database=url, ef_search=ef_search, **settings_from_env())
-        return create_app(config, open_database_sites(url, ef_search=ef_search,
-                                                      threads=config.threads,
-                                                      encoder=config.query_encoder))
+    MKDOCS_SEMANTIC_DATABASE (a PostgreSQL URL) or MKDOCS_SEMANTIC_INDEX (a data folder),
+    each with MKDOCS_SEMANTIC_EF_SEARCH, or MKDOCS_SEMANTIC_SITES (JSON: [[name, bundle
+    folder, base URL or null], ...]), and the variables service.app_from_env reads
+    besides its SOURCE."""
+    from .loaded import open_database_sites, open_index_sites
+
+    ef_search = int(os.environ.get(EF_SEARCH_ENV) or 0) or None
+    settings = settings_from_env()
+    opened = {"threads": settings["threads"], "encoder": settings["query_encoder"]}
+    if url := os.environ.get(DATABASE_ENV):
+        return create_app(AppConfig(database=url, ef_search=ef_search, **settings),
+                          open_database_sites(url, ef_search=ef_search, **opened))
+    if folder := os.environ.get(INDEX_ENV):
+        return create_app(AppConfig(index_dir=Path(folder), ef_search=ef_search, **settings),
+                          open_index_sites(Path(folder), ef_search=ef_search, **opened))
     text = os.environ.get(SITES_ENV)
     if not text:
-        raise RuntimeError(f"set {SITES_ENV} or {DATABASE_ENV} to the sites to search")
-    sites = tuple(SiteDir(name, Path(folder), base, None if graph is None else Path(graph), ef)
-                  for name, folder, base, graph, ef in json.loads(text))
-    config = AppConfig(sites=sites, **settings_from_env())
+        raise RuntimeError(f"set {SITES_ENV}, {INDEX_ENV} or {DATABASE_ENV} to the sites to "
+                           "search")
+    sites = tuple(SiteDir(name, Path(folder), base) for name, folder, base in json.loads(text))
+    config = AppConfig(sites=sites, **settings)
     return create_app(config, open_sites(sites, threads=config.threads,
                                          encoder=config.query_encoder))

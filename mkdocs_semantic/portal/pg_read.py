@@ -82,8 +82,13 @@ class Database:
         return self.pool.connection()
 
     def sites(self) -> list[PgSite]:
-        with self.connection() as conn:
-            return loaded(conn)
+        psycopg = require_driver()
+        try:
+            with self.connection() as conn:
+                return loaded(conn)
+        except psycopg.Error as exc:
+            raise DatabaseError(f"the loaded sites could not be read from "
+                                f"{shown_url(self.url)}: {first_line(exc)}") from exc
 
     def close(self) -> None:
         if self.pool is not None:
@@ -113,8 +118,9 @@ class PgVectors(NearestVectors):
                 rows = conn.execute(statement, (text, text)).fetchall()
         except psycopg.Error as exc:
             raise DatabaseError(f"the nearest chunks could not be read from {self.table} "
-                                f"({first_line(exc)}): if the site was loaded twice since "
-                                "this server started, restart the server") from exc
+                                f"({first_line(exc)}): if the site was loaded twice in a "
+                                "moment, the server answers from the new load within a "
+                                "second; try again") from exc
         return (np.array([r[0] for r in rows], dtype=np.int64),
                 -np.array([r[1] for r in rows], dtype=np.float64))  # <#> is minus the dot
 
@@ -127,7 +133,7 @@ def database_bundle(database: Database, site: PgSite, folder: Path) -> Bundle:
         row = conn.execute("SELECT manifest, payloads FROM semantic_sites WHERE name = %s",
                            (site.name,)).fetchone()
         if row is None:
-            raise DatabaseError(f"site {site.name!r} is no longer loaded: restart the server")
+            raise DatabaseError(f"site {site.name!r} is no longer loaded: load it again")
         manifest, names = row
         folder.mkdir(parents=True, exist_ok=True)
         (folder / MANIFEST).write_bytes(bytes(manifest))
@@ -142,8 +148,8 @@ def database_bundle(database: Database, site: PgSite, folder: Path) -> Bundle:
                                  "name = %s", (site.name, name)).fetchone()
         if found is None:
             raise BundleError(f"payload {name} of site {site.name!r} is not in the database "
-                              "(the site was loaded twice since this server started): "
-                              "restart the server")
+                              "(the site was loaded twice in a moment): the server answers "
+                              "from the new load within a second; try again")
         _write(folder / name, bytes(found[0]))
 
     bundle = read_bundle(folder, fetch=fetch)

@@ -27,6 +27,7 @@ from mkdocs_semantic.constants import FORMAT_VERSION
 from mkdocs_semantic.search.searcher import Searcher
 
 from ..conftest import SITE_TOP_K
+from ..portal.conftest import edited_builds, sample_project
 from ..processes import Running, running, with_open_file_limit
 from .test_cli import build_sample_site, free_port
 from .test_sources import deployed, project  # noqa: F401  (their fixtures)
@@ -458,6 +459,42 @@ def test_sites_loaded_into_a_database_are_served_as_one(site, database, workers)
         want = own.answer(Query(text="cookies the browser sends"))["results"]
         assert [(r["site"], r["url"], r["anchor"], r["score"]) for r in app["results"]] == \
             [("app", r["url"], r["anchor"], r["score"]) for r in want]
+
+
+@pytest.mark.parametrize(("store", "workers"), [("index", 1), ("index", 2), ("db", 1)])
+def test_a_site_loaded_again_is_answered_from_its_new_load_without_a_restart(
+        tmp_path, request, store, workers):
+    """`load` of a site that a running `serve --index` or `serve --db` searches: once
+    each worker says it has seen the new load, queries answer from it, the site's own
+    and those over every site alike, also after a second load has removed the version
+    the server opened first."""
+    from mkdocs_semantic.apps.cli import cli
+    from mkdocs_semantic.bundle.reader import read_bundle
+
+    edited = sample_project(tmp_path / "edited")
+    target = (["--index", str(tmp_path / "index")] if store == "index"
+              else ["--db", request.getfixturevalue("database")])
+
+    def load(*sites: str) -> None:
+        loaded = CliRunner().invoke(cli, ["load", *sites, *target], catch_exceptions=False)
+        assert loaded.exit_code == 0, loaded.output
+
+    load(f"app={edited.site}", f"pwa={PARITY_BUNDLE}")
+    server: list[Running] = []
+    with serving(*target, "--workers", str(workers), "--query-encoder", "static",
+                 process=server) as base:
+        for times, words in enumerate(edited_builds(edited), 1):
+            load(f"app={edited.site}")
+            server[0].wait_for(lambda out, n=times: out.count(
+                "site 'app' was loaded again") >= n * workers, what=f"load {times} seen")
+            for site in (["app"], []):
+                status, _, body = get(search_url(base, q=words, mode="lexical", site=site))
+                assert status == 200 and "unavailable" not in body, body
+                assert any(words in r["excerpt"] for r in body["results"]
+                           if (r["site"], r["url"]) == ("app", "learn/cookies/")), body
+        status, _, health = get(base + "/health")
+        assert health["sites"]["app"]["chunks"] == \
+            read_bundle(edited.bundle).manifest.counts["chunks"]
 
 
 def test_a_source_that_stops_answering_is_a_json_503_and_other_sites_still_answer(
