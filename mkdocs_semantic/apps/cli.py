@@ -502,6 +502,9 @@ def serve(sources: tuple[str, ...], index_dir: Path | None, database: str | None
 
     require("serve", "starlette", "uvicorn")
     from .limits import ConnectionLimits
+    from .site_runner import source_wait
+
+    source_wait()  # a bad $MKDOCS_SEMANTIC_SOURCE_WAIT is named before any worker starts
 
     limits = ConnectionLimits(max_connections=max_connections, header_timeout=header_timeout,
                               keep_alive_timeout=keep_alive_timeout)
@@ -571,6 +574,7 @@ def mcp(sources: tuple[str, ...], index_dir: Path | None, database: str | None,
     SOURCE's folder or host), and search_docs takes the sites to search."""
     from .mcp_server import Docs, run
     from .service import require
+    from .site_runner import source_wait
     from .sites import Site, SiteSet, parse_sources
 
     require("mcp", "mcp")
@@ -599,7 +603,8 @@ def mcp(sources: tuple[str, ...], index_dir: Path | None, database: str | None,
         service.warm_up()
         base = (base_url if len(named) == 1 else None) or located.base_url
         sites.append(Site(entry.name, service,
-                          base if not base or base.endswith("/") else base + "/"))
+                          base if not base or base.endswith("/") else base + "/",
+                          wait=source_wait() if located.fetch is not None else None))
     run(Docs(sites=SiteSet(sites)))
 
 

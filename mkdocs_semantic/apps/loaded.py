@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from ..bundle.format import BundleError
 from ..model.spec import ModelError
 from .service import bundle_service, open_service
+from .site_runner import source_wait
 from .sites import Site, SiteSet, SitesService
 
 log = logging.getLogger("mkdocs_semantic")
@@ -83,7 +84,8 @@ class DatabaseStore:
         bundle = database_bundle(self.database, entry,
                                  self.folder / entry.name / entry.version)
         return Site(entry.name, bundle_service(bundle, threads=self.threads,
-                                               encoder=self.encoder), entry.base_url)
+                                               encoder=self.encoder), entry.base_url,
+                    wait=source_wait())
 
 
 class Follower:

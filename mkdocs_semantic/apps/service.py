@@ -37,8 +37,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("mkdocs_semantic")
 
 SEARCHES_PER_WORKER = 1
-"""Searches run at once in one worker: search is CPU-bound, so more only adds GIL
-contention; requests queue instead, and /health stays responsive."""
+"""Searches run at once in one worker of one site: search is CPU-bound, so more only adds
+GIL contention; requests queue instead, and /health stays responsive. (Several sites
+search one at a time each, on runners of their own: apps/site_runner.py.)"""
 SOURCE_ENV = "MKDOCS_SEMANTIC_SOURCE"
 SITES_ENV = "MKDOCS_SEMANTIC_SITES"
 """Several sites, as JSON: [[name, bundle folder, base URL or null], ...]."""
@@ -320,8 +321,10 @@ def create_app(config: AppConfig, service: Any = None):
                           as_typed=params.get("as_typed", "") in ("1", "true"))
             sites = params.getlist("site") or None
             service.check(query, sites)  # cheap: bad requests never wait for the searcher
-            if not limiter:
-                limiter.append(anyio.CapacityLimiter(SEARCHES_PER_WORKER))
+            if not limiter:  # several sites: the work waits on each site's runner
+                limiter.append(anyio.CapacityLimiter(
+                    max(1, config.max_queued_searches) if getattr(service, "parallel", False)
+                    else SEARCHES_PER_WORKER))
                 app.state.searches = limiter[0]
             waiting = limiter[0].statistics().tasks_waiting
             if waiting >= config.max_queued_searches:

@@ -10,6 +10,7 @@ none of its pages could pass.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import json
@@ -18,14 +19,16 @@ import os
 import re
 import time
 import urllib.parse
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..bundle.format import BundleError
 from ..model.spec import ModelError
 from ..portal.folder import SITE_NAME  # what a query's `site` names, and a folder
-from ..search.searcher import Result
+from ..search.searcher import Ranking, Result
 from ..search.spelling import Reading
 from .service import (
     DATABASE_ENV,
@@ -43,9 +46,11 @@ from .service import (
     result_dict,
     settings_from_env,
 )
-from .sources import is_url
+from .site_runner import SiteLate, SiteRunner, source_wait
+from .sources import downloaded, is_url
 
 log = logging.getLogger("mkdocs_semantic")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -121,6 +126,14 @@ class Site:
     service: QueryService
     base_url: str | None = None
     """The deployed site's URL (ending in /), for absolute links; None: links stay relative."""
+    wait: float | None = None
+    """How long a search waits for this site, whose source is a URL or a database
+    (apps/site_runner.py); None: as long as it takes (local files)."""
+    runner: SiteRunner = field(init=False, repr=False, compare=False)
+    """Where its searches run, one at a time."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "runner", SiteRunner(self.name, self.wait))
 
 
 class SiteSet:
@@ -171,38 +184,72 @@ class SiteSet:
     def search(self, query: Query, names: list[str] | None = None) -> SitesAnswer:
         """The best sections of the asked sites, merged by score (each site's own order
         kept); `query.top_k` None: the largest `top_k` of those sites. Only the sections
-        kept get their results (excerpts) made. A site that cannot be read is left out
-        and named in `unavailable`; when none can, the first one's error is raised."""
+        kept get their results (excerpts) made. Each site searches on its own runner, at
+        the same time; a site that cannot be read, or does not answer within its wait
+        (a slow source), is left out and named in `unavailable`; when none can, the
+        first one's error is raised."""
         asked = self.scope(names, query)
-        sites: list[Site] = []
-        lists: list[list[tuple[float, int, int]]] = []
-        readings: dict[str, Reading] = {}
-        rankings = []
+        started = time.monotonic()
         unavailable: dict[str, str] = {}
         failures: list[Exception] = []
-        for site in asked:
+        ranked = self._each(asked, lambda site: site.service.rank_read(query), started,
+                            unavailable, failures)
+        while True:
+            sites = [site for site in asked if site.name in ranked]
+            if not sites:
+                raise failures[0]
+            rankings = [ranked[site.name][1] for site in sites]
+            lists = [[(-r.page_score, number, at) for at, r in enumerate(ranking.fused)]
+                     for number, ranking in enumerate(rankings)]
+            top_k = query.top_k or max(site.service.searcher.defaults["top_k"]
+                                       for site in sites)
+            kept = list(itertools.islice(heapq.merge(*lists, key=lambda item: item[0]),
+                                         top_k))
+            shown = {sites[number]: (rankings[number], 1 + max(at for _, n, at in kept
+                                                               if n == number))
+                     for number in {n for _, n, _ in kept}}
+
+            def results(site: Site, shown: dict[Site, tuple[Ranking, int]] = shown
+                        ) -> list[Result]:
+                return site.service.searcher.results(*shown[site])
+
+            made = self._each(list(shown), results, started, unavailable, failures)
+            if len(made) == len(shown):
+                break
+            ranked = {name: value for name, value in ranked.items() if name not in
+                      unavailable}  # merge again without the sites that failed
+        return SitesAnswer(results=[SiteResult(sites[n].name, made[sites[n].name][at])
+                                    for _, n, at in kept],
+                           readings={site.name: ranked[site.name][0] for site in sites},
+                           unavailable=unavailable)
+
+    @staticmethod
+    def _each(sites: list[Site], call: Callable[[Site], T], started: float,
+              unavailable: dict[str, str], failures: list[Exception]) -> dict[str, T]:
+        """`call(site)` for each site, on its runner, all at the same time: by name, the
+        values of the sites that gave one; those that could not be read, or did not
+        answer within their wait of the search `started` (monotonic), go to
+        `unavailable` and `failures`."""
+        futures: dict[Site, Future[T]] = {}
+        values: dict[str, T] = {}
+
+        def failed(site: Site, exc: Exception) -> None:
+            log.warning("site %s could not be read: %s", site.name, exc)
+            unavailable[site.name] = str(exc)
+            failures.append(exc)
+
+        for site in sites:
             try:
-                reading, ranking = site.service.rank_read(query)
+                futures[site] = site.runner.submit(functools.partial(call, site))
+            except SiteLate as exc:
+                failed(site, exc)
+        for site, future in futures.items():
+            until = None if site.wait is None else started + site.wait
+            try:
+                values[site.name] = site.runner.result(future, until=until)
             except (BundleError, ModelError, OSError) as exc:
-                log.warning("site %s could not be read: %s", site.name, exc)
-                unavailable[site.name] = str(exc)
-                failures.append(exc)
-                continue
-            number = len(sites)
-            sites.append(site)
-            readings[site.name] = reading
-            rankings.append(ranking)
-            lists.append([(-r.page_score, number, at) for at, r in enumerate(ranking.fused)])
-        if not sites:
-            raise failures[0]
-        top_k = query.top_k or max(site.service.searcher.defaults["top_k"] for site in sites)
-        kept = list(itertools.islice(heapq.merge(*lists, key=lambda item: item[0]), top_k))
-        shown = {number: 1 + max(at for _, n, at in kept if n == number)
-                 for number in {n for _, n, _ in kept}}
-        made = {number: sites[number].service.searcher.results(rankings[number], count)
-                for number, count in shown.items()}
-        return SitesAnswer(results=[SiteResult(sites[n].name, made[n][at]) for _, n, at in kept],
-                           readings=readings, unavailable=unavailable)
+                failed(site, exc)
+        return values
 
     def link(self, site: str, href: str) -> str:
         base = self.site(site).base_url
@@ -267,6 +314,11 @@ class SitesService:
     `GET /search?q=...&site=NAME` (repeatable) searches those, every result names its
     site."""
 
+    parallel = True
+    """Its searches wait on the runners of their sites, which search one at a time each
+    (apps/site_runner.py): a worker takes several at once, so that a site waiting on its
+    source holds up only the searches that wait for it."""
+
     def __init__(self, sites: SiteSet) -> None:
         self.sites = sites
 
@@ -312,7 +364,8 @@ def open_sites(sites: tuple[SiteDir, ...], *, threads: int = 0,
     encoders.server_encoder)."""
     return SitesService(SiteSet([
         Site(site.name, open_service(site.bundle_dir, threads=threads, encoder=encoder),
-             site.base_url) for site in sites]))
+             site.base_url, wait=source_wait() if downloaded(site.bundle_dir) else None)
+        for site in sites]))
 
 
 def database_sites(url: str) -> list[str]:

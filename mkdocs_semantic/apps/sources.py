@@ -238,6 +238,12 @@ def _manifest_url(root: Path) -> str | None:
     return manifest_url if isinstance(manifest_url, str) and is_url(manifest_url) else None
 
 
+def downloaded(root: Path) -> bool:
+    """Whether `fetch_bundle` filled the bundle folder at `root`: its shards come from a
+    URL as queries first need them."""
+    return _manifest_url(root) is not None
+
+
 def range_fetcher(root: Path) -> PayloadRange | None:
     """For a bundle folder that `fetch_bundle` filled: a function that reads `size` bytes
     of a payload at `offset` with one range request (None when the site answers with the

@@ -16,6 +16,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from click.testing import CliRunner
 
 from mkdocs_semantic.apps.limits import RateLimitFilter
 from mkdocs_semantic.apps.service import Query, QueryService
+from mkdocs_semantic.bundle.reader import ON_DEMAND
 from mkdocs_semantic.constants import FORMAT_VERSION
 from mkdocs_semantic.search.searcher import Searcher
 
@@ -30,7 +32,7 @@ from ..conftest import SITE_TOP_K
 from ..portal.conftest import edited_builds, sample_project
 from ..processes import Running, running, with_open_file_limit
 from .test_cli import build_sample_site, free_port
-from .test_sources import deployed, project  # noqa: F401  (their fixtures)
+from .test_sources import Recorder, deployed, project  # noqa: F401  (their fixtures)
 
 
 @pytest.fixture(scope="module")
@@ -40,11 +42,12 @@ def site(tmp_path_factory) -> Path:
 
 @contextmanager
 def serving(*args: str, timeout: float = 60, open_files: int | None = None,
-            process: list[Running] | None = None) -> Iterator[str]:
+            process: list[Running] | None = None,
+            env: dict[str, str] | None = None) -> Iterator[str]:
     """Run `mkdocs-semantic serve ARGS` on 127.0.0.1 until /health answers; yields its URL.
 
     `open_files` caps the server's open-file limit; `process`, if given, receives the
-    running server (for its output).
+    running server (for its output); `env`: variables set for the server besides ours.
     """
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -52,16 +55,18 @@ def serving(*args: str, timeout: float = 60, open_files: int | None = None,
     if open_files is not None:
         command = with_open_file_limit(command, open_files)
     with running(command, ready_url=base + "/health", name="mkdocs-semantic serve",
-                 timeout=timeout, env={**os.environ, "PYTHONWARNINGS": "ignore"}) as server:
+                 timeout=timeout,
+                 env={**os.environ, "PYTHONWARNINGS": "ignore", **(env or {})}) as server:
         if process is not None:
             process.append(server)
         yield base
 
 
-def get(url: str, headers: dict | None = None) -> tuple[int, dict, dict]:
+def get(url: str, headers: dict | None = None, *,
+        timeout: float = 30) -> tuple[int, dict, dict]:
     request = urllib.request.Request(url, headers=headers or {})
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.status, dict(response.headers), json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, dict(exc.headers), json.loads(exc.read())
@@ -514,3 +519,50 @@ def test_a_source_that_stops_answering_is_a_json_503_and_other_sites_still_answe
         assert "lexical/" in body["unavailable"]["web"]
         status, _, body = get(search_url(both, q="how do uploads work", site="web"))
         assert status == 503 and "lexical/" in body["error"]
+
+
+def test_a_slow_source_holds_only_its_own_site(site, deployed):  # noqa: F811
+    """The deployed site's shards come only when the test lets them (a source that
+    answers very slowly). While its search waits for them: a search of that site is a
+    JSON 503 naming the cause, after the site's wait and then at once; the other site
+    answers, alone and over both sites, naming the slow one. Once the source sends, the
+    search left waiting ends, and the slow site answers again."""
+    bundle = deployed.root / "docs" / "semantic"
+    asked, release = threading.Event(), threading.Event()
+
+    def hold(handler: Recorder) -> None:
+        asked.set()
+        release.wait(120)  # a hang guard: the test lets it go
+        SimpleHTTPRequestHandler.do_GET(handler)
+
+    for path in bundle.rglob("*"):
+        name = path.relative_to(bundle).as_posix()
+        if path.is_file() and name.startswith(ON_DEMAND):
+            deployed.overrides[f"/docs/semantic/{name}"] = hold
+    query = "how do uploads work"
+    server: list[Running] = []
+    with serving(f"app={site}", f"web={deployed.url}docs/", process=server) as base:
+        try:
+            status, headers, web = get(search_url(base, q=query, site="web"))
+            assert status == 503 and headers["retry-after"] == "5"
+            assert web["error"].startswith(  # the default wait
+                "the documentation could not be read (site 'web' did not answer within 5 s")
+            assert asked.wait(60)  # on its source
+            status, _, app = get(search_url(base, q=query, site="app"))
+            assert status == 200 and {r["site"] for r in app["results"]} == {"app"}
+            status, _, both = get(search_url(base, q=query))
+            assert status == 200
+            assert [(r["site"], r["url"]) for r in both["results"]] == \
+                [(r["site"], r["url"]) for r in app["results"]]
+            assert "still waiting on its source" in both["unavailable"]["web"]
+            status, _, web = get(search_url(base, q=query, site="web"))
+            assert status == 503 and "still waiting on its source" in web["error"]
+        finally:
+            release.set()
+        server[0].wait_for(lambda out: "site 'web' answered a search it had been left out "
+                           "of" in out, what="the search left waiting ending")
+        status, _, web = get(search_url(base, q=query, site="web"))
+        assert status == 200 and {r["site"] for r in web["results"]} == {"web"}
+        status, _, both = get(search_url(base, q=query))
+        assert status == 200 and "unavailable" not in both
+        assert {r["site"] for r in both["results"]} == {"app", "web"}
