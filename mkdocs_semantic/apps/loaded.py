@@ -10,7 +10,9 @@ version before the latest. Each change is said in the log.
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,9 +20,20 @@ from typing import Any, Protocol
 
 from ..bundle.format import BundleError
 from ..model.spec import ModelError
-from .service import bundle_service, open_service
+from .service import (
+    DATABASE_ENV,
+    EF_SEARCH_ENV,
+    INDEX_ENV,
+    SITES_ENV,
+    AppConfig,
+    SiteDir,
+    bundle_service,
+    create_app,
+    open_service,
+    settings_from_env,
+)
 from .site_runner import source_wait
-from .sites import Site, SiteSet, SitesService
+from .sites import Site, SiteSet, SitesService, open_sites
 
 log = logging.getLogger("mkdocs_semantic")
 
@@ -171,3 +184,28 @@ def open_database_sites(url: str, *, ef_search: int | None = None, threads: int 
     database = open_database(url, ef_search=ef_search)
     return following(DatabaseStore(database, scratch_folder(), threads=threads,
                                    encoder=encoder))
+
+
+def app_from_env():
+    """App factory for uvicorn's workers when a server searches several sites:
+    MKDOCS_SEMANTIC_DATABASE (a PostgreSQL URL) or MKDOCS_SEMANTIC_INDEX (a data folder),
+    each with MKDOCS_SEMANTIC_EF_SEARCH, or MKDOCS_SEMANTIC_SITES (JSON: [[name, bundle
+    folder, base URL or null], ...]), and the variables service.app_from_env reads
+    besides its SOURCE."""
+    ef_search = int(os.environ.get(EF_SEARCH_ENV) or 0) or None
+    settings = settings_from_env()
+    opened = {"threads": settings["threads"], "encoder": settings["query_encoder"]}
+    if url := os.environ.get(DATABASE_ENV):
+        return create_app(AppConfig(database=url, ef_search=ef_search, **settings),
+                          open_database_sites(url, ef_search=ef_search, **opened))
+    if folder := os.environ.get(INDEX_ENV):
+        return create_app(AppConfig(index_dir=Path(folder), ef_search=ef_search, **settings),
+                          open_index_sites(Path(folder), ef_search=ef_search, **opened))
+    text = os.environ.get(SITES_ENV)
+    if not text:
+        raise RuntimeError(f"set {SITES_ENV}, {INDEX_ENV} or {DATABASE_ENV} to the sites to "
+                           "search")
+    sites = tuple(SiteDir(name, Path(folder), base) for name, folder, base in json.loads(text))
+    config = AppConfig(sites=sites, **settings)
+    return create_app(config, open_sites(sites, threads=config.threads,
+                                         encoder=config.query_encoder))

@@ -358,7 +358,7 @@ def create_app(config: AppConfig, service: Any = None):
 
 
 def config_to_env(config: AppConfig) -> dict[str, str]:
-    """The environment that `app_from_env` (or apps/sites.py's, for several sites) reads:
+    """The environment that `app_from_env` (or apps/loaded.py's, for several sites) reads:
     how each worker process gets its config."""
     settings = {THREADS_ENV: str(config.threads), CORS_ENV: " ".join(config.cors_origins),
                 QUEUE_ENV: str(config.max_queued_searches),
@@ -443,7 +443,7 @@ def serve(config: AppConfig, *, host: str = "127.0.0.1", port: int = 8000,
     from uvicorn.supervisors import Multiprocess
 
     os.environ.update(config_to_env(config))
-    factory = ("mkdocs_semantic.apps.sites:app_from_env"
+    factory = ("mkdocs_semantic.apps.loaded:app_from_env"
                if config.sites or config.database or config.index_dir
                else "mkdocs_semantic.apps.service:app_from_env")
     uv_config = uvicorn.Config(factory, factory=True,

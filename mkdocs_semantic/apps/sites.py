@@ -13,9 +13,7 @@ from __future__ import annotations
 import functools
 import heapq
 import itertools
-import json
 import logging
-import os
 import re
 import time
 import urllib.parse
@@ -31,20 +29,13 @@ from ..portal.folder import SITE_NAME  # what a query's `site` names, and a fold
 from ..search.searcher import Ranking, Result
 from ..search.spelling import Reading
 from .service import (
-    DATABASE_ENV,
-    EF_SEARCH_ENV,
-    INDEX_ENV,
-    SITES_ENV,
-    AppConfig,
     BadRequest,
     Query,
     QueryService,
     SiteDir,
-    create_app,
     open_service,
     reading_dict,
     result_dict,
-    settings_from_env,
 )
 from .site_runner import SiteLate, SiteRunner, source_wait
 from .sources import downloaded, is_url
@@ -377,30 +368,3 @@ def database_sites(url: str) -> list[str]:
         return [site.name for site in database.sites()]
     finally:
         database.close()
-
-
-def app_from_env():
-    """App factory for uvicorn's workers when a server searches several sites:
-    MKDOCS_SEMANTIC_DATABASE (a PostgreSQL URL) or MKDOCS_SEMANTIC_INDEX (a data folder),
-    each with MKDOCS_SEMANTIC_EF_SEARCH, or MKDOCS_SEMANTIC_SITES (JSON: [[name, bundle
-    folder, base URL or null], ...]), and the variables service.app_from_env reads
-    besides its SOURCE."""
-    from .loaded import open_database_sites, open_index_sites
-
-    ef_search = int(os.environ.get(EF_SEARCH_ENV) or 0) or None
-    settings = settings_from_env()
-    opened = {"threads": settings["threads"], "encoder": settings["query_encoder"]}
-    if url := os.environ.get(DATABASE_ENV):
-        return create_app(AppConfig(database=url, ef_search=ef_search, **settings),
-                          open_database_sites(url, ef_search=ef_search, **opened))
-    if folder := os.environ.get(INDEX_ENV):
-        return create_app(AppConfig(index_dir=Path(folder), ef_search=ef_search, **settings),
-                          open_index_sites(Path(folder), ef_search=ef_search, **opened))
-    text = os.environ.get(SITES_ENV)
-    if not text:
-        raise RuntimeError(f"set {SITES_ENV}, {INDEX_ENV} or {DATABASE_ENV} to the sites to "
-                           "search")
-    sites = tuple(SiteDir(name, Path(folder), base) for name, folder, base in json.loads(text))
-    config = AppConfig(sites=sites, **settings)
-    return create_app(config, open_sites(sites, threads=config.threads,
-                                         encoder=config.query_encoder))
