@@ -20,7 +20,7 @@ from pathlib import Path
 
 from results_file import write_results  # bench/results_file.py
 
-from mkdocs_semantic.plugin.theme import RUNTIME_PREFIX, ClientAssets
+from mkdocs_semantic.pages.theme import RUNTIME_PREFIX, ClientAssets
 
 HERE = Path(__file__).resolve().parent
 PAGE = ("auto.js", "semantic.js", "semantic.css")

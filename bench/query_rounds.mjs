@@ -11,7 +11,7 @@
 // folder answered at once (as if they had come before the query, beside the catalog);
 // `--page-pieces`, the engine told the hash of the keyed word piece files, as a built
 // page tells it; `--page-hints <json>`, the hints a built page gives (`{pieces, keywords,
-// pages, words, index}`, as mkdocs_semantic/plugin/hints.py bundle_hints makes them), the
+// pages, words, index}`, as mkdocs_semantic/pages/hints.py bundle_hints makes them), the
 // engine's first query brought by the page's opening as a page brings it;
 // `--no-guess-pieces`, no word's pieces asked for before its rows say the site lacks it
 // (as for a reader who saves data); `--typing`, each query answered as the search box

@@ -50,7 +50,7 @@ from query_rounds import QUERY_ROUNDS, client_at, measure  # noqa: E402
 from results_file import write_results  # noqa: E402
 
 from mkdocs_semantic.bundle.reader import read_catalog, read_manifest  # noqa: E402
-from mkdocs_semantic.plugin.hints import bundle_hints  # noqa: E402
+from mkdocs_semantic.pages.hints import bundle_hints  # noqa: E402
 
 SETS = "fastapi,mkdocs,manpages,npm,postgres,python"
 PASSES = {"first": ("off", ["--cold-each"], True), "later": ("on", [], False)}

@@ -18,9 +18,10 @@ LAYERS = {
     "bundle": RECORDS,
     "indexing": RECORDS | {"bundle"},
     "search": RECORDS | {"bundle"},
-    "plugin": RECORDS | {"bundle", "indexing"},
+    "pages": RECORDS | {"bundle"},
+    "plugin": RECORDS | {"bundle", "indexing", "pages"},
     "portal": RECORDS | {"bundle"},
-    "apps": RECORDS | {"bundle", "indexing", "search", "portal"},
+    "apps": RECORDS | {"bundle", "indexing", "search", "portal", "pages"},
     **{name: RECORDS for name in RECORDS},
 }
 ENTRY_POINTS = {"mkdocs_semantic", "mkdocs_semantic.__main__"}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from mkdocs_semantic.plugin.theme import ClientAssets
+from mkdocs_semantic.pages.theme import ClientAssets
 
 from .conftest import REPO
 
@@ -183,7 +183,7 @@ def test_pip_installs_from_the_sdist_without_node_and_the_client_loads(wheel, tm
     run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet",
          "--disable-pip-version-check", "--target", str(target), str(wheel)])
     script = ("import mkdocs_semantic, json; "
-              "from mkdocs_semantic.plugin.theme import ClientAssets; a = ClientAssets.load(); "
+              "from mkdocs_semantic.pages.theme import ClientAssets; a = ClientAssets.load(); "
               "print(json.dumps([mkdocs_semantic.__file__, a.hash]))")
     proc = run([sys.executable, "-c", script], cwd=tmp_path,  # not the checkout's package
                env={**os.environ, "PYTHONPATH": str(target)})

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mkdocs_semantic.indexing.indexer import human_bytes
-from mkdocs_semantic.plugin import theme
+from mkdocs_semantic.pages import theme
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"

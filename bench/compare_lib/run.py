@@ -99,7 +99,7 @@ def snapshot_package(work: Path) -> Path:
     import relevance as relevance_module  # bench/relevance.py: queries and page-level scoring
 
     from mkdocs_semantic.constants import SEARCH_MODES as modes
-    from mkdocs_semantic.plugin import theme as client_module
+    from mkdocs_semantic.pages import theme as client_module
     from mkdocs_semantic.search.searcher import Searcher as searcher_class
 
     relevance, semantic_client, Searcher, MODES = (relevance_module, client_module,

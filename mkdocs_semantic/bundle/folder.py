@@ -14,9 +14,9 @@ from .names import CATALOG_NAME, PayloadError, check_name
 PAYLOAD_FOLDERS = ("pages", "facets", "index", "fragments", "text", "vectors", "lexical", "table",
                    "model", "vocabulary", "pieces", "words", "parts")
 API_ENTRY = "semantic.js"
-"""The stable entry point of the browser client's JavaScript API (written by plugin/theme.py)."""
+"""The stable entry point of the browser client's JavaScript API (written by pages/theme.py)."""
 CLIENT_FOLDER = "client"
-"""Where plugin/theme.py copies the browser client, one `<hash>/` folder per client build."""
+"""Where pages/theme.py copies the browser client, one `<hash>/` folder per client build."""
 OLD_PAYLOAD = re.compile(r"^(index|chunks|text|lexical|model|tokenizer)\.[0-9a-f]{12}\.\w+$")
 _TEMPORARY = re.compile(r"^\.[\w.]+-\w+$")
 _CLIENT_HASH = re.compile(r"^[0-9a-f]{12}$")

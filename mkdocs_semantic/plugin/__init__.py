@@ -1,5 +1,5 @@
-"""The MkDocs plugin: hooks (`plugin`), options (`config`) and the browser client wired
-into the theme's pages (`theme`)."""
+"""The MkDocs plugin: hooks (`plugin`) and options (`config`); the browser client is wired
+into the theme's pages by `pages/`, which `mkdocs-semantic index` shares."""
 
 from .plugin import SemanticPlugin
 

@@ -22,9 +22,9 @@ from ..indexing.progress import Progress
 from ..logs import build_log as log
 from ..model.onnx import TokenCounter
 from ..model.spec import ModelError, ModelSpec, default_model_spec, verify_default_model
-from . import theme
+from ..pages import theme
+from ..pages.hints import PageHints, bundle_hints, rewrite_pages
 from .config import MAX_THREADS, SemanticConfig
-from .hints import PageHints, bundle_hints, rewrite_pages
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig

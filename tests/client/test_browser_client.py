@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mkdocs_semantic.plugin.hints import PageHints
-from mkdocs_semantic.plugin.theme import (
+from mkdocs_semantic.pages.hints import PageHints
+from mkdocs_semantic.pages.theme import (
     ClientAssets,
     add_to_head,
     choose_ui,

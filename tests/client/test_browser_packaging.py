@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mkdocs_semantic.plugin.theme import ASSETS, ClientAssets, ClientError
+from mkdocs_semantic.pages.theme import ASSETS, ClientAssets, ClientError
 
 from ..conftest import REPO
 

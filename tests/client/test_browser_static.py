@@ -17,7 +17,7 @@ import pytest
 
 from mkdocs_semantic.bundle.reader import read_bundle
 from mkdocs_semantic.bundle.shard_lists import hash_at, shard_name
-from mkdocs_semantic.plugin.theme import ClientAssets, add_to_head, page_tags
+from mkdocs_semantic.pages.theme import ClientAssets, add_to_head, page_tags
 from mkdocs_semantic.search.searcher import Searcher
 
 from ..conftest import REPO

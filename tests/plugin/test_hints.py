@@ -6,7 +6,7 @@ import json
 import logging
 from pathlib import Path
 
-from mkdocs_semantic.plugin.hints import (
+from mkdocs_semantic.pages.hints import (
     MAX_HINTED_SHARDS,
     PageHints,
     add_late_hints,

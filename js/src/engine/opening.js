@@ -15,7 +15,7 @@ import { mayPrefetch } from "./prefetch.js";
 
 /**
  * The page's hints, as its meta tag's `data-` attributes and Material's worker URL's
- * parameters name them (mkdocs_semantic/plugin/hints.py PageHints).
+ * parameters name them (mkdocs_semantic/pages/hints.py PageHints).
  */
 export const HINTS = ["pieces", "keywords", "pages", "words", "index"];
 
