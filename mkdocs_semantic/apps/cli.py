@@ -29,6 +29,7 @@ from ..bundle.reader import read_bundle
 from ..constants import QUERY_ENCODERS, SEARCH_MODES, __version__
 from ..logs import LOGGERS
 from ..model.spec import ModelError
+from ..pages.theme import ClientAssets, ClientError
 from .evaluate import QueryFileError
 from .service import BadRequest, MissingDependency, Query, QueryService, parse_filters
 from .sources import Source, open_source
@@ -168,9 +169,17 @@ def load_source(source: str, cache_dir: Path | None, *, fetch_all: bool = False,
 @click.option("--dtype", type=click.Choice(("i8", "f16", "f32")), default="i8",
               show_default=True, help="How vectors are stored.")
 @click.option("--dry-run", is_flag=True, help="Print what would change; write nothing.")
+@click.option("--ui", type=click.Choice(("auto", "dialog", "none")), default="none",
+              show_default=True,
+              help="Search in the pages: auto answers in the site's own search box where it "
+                   "is one the client knows (Zensical's, Material's, the mkdocs and "
+                   "readthedocs themes'), in a dialog elsewhere; dialog, in a dialog on every "
+                   "page (/ or Ctrl-K); none writes the bundle alone and no page.")
 def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: bool, dtype: str,
-          dry_run: bool) -> None:
-    """Index a built static HTML site from any generator into SITE_DIR/semantic."""
+          dry_run: bool, ui: str) -> None:
+    """Index a built static HTML site from any generator into SITE_DIR/semantic, and
+    with --ui wire search into its pages."""
+    from ..bundle.wordpieces import keyed_pieces_hash
     from ..indexing.indexer import Indexer, IndexOptions
     from ..indexing.static_site import chunk_site, plan_site
     from ..model.spec import default_model_spec, verify_default_model
@@ -188,15 +197,40 @@ def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: boo
         cache_path = folder / "embeddings.npz"
     indexer = Indexer(spec, IndexOptions(dtype=dtype), cache_path=cache_path)
     indexer.embed_early = not dry_run
+    assets = _client_assets() if ui != "none" else None  # a missing client fails first
     pages, chunks = chunk_site(site_dir, indexer, bundle_dir=out)
     if not chunks:
         raise BundleError(f"no HTML page with text under {site_dir}: point at a built site")
     if dry_run:
         _print_plan(plan_site(chunks, indexer, bundle_dir=out), out)
         return
-    stats = indexer.write(out, chunks, pages=pages)
+    stats = indexer.write(out, chunks, pages=len(pages))
     stats = stats.with_files(indexer.footprint(out))
     say(f"semantic: {stats.summary()} -> {out}")
+    if assets is not None:
+        _wire_pages(site_dir, bundle_dir, pages, ui=ui, assets=assets,
+                    pieces=keyed_pieces_hash(spec.tokenizer_path))
+
+
+def _client_assets() -> ClientAssets:
+    try:
+        return ClientAssets.load()
+    except ClientError as exc:
+        raise click.ClickException(f"--ui needs the browser client: {exc}") from None
+
+
+def _wire_pages(site_dir: Path, bundle_dir: str, pages: list[tuple[Path, str]], *, ui: str,
+                assets: ClientAssets, pieces: str | None) -> None:
+    """Copy the client beside the bundle and wire it into every indexed page; one
+    warning line for each page that could not be rewritten."""
+    from ..pages.hints import bundle_hints
+    from ..pages.wiring import Wiring, wire_pages
+
+    assets.install(site_dir, bundle_dir, runtime=False)
+    hints = bundle_hints(site_dir / bundle_dir, pieces=pieces)
+    wired = wire_pages(pages, Wiring(ui=ui, bundle_dir=bundle_dir, assets=assets, hints=hints))
+    say(f"semantic: search ({ui}) in {wired.changed + wired.unchanged} pages, "
+        f"{wired.changed} rewritten")
 
 
 def _print_plan(plan, out: Path) -> None:

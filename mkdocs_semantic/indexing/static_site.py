@@ -169,10 +169,12 @@ class SitePlan:
     note: str = ""
 
 
-def chunk_site(site: Path, indexer: Indexer, *, bundle_dir: Path) -> tuple[int, list[Chunk]]:
-    """Read and chunk every page; returns (pages, chunks)."""
+def chunk_site(site: Path, indexer: Indexer, *,
+               bundle_dir: Path) -> tuple[list[tuple[Path, str]], list[Chunk]]:
+    """Read and chunk every page; returns the indexed pages (file, URL), the pages
+    that gave chunks, and the chunks."""
     chunks: list[Chunk] = []
-    pages = 0
+    indexed: list[tuple[Path, str]] = []
     for path in iter_html(site, skip=bundle_dir):
         page = read_page(site, path)
         if page is None:
@@ -182,9 +184,9 @@ def chunk_site(site: Path, indexer: Indexer, *, bundle_dir: Path) -> tuple[int, 
         except ValueError as exc:
             raise BundleError(f"cannot chunk {path}: {exc}") from exc
         if page_chunks:
-            pages += 1
+            indexed.append((path, page.facts.url))
             chunks.extend(page_chunks)
-    return pages, chunks
+    return indexed, chunks
 
 
 def plan_site(chunks: list[Chunk], indexer: Indexer, *, bundle_dir: Path) -> SitePlan:

@@ -1,0 +1,111 @@
+"""Sites that no plugin built search, in headless Chromium: `mkdocs-semantic index --ui`
+wires the client into their pages, and the box answers real keystrokes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mkdocs.config.defaults import MkDocsConfig
+
+from mkdocs_semantic.apps.cli import cli
+from mkdocs_semantic.search.searcher import Searcher
+
+from ..conftest import REPO
+from ..indexing.test_static_site import write_site
+from .test_browser import (
+    CDN_ERRORS,
+    PREFIX,
+    WORDS_AS_TYPED,
+    drive,
+    first_link,
+    model_requests,
+    top_sections,
+)
+
+OFFLINE = "set it up on a computer that is not connected to the network"
+
+
+def answers(site: Path, query: str, seen: dict) -> bool:
+    """Whether the box showed the Python searcher's best section among its first three
+    (the static query encoder in both: the same ranking)."""
+    best = Searcher.open(site).search(query)[0]
+    return best.href in top_sections(seen["results"], 3)
+
+
+def index(site: Path, ui: str, cache: Path) -> None:
+    result = CliRunner().invoke(cli, ["index", str(site), "--ui", ui, "--cache-dir", str(cache)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.fixture(scope="module")
+def plain_site(tmp_path_factory) -> Path:
+    """A hand-written HTML site (no generator, no search box), indexed with --ui dialog."""
+    root = tmp_path_factory.mktemp("plain")
+    site = write_site(root / "public")
+    index(site, "dialog", root / "cache")
+    return site
+
+
+def test_the_dialog_answers_on_a_plain_html_site(plain_site, tmp_path):
+    """The button the client adds opens the dialog; the query, typed key by key, shows
+    the page that answers, and Enter opens the best result under the site's sub-path."""
+    plan = {"site": str(plain_site), "prefix": PREFIX, "theme": "button", "start": "",
+            "typeDelayMs": 40, "queries": [{"query": OFFLINE, "press": True}]}
+    report = drive("search", plan, tmp_path)
+    seen = report["queries"][0]
+    assert answers(plain_site, OFFLINE, seen)
+    assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
+    assert seen["ranking"] == [["hybrid", OFFLINE]]
+    assert seen["typedInto"] == WORDS_AS_TYPED
+    assert model_requests(report) == []
+    assert report["pageErrors"] == [] and report["dialogs"] == []
+
+
+def test_slash_opens_the_dialog_on_a_nested_page(plain_site, tmp_path):
+    """On a page two folders down, "/" opens the dialog and its tags find the bundle."""
+    plan = {"site": str(plain_site), "prefix": PREFIX, "theme": "dialog",
+            "start": "blog/2024/release.html", "typeDelayMs": 20,
+            "queries": [{"query": OFFLINE, "press": False}]}
+    report = drive("search", plan, tmp_path)
+    seen = report["queries"][0]
+    assert seen["searchedOn"].endswith("blog/2024/release.html")
+    assert answers(plain_site, OFFLINE, seen)
+    assert seen["dialogOpen"] is True
+    assert report["pageErrors"] == [] and report["dialogs"] == []
+
+
+@pytest.fixture(scope="module")
+def mkdocs_site(tmp_path_factory) -> Path:
+    """The example site built by MkDocs (mkdocs theme, the search plugin alone), then
+    indexed with --ui auto."""
+    root = tmp_path_factory.mktemp("mkdocs-theme")
+    source = shutil.copytree(REPO / "example-site", root / "source",
+                             ignore=shutil.ignore_patterns("site", ".cache"))
+    config = yaml.safe_load((source / "mkdocs.yml").read_text(encoding="utf-8"))
+    config.update(plugins=["search"], site_dir=str(root / "site"))
+    config_file = source / "mkdocs-search.yml"
+    config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    MkDocsConfig.plugins.plugin_cache.clear()
+    build(load_config(config_file=str(config_file)))
+    index(root / "site", "auto", root / "cache")
+    return root / "site"
+
+
+def test_auto_answers_in_the_mkdocs_themes_own_box(mkdocs_site, tmp_path):
+    """The theme's search modal answers, and lunr and its index are never fetched."""
+    query = "how can my web app keep working without a network connection"
+    plan = {"site": str(mkdocs_site), "prefix": PREFIX, "theme": "mkdocs", "start": "",
+            "typeDelayMs": 20, "queries": [{"query": query, "press": True}]}
+    report = drive("search", plan, tmp_path)
+    seen = report["queries"][0]
+    assert answers(mkdocs_site, query, seen)
+    assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
+    assert [r for r in report["requests"] if r.startswith(PREFIX + "search/")] == []
+    assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
