@@ -76,6 +76,26 @@ const THEMES = {
     results: links(".semantic-dialog a.semantic-hit"),
     status: ".semantic-status",
   },
+  // Zensical's search button in its header opens our dialog (mkdocs-semantic index
+  // --ui auto took it from Zensical's own search); "/" does too (zensicalSlash).
+  zensical: {
+    input: ".semantic-zensical input",
+    open: async (page) => {
+      await page.click(".md-search__button");
+      await page.waitForFunction(() => document.activeElement?.matches(".semantic-zensical input"));
+    },
+    results: links(".semantic-zensical a.semantic-hit"),
+    status: ".semantic-status",
+  },
+  zensicalSlash: {
+    input: ".semantic-zensical input",
+    open: async (page) => {
+      await page.keyboard.press("/");
+      await page.waitForFunction(() => document.activeElement?.matches(".semantic-zensical input"));
+    },
+    results: links(".semantic-zensical a.semantic-hit"),
+    status: ".semantic-status",
+  },
   // The same dialog, opened by its search button (themes with no search box).
   button: {
     input: ".semantic-dialog input",
@@ -163,11 +183,14 @@ async function withSite(plan, fn) {
 // record the words the opened page marks (Material's search.highlight).
 // `pick`: choose the result whose link ends with it by arrow keys before Enter.
 // `escape`: press Esc and record whether the result panels are open.
+// `newTab`: Ctrl-click (Cmd on macOS) the first result link; record the URL of the tab
+// it opened, the page's own URL after it (the page stays where it was) and whether our
+// dialog is still open.
 // A step with `edit: {file, text}` appends text to a source file and, instead of
 // loading the start page, waits for `mkdocs serve` to rebuild and reload the page.
 async function search(plan) {
   const theme = THEMES[plan.theme];
-  return withSite(plan, async ({ page, server }) => {
+  return withSite(plan, async ({ page, server, context }) => {
     if (plan.viewport) await page.setViewportSize(plan.viewport);
     const out = [];
     for (const step of plan.queries) {
@@ -211,6 +234,14 @@ async function search(plan) {
           await page.keyboard.press("ArrowDown");
         }
         record.picked = await selectedHref(page);
+      }
+      if (step.newTab) {
+        const [tab] = await Promise.all([context.waitForEvent("page", { timeout: TIMEOUT }),
+          page.click("a.semantic-hit >> nth=0", { modifiers: ["ControlOrMeta"] })]);
+        await tab.waitForLoadState("domcontentloaded");
+        record.newTab = { opened: tab.url(), stayed: page.url(),
+          dialogOpen: await page.$$eval("dialog.semantic-dialog", (els) => els.some((e) => e.open)) };
+        await tab.close();
       }
       if (step.escape) {
         // Esc: what the panel and the combobox say after it (readthedocs' sidebar).
@@ -424,6 +455,8 @@ const BOXES = {
   material: { box: ".md-search-result", links: ".md-search-result__list a.md-search-result__link",
               list: ".md-search-result__list" },
   button: { box: ".semantic-dialog .semantic-output", links: "a.semantic-hit" },
+  zensical: { box: ".semantic-zensical .semantic-output", links: "a.semantic-hit" },
+  zensicalSlash: { box: ".semantic-zensical .semantic-output", links: "a.semantic-hit" },
 };
 
 /**

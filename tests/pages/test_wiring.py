@@ -17,6 +17,7 @@ from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 
 from mkdocs_semantic.apps.cli import cli
+from mkdocs_semantic.pages.boxes import find_box
 from mkdocs_semantic.pages.hints import bundle_hints
 from mkdocs_semantic.pages.theme import ClientAssets
 
@@ -217,3 +218,55 @@ def test_index_writes_the_meta_tag_the_plugin_writes(theme_sites):
     assert list(meta) == ["name", "content", "data-site-root", "data-ui", "data-pieces",
                           "data-keywords", "data-pages"]
     assert (meta["content"], meta["data-site-root"]) == ("../semantic/manifest.json", "../")
+
+
+@pytest.fixture(scope="module")
+def zensical_sites(tmp_path_factory) -> dict[str, Path]:
+    """The example site built by Zensical with `search.highlight` on (`built`), and a
+    copy indexed with --ui auto (`wired`)."""
+    from ..client.test_browser_zensical import FEATURES, zensical_build
+
+    root = tmp_path_factory.mktemp("zensical")
+    built = zensical_build(root / "source", features=FEATURES)
+    wired = shutil.copytree(built, root / "wired")
+    index(wired, "--ui", "auto", cache=root / "cache")
+    return {"built": built, "wired": wired, "cache": root / "cache"}
+
+
+def test_auto_takes_zensicals_button_from_its_own_search(zensical_sites):
+    """Zensical mounts its search (and so fetches its index) on
+    `[data-md-component=search]`: the attribute goes, the button and the small screen's
+    icon open ours, and `search.highlight`, which reads the index on every page, goes."""
+    built = (zensical_sites["built"] / "freshness" / "index.html").read_text("utf-8")
+    wired = (zensical_sites["wired"] / "freshness" / "index.html").read_text("utf-8")
+    assert find_box(built) == "zensical"
+    assert attributes(META.search(wired).group(0))["data-ui"] == "zensical"
+    assert LOADER.search(wired).group(1).endswith("/auto.js")
+    assert 'data-md-component="search"' in built and 'data-md-component="search"' not in wired
+    assert re.search(r'<div class="md-search"[^>]* data-semantic-search>', wired)
+    assert re.search(r'<label [^>]*for="__search" data-semantic-search>', wired)
+    config = lambda page: json.loads(re.search(  # noqa: E731
+        r'<script id="__config" type="application/json">(.*?)</script>', page).group(1))
+    assert "search.highlight" in config(built)["features"]
+    assert config(wired)["features"] == [f for f in config(built)["features"]
+                                         if f != "search.highlight"]
+    assert config(wired)["search"] == config(built)["search"]  # its worker, never started
+    assert find_box(wired) == "zensical"  # the next run knows the page again
+    assert (zensical_sites["wired"] / "404.html").read_bytes() == \
+        (zensical_sites["built"] / "404.html").read_bytes()
+
+
+def test_zensical_run_again_changes_nothing(zensical_sites, tmp_path):
+    copy = shutil.copytree(zensical_sites["wired"], tmp_path / "site")
+    wired = whole(copy)
+    result = index(copy, "--ui", "auto", cache=zensical_sites["cache"])
+    assert " 0 rewritten" in result.stdout
+    assert whole(copy) == wired
+
+
+def test_dialog_leaves_zensicals_own_search_alone(zensical_sites, tmp_path):
+    copy = shutil.copytree(zensical_sites["built"], tmp_path / "site")
+    index(copy, "--ui", "dialog", cache=zensical_sites["cache"])
+    page = (copy / "freshness" / "index.html").read_text("utf-8")
+    assert attributes(META.search(page).group(0))["data-ui"] == "dialog"
+    assert 'data-md-component="search"' in page and "data-semantic-search" not in page

@@ -1,5 +1,6 @@
 // Loaded by every built page (the plugin adds it with a <meta name="semantic-search">):
-// wires semantic search into the theme's search box, or into a dialog of its own.
+// wires semantic search into the theme's search box, or into a dialog of its own
+// (Zensical's search button opens it).
 // Cheap to load: the search data is fetched on the first focus of the box. Material for
 // MkDocs' pages load material.js instead: Material renders our results itself.
 
@@ -7,6 +8,7 @@ import { init, pageOptions } from "./semantic.js";
 import { attachDialog } from "../ui/ui-dialog.js";
 import { attachMkdocs } from "../ui/ui-mkdocs.js";
 import { attachSidebar, sidebarInput } from "../ui/ui-sidebar.js";
+import { attachZensical } from "../ui/ui-zensical.js";
 
 function addStylesheet() {
   const link = document.createElement("link");
@@ -34,6 +36,8 @@ function start() {
     const pageBox = sidebar ? sidebarInput() : null;
     detachers.push(sidebar, attachMkdocs(client),
       attachDialog(client, { button: !sidebar, pageBox }));
+  } else if (options.ui === "zensical") {
+    detachers.push(attachZensical(client));
   } else {
     detachers.push(attachDialog(client, { button: true }));
   }

@@ -55,7 +55,9 @@ export class SearchBox {
       [input, "keydown", (event) => this.#key(event)],
       [output, "click", (event) => {
         const link = event.target.closest?.("a.semantic-hit");
-        if (link) this.onPick(link);
+        // A link opened in a new tab or window leaves the search open for the next.
+        const elsewhere = event.ctrlKey || event.metaKey || event.shiftKey;
+        if (link && !elsewhere) this.onPick(link);
         if (event.target.closest?.("button.semantic-as-typed")) {
           this.asTyped = this.input.value;
           this.input.focus();

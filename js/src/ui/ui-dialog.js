@@ -38,10 +38,11 @@ function onScreen(element) {
 
 /** `button`: also show a search button (themes with no visible search box).
  *  `pageBox`: the page's own search input, which "/" and Ctrl-K focus instead of opening
- *  the dialog while it is on screen. */
-export function attachDialog(client, { button = false, pageBox = null } = {}) {
+ *  the dialog while it is on screen. `theme`: a class that dresses the dialog in a
+ *  theme's colours (semantic.css). */
+export function attachDialog(client, { button = false, pageBox = null, theme = "" } = {}) {
   const dialog = document.createElement("dialog");
-  dialog.className = "semantic-dialog";
+  dialog.className = theme ? `semantic-dialog ${theme}` : "semantic-dialog";
   dialog.setAttribute("aria-label", "Search");
   const input = document.createElement("input");
   input.type = "search";
