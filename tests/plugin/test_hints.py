@@ -56,7 +56,7 @@ def test_the_bundle_names_its_keyword_shards_page_table_word_rows_and_vector_ind
 
 
 def test_a_list_of_more_shards_than_a_page_should_carry_is_not_hinted(monkeypatch):
-    from mkdocs_semantic.plugin import hints as module
+    from mkdocs_semantic.pages import hints as module
 
     count = json.loads((PARITY_BUNDLE / "catalog.json").read_text())["lexical"]["shards"]["count"]
     monkeypatch.setattr(module, "MAX_HINTED_SHARDS", count - 1)
