@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
-import os
 import queue
 import threading
 import time
@@ -22,6 +21,7 @@ from typing import TypeVar
 
 from ..bundle.format import BundleError
 from .service import BadRequest
+from .sources import env_seconds
 
 log = logging.getLogger("mkdocs_semantic")
 T = TypeVar("T")
@@ -38,17 +38,10 @@ class SiteLate(BundleError):
 
 def source_wait() -> float:
     """$MKDOCS_SEMANTIC_SOURCE_WAIT (seconds), else `SOURCE_WAIT`."""
-    text = os.environ.get(SOURCE_WAIT_ENV, "").strip()
-    if not text:
-        return SOURCE_WAIT
     try:
-        seconds = float(text)
-    except ValueError:
-        seconds = 0.0
-    if not seconds > 0:
-        raise BadRequest(f"{SOURCE_WAIT_ENV}={text!r} is not a number of seconds above 0: "
-                         f"set it to, for example, {SOURCE_WAIT:g}")
-    return seconds
+        return env_seconds(SOURCE_WAIT_ENV, SOURCE_WAIT)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
 
 
 class SiteRunner:

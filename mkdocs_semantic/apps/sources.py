@@ -121,19 +121,28 @@ def open_source(source: str, *, cache_dir: Path | None = None,
     return Source(bundle_dir=bundle_dir, site_dir=site_dir)
 
 
-def default_fetch_timeout() -> float:
-    """$MKDOCS_SEMANTIC_FETCH_TIMEOUT (seconds), else `FETCH_DEADLINE`."""
-    text = os.environ.get(FETCH_TIMEOUT_ENV, "").strip()
+def env_seconds(name: str, default: float) -> float:
+    """Environment variable `name` as seconds above 0, else `default`; ValueError naming
+    the variable and a value to set when it is something else."""
+    text = os.environ.get(name, "").strip()
     if not text:
-        return FETCH_DEADLINE
+        return default
     try:
         seconds = float(text)
     except ValueError:
         seconds = 0.0
     if not seconds > 0:
-        raise RemoteError(f"{FETCH_TIMEOUT_ENV}={text!r} is not a number of seconds above 0: "
-                          f"set it to, for example, {FETCH_DEADLINE:g}")
+        raise ValueError(f"{name}={text!r} is not a number of seconds above 0: "
+                         f"set it to, for example, {default:g}")
     return seconds
+
+
+def default_fetch_timeout() -> float:
+    """$MKDOCS_SEMANTIC_FETCH_TIMEOUT (seconds), else `FETCH_DEADLINE`."""
+    try:
+        return env_seconds(FETCH_TIMEOUT_ENV, FETCH_DEADLINE)
+    except ValueError as exc:
+        raise RemoteError(str(exc)) from None
 
 
 def user_cache_dir() -> Path:

@@ -42,10 +42,6 @@ class ClientError(RuntimeError):
     """The built client is missing or incomplete; the message says how to build it."""
 
 
-
-
-
-
 @dataclass(frozen=True)
 class ClientAssets:
     """The built client files in the package."""
