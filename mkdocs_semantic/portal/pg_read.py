@@ -7,7 +7,8 @@ from __future__ import annotations
 import atexit
 import shutil
 import tempfile
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
 POOL_SIZE = 4
+POOL_WAIT = 3.0
+"""Seconds a query waits for a connection of the pool: less than a server's wait for a
+slow site (apps/site_runner.py SOURCE_WAIT), so that a database that is down is named."""
 
 
 @dataclass
@@ -76,10 +80,20 @@ class Database:
         atexit.register(self.close)
         return self
 
-    def connection(self) -> AbstractContextManager[Connection]:
-        """A connection of the pool, given back when the `with` block ends."""
+    @contextmanager
+    def connection(self) -> Iterator[Connection]:
+        """A connection of the pool, given back when the `with` block ends. A database
+        that cannot be reached (stopped, restarting, or no connection free within
+        `POOL_WAIT`) is a DatabaseError naming it, so that a server answers 503 saying
+        so rather than 500 or a site's wait running out."""
         assert self.pool is not None, "open the database first"
-        return self.pool.connection()
+        psycopg = require_driver()
+        try:
+            with self.pool.connection(timeout=POOL_WAIT) as conn:
+                yield conn
+        except psycopg.OperationalError as exc:
+            raise DatabaseError(f"the database {shown_url(self.url)} cannot be reached "
+                                f"({first_line(exc)}): is it running?") from exc
 
     def sites(self) -> list[PgSite]:
         psycopg = require_driver()

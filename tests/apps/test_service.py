@@ -486,9 +486,11 @@ def test_a_database_that_stops_is_a_json_503_and_answers_again_once_it_is_back(
             status, _, body = get(query)
             assert status == 200 and body["results"], body
             server.stop()
-            status, headers, body = get(query)
+            # another query: its keyword shards are still in the database only
+            status, headers, body = get(search_url(base, q="cookies the browser sends back"))
             assert status == 503 and headers["retry-after"], body
             assert body["error"].startswith("the documentation could not be read ("), body
+            assert "database" in body["error"], body
             server.start()
             for _ in range(120):  # the pool reconnects on its own schedule
                 status, _, body = get(query)
