@@ -52,6 +52,14 @@ class NamedSource:
     source: str
 
 
+def _exists(path: str) -> bool:
+    """Whether `path` is there; False for one no file system could hold (too long)."""
+    try:
+        return Path(path).exists()
+    except (OSError, ValueError):
+        return False
+
+
 def parse_sources(items: tuple[str, ...] | list[str]) -> list[NamedSource]:
     """`["docs=site/", "https://example.org/app/"]` -> named sources, names unique.
 
@@ -61,7 +69,7 @@ def parse_sources(items: tuple[str, ...] | list[str]) -> list[NamedSource]:
     named: list[NamedSource] = []
     for item in items:
         name, sep, source = item.partition("=")
-        if sep and not is_url(item) and not SITE_NAME.match(name) and not Path(item).exists():
+        if sep and not is_url(item) and not SITE_NAME.match(name) and not _exists(item):
             raise BadRequest(
                 f"{name!r} is no site name: a name is 1 to 64 letters, digits, '.', '_' or "
                 "'-', starting with a letter or digit (write NAME=SOURCE, for example "

@@ -45,7 +45,7 @@ def test_sources_are_named_by_name_folder_or_url():
         parse_sources(["proj/site", "proj=other/"])
     with pytest.raises(BadRequest, match="names no SOURCE"):
         parse_sources(["docs="])
-    for bad in ("a/b", "x" * 65, ".hidden"):
+    for bad in ("a/b", "x" * 65, ".hidden", "n" * 260):  # 260: longer than a file name
         with pytest.raises(BadRequest, match=f"'{bad}' is no site name: a name is 1 to 64"):
             parse_sources([f"{bad}=site/"])
 
