@@ -109,6 +109,8 @@ class Follower:
         self.store = store
         self.versions = dict(versions)
         """The version each served site was opened at."""
+        self.problem: str | None = None
+        """Why the last look could not read the store, or None."""
         self._stop = threading.Event()
 
     def look(self) -> None:
@@ -153,9 +155,14 @@ class Follower:
         while not self._stop.wait(FOLLOW_SECONDS):
             try:
                 self.look()
+                if self.problem is not None:
+                    log.info("what is loaded can be read again")
+                self.problem = None
             except (BundleError, OSError) as exc:  # a folder or database not readable now
-                log.warning("what is loaded could not be read (%s): answering from the "
-                            "sites opened before", exc)
+                if self.problem is None:  # once an outage, not every second of it
+                    log.warning("what is loaded could not be read (%s): answering from "
+                                "the sites opened before", exc)
+                self.problem = f"what is loaded could not be read ({exc})"
             except Exception:  # never stop following: say it, and look again
                 log.exception("looking at what is loaded failed: answering from the sites "
                               "opened before")
@@ -166,8 +173,9 @@ def following(store: Store) -> SitesService:
     later loads on a thread of its own."""
     listed: dict[str, Listing] = store.listed()
     sites = SiteSet([store.open(entry) for entry in listed.values()])
-    Follower(sites, store, {name: entry.version for name, entry in listed.items()}).start()
-    return SitesService(sites)
+    follower = Follower(sites, store,
+                        {name: entry.version for name, entry in listed.items()}).start()
+    return SitesService(sites, problem=lambda: follower.problem)
 
 
 def open_index_sites(root: Path, *, ef_search: int | None = None, threads: int = 0,

@@ -257,7 +257,9 @@ class AppConfig:
 def unreadable(exc: Exception) -> str:
     """What a caller is told when the documentation could not be read (a source that
     stopped answering, a damaged file)."""
-    return f"the documentation could not be read ({exc}); try again later"
+    text = str(exc)
+    return f"the documentation could not be read ({text})" + (
+        "" if "try again" in text else "; try again later")
 
 
 def open_service(bundle_dir: Path, *, threads: int = 0, graph: Path | None = None,
@@ -343,7 +345,8 @@ def create_app(config: AppConfig, service: Any = None):
                                 headers={"Retry-After": "5"})
 
     def health(request: Request) -> JSONResponse:
-        return JSONResponse(service.health())
+        state = service.health()
+        return JSONResponse(state, status_code=200 if state["status"] == "ok" else 503)
 
     routes: list = [Route("/search", search, methods=["GET"]),
                     Route("/health", health, methods=["GET"])]

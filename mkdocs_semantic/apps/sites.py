@@ -318,8 +318,12 @@ class SitesService:
     (apps/site_runner.py): a worker takes several at once, so that a site waiting on its
     source holds up only the searches that wait for it."""
 
-    def __init__(self, sites: SiteSet) -> None:
+    def __init__(self, sites: SiteSet,
+                 problem: Callable[[], str | None] | None = None) -> None:
         self.sites = sites
+        self.problem = problem
+        """Why what is loaded cannot be read now (a database down), or None: `health`
+        then says the service is unavailable."""
 
     def check(self, query: Query, names: list[str] | None = None) -> Query:
         for site in self.sites.scope(names, query):
@@ -349,8 +353,10 @@ class SitesService:
         }
 
     def health(self) -> dict[str, Any]:
-        return {"status": "ok", "sites": {site.name: site.service.health()
-                                          for site in self.sites.sites}}
+        problem = self.problem() if self.problem else None
+        status = {"status": "unavailable", "error": problem} if problem else {"status": "ok"}
+        return {**status, "sites": {site.name: site.service.health()
+                                    for site in self.sites.sites}}
 
     def warm_up(self) -> None:
         for site in self.sites.sites:

