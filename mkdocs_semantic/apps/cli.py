@@ -31,7 +31,14 @@ from ..logs import LOGGERS
 from ..model.spec import ModelError
 from ..pages.theme import ClientAssets, ClientError
 from .evaluate import QueryFileError
-from .service import BadRequest, MissingDependency, Query, QueryService, parse_filters
+from .service import (
+    BadRequest,
+    MissingDependency,
+    Query,
+    QueryService,
+    parse_filters,
+    parse_top_k,
+)
 from .sources import Source, open_source
 
 if TYPE_CHECKING:
@@ -257,7 +264,7 @@ def _print_plan(plan, out: Path) -> None:
 @cli.command()
 @source_argument
 @click.argument("text", nargs=-1, required=True)
-@click.option("-k", "--top-k", type=int, default=None,
+@click.option("-k", "--top-k", metavar="INTEGER", default=None,
               help="How many sections to return (default: the site's top_k).")
 @click.option("--mode", help=MODE_HELP)
 @click.option("-f", "--filter", "filters", multiple=True, metavar="KEY=VALUE",
@@ -268,12 +275,13 @@ def _print_plan(plan, out: Path) -> None:
 @encoder_option
 @cache_option
 @all_option
-def query(source: str, text: tuple[str, ...], top_k: int | None, mode: str | None,
+def query(source: str, text: tuple[str, ...], top_k: str | None, mode: str | None,
           filters: tuple[str, ...], as_typed: bool, as_json: bool, encoder: str | None,
           cache_dir: Path | None, fetch_all: bool) -> None:
     """Print the sections of SOURCE that best answer TEXT."""
-    request = Query(text=" ".join(text), top_k=top_k, mode=mode, filters=parse_filters(filters),
-                    as_typed=as_typed)
+    # -k as the HTTP API reads k: ASCII digits only (int() would take '٣' and '1_0')
+    request = Query(text=" ".join(text), top_k=parse_top_k(top_k), mode=mode,
+                    filters=parse_filters(filters), as_typed=as_typed)
     located, service = load_source(source, cache_dir, fetch_all=fetch_all, encoder=encoder)
     answer = service.answer(request)
     if as_json:

@@ -278,6 +278,7 @@ BAD_QUERIES = [
     (["cookies", "-f", "section"], "is not key=value"),
     (["cookies", "-k", "-3"], "k must be from 1 to 1000"),
     (["cookies", "-k", "1000000"], "k must be from 1 to 1000"),
+    *[(["cookies", "-k", odd], "k must be a whole number") for odd in ("٣", "1_0", " 3 ", "3.0")],
 ]
 
 
