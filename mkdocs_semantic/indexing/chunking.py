@@ -195,8 +195,8 @@ def scan(el: Tag) -> Scan:
         elif entering:
             tags.add(node.name)
             in_pre += node.name == "pre"
-            if node.name in HEADINGS and node.get("id"):
-                heading_ids.append(str(node["id"]))
+            if node.name in HEADINGS and (anchor := heading_anchor(node)):
+                heading_ids.append(anchor)
         else:
             in_pre -= node.name == "pre"
             if node.name in LINE_BREAK_TAGS and not in_pre:
@@ -204,6 +204,19 @@ def scan(el: Tag) -> Scan:
             elif node.name in ("td", "th"):
                 parts.append(" ")
     return Scan(text=strip_controls("".join(parts)), tags=tags, heading_ids=heading_ids)
+
+
+def heading_anchor(heading: Tag) -> str:
+    """The fragment that links to `heading`: its id; else, where the heading opens an
+    element with an id (docutils and Sphinx put the id on the `<section>`), that id;
+    else the `#fragment` of a link of its own to itself (a "¶" permalink); else ""."""
+    if heading.get("id"):
+        return str(heading["id"])
+    parent = heading.parent
+    if isinstance(parent, Tag) and parent.get("id") and parent.find(True) is heading:
+        return str(parent["id"])
+    link = heading.find("a", href=re.compile(r"^#[^#\s]+$"))
+    return str(link["href"])[1:] if isinstance(link, Tag) else ""
 
 
 def _heading_level(el: Tag, max_level: int) -> int:
@@ -266,7 +279,7 @@ def split_sections(root: Tag, *, page_title: str, max_level: int) -> list[Sectio
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, title))
-            anchor = node.get("id") or ""
+            anchor = heading_anchor(node)
             sections.append(
                 Section(
                     anchor=str(anchor),
@@ -279,8 +292,8 @@ def split_sections(root: Tag, *, page_title: str, max_level: int) -> list[Sectio
         elif node.name in BLOCK_TAGS:
             flush_inline()
             block = _block(found, node.name)
-            if node.name in HEADINGS and node.get("id"):
-                block.heading = (int(node.name[1]), str(node["id"]))
+            if node.name in HEADINGS and (anchor := heading_anchor(node)):
+                block.heading = (int(node.name[1]), anchor)
             if block.text.strip():
                 sections[-1].blocks.append(block)
             # Deeper headings do not start sections, but their ids still lead here.

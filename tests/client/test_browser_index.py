@@ -53,6 +53,72 @@ def plain_site(tmp_path_factory) -> Path:
     return site
 
 
+# A Sphinx project, as its own quickstart writes one: its default theme keeps a search
+# box in the sidebar that submits to search.html, whose index Sphinx builds itself.
+SPHINX_PAGES = {
+    "conf.py": 'project = "Acme"\n',
+    "index.rst": """\
+Welcome to Acme
+===============
+
+Acme is a tool that turns spreadsheets into interactive dashboards that update
+themselves every few minutes.
+
+.. toctree::
+
+   install
+   sharing
+""",
+    "install.rst": """\
+Installing Acme
+===============
+
+Download the installer for your operating system and run it.
+
+Installing without internet access
+----------------------------------
+
+Copy the offline bundle to the machine with a USB stick, then unpack it and run
+the setup script; no network connection is needed.
+""",
+    "sharing.rst": """\
+Sharing dashboards
+==================
+
+Send colleagues a read-only link; they can view the charts but not change the
+underlying data.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def sphinx_site(tmp_path_factory) -> Path:
+    """A real Sphinx build (Sphinx from PyPI, its default theme), indexed with --ui auto."""
+    from sphinx.cmd.build import build_main
+
+    root = tmp_path_factory.mktemp("sphinx")
+    for name, text in SPHINX_PAGES.items():
+        (root / "source").mkdir(exist_ok=True)
+        (root / "source" / name).write_text(text, encoding="utf-8")
+    assert build_main(["-q", "-b", "html", str(root / "source"), str(root / "html")]) == 0
+    index(root / "html", "auto", root / "cache")
+    return root / "html"
+
+
+def test_a_sphinx_site_answers_in_the_dialog(sphinx_site, tmp_path):
+    """Sphinx's sidebar box is a form that loads search.html and Sphinx's whole index:
+    `auto` leaves it be and adds the dialog, which answers typed keys with the Python
+    searcher's best section, and Sphinx's index is never fetched."""
+    plan = {"site": str(sphinx_site), "prefix": PREFIX, "theme": "button", "start": "",
+            "typeDelayMs": 40, "queries": [{"query": OFFLINE, "press": True}]}
+    report = drive("search", plan, tmp_path)
+    seen = report["queries"][0]
+    assert answers(sphinx_site, OFFLINE, seen)
+    assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
+    assert [r for r in report["requests"] if "searchindex.js" in r] == []
+    assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
+
+
 def test_the_dialog_answers_on_a_plain_html_site(plain_site, tmp_path):
     """The button the client adds opens the dialog; the query, typed key by key, shows
     the page that answers, and Enter opens the best result under the site's sub-path."""

@@ -338,3 +338,19 @@ def test_results_show_the_heading_path_without_the_pages_h1(count_tokens):
     assert by_anchor["install"].path == ["A field guide", "Install"]
     assert by_anchor["install"].link_path == ["Install"]
     assert "A field guide" in by_anchor["install"].embed_text
+
+
+@pytest.mark.parametrize("html, anchor", [
+    ('<h2 id="own">Own</h2>', "own"),
+    ('<section id="install"><h2>Install<a class="headerlink" href="#install">¶</a></h2>'
+     "<p>text</p></section>", "install"),  # docutils and Sphinx
+    ('<div id="box"><p>first</p><h2>Later</h2></div>', ""),  # the div is not the heading's
+    ('<h2>Linked<a href="#linked">#</a></h2>', "linked"),
+    ('<h2>Elsewhere<a href="other.html#x">x</a></h2>', ""),
+])
+def test_a_headings_anchor_is_its_id_its_sections_or_its_permalinks(html, anchor):
+    from bs4 import BeautifulSoup
+
+    from mkdocs_semantic.indexing.chunking import heading_anchor
+
+    assert heading_anchor(BeautifulSoup(html, "html.parser").find("h2")) == anchor
