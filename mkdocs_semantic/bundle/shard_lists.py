@@ -145,10 +145,13 @@ def page_shard(page: object, count: int) -> int:
         return -1
 
 
-def _stem_checked(stem: str) -> str:
+def _named(stem: str, bodies: Sequence[bytes]) -> tuple[str, list[str]]:
+    """The hashes (one string) of shards `bodies` of list `stem`, and their names."""
     if stem not in SHARD_STEMS:
         raise ValueError(f"{stem!r} is not a shard list's stem")
-    return stem
+    hashes = _hashes(bodies)
+    return hashes, [shard_name(stem, number, hash_at(hashes, number))
+                    for number in range(len(bodies))]
 
 
 def write_keyed_list(shards: Sequence[bytes], stem: str, write: Callable[[str, bytes], int],
@@ -156,9 +159,8 @@ def write_keyed_list(shards: Sequence[bytes], stem: str, write: Callable[[str, b
     """The catalog value of keyed list `shards` (JSON bodies in shard order), each written
     with `write(name, body)` as `write_shard_list` writes them, and the payload of their
     sizes with `put_sizes(body)` ([name, bytes])."""
-    hashes = _hashes(shards)
-    sizes = [write(shard_name(_stem_checked(stem), number, hash_at(hashes, number)), body)
-             for number, body in enumerate(shards)]
+    hashes, names = _named(stem, shards)
+    sizes = [write(name, body) for name, body in zip(names, shards, strict=True)]
     if sizes and max(sizes) > MAX_KEYED_SHARD_BYTES:
         raise ValueError(f"a shard of {stem} is {max(sizes):,} bytes, more than the "
                          f"{MAX_KEYED_SHARD_BYTES:,} a reader reads")
@@ -171,9 +173,8 @@ def write_packed_list(shards: Sequence[bytes], stem: str, record: Callable[[str,
     """The catalog value of packed keyed list `shards` (JSON bodies in shard order): each
     shard's bytes as `record(name, body)` makes them (a self-checked payload's), one after
     the other in the file `put_pack(data)` writes ([name, bytes])."""
-    hashes = _hashes(shards)
-    records = [record(shard_name(_stem_checked(stem), number, hash_at(hashes, number)), body)
-               for number, body in enumerate(shards)]
+    hashes, names = _named(stem, shards)
+    records = [record(name, body) for name, body in zip(names, shards, strict=True)]
     if records and max(map(len, records)) > MAX_KEYED_SHARD_BYTES:
         raise ValueError(f"a shard of {stem} is more than the {MAX_KEYED_SHARD_BYTES:,} "
                          "bytes a reader reads")
@@ -186,11 +187,10 @@ def write_shard_list(shards: Sequence[tuple[object, bytes]], stem: str,
     """The catalog value for `shards` ([(first key, JSON body), ...], keys ascending),
     each shard (and directory) written with `write(name, body)`, which writes `body` as a
     self-checked payload (names.checked) and returns its size."""
-    _stem_checked(stem)
     firsts = [first for first, _ in shards]
-    hashes = _hashes(body for _, body in shards)
-    sizes = [write(shard_name(stem, number, hash_at(hashes, number)), body)
-             for number, (_, body) in enumerate(shards)]
+    bodies = [body for _, body in shards]
+    hashes, names = _named(stem, bodies)
+    sizes = [write(name, body) for name, body in zip(names, bodies, strict=True)]
     if len(shards) <= DIRECT_MAX:
         return {"stem": stem, "first": firsts, "bytes": sizes, "hashes": hashes}
     dir_firsts, dir_sizes, dir_hashes = [], [], []

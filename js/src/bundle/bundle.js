@@ -50,7 +50,15 @@ export const WORDS_STEM = "words/word";
 
 /** Shard `n`'s name in the shard list of stem `stem` whose shards' hashes are `hashes`. */
 export function keyedShardName(stem, n, hashes) {
-  return `${stem}${n}.${hashes.slice(n * SHARD_HASH_CHARS, (n + 1) * SHARD_HASH_CHARS)}.json`;
+  return shardName(stem, n, hashAt(hashes, n));
+}
+/** mkdocs_semantic/bundle/shard_lists.py shard_name: shard `n` of `stem`, of hash `hash`. */
+function shardName(stem, n, hash) {
+  return `${stem}${n}.${hash}.json`;
+}
+/** shard_lists.py hash_at: the `i`th hash of a list's `hashes`. */
+function hashAt(hashes, i) {
+  return hashes.slice(i * SHARD_HASH_CHARS, (i + 1) * SHARD_HASH_CHARS);
 }
 const selfChecked = (name) => [ROW_NAME, PIECE_NAME, SHARD_NAME, VECTOR_ROWS_NAME, VECTOR_PACK_NAME].some((pattern) => pattern.test(name));
 
@@ -213,7 +221,7 @@ class Checker {
       if (!(firstType === "int" ? isInt(first) : typeof first === "string")) this.fail(`${where} has a first key ${show(first).slice(0, 40)} that is not ${kind}`);
       if (!isInt(sizes[i]) || sizes[i] < 0) this.fail(`${where} has a size ${show(sizes[i]).slice(0, 40)} that is not a count of bytes`);
       if (i && !(compareKeys(firsts[i - 1], first) < 0)) this.fail(`${where} is not in ascending order`);
-      return { first, name: `${stem}${from + i}.${hashes.slice(i * SHARD_HASH_CHARS, (i + 1) * SHARD_HASH_CHARS)}.json`, bytes: sizes[i] };
+      return { first, name: shardName(stem, from + i, hashAt(hashes, i)), bytes: sizes[i] };
     });
   }
 
