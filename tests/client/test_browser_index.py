@@ -91,14 +91,27 @@ underlying data.
 }
 
 
+def typed_into_the_dialog(site: Path, tmp_path: Path) -> tuple[dict, dict]:
+    """OFFLINE typed key by key into the dialog the client's button opens, then Enter:
+    the report and the query's part of it, checked to show the Python searcher's best
+    section and to open the best result under the site's sub-path."""
+    plan = {"site": str(site), "prefix": PREFIX, "theme": "button", "start": "",
+            "typeDelayMs": 40, "queries": [{"query": OFFLINE, "press": True}]}
+    report = drive("search", plan, tmp_path)
+    seen = report["queries"][0]
+    assert answers(site, OFFLINE, seen)
+    assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
+    return report, seen
+
+
 @pytest.fixture(scope="module")
 def sphinx_site(tmp_path_factory) -> Path:
     """A real Sphinx build (Sphinx from PyPI, its default theme), indexed with --ui auto."""
     from sphinx.cmd.build import build_main
 
     root = tmp_path_factory.mktemp("sphinx")
+    (root / "source").mkdir()
     for name, text in SPHINX_PAGES.items():
-        (root / "source").mkdir(exist_ok=True)
         (root / "source" / name).write_text(text, encoding="utf-8")
     assert build_main(["-q", "-b", "html", str(root / "source"), str(root / "html")]) == 0
     index(root / "html", "auto", root / "cache")
@@ -109,12 +122,7 @@ def test_a_sphinx_site_answers_in_the_dialog(sphinx_site, tmp_path):
     """Sphinx's sidebar box is a form that loads search.html and Sphinx's whole index:
     `auto` leaves it be and adds the dialog, which answers typed keys with the Python
     searcher's best section, and Sphinx's index is never fetched."""
-    plan = {"site": str(sphinx_site), "prefix": PREFIX, "theme": "button", "start": "",
-            "typeDelayMs": 40, "queries": [{"query": OFFLINE, "press": True}]}
-    report = drive("search", plan, tmp_path)
-    seen = report["queries"][0]
-    assert answers(sphinx_site, OFFLINE, seen)
-    assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
+    report, _ = typed_into_the_dialog(sphinx_site, tmp_path)
     assert [r for r in report["requests"] if "searchindex.js" in r] == []
     assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
 
@@ -122,12 +130,7 @@ def test_a_sphinx_site_answers_in_the_dialog(sphinx_site, tmp_path):
 def test_the_dialog_answers_on_a_plain_html_site(plain_site, tmp_path):
     """The button the client adds opens the dialog; the query, typed key by key, shows
     the page that answers, and Enter opens the best result under the site's sub-path."""
-    plan = {"site": str(plain_site), "prefix": PREFIX, "theme": "button", "start": "",
-            "typeDelayMs": 40, "queries": [{"query": OFFLINE, "press": True}]}
-    report = drive("search", plan, tmp_path)
-    seen = report["queries"][0]
-    assert answers(plain_site, OFFLINE, seen)
-    assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
+    report, seen = typed_into_the_dialog(plain_site, tmp_path)
     assert seen["ranking"] == [["hybrid", OFFLINE]]
     assert seen["typedInto"] == WORDS_AS_TYPED
     assert model_requests(report) == []
