@@ -66,6 +66,9 @@ MAX_TOP_K: int = _SHARED["MAX_TOP_K"]
 (the browser client, the searcher, the CLI, the service and the MCP server)."""
 SCALAR_BYTES: dict[str, int] = _SHARED["SCALAR_BYTES"]
 QUERY_ENCODERS: tuple[str, ...] = tuple(_SHARED["QUERY_ENCODERS"])
+# what a site may choose (the plugin's `query_encoder`): an encoder, or `progressive` (the
+# static encoder for a first query, the model fetched in idle time for the later ones)
+SITE_QUERY_ENCODERS: tuple[str, ...] = (*QUERY_ENCODERS, "progressive")
 SEARCH_MODES: tuple[str, ...] = tuple(_SHARED["SEARCH_MODES"])
 PAGE_DEPTH: int = _SHARED["PAGE_DEPTH"]
 VECTOR_CHUNKS: int = _SHARED["VECTOR_CHUNKS"]

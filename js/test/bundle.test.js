@@ -361,6 +361,17 @@ test("asking for the transformer on a site without the model says how to get it"
   await assert.rejects(engine.open(), /no transformer query encoder.*query_encoder: transformer/);
 });
 
+test("an idle encoder the catalog lacks, or the query encoder again, is refused by name", async () => {
+  const manifest = JSON.parse(readFileSync(join(BUNDLE, "manifest.json"), "utf8"));
+  for (const idle of ["static", "bert", 3]) {
+    assert.throws(() => checkManifest({ ...manifest, idle_encoder: idle }, "manifest.json"),
+      /idle_encoder .* is not an encoder other than the query_encoder/);
+  }
+  assert.equal(checkManifest(manifest, "manifest.json").idle_encoder, null);
+  const { engine } = await servedCopy((dir, copy) => { copy.idle_encoder = "transformer"; });
+  await assert.rejects(engine.search("cache"), /the manifest's idle_encoder "transformer" is not in the catalog/);
+});
+
 test("shard lookup: last shard whose first key is not above the key, strings by code point", () => {
   const shards = [{ first: "b" }, { first: "m" }, { first: "\uffef" }];
   assert.equal(shardOf(shards, "a"), -1);

@@ -1,7 +1,7 @@
 // Drives a built site in headless Chromium and prints what it saw as JSON, for the
 // pytest browser tests and bench/browser.py (which make the assertions and tables).
 //
-//   node tools/drive.mjs search|parity|bench|keywordFirst|typing|correction PLAN.json
+//   node tools/drive.mjs search|parity|bench|keywordFirst|typing|correction|progressive PLAN.json
 //
 // PLAN: {site, prefix, start, theme, ...}; see each scenario below.
 
@@ -553,7 +553,44 @@ async function correction(plan) {
   });
 }
 
-const SCENARIOS = { search, parity, bench, keywordFirst, typing, correction };
+// plan: {site, prefix, start, query, later, loads, saveData}: a site built with
+// `query_encoder: progressive`, loaded `loads` times in one profile (one reader's visits).
+// Each visit answers `query` through the API, waits for the model to take over (unless
+// `saveData`: the page's connection then says Save-Data, and the visit asks `later` at
+// once), then answers `later`. Records per visit the two answers' encoders and hybrid
+// ids and the requests the visit was served.
+async function progressive(plan) {
+  return withSite(plan, async ({ page, server }) => {
+    if (plan.saveData) {
+      await page.addInitScript(() => Object.defineProperty(Navigator.prototype, "connection", {
+        get: () => ({ saveData: true, effectiveType: "4g" }),
+      }));
+    }
+    const visits = [];
+    for (let visit = 0; visit < (plan.loads ?? 1); visit++) {
+      const before = server.log.length;
+      await page.goto(server.url + (plan.start ?? ""));
+      const first = await page.evaluate(async (query) => {
+        const manifest = document.querySelector('meta[name="semantic-search"]').content;
+        const semantic = await import(new URL("semantic.js", new URL(manifest, document.baseURI)).href);
+        window.__model = new Promise((resolve) => semantic.init({ onEncoder: resolve }));
+        const answer = await semantic.answer(query);
+        return { encoder: answer.encoder, ids: answer.results.map((r) => r.id) };
+      }, plan.query);
+      const later = await page.evaluate(async ({ query, wait }) => {
+        const manifest = document.querySelector('meta[name="semantic-search"]').content;
+        const semantic = await import(new URL("semantic.js", new URL(manifest, document.baseURI)).href);
+        const took = wait ? await window.__model : null;
+        const answer = await semantic.answer(query);
+        return { took, encoder: answer.encoder, ids: answer.results.map((r) => r.id) };
+      }, { query: plan.later, wait: !plan.saveData });
+      visits.push({ first, later, requests: server.log.slice(before).map((entry) => entry.path) });
+    }
+    return { visits };
+  });
+}
+
+const SCENARIOS = { search, parity, bench, keywordFirst, typing, correction, progressive };
 const [scenario, planFile] = process.argv.slice(2);
 if (!SCENARIOS[scenario] || !planFile) {
   console.error(`usage: node tools/drive.mjs ${Object.keys(SCENARIOS).join("|")} PLAN.json`);

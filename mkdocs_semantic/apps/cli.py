@@ -26,7 +26,7 @@ import click
 from ..bundle.folder import bundle_dir_problem
 from ..bundle.format import BundleError
 from ..bundle.reader import read_bundle
-from ..constants import QUERY_ENCODERS, SEARCH_MODES, __version__
+from ..constants import QUERY_ENCODERS, SEARCH_MODES, SITE_QUERY_ENCODERS, __version__
 from ..logs import LOGGERS
 from ..model.spec import ModelError
 from ..pages.theme import ClientAssets, ClientError
@@ -182,8 +182,13 @@ def load_source(source: str, cache_dir: Path | None, *, fetch_all: bool = False,
                    "is one the client knows (Zensical's, Material's, the mkdocs and "
                    "readthedocs themes'), in a dialog elsewhere; dialog, in a dialog on every "
                    "page (/ or Ctrl-K); none writes the bundle alone and no page.")
+@click.option("--query-encoder", "encoder", type=click.Choice(SITE_QUERY_ENCODERS),
+              default="static", show_default=True,
+              help="How browsers embed a query: static (a token table: no model download), "
+                   "transformer (the model, downloaded before a first semantic answer) or "
+                   "progressive (the table first, the model fetched in idle time after).")
 def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: bool, dtype: str,
-          dry_run: bool, ui: str) -> None:
+          dry_run: bool, ui: str, encoder: str) -> None:
     """Index a built static HTML site from any generator into SITE_DIR/semantic, and
     with --ui wire search into its pages."""
     from ..bundle.wordpieces import keyed_pieces_hash
@@ -202,7 +207,8 @@ def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: boo
         folder = cache_dir or site_dir.resolve().parent / ".cache" / "mkdocs-semantic" / \
             site_dir.resolve().name
         cache_path = folder / "embeddings.npz"
-    indexer = Indexer(spec, IndexOptions(dtype=dtype), cache_path=cache_path)
+    indexer = Indexer(spec, IndexOptions(dtype=dtype, query_encoder=encoder),
+                      cache_path=cache_path)
     indexer.embed_early = not dry_run
     assets = _client_assets() if ui != "none" else None  # a missing client fails first
     pages, chunks = chunk_site(site_dir, indexer, bundle_dir=out)
@@ -216,7 +222,9 @@ def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: boo
     say(f"semantic: {stats.summary()} -> {out}")
     if assets is not None:
         _wire_pages(site_dir, bundle_dir, pages, ui=ui, assets=assets,
-                    pieces=keyed_pieces_hash(spec.tokenizer_path))
+                    pieces=None if encoder == "transformer"
+                    else keyed_pieces_hash(spec.tokenizer_path),
+                    runtime=encoder != "static")
 
 
 def _client_assets() -> ClientAssets:
@@ -227,13 +235,13 @@ def _client_assets() -> ClientAssets:
 
 
 def _wire_pages(site_dir: Path, bundle_dir: str, pages: list[tuple[Path, str]], *, ui: str,
-                assets: ClientAssets, pieces: str | None) -> None:
+                assets: ClientAssets, pieces: str | None, runtime: bool) -> None:
     """Copy the client beside the bundle and wire it into every indexed page; one
     warning line for each page that could not be rewritten."""
     from ..pages.hints import bundle_hints
     from ..pages.wiring import Wiring, wire_pages
 
-    assets.install(site_dir, bundle_dir, runtime=False)
+    assets.install(site_dir, bundle_dir, runtime=runtime)
     hints = bundle_hints(site_dir / bundle_dir, pieces=pieces)
     wired = wire_pages(pages, Wiring(ui=ui, bundle_dir=bundle_dir, assets=assets, hints=hints))
     say(f"semantic: search ({ui}) in {wired.changed + wired.unchanged} pages, "

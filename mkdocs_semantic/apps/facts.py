@@ -39,6 +39,8 @@ def bundle_facts(bundle) -> dict:
         "generator": m.generator,
         "model": {"id": model["id"], "dim": model["dim"], "max_tokens": model["max_tokens"]},
         "query_encoder": m.query_encoder,
+        # the encoder browsers fetch in idle time for later queries (progressive), or None
+        "idle_encoder": m.idle_encoder,
         # what `query`, `eval`, `serve` and `mcp` answer with by default
         "server_query_encoder": server_encoder(bundle, None),
         # how the build measured the static encoder against the model (None: not measured)
@@ -82,7 +84,9 @@ def render_facts(facts: dict) -> str:
         f"format     {facts['format']}",
         f"generator  {facts['generator']}",
         f"model      {model['id']} ({model['dim']} dims, {model['max_tokens']} tokens)",
-        f"encoder    {facts['query_encoder']} (browsers), {facts['server_query_encoder']} "
+        f"encoder    {facts['query_encoder']}"
+        f"{' then ' + facts['idle_encoder'] if facts['idle_encoder'] else ''} (browsers), "
+        f"{facts['server_query_encoder']} "
         f"(servers), vectors {facts['dtype']}",
         *([f"fidelity   {fidelity.line()}"]
           if (fidelity := Fidelity.from_json(facts["fidelity"])) is not None else []),

@@ -356,9 +356,10 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
             check.fail(f"{where}.layout {layout!r} is not exact or partitioned, the layouts "
                        "this version reads")
     encoders = check.dict(catalog, "encoders")
-    if manifest.query_encoder not in encoders:
-        check.fail(f"the manifest's query_encoder {manifest.query_encoder!r} is not in the "
-                   "catalog")
+    for key, kind in (("query_encoder", manifest.query_encoder),
+                      ("idle_encoder", manifest.idle_encoder)):
+        if kind is not None and kind not in encoders:
+            check.fail(f"the manifest's {key} {kind!r} is not in the catalog")
     for kind, encoder in encoders.items():
         where = f"encoders.{kind}"
         if kind not in QUERY_ENCODERS:
@@ -435,11 +436,16 @@ class Manifest:
     search: dict = field(default_factory=lambda: dict(DEFAULT_SEARCH))
     """Defaults every reader applies: mode, top_k, min_score, and the filter keys."""
     query_encoder: str = "static"
+    """The encoder a reader's first query uses."""
+    idle_encoder: str | None = None
+    """The encoder a browser fetches in idle time after its first answer and uses for
+    the queries after (`query_encoder: progressive`), or None."""
 
     def to_json(self) -> dict:
         return {"format": self.format, "generator": self.generator,
                 "catalog": self.catalog.__dict__, "counts": self.counts,
-                "search": self.search, "query_encoder": self.query_encoder}
+                "search": self.search, "query_encoder": self.query_encoder,
+                **({"idle_encoder": self.idle_encoder} if self.idle_encoder else {})}
 
     @classmethod
     def from_json(cls, data: object, source: Path | str) -> Manifest:
@@ -469,6 +475,9 @@ class Manifest:
         encoder = check.str(data, "query_encoder")
         if encoder not in QUERY_ENCODERS:
             check.fail(f"query_encoder {encoder!r} is not one of {', '.join(QUERY_ENCODERS)}")
+        idle = data.get("idle_encoder") if isinstance(data, dict) else None
+        if idle is not None and (idle not in QUERY_ENCODERS or idle == encoder):
+            check.fail(f"idle_encoder {idle!r} is not an encoder other than the query_encoder")
         return cls(
             format=fmt,
             generator=check.str(data, "generator"),
@@ -481,6 +490,7 @@ class Manifest:
                     "min_score": None if min_score is None else float(min_score),
                     "filters": list(filters)},
             query_encoder=encoder,
+            idle_encoder=idle,
         )
 
 

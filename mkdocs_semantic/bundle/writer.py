@@ -17,8 +17,8 @@ from ..constants import (
     FORMAT_VERSION,
     MAX_KEYED_SHARD_BYTES,
     PIECES_VERSION,
-    QUERY_ENCODERS,
     SCALAR_BYTES,
+    SITE_QUERY_ENCODERS,
     VOCABULARY_VERSION,
     __version__,
 )
@@ -83,11 +83,13 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
     """Write the bundle into `out`, replacing an older one; returns its manifest.
 
     `chunks` must be grouped by page. `table` is the static query encoder's (required
-    when `query_encoder` is `static`); the model files are shipped only for
-    `query_encoder: transformer`. `vector_layout`: `exact`, `partitioned` (int8 only)
-    or `auto` (partitioned from PARTITIONED_MIN_BYTES of int8 vectors up; see
-    bundle/vectors/partitions.py). `previous_centroids`: the partition centroids of the build before
-    (`layout_basis`), so that unchanged chunks keep their partitions. `word_rows`: also
+    when `query_encoder` is `static` or `progressive`); the model files are shipped only
+    for `transformer` and `progressive` (readers answer a first query with the static
+    encoder and fetch the model in idle time: the manifest's `idle_encoder`).
+    `vector_layout`: `exact`, `partitioned` (int8 only) or `auto` (partitioned from
+    PARTITIONED_MIN_BYTES of int8 vectors up; see bundle/vectors/partitions.py).
+    `previous_centroids`: the partition centroids of the build before (`layout_basis`),
+    so that unchanged chunks keep their partitions. `word_rows`: also
     write the query table's rows summed per word of the site (bundle/word_rows.py), which
     readers use when present; off by default, as pages tell a first query its word
     pieces beside the catalog, so they cost a site about as many files as it has words
@@ -97,9 +99,10 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
     claim_bundle_dir(out)
     if len(chunks) != len(stored.vectors):
         raise ValueError(f"{len(chunks)} chunks but {len(stored.vectors)} vectors")
-    if query_encoder not in QUERY_ENCODERS:
+    if query_encoder not in SITE_QUERY_ENCODERS:
         raise ValueError(f"unknown query encoder {query_encoder!r}")
-    if query_encoder == "static" and table is None:
+    ships_model = query_encoder in ("transformer", "progressive")
+    if query_encoder in ("static", "progressive") and table is None:
         raise ValueError("the static query encoder needs its token table")
     if vector_layout not in VECTOR_LAYOUTS:
         raise ValueError(f"unknown vector layout {vector_layout!r}: use one of "
@@ -200,7 +203,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         "encoders": {},
     }
     tokenizer = None
-    if table is not None or query_encoder == "transformer":
+    if table is not None or ships_model:
         tokenizer = _copy_payload(out, written, "model", "tokenizer", spec.tokenizer_path)
     if table is not None:
         catalog["encoders"]["static"] = {
@@ -222,7 +225,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
                 catalog["encoders"]["static"]["words"] = words
         if fidelity is not None:  # how the build measured it against the model
             catalog["encoders"]["static"]["fidelity"] = fidelity
-    if query_encoder == "transformer":
+    if ships_model:
         catalog["encoders"]["transformer"] = {
             "vectors": 0, "tokenizer": tokenizer,
             "model": _copy_payload(out, written, "model", "model", spec.model_path,
@@ -239,7 +242,8 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         catalog=FileEntry(name=catalog_name, bytes=len(data), sha256=digest),
         counts={"pages": len(pages), "chunks": len(chunks)},
         search={**DEFAULT_SEARCH, **(search or {}), "filters": filter_keys(chunks)},
-        query_encoder=query_encoder,
+        query_encoder="static" if query_encoder == "progressive" else query_encoder,
+        idle_encoder="transformer" if query_encoder == "progressive" else None,
     )
     atomic_write(out / MANIFEST, json.dumps(manifest.to_json(), indent=1).encode("utf-8"),
                  shared=True)

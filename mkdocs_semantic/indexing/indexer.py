@@ -63,7 +63,8 @@ class IndexOptions:
     search: tuple[tuple[str, object], ...] = ()
     """Search defaults written into the manifest (top_k, min_score)."""
     query_encoder: str = "static"
-    """How readers embed queries: `static` (a token table fitted here) or `transformer`."""
+    """How readers embed queries: `static` (a token table fitted here), `transformer`, or
+    `progressive` (both: the table for a browser's first query, the model after)."""
     vector_layout: str = "auto"
     """`exact`, `partitioned` or `auto` (partitioned for large sites;
     see bundle/vectors/partitions.py)."""
@@ -438,7 +439,7 @@ class Indexer:
                     vectors: np.ndarray) -> tuple[TokenTable | None, TableStats | None]:
         """The static encoder's table and what it cost (None, None for
         `query_encoder: transformer`)."""
-        if self.options.query_encoder != "static":
+        if self.options.query_encoder == "transformer":
             return None, None
         started = time.perf_counter()
         self.fit_embedded = 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
-from ..constants import DEFAULT_TOP_K
+from ..constants import DEFAULT_TOP_K, SITE_QUERY_ENCODERS
 
 MAX_THREADS = 64
 """More onnxruntime threads than this only slow a build down (or hang it)."""
@@ -101,10 +101,12 @@ class SemanticConfig(base.Config):
     min_score = c.Optional(Number())
     """Drop vector matches below this cosine similarity (off by default; see the docs)."""
 
-    query_encoder = c.Choice(("static", "transformer"), default="static")
+    query_encoder = c.Choice(SITE_QUERY_ENCODERS, default="static")
     """How readers embed a query: `static` (a token table fitted on the site at build time:
-    no model download in the browser) or `transformer` (the model itself, shipped in the
-    site: about 37 MB for a reader's first semantic search)."""
+    no model download in the browser), `transformer` (the model itself, shipped in the
+    site: about 37 MB for a reader's first semantic search) or `progressive` (both: the
+    table answers a reader's first query; the browser then fetches the model in idle
+    time, keeps it across visits and uses it for the queries after)."""
 
     model = c.SubConfig(ModelConfig)
     """The embedding model; see `ModelConfig`."""

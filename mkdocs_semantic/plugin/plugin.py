@@ -109,7 +109,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         self._setup_client(config)
         # what the pages tell the browser, so that a first query names its words' files
         self.pieces_hash = (keyed_pieces_hash(spec.tokenizer_path)
-                            if self.config.query_encoder == "static" else None)
+                            if self.config.query_encoder != "transformer" else None)
         return config
 
     def _setup_client(self, config: MkDocsConfig) -> None:
@@ -334,7 +334,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         try:
             stats = self._indexer.write(out, chunks, pages=len(self.page_chunks))
             self._client.install(Path(config.site_dir), self.config.bundle_dir,
-                                runtime=self.config.query_encoder == "transformer")
+                                runtime=self.config.query_encoder != "static")
             installed = installed_client(out)
             self.last_build = stats.with_files(self._indexer.footprint(out),
                                                client_bytes=installed.bytes if installed else 0)

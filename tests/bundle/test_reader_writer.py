@@ -163,6 +163,19 @@ def test_transformer_bundles_ship_the_model(tmp_path):
     assert bundle.model_spec().model_path == tmp_path / shipped[0].name
 
 
+def test_progressive_bundles_ship_the_table_and_the_model_for_idle_time(tmp_path):
+    write_sample(tmp_path, query_encoder="progressive")
+    bundle = read_bundle(tmp_path)
+    assert (bundle.manifest.query_encoder, bundle.manifest.idle_encoder) == ("static",
+                                                                             "transformer")
+    assert set(bundle.catalog["encoders"]) == {"static", "transformer"}
+    assert bundle.table is not None
+    assert Searcher(bundle).encoder == "static"  # what a browser's first query uses
+    # the other encoders' manifests say nothing of an idle encoder
+    write_sample(tmp_path / "static")
+    assert "idle_encoder" not in json.loads((tmp_path / "static" / "manifest.json").read_text())
+
+
 def test_payload_names_carry_their_hash_and_old_payloads_are_removed(tmp_path):
     write_sample(tmp_path)
     first = {p.name for p in read_bundle(tmp_path).files}
@@ -413,6 +426,10 @@ DELETE = object()
     ("search.min_score", "0.5", r"search\.min_score is '0\.5'"),
     ("search.mode", "fuzzy", r"search\.mode 'fuzzy'"),
     ("query_encoder", "bert", r"query_encoder 'bert'"),
+    ("idle_encoder", "static", r"idle_encoder 'static' is not an encoder other than"),
+    ("idle_encoder", "bert", r"idle_encoder 'bert'"),
+    ("idle_encoder", "transformer", r"the manifest's idle_encoder 'transformer' is not in "
+                                    r"the catalog"),
     ("counts.chunks", -1, r"counts\.chunks is -1"),
     ("catalog.name", "../../etc/passwd", r"catalog\.name '\.\./\.\./etc/passwd'"),
     ("catalog.name", "/etc/catalog.0123456789abcdef.json", r"is not a catalog file name"),

@@ -104,11 +104,14 @@ def sites(tmp_path_factory) -> dict[str, Path]:
               "mkdocs-partitioned": {"name": "mkdocs"}, "material-partitioned": material,
               "readthedocs-partitioned": {"name": "readthedocs"},
               "plain": {"name": None, "custom_dir": "plain-theme"},
-              "plain-partitioned": {"name": None, "custom_dir": "plain-theme"}}
+              "plain-partitioned": {"name": None, "custom_dir": "plain-theme"},
+              "progressive": {"name": "mkdocs"}}
     built = {}
     for name, theme in themes.items():
         config_file = source / f"mkdocs-{name}.yml"
         encoder = {"query_encoder": "transformer"} if name.endswith("transformer") else {}
+        if name == "progressive":
+            encoder = {"query_encoder": "progressive"}
         if name.endswith("partitioned"):  # the partitioned vector layout, on a small site
             encoder = {"vector_layout": "partitioned"}
         plugins = ["search", {"semantic": {**options, **encoder}}]
@@ -482,6 +485,41 @@ def test_transformer_in_the_browser_matches_python(sites, tmp_path):
         assert np.abs(np.asarray(answer["vector"]) - expected).max() <= 1, query
         reference = searcher.search_vector(expected, top_k=10)
         assert answer["scores"] == pytest.approx([r.score for r in reference], abs=0.02)
+
+
+def test_progressive_answers_first_with_the_table_then_with_the_model_fetched_once(
+        sites, tmp_path):
+    """A progressive site: each of five visits in one profile answers its first query
+    with the static encoder, then the model takes over (fetched once, kept across
+    visits); both answers are the Python searcher's with the same encoder."""
+    first, later = QUERIES[0][0], QUERIES[1][0]
+    report = drive("progressive", {"site": str(sites["progressive"]), "prefix": PREFIX,
+                                   "query": first, "later": later, "loads": 5}, tmp_path)
+    static = Searcher.open(sites["progressive"])
+    model = Searcher.open(sites["progressive"], encoder="transformer")
+    assert static.encoder == "static"
+    expected_first = [r.chunk_id for r in static.search(first, top_k=10)]
+    expected_later = [r.chunk_id for r in model.search(later, top_k=10)]
+    assert len(report["visits"]) == 5
+    for visit in report["visits"]:
+        assert visit["first"] == {"encoder": "static", "ids": expected_first}
+        assert visit["later"] == {"took": "transformer", "encoder": "transformer",
+                                  "ids": expected_later}
+    served = [path for visit in report["visits"] for path in visit["requests"]]
+    assert len([p for p in served if p.endswith(".onnx")]) == 1, served
+    assert len([p for p in served if p.endswith(".wasm")]) == 1, served
+    assert not report["pageErrors"] or set(report["pageErrors"]) <= CDN_ERRORS
+
+
+def test_progressive_fetches_no_model_under_save_data(sites, tmp_path):
+    """Under Save-Data the model is never fetched: the static encoder answers every query."""
+    report = drive("progressive", {"site": str(sites["progressive"]), "prefix": PREFIX,
+                                   "query": QUERIES[0][0], "later": QUERIES[1][0],
+                                   "loads": 2, "saveData": True}, tmp_path)
+    for visit in report["visits"]:
+        assert visit["first"]["encoder"] == visit["later"]["encoder"] == "static"
+        assert not [p for p in visit["requests"] if p.endswith(MODEL_FILES) or
+                    p.endswith("/ort-embed.js")], visit["requests"]
 
 
 # What the hybrid ranking waits for: the static encoder's vectors, or the model.

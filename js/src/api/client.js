@@ -2,6 +2,7 @@
 
 import { href } from "../engine/group.js";
 import { fetchOpening } from "../engine/opening.js";
+import { mayFetchModel } from "../engine/prefetch.js";
 
 // The public API's types (semantic.d.ts, which declares this class as the code behaves)
 /** @typedef {import("./semantic.js").ClientOptions} ClientOptions */
@@ -23,15 +24,19 @@ export class SemanticSearch {
    * so that a first query asks for its first files beside the catalog: `pieces`, the
    * hash of the bundle's keyed word piece files; `keywords`, the set and count of its
    * keyword shards (`<count>:<hashes>`); `pages`, the hash of its page table; `words`, the
-   * set and count of its word rows; `index`, the hash of its vector index.
+   * set and count of its word rows; `index`, the hash of its vector index. `idleEncoder`
+   * and `onEncoder`: a progressive site's model, fetched in idle time (semantic.d.ts).
    * @param {ClientOptions} options without `manifest`, an error (semantic.d.ts asks for it)
    */
   constructor({ manifest, siteRoot, pieces = null, keywords = null, pages = null, words = null, index = null,
-    onProgress = () => {} }) {
+    onProgress = () => {}, idleEncoder = true, onEncoder = () => {} }) {
     if (!manifest) throw new Error("semantic search needs the URL of the bundle's manifest.json");
     this.manifestUrl = new URL(manifest, document.baseURI).href;
     this.siteRoot = new URL(siteRoot ?? "../", siteRoot ? document.baseURI : this.manifestUrl).href;
     this.onProgress = onProgress;
+    // the page's own navigator says Save-Data as the worker's does; a test may set it here
+    this.idleEncoder = idleEncoder !== false && mayFetchModel(globalThis.navigator);
+    this.onEncoder = onEncoder;
     this.hints = { pieces, keywords, pages, words, index };
     this.progressWatchers = new Set();
     this.worker = null;
@@ -57,7 +62,7 @@ export class SemanticSearch {
       this.#failAll(`the search worker failed to start (${event.message || "script error"})`);
     };
     this.#call("init", { manifestUrl: this.manifestUrl, pieces: this.hints.pieces, keywords: this.hints.keywords,
-      words: this.hints.words, openingQuery: query });
+      words: this.hints.words, openingQuery: query, idleEncoder: this.idleEncoder });
     // the manifest and catalog come while the worker's code does, not after it
     const worker = this.worker;
     fetchOpening(this.manifestUrl, { query, ...this.hints }).then(
@@ -68,6 +73,10 @@ export class SemanticSearch {
   }
 
   #receive(data) {
+    if (data.type === "encoder") {
+      this.onEncoder(data.kind);
+      return;
+    }
     if (data.type === "progress") {
       this.onProgress(data);
       for (const watch of this.progressWatchers) watch(data);
@@ -183,7 +192,9 @@ export class SemanticSearch {
    * @returns {Promise<Answer>}
    */
   async answer(query, { topK, filters, mode, minScore, typing, asTyped, onPartial, signal } = {}) {
-    const toAnswer = ({ reading, results }) => ({ reading, results: results.map((hit) => this.#result(hit)) });
+    const toAnswer = ({ reading, results, encoder }) => ({
+      reading, results: results.map((hit) => this.#result(hit)), ...(encoder ? { encoder } : {}),
+    });
     return toAnswer(await this.#call(
       "answer",
       { query, options: { topK, filters, mode, minScore, typing, asTyped }, partial: Boolean(onPartial) },

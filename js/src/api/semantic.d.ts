@@ -26,6 +26,13 @@ export interface ClientOptions {
   words?: string | null;
   index?: string | null;
   onProgress?: (progress: Progress) => void;
+  /**
+   * A site built with `query_encoder: progressive`: false never fetches the model in idle
+   * time (default: fetched after the first answer, unless the connection saves data or is
+   * 3G-class or slower); `onEncoder(kind)` is called when the model takes over.
+   */
+  idleEncoder?: boolean;
+  onEncoder?: (kind: "static" | "transformer") => void;
 }
 
 export type SearchMode = "hybrid" | "vector" | "lexical";
@@ -72,6 +79,8 @@ export interface Reading {
 export interface Answer {
   reading: Reading;
   results: SearchResult[];
+  /** The query encoder that ranked these results (absent on keyword-only partial answers). */
+  encoder?: "static" | "transformer";
 }
 
 /** One section (or a page's lead) of the site. */

@@ -2,7 +2,8 @@
 // Requests: {id, type: "init" | "load" | "answer" | "searchVector" | "embed", ...}, and
 // after init {type: "opening", manifest, copy, guessed} (manifest null when the page could
 // not fetch it: the engine then asks itself); answers
-// {id, type: "done", value} or {id, type: "error", message}; plus {type: "progress"}.
+// {id, type: "done", value} or {id, type: "error", message}; plus {type: "progress"} and
+// {type: "encoder", kind} (a progressive site's model took over).
 // An answer with `partial: true` may first answer {id, type: "partial", value, ranking}
 // (keyword results while the query encoder loads); {type: "abort", id} stops a request.
 //
@@ -20,7 +21,7 @@ let opened = null; // resolves the engine's `opening` with the page's {manifest,
 const running = new Map(); // request id -> AbortController
 
 const handlers = {
-  init({ manifestUrl, pieces, keywords, words, openingQuery }) {
+  init({ manifestUrl, pieces, keywords, words, openingQuery, idleEncoder }) {
     engine?.destroy();
     opened?.(null);
     engine = new Engine({
@@ -29,9 +30,11 @@ const handlers = {
       keywords,
       words,
       openingQuery,
+      idleEncoder,
       opening: new Promise((resolve) => { opened = resolve; }),
       runtime: runtimeFiles(self.location.href),
       onProgress: (progress) => self.postMessage({ type: "progress", ...progress }),
+      onEncoder: (kind) => self.postMessage({ type: "encoder", kind }),
     });
     return true;
   },

@@ -314,6 +314,10 @@ export function checkManifest(data, source) {
   if (!filters.every((f) => typeof f === "string")) check.fail("search.filters must be a list of strings");
   const encoder = check.string(data, "query_encoder");
   if (!QUERY_ENCODERS.includes(encoder)) check.fail(`query_encoder ${show(encoder)} is not one of ${QUERY_ENCODERS.join(", ")}`);
+  const idle = data.idle_encoder ?? null;
+  if (idle !== null && (!QUERY_ENCODERS.includes(idle) || idle === encoder)) {
+    check.fail(`idle_encoder ${show(idle)} is not an encoder other than the query_encoder`);
+  }
   return {
     format,
     generator: check.string(data, "generator"),
@@ -327,6 +331,7 @@ export function checkManifest(data, source) {
       filters: [...filters],
     },
     query_encoder: encoder,
+    idle_encoder: idle,
   };
 }
 
@@ -422,8 +427,11 @@ export function checkCatalog(data, manifest, source) {
   });
 
   const encoders = check.object(data, "encoders");
-  if (!(manifest.query_encoder in encoders)) {
-    check.fail(`the manifest's query_encoder ${show(manifest.query_encoder)} is not in the catalog`);
+  for (const key of ["query_encoder", "idle_encoder"]) {
+    const kind = manifest[key];
+    if (kind !== null && kind !== undefined && !Object.hasOwn(encoders, kind)) {
+      check.fail(`the manifest's ${key} ${show(kind)} is not in the catalog`);
+    }
   }
   const checked = {};
   for (const [kind, encoder] of Object.entries(encoders)) {

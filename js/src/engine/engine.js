@@ -8,7 +8,10 @@
 // the partitioned one the index, then per query the sign bits of the partitions it
 // probes and the int8 rows of the blocks holding its candidates (a filtered query: every
 // row of every partition holding an eligible chunk). Only the transformer encoder downloads a model
-// and onnxruntime-web (imported on first use).
+// and onnxruntime-web (imported on first use; kept across visits, kept.js). A site built
+// with `query_encoder: progressive` names it the manifest's `idle_encoder`: its first
+// queries use the static encoder, and the model, fetched once no answer is under way,
+// answers the queries that start after it is ready.
 
 import {
   parsePageTable, parsePartitionBits, parsePartitionIndex, parseRow, parseRowsFile, parseVectorPart,
@@ -17,7 +20,8 @@ import {
   MAX_QUERY_CHARS, MAX_TOP_K, SEARCH_MODES, checkCatalog, checkManifest, checkPieceShard, exactParts, jsonBody, rowFile, verifyPayload,
 } from "../bundle/bundle.js";
 import { BundleError } from "../bundle/error.js";
-import { PayloadStore, fetchBytes, fetchCatalogCopy, fetchManifest, parseJson } from "../bundle/fetch.js";
+import { PayloadStore, fetchBytes, fetchCatalogCopy, fetchManifest, parseJson, payloadUrl } from "../bundle/fetch.js";
+import { isKept, keptBytes } from "../bundle/kept.js";
 import { excerptParts, excerptText } from "../text/excerpt.js";
 import { LexicalIndex, analyze } from "./lexical.js";
 import {
@@ -48,7 +52,7 @@ import { guessedWordFiles } from "./guessed-words.js";
 import { guessedPieceFiles, piecesHash } from "../bundle/piece-names.js";
 import { guessedKeywordFiles } from "./guessed-keywords.js";
 import {
-  PREFETCH_BATCH, PREFETCH_BITS_BATCH, PREFETCH_BYTES, mayPrefetch, prefetch, prefetchOrder,
+  PREFETCH_BATCH, PREFETCH_BITS_BATCH, PREFETCH_BYTES, mayFetchModel, mayPrefetch, prefetch, prefetchOrder,
 } from "./prefetch.js";
 import { GUESSED_PAGES, askGuessedFragments, firstPages } from "./guessed-fragments.js";
 import { ExcerptFiles } from "./fragment-parts.js";
@@ -83,7 +87,9 @@ const NOTHING_TO_PREFETCH = Object.freeze({ entries: [], cost: (entry) => entry.
 
 /**
  * `manifestUrl`: the bundle's manifest.json. `encoder`: "static" or "transformer" (the
- * site's `query_encoder` unless given). `runtime`: `{mjsUrl, wasmUrl, wasmBytes}` of
+ * site's `query_encoder` unless given; given, no idle encoder is fetched). `idleEncoder`:
+ * false to never fetch the manifest's `idle_encoder`. `onEncoder(kind)`: called when the
+ * idle encoder takes over. `runtime`: `{mjsUrl, wasmUrl, wasmBytes}` of
  * onnxruntime-web's files, used by the transformer only. `onProgress({phase, loaded,
  * total})` reports the transformer's downloads (phase "download"), then "start".
  * `opening`: a promise of `fetchOpening(manifestUrl)` (opening.js) asked for before the
@@ -97,11 +103,12 @@ export class Engine {
   /**
    * @param {{ manifestUrl: string, runtime?: { mjsUrl: string, wasmUrl: string, wasmBytes: number },
    *   encoder?: string, opening?: Promise<any> | null, openingQuery?: string, pieces?: string | null,
-   *   keywords?: string | null, words?: string | null,
-   *   onProgress?: (progress: { phase: string, loaded: number, total: number }) => void }} options
+   *   keywords?: string | null, words?: string | null, idleEncoder?: boolean,
+   *   onProgress?: (progress: { phase: string, loaded: number, total: number }) => void,
+   *   onEncoder?: (kind: string) => void }} options
    */
   constructor({ manifestUrl, runtime, encoder, opening = null, openingQuery = "", pieces = null,
-    keywords = null, words = null, onProgress = () => {} }) {
+    keywords = null, words = null, idleEncoder = true, onProgress = () => {}, onEncoder = () => {} }) {
     this.manifestUrl = new URL(manifestUrl).href;
     this.early = opening; // fetchOpening's promise, used once by #readCatalog
     this.openingQuery = String(openingQuery ?? "");
@@ -110,7 +117,10 @@ export class Engine {
     this.pageWords = words;
     this.runtime = runtime;
     this.encoderKind = encoder;
+    this.idleAllowed = idleEncoder !== false && encoder === undefined;
+    this.idleKind = null; // the manifest's idle_encoder, when this engine may fetch it
     this.onProgress = onProgress;
+    this.onEncoder = onEncoder;
     this.store = new PayloadStore(this.manifestUrl);
     this.opening = null;
     this.pending = new Map(); // what load() and the encoders build once: name -> promise
@@ -213,6 +223,26 @@ export class Engine {
         load: (file) => this.store.json(file),
       }),
     });
+    this.idleKind = this.idleAllowed ? manifest.idle_encoder : null;
+    // a model kept from an earlier visit costs no download: it starts at once
+    const model = this.idleKind && catalog.encoders[this.idleKind].model;
+    if (model) isKept(payloadUrl(model.name, this.manifestUrl)).then((kept) => kept && this.#fetchIdleEncoder());
+  }
+
+  /** Fetches the idle encoder (quietly: no download progress); it takes over when ready. */
+  #fetchIdleEncoder() {
+    if (!this.idleKind || this.pending.has("transformer")) return;
+    this.#transformer({ quiet: true }).then(() => this.#useIdleEncoder(), () => {}); // tried again at the next idle
+  }
+
+  /**
+   * The idle encoder answers from now on, once it is ready and no answer is under way
+   * (an answer keeps the encoder it started with).
+   */
+  #useIdleEncoder() {
+    if (!this.idleKind || this.running || this.encoder.kind === this.idleKind || !this.built.has("transformer")) return;
+    this.encoder = { kind: this.idleKind, ...this.catalog.encoders[this.idleKind] };
+    this.onEncoder(this.idleKind);
   }
 
   /**
@@ -396,7 +426,7 @@ export class Engine {
     });
   }
 
-  #transformer() {
+  #transformer({ quiet = false } = {}) {
     return this.#once("transformer", async () => {
       const { model, tokenizer } = this.catalog.encoders.transformer;
       const set = this.catalog.vectors[this.encoder.vectors];
@@ -405,17 +435,25 @@ export class Engine {
       let loaded = 0;
       const progress = (n) => {
         loaded += n;
-        this.onProgress({ phase: "download", loaded, total });
+        if (!quiet) this.onProgress({ phase: "download", loaded, total });
       };
+      const modelUrl = payloadUrl(model.name, this.manifestUrl);
+      const { wasmUrl } = this.runtime;
       // onnxruntime-web is imported here, so the static path never loads its code.
       const [{ createEmbedder }, tokenizerJson, modelBytes, wasmBinary] = await Promise.all([
         import("./embed.js"),
         this.store.get(tokenizer, (buffer) => parseJson(buffer, tokenizer.name), progress),
-        this.store.get(model, (buffer) => new Uint8Array(buffer), progress),
-        fetchBytes(this.runtime.wasmUrl, progress),
+        keptBytes(modelUrl, () => this.store.get(model, (buffer) => buffer, progress), {
+          check: (buffer) => verifyPayload(buffer, model),
+          sameKind: (url) => sameFolder(url, modelUrl) && /\/model\.[0-9a-f]+\.onnx$/.test(url),
+        }).then((buffer) => new Uint8Array(buffer)),
+        keptBytes(wasmUrl, () => fetchBytes(wasmUrl, progress), {
+          sameKind: (url) => url.endsWith(wasmUrl.slice(wasmUrl.lastIndexOf("/"))) &&
+            sameFolder(new URL("..", url).href, new URL("..", wasmUrl).href),
+        }),
         this.#vectors(progress),
       ]);
-      this.onProgress({ phase: "start", loaded, total });
+      if (!quiet) this.onProgress({ phase: "start", loaded, total });
       const m = this.catalog.model;
       return createEmbedder({
         model: modelBytes,
@@ -635,10 +673,14 @@ export class Engine {
     this.#askEarly(text);
     this.running += 1;
     try {
-      return await this.#answer(query, options);
+      // the encoder cannot change while an answer is under way (#useIdleEncoder)
+      return { ...await this.#answer(query, options), encoder: this.encoder?.kind };
     } finally {
       this.running -= 1;
-      if (!this.running) this.#idle();
+      if (!this.running) {
+        this.#useIdleEncoder();
+        this.#idle();
+      }
     }
   }
 
@@ -654,6 +696,7 @@ export class Engine {
    * next batch; `prefetching` is the prefetch under way.
    */
   #idle() {
+    if (this.idleKind && mayFetchModel(globalThis.navigator)) this.#fetchIdleEncoder();
     if (!this.encoder || this.prefetchBudget <= 0 || !mayPrefetch(globalThis.navigator)) return;
     this.prefetching = this.prefetching.then(async () => {
       if (this.running) return;
@@ -942,6 +985,11 @@ export class Engine {
   destroy() {
     this.pending.get("transformer")?.then((embedder) => embedder.release(), () => {});
   }
+}
+
+/** Whether URLs `a` and `b` are in the same folder. */
+function sameFolder(a, b) {
+  return new URL(".", a).href === new URL(".", b).href;
 }
 
 /** The first `count` chunks of `order` that `accept` passes. */

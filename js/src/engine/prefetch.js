@@ -21,6 +21,16 @@ export function mayPrefetch(nav) {
 }
 
 /**
+ * Whether the reader's connection allows the idle download of a model (megabytes, not
+ * kilobytes): not under Save-Data, not on a 3G-class link or slower.
+ */
+export function mayFetchModel(nav) {
+  const connection = nav?.connection;
+  if (!connection) return true;
+  return !connection.saveData && !["slow-2g", "2g", "3g"].includes(connection.effectiveType);
+}
+
+/**
  * Reads `entries` (`{name, bytes}`, in order) in batches of `batch` with `read(batch)`,
  * taking the first whose `cost(entry)` (the bytes sent for it; its listed bytes unless
  * told) fit in `budget`, and stops before a batch once `busy()` (a query is running).
