@@ -15,17 +15,22 @@
 // engine's first query brought by the page's opening as a page brings it;
 // `--no-guess-pieces`, no word's pieces asked for before its rows say the site lacks it
 // (as for a reader who saves data); `--typing`, each query answered as the search box
-// answers a query being typed (a half-typed last word completed).
+// answers a query being typed (a half-typed last word completed); `--idle-encoder`, a
+// progressive site: after the first query the engine's idle download of the model (with
+// onnxruntime-web's runtime as the built client ships it) runs to its end, its files
+// counted apart (`idleFiles`, `idleSent`, `idleGzip`: were the host to gzip them), and
+// the later queries are the model's.
 //
 //   node bench/query_rounds.mjs <bundle folder> <queries file: one per line> [off]
 //       [--cold-each] [--unheld <folder>] [--page-pieces] [--page-hints <json>] [--no-guess-pieces]
-//       [--typing]
+//       [--typing] [--idle-encoder]
 // prints JSON: {queries: [{query, rounds, files, bytes, sent, kinds,
 // kindSent, steps}]}: kindSent is bytes sent per kind of file, steps the kinds each round asked for 
 // (the first is cold).
 
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { Engine } from "../js/src/engine/engine.js";
 import { fetchOpening } from "../js/src/engine/opening.js";
@@ -42,6 +47,7 @@ const pagePieces = options.includes("--page-pieces")
 const pageHints = options.includes("--page-hints") ? JSON.parse(options[options.indexOf("--page-hints") + 1]) : null;
 const guessPieces = !options.includes("--no-guess-pieces");
 const typing = options.includes("--typing");
+const idleEncoder = options.includes("--idle-encoder");
 const queries = readFileSync(queriesFile, "utf8").split("\n").filter(Boolean);
 
 const start = performance.now();
@@ -66,11 +72,24 @@ function sent(path, range = null) {
 }
 
 const manifestUrl = `${server.url}manifest.json`;
+let tookOver = null; // resolves when the idle encoder takes over
+/** onnxruntime-web's files as the built client ships them beside the bundle. */
+function runtime() {
+  const [client] = readdirSync(join(root, "client"));
+  const wasm = join(root, "client", client, "ort-wasm-simd-threaded.wasm");
+  return {
+    mjsUrl: pathToFileURL(join(root, "client", client, "ort-wasm-simd-threaded.mjs")).href,
+    wasmUrl: `${server.url}client/${client}/ort-wasm-simd-threaded.wasm`,
+    wasmBytes: statSync(wasm).size,
+  };
+}
 const newEngine = (query) => {
+  const took = idleEncoder ? { runtime: runtime(), onEncoder: (kind) => tookOver.resolve(kind) } : {};
+  if (idleEncoder) tookOver = Promise.withResolvers?.() ?? withResolvers();
   const engine = pageHints
     ? new Engine({ manifestUrl, opening: fetchOpening(manifestUrl, { query, guessPieces, ...pageHints }), openingQuery: query,
-      pieces: pageHints.pieces, keywords: pageHints.keywords, words: pageHints.words })
-    : new Engine({ manifestUrl, pieces: pagePieces });
+      pieces: pageHints.pieces, keywords: pageHints.keywords, words: pageHints.words, ...took })
+    : new Engine({ manifestUrl, pieces: pagePieces, ...took });
   if (prefetch === "off") engine.prefetchBudget = 0;
   engine.guessPieces = guessPieces;
   return engine;
@@ -106,9 +125,36 @@ for (const query of queries) {
   }
   const asked = own.length;
   await engine.prefetching;
-  const prefetched = log.slice(asked).reduce((n, [, path, range]) => n + sent(path, range)[1], 0);
+  const idle = idleEncoder && out.length === 0
+    ? { encoder: await tookOver.promise, ...idleDownload(log.slice(asked)) } : null;
+  const prefetchLog = log.slice(asked).filter(([, path]) => !isIdleDownload(path));
+  const prefetched = prefetchLog.reduce((n, [, path, range]) => n + sent(path, range)[1], 0);
   out.push({ query, rounds, files: asked, bytes, sent: sentBytes, kinds, kindSent, steps,
-    prefetchedFiles: log.length - asked, prefetched });
+    prefetchedFiles: prefetchLog.length, prefetched, ...(idle ? { idle } : {}) });
 }
 await server.close();
+
+function withResolvers() {
+  let resolve;
+  const promise = new Promise((r) => { resolve = r; });
+  return { promise, resolve };
+}
+
+/** The model and onnxruntime-web's files (the .mjs and the client's ort-embed.js come from
+ * the client's folder, read here from disk, so they are added by size). */
+function isIdleDownload(path) {
+  return /\.(onnx|wasm)$/.test(path);
+}
+
+function idleDownload(entries) {
+  const [client] = readdirSync(join(root, "client"));
+  const files = [...entries.map(([, path]) => path).filter(isIdleDownload).map((path) => join(root, path)),
+    ...["ort-wasm-simd-threaded.mjs", "ort-embed.js"].map((name) => join(root, "client", client, name))];
+  const sizes = files.map((file) => {
+    const bytes = readFileSync(file);
+    return [bytes.length, gzipSync(bytes, { level: 6 }).length];
+  });
+  return { idleFiles: files.length, idleSent: sizes.reduce((n, [raw]) => n + raw, 0),
+    idleGzip: sizes.reduce((n, [, gz]) => n + gz, 0) };
+}
 console.log(JSON.stringify({ delayMs: DELAY_MS, gapMs: GAP_MS, queries: out }));

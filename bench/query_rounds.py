@@ -34,11 +34,15 @@ from results_file import write_results  # bench/results_file.py
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 QUERY_FILES = ("fastapi-paraphrase.tsv", "fastapi-exact.tsv")
-VARIANTS = {  # name: (vector_layout, idle prefetch, query_rounds.mjs options)
-    "exact": ("exact", "on", ()),
-    "partitioned (as shipped)": ("auto", "on", ()),
-    "partitioned, told the page's pieces hash": ("auto", "on", ("--page-pieces",)),
-    "partitioned, no prefetch": ("auto", "off", ()),
+VARIANTS = {  # name: (the plugin's options, idle prefetch, query_rounds.mjs options)
+    "exact": ({"vector_layout": "exact"}, "on", ()),
+    "partitioned (as shipped)": ({"vector_layout": "auto"}, "on", ()),
+    "partitioned, told the page's pieces hash": ({"vector_layout": "auto"}, "on",
+                                                 ("--page-pieces",)),
+    "partitioned, no prefetch": ({"vector_layout": "auto"}, "off", ()),
+    # the first query as the row above; the model's idle download after it; then the model's
+    "progressive, told the page's pieces hash": ({"query_encoder": "progressive"}, "on",
+                                                 ("--page-pieces", "--idle-encoder")),
 }
 
 
@@ -100,6 +104,7 @@ def summary(run: dict) -> dict:
         "warm": len(warm),
         "prefetched": sum(q["prefetched"] for q in run["queries"]),
         "prefetched_files": sum(q["prefetchedFiles"] for q in run["queries"]),
+        "idle": first.get("idle"),
     }
 
 
@@ -133,7 +138,12 @@ def render(results: dict) -> str:
         "| variant | first query: rounds | first query: sent | warm rounds: p50 / max |"
         " warm sent: p50 / max | prefetched in all |",
         "|---|---|---|---|---|---|",
-        *rows, ""])
+        *rows, "",
+        *[f"{layout}: the idle download after the first answer is {s['idle']['idleFiles']} "
+          f"files, {s['idle']['idleSent'] / 1e6:.1f} MB as sent by a host that compresses "
+          f"only text ({s['idle']['idleGzip'] / 1e6:.1f} MB were it all gzipped); the later "
+          f"queries are the {s['idle']['encoder']} encoder's." for layout, s in
+          results["layouts"].items() if s["idle"]], ""])
 
 
 def main() -> int:
@@ -149,15 +159,15 @@ def main() -> int:
         query_file = Path(tmp) / "queries.txt"
         query_file.write_text("\n".join(texts) + "\n", encoding="utf-8")
         sites: dict[str, Path] = {}
-        for name, (layout, prefetch, options) in VARIANTS.items():
-            if layout not in sites:
-                work = Path(tmp) / layout
+        for name, (plugin, prefetch, options) in VARIANTS.items():
+            key = json.dumps(plugin, sort_keys=True)
+            if key not in sites:
+                work = Path(tmp) / f"site{len(sites)}"
                 work.mkdir()
-                sites[layout], _ = build_site(corpus, work, args.cache.resolve(),
-                                              {"vector_layout": layout})
-            manifest = json.loads((sites[layout] / "semantic" / "manifest.json").read_text("utf-8"))
+                sites[key], _ = build_site(corpus, work, args.cache.resolve(), plugin)
+            manifest = json.loads((sites[key] / "semantic" / "manifest.json").read_text("utf-8"))
             chunks = manifest["counts"]["chunks"]
-            runs[name] = measure(sites[layout] / "semantic", query_file, prefetch, options)
+            runs[name] = measure(sites[key] / "semantic", query_file, prefetch, options)
             layouts[name] = summary(runs[name])
     some = next(iter(runs.values()))
     results = {"run": time.strftime("%Y-%m-%d %H:%M"), "chunks": chunks, "queries": len(texts),

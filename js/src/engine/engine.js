@@ -851,7 +851,8 @@ export class Engine {
     // first queries. A clean query's words are held (`onHeld`) once its keyword shards
     // are in, which come beside its word rows, so its pages wait for nothing more.
     // The fragments of the pages likely to be shown are asked for beside the candidates'
-    // rows, not after the final ranking: the first pages of each signal.
+    // rows, not after the final ranking: the first pages of each signal. None of this
+    // waits for the reading when the model embeds the query (below).
     // the filter, once the page table is open: a chunk passes when its page does
     const accepting = () => makeFilter(filters, {
       facets: facets?.pages ?? {}, pageOfChunk: this.pageOfChunk, allowed: this.defaults.filters,
@@ -877,7 +878,10 @@ export class Engine {
         return { ...lexical, order };
       }),
     ]);
-    const asTypedScores = scored(query, keepsTyped);
+    // With the model in hand a query's vector costs no file: its candidates' rows and
+    // pages come beside its keyword shards, not a step after them (a query the reading
+    // corrects then has read the typed one's for nothing: a few kB, now and then).
+    const asTypedScores = scored(query, this.encoder.kind === "static" ? keepsTyped : null);
     asTypedScores.catch(() => {}); // awaited below when the query is searched as typed
     const beingRead = asTyped ? Promise.resolve({ typed: query, text: query, changes: [] })
       : this.read(query, { typing, onHeld: () => keep(true) });
