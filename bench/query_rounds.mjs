@@ -19,11 +19,12 @@
 // progressive site: after the first query the engine's idle download of the model (with
 // onnxruntime-web's runtime as the built client ships it) runs to its end, its files
 // counted apart (`idleFiles`, `idleSent`, `idleGzip`: were the host to gzip them), and
-// the later queries are the model's.
+// the later queries are the model's; `--runtime`, the engine given onnxruntime-web's
+// files (a transformer site; the two scripts, read here from disk, are not counted).
 //
 //   node bench/query_rounds.mjs <bundle folder> <queries file: one per line> [off]
 //       [--cold-each] [--unheld <folder>] [--page-pieces] [--page-hints <json>] [--no-guess-pieces]
-//       [--typing] [--idle-encoder]
+//       [--typing] [--idle-encoder] [--runtime]
 // prints JSON: {queries: [{query, rounds, files, bytes, sent, kinds,
 // kindSent, steps}]}: kindSent is bytes sent per kind of file, steps the kinds each round asked for 
 // (the first is cold).
@@ -48,6 +49,7 @@ const pageHints = options.includes("--page-hints") ? JSON.parse(options[options.
 const guessPieces = !options.includes("--no-guess-pieces");
 const typing = options.includes("--typing");
 const idleEncoder = options.includes("--idle-encoder");
+const withRuntime = idleEncoder || options.includes("--runtime");
 const queries = readFileSync(queriesFile, "utf8").split("\n").filter(Boolean);
 
 const start = performance.now();
@@ -84,7 +86,10 @@ function runtime() {
   };
 }
 const newEngine = (query) => {
-  const took = idleEncoder ? { runtime: runtime(), onEncoder: (kind) => tookOver.resolve(kind) } : {};
+  const took = {
+    ...(withRuntime ? { runtime: runtime() } : {}),
+    ...(idleEncoder ? { onEncoder: (kind) => tookOver.resolve(kind) } : {}),
+  };
   if (idleEncoder) tookOver = Promise.withResolvers?.() ?? withResolvers();
   const engine = pageHints
     ? new Engine({ manifestUrl, opening: fetchOpening(manifestUrl, { query, guessPieces, ...pageHints }), openingQuery: query,

@@ -93,6 +93,12 @@ def figures() -> list[Figure]:
               for e in s["encoders"].values()]
     slipped = [h["slipped"] / h["clean"] for h in typing]
     half = [h["half"] / h["complete"] for h in typing]
+    layouts = results("query_rounds.json")["layouts"]
+    encoders = {"static": layouts["partitioned, told the page's pieces hash"],
+                "progressive": layouts["progressive, told the page's pieces hash"],
+                "transformer": layouts["transformer"]}
+    idle = encoders["progressive"]["idle"]
+    fusion = results("fusion.json")["sets"]
     quality = results("compare.json")["scales"]["1"]["quality"]
     browser = {scale: results("compare.json")["scales"][scale]["browser"]
                for scale in ("1", "64")}
@@ -130,6 +136,20 @@ def figures() -> list[Figure]:
           for kind, label in (("pieces", r"`pieces/s<char>"), ("table", r"`table/rows"),
                               ("lexical", r"`lexical/lex"), ("vectors", r"`vectors/ivf"),
                               ("fragments", r"`fragments/frags"))],
+        # the three query encoders side by side
+        *[Figure("docs/browser.md",
+                 rf"\| `{name}` \| {N} rounds, {N} kB[^|]*\| {N} rounds?, {N} kB",
+                 (e["first"]["rounds"], e["first"]["sent"] / 1000, e["warm_rounds_p50"],
+                  e["warm_sent_p50"] / 1000), f"query_rounds.json: {name}")
+          for name, e in encoders.items()],
+        Figure("docs/browser.md", rf"\| {N} MB in idle time after the first answer",
+               (idle["idleSent"] / 1e6,), "query_rounds.json: progressive, idle"),
+        Figure("docs/browser.md", rf"The model's download is {N} MB where the host gzips",
+               (idle["idleGzip"] / 1e6,), "query_rounds.json: progressive, idle"),
+        *[Figure("docs/browser.md", rf"\| {name} \| {N} \| {N} \|",
+                 tuple(s["encoders"][e]["hybrid after"]["mrr@10"]["all"]
+                       for e in ("static", "transformer")), f"fusion.json: {name}")
+          for name, s in fusion.items()],
         Figure("docs/browser.md", rf"\| the search worker \|[^|]*\| {N} kB, once",
                (client["first_query"]["gzip"] / 1000,), "client_size.json: first_query"),
         Figure("docs/browser.md", rf"which Material starts, about {N} kB",
