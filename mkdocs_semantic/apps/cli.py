@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..bundle.folder import bundle_dir_problem
+from ..bundle.folder import DROP_IN, bundle_dir_problem, site_folder
 from ..bundle.format import BundleError
 from ..bundle.reader import read_bundle
 from ..constants import QUERY_ENCODERS, SEARCH_MODES, SITE_QUERY_ENCODERS, __version__
@@ -42,6 +42,7 @@ from .service import (
 from .sources import Source, open_source
 
 if TYPE_CHECKING:
+    from ..pages.hints import PageHints
     from ..portal.folder import StoredSite
 
 USER_ERRORS = (BundleError, ModelError, MissingDependency, OSError)
@@ -176,12 +177,14 @@ def load_source(source: str, cache_dir: Path | None, *, fetch_all: bool = False,
 @click.option("--dtype", type=click.Choice(("i8", "f16", "f32")), default="i8",
               show_default=True, help="How vectors are stored.")
 @click.option("--dry-run", is_flag=True, help="Print what would change; write nothing.")
-@click.option("--ui", type=click.Choice(("auto", "dialog", "none")), default="none",
+@click.option("--ui", type=click.Choice(("auto", "dialog", "script", "none")), default="none",
               show_default=True,
               help="Search in the pages: auto answers in the site's own search box where it "
                    "is one the client knows (Zensical's, Material's, the mkdocs and "
                    "readthedocs themes'), in a dialog elsewhere; dialog, in a dialog on every "
-                   "page (/ or Ctrl-K); none writes the bundle alone and no page.")
+                   "page (/ or Ctrl-K); script rewrites no page but writes the client and "
+                   "BUNDLE_DIR/ui.js, whose one <script> line in a page adds the dialog; "
+                   "none writes the bundle alone and no page.")
 @click.option("--query-encoder", "encoder", type=click.Choice(SITE_QUERY_ENCODERS),
               default="static", show_default=True,
               help="How browsers embed a query: static (a token table: no model download), "
@@ -195,6 +198,8 @@ def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: boo
     from ..indexing.indexer import Indexer, IndexOptions
     from ..indexing.static_site import chunk_site, plan_site
     from ..model.spec import default_model_spec, verify_default_model
+    from ..pages.drop_in import write_drop_in
+    from ..pages.hints import bundle_hints
 
     problem = bundle_dir_problem(bundle_dir)
     if problem:
@@ -220,11 +225,18 @@ def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: boo
     stats = indexer.write(out, chunks, pages=len(pages))
     stats = stats.with_files(indexer.footprint(out))
     say(f"semantic: {stats.summary()} -> {out}")
-    if assets is not None:
-        _wire_pages(site_dir, bundle_dir, pages, ui=ui, assets=assets,
-                    pieces=None if encoder == "transformer"
-                    else keyed_pieces_hash(spec.tokenizer_path),
-                    runtime=encoder != "static")
+    if assets is None:
+        return
+    assets.install(site_dir, bundle_dir, runtime=encoder != "static")
+    hints = bundle_hints(out, pieces=None if encoder == "transformer"
+                         else keyed_pieces_hash(spec.tokenizer_path))
+    if ui == "script":
+        write_drop_in(out, assets, hints)
+        say(f"semantic: for search in a page, add to its <head>: <script type=\"module\" "
+            f"src=\"/{site_folder(bundle_dir)}/{DROP_IN}\"></script> (under a base path, "
+            "the path starts with it)")
+    else:
+        _wire_pages(pages, ui=ui, bundle_dir=bundle_dir, assets=assets, hints=hints)
 
 
 def _client_assets() -> ClientAssets:
@@ -234,15 +246,12 @@ def _client_assets() -> ClientAssets:
         raise click.ClickException(f"--ui needs the browser client: {exc}") from None
 
 
-def _wire_pages(site_dir: Path, bundle_dir: str, pages: list[tuple[Path, str]], *, ui: str,
-                assets: ClientAssets, pieces: str | None, runtime: bool) -> None:
-    """Copy the client beside the bundle and wire it into every indexed page; one
-    warning line for each page that could not be rewritten."""
-    from ..pages.hints import bundle_hints
+def _wire_pages(pages: list[tuple[Path, str]], *, ui: str, bundle_dir: str,
+                assets: ClientAssets, hints: PageHints) -> None:
+    """Wire the installed client into every indexed page; one warning line for each page
+    that could not be rewritten."""
     from ..pages.wiring import Wiring, wire_pages
 
-    assets.install(site_dir, bundle_dir, runtime=runtime)
-    hints = bundle_hints(site_dir / bundle_dir, pieces=pieces)
     wired = wire_pages(pages, Wiring(ui=ui, bundle_dir=bundle_dir, assets=assets, hints=hints))
     say(f"semantic: search ({ui}) in {wired.changed + wired.unchanged} pages, "
         f"{wired.changed} rewritten")

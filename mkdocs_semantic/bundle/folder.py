@@ -15,6 +15,8 @@ PAYLOAD_FOLDERS = ("pages", "facets", "index", "fragments", "text", "vectors", "
                    "model", "vocabulary", "pieces", "words", "parts")
 API_ENTRY = "semantic.js"
 """The stable entry point of the browser client's JavaScript API (written by pages/theme.py)."""
+DROP_IN = "ui.js"
+"""The one-line drop-in for a site no plugin built (pages/drop_in.py)."""
 CLIENT_FOLDER = "client"
 """Where pages/theme.py copies the browser client, one `<hash>/` folder per client build."""
 OLD_PAYLOAD = re.compile(r"^(index|chunks|text|lexical|model|tokenizer)\.[0-9a-f]{12}\.\w+$")
@@ -25,8 +27,9 @@ _OWN_API_ENTRY = re.compile(r'export \* from "\./client/[0-9a-f]{12}/semantic\.j
                             r"/\* mkdocs-semantic-search: the browser client's API \(client "
                             r"[0-9a-f]{12}\) \*/\n")
 _OWN_CATALOG = re.compile(r'^\{"model":\{"id":')
+_OWN_DROP_IN = re.compile(r"// mkdocs-semantic-search: the one-line drop-in ")
 OWN_PLAIN_NAMES = {MANIFEST: _OWN_MANIFEST.search, API_ENTRY: _OWN_API_ENTRY.match,
-                   CATALOG_COPY: _OWN_CATALOG.search}
+                   CATALOG_COPY: _OWN_CATALOG.search, DROP_IN: _OWN_DROP_IN.match}
 """The bundle's files whose names do not say they are ours: how each one's start does."""
 
 
@@ -132,9 +135,8 @@ def installed_client(bundle_root: Path) -> InstalledClient | None:
     """The client a build copied into `bundle_root` (`client/<hash>/` and the
     `semantic.js` entry point); None when there is none, as in a downloaded bundle."""
     found = [p for p in (bundle_root / CLIENT_FOLDER).rglob("*") if p.is_file()]
-    entry = bundle_root / API_ENTRY
-    if entry.is_file():
-        found.append(entry)
+    found += [entry for entry in (bundle_root / API_ENTRY, bundle_root / DROP_IN)
+              if entry.is_file()]
     if not found:
         return None
     return InstalledClient(files=len(found), bytes=sum(p.stat().st_size for p in found))

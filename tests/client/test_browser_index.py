@@ -137,6 +137,30 @@ def test_the_dialog_answers_on_a_plain_html_site(plain_site, tmp_path):
     assert report["pageErrors"] == [] and report["dialogs"] == []
 
 
+def test_one_script_line_adds_the_dialog_to_a_page_index_left_alone(tmp_path):
+    """`index --ui script` rewrites no page and writes ui.js; the one line it prints, put
+    in a page by hand (under the site's sub-path), gives that page the dialog, which
+    answers typed keys. Run again, ui.js is unchanged."""
+    site = write_site(tmp_path / "public")
+    pages = {p: p.read_bytes() for p in site.rglob("*.html")}
+    result = CliRunner().invoke(cli, ["index", str(site), "--ui", "script",
+                                      "--cache-dir", str(tmp_path / "cache")])
+    assert result.exit_code == 0, result.output
+    line = '<script type="module" src="/semantic/ui.js"></script>'
+    assert line in result.output
+    assert {p: p.read_bytes() for p in site.rglob("*.html")} == pages
+    drop_in = (site / "semantic" / "ui.js").read_bytes()
+    index(site, "script", tmp_path / "cache")
+    assert (site / "semantic" / "ui.js").read_bytes() == drop_in
+    home = site / "index.html"
+    home.write_text(home.read_text(encoding="utf-8").replace(
+        "</head>", line.replace('"/semantic/', f'"{PREFIX}semantic/') + "</head>"),
+        encoding="utf-8")
+    report, seen = typed_into_the_dialog(site, tmp_path)
+    assert seen["typedInto"] == WORDS_AS_TYPED
+    assert report["pageErrors"] == [] and report["dialogs"] == []
+
+
 def test_slash_opens_the_dialog_on_a_nested_page(plain_site, tmp_path):
     """On a page two folders down, "/" opens the dialog and its tags find the bundle."""
     plan = {"site": str(plain_site), "prefix": PREFIX, "theme": "dialog",
