@@ -6,7 +6,7 @@ Pure functions: the caller passes the HTML, page facts and a token counter.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -24,12 +24,12 @@ class TokenCounter(Protocol):
     def token_ends(self, text: str) -> list[int]:
         """Character offset where each (non-special) token of `text` ends."""
 
-CHUNKING_VERSION = 3
+CHUNKING_VERSION = 4
 """Bump whenever the same HTML would chunk differently: cached chunks are then dropped."""
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 # Elements whose text is never content: theme chrome, permalinks, scripts.
 DROP_TAGS = {"script", "style", "noscript", "template", "nav", "svg", "button"}
-DROP_CLASSES = {"headerlink", "md-source-file", "md-content__button"}
+DROP_CLASSES = {"headerlink", "md-source-file", "md-content__button", "viewcode-link"}
 DROP_ATTRIBUTES = ("data-search-exclude",)
 # Containers we descend into when they hold a heading (md_in_html, admonitions, tabs).
 BLOCK_TAGS = {
@@ -155,9 +155,10 @@ def walk(root: Tag) -> Iterator[tuple[PageElement, bool]]:
             stack.append((child, iter(child.contents)))
 
 
-def tags_holding(root: Tag, names: Collection[str]) -> set[int]:
-    """`id()` of every tag under `root` that has a descendant named in `names`,
-    not counting what sits inside chrome."""
+def tags_holding(root: Tag, names: Collection[str],
+                 also: Callable[[Tag], bool] = lambda tag: False) -> set[int]:
+    """`id()` of every tag under `root` that has a descendant named in `names` (or one
+    `also` accepts), not counting what sits inside chrome."""
     held: set[int] = set()
     open_tags: list[Tag] = []
     for node, entering in walk(root):
@@ -167,9 +168,29 @@ def tags_holding(root: Tag, names: Collection[str]) -> set[int]:
             open_tags.append(node)
             continue
         open_tags.pop()
-        if open_tags and (node.name in names or id(node) in held):
+        if open_tags and (node.name in names or id(node) in held or also(node)):
             held.add(id(open_tags[-1]))
     return held
+
+
+def is_entry(tag: Tag) -> bool:
+    """Whether `tag` names an object a page describes, as Sphinx writes one (a function,
+    a class, a configuration value, a directive: `<dt class="sig sig-object" id=...>`):
+    it starts a section of its own, one level below the section it is in, linked by
+    its id."""
+    return tag.name == "dt" and bool(tag.get("id")) and "sig-object" in (tag.get("class") or ())
+
+
+def _entry_level(entry: Tag, heading_level: int) -> int:
+    """An entry's level: one below the last heading's, and one more for each entry it is
+    described under (a method under its class)."""
+    return heading_level + 1 + sum(1 for parent in entry.parents
+                                   if parent.name == "dd" and _follows_entry(parent))
+
+
+def _follows_entry(dd: Tag) -> bool:
+    previous = dd.find_previous_sibling(True)
+    return isinstance(previous, Tag) and is_entry(previous)
 
 
 @dataclass
@@ -236,7 +257,7 @@ def _block(found: Scan, name: str) -> Block:
 def iter_blocks(root: Tag, max_level: int) -> Iterator[Tag | NavigableString]:
     """Yield headings and content blocks in document order, flattening containers
     that hold headings so that every heading starts its own section."""
-    holding = tags_holding(root, HEADINGS[:max_level])
+    holding = tags_holding(root, HEADINGS[:max_level], is_entry)
     stack: list[Iterator[PageElement]] = [iter(root.contents)]
     while stack:
         child = next(stack[-1], None)
@@ -247,7 +268,7 @@ def iter_blocks(root: Tag, max_level: int) -> Iterator[Tag | NavigableString]:
                 yield child
         elif not isinstance(child, Tag) or _is_chrome(child):
             continue
-        elif _heading_level(child, max_level):
+        elif _heading_level(child, max_level) or is_entry(child):
             yield child
         elif child.name not in ("pre", "table") and id(child) in holding:
             stack.append(iter(child.contents))
@@ -260,6 +281,7 @@ def split_sections(root: Tag, *, page_title: str, max_level: int) -> list[Sectio
     sections = [Section(anchor="", level=0, path=[])]
     stack: list[tuple[int, str]] = []
     inline: list[str] = []
+    heading_level = 0  # the last heading's, which entries are described under
 
     def flush_inline() -> None:
         text = clean_text(strip_controls(" ".join(inline)))
@@ -273,6 +295,10 @@ def split_sections(root: Tag, *, page_title: str, max_level: int) -> list[Sectio
             continue
         found = scan(node)
         level = _heading_level(node, max_level)
+        if level:
+            heading_level = level
+        elif is_entry(node):
+            level = _entry_level(node, heading_level)
         if level:
             flush_inline()
             title = " ".join(found.text.split())

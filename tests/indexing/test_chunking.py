@@ -354,3 +354,45 @@ def test_a_headings_anchor_is_its_id_its_sections_or_its_permalinks(html, anchor
     from mkdocs_semantic.indexing.chunking import heading_anchor
 
     assert heading_anchor(BeautifulSoup(html, "html.parser").find("h2")) == anchor
+
+
+SPHINX_ENTRIES = f"""
+<section id="api"><h2>Application API<a class="headerlink" href="#api">¶</a></h2>
+<p>The application object that extensions receive in their setup function.</p>
+<dl class="py class">
+<dt class="sig sig-object py" id="acme.App"><em>class</em> <span>acme.App</span>
+<a class="reference internal" href="_modules/acme.html">
+<span class="viewcode-link">[source]</span></a>
+<a class="headerlink" href="#acme.App">¶</a></dt>
+<dd><p>{LONG_SENTENCE}</p>
+<dl class="py method">
+<dt class="sig sig-object py" id="acme.App.connect"><span>connect(event, callback)</span>
+<a class="headerlink" href="#acme.App.connect">¶</a></dt>
+<dd><p>Register a callback that runs whenever the event is emitted. {LONG_SENTENCE}</p></dd>
+</dl>
+<dl class="py method">
+<dt class="sig sig-object py" id="acme.App.add_role"><span>add_role(name, role)</span></dt>
+<dd><p>Register a new inline markup role under its name. {LONG_SENTENCE}</p></dd>
+</dl>
+</dd></dl>
+<dl class="simple"><dt id="term">A plain term</dt><dd><p>Not an entry.</p></dd></dl>
+</section>
+<section id="events"><h2>Events</h2><p>{LONG_SENTENCE * 2}</p></section>
+"""
+
+
+def test_sphinx_object_descriptions_are_sections_linked_by_their_ids(count_tokens):
+    """Each `<dt class="sig-object" id=...>` (a class, its methods) starts a section one
+    level below where it is described, so a name leads to its own entry; a plain
+    definition list does not, and the "[source]" link is no text."""
+    by_anchor = {c.anchor: c for c in sections(chunks_of(SPHINX_ENTRIES, count_tokens,
+                                                         min_tokens=0))}
+    assert by_anchor["acme.App.connect"].path == ["Application API", "class acme.App",
+                                                  "connect(event, callback)"]
+    assert by_anchor["acme.App.add_role"].path[-2:] == ["class acme.App",
+                                                        "add_role(name, role)"]
+    assert "Register a callback" in by_anchor["acme.App.connect"].text
+    assert "Register a new inline" not in by_anchor["acme.App.connect"].text
+    assert by_anchor["events"].path == ["Events"]
+    assert "term" not in by_anchor
+    assert not any("[source]" in c.embed_text for c in by_anchor.values())
