@@ -21,10 +21,12 @@ from ..indexing.test_static_site import write_site
 from .test_browser import (
     CDN_ERRORS,
     PREFIX,
+    THROTTLE,
     WORDS_AS_TYPED,
     drive,
     first_link,
     model_requests,
+    same_text,
     top_sections,
 )
 
@@ -125,6 +127,25 @@ def test_a_sphinx_site_answers_in_the_dialog(sphinx_site, tmp_path):
     report, _ = typed_into_the_dialog(sphinx_site, tmp_path)
     assert [r for r in report["requests"] if "searchindex.js" in r] == []
     assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
+
+
+def test_typing_into_the_sphinx_sites_dialog_on_a_slow_network(sphinx_site, tmp_path):
+    """Real keystrokes (120 ms a key) at 20 Mbit/s with 40 ms of latency, in a fresh
+    profile, into the dialog the button opens: never a list for an older text than the
+    box holds, and the last one is the hybrid ranking of the whole query, led by the
+    Python searcher's best section."""
+    report = drive("typing", {"site": str(sphinx_site), "prefix": PREFIX, "theme": "button",
+                              "start": "", "query": OFFLINE, "typeDelayMs": 120,
+                              "throttle": THROTTLE}, tmp_path)
+    shown = [r for r in report["renders"] if r["links"]]
+    stale = [r for r in shown if not same_text(r["query"], r["input"])]
+    assert stale == [], stale[:3]
+    last = report["renders"][-1]
+    assert last["ranking"] == "hybrid" and same_text(last["query"], OFFLINE)
+    best = Searcher.open(sphinx_site).search(OFFLINE)[0]
+    assert last["links"][0].split(PREFIX, 1)[1] == best.href
+    assert [r for r in report["requests"] if "searchindex.js" in r] == []
+    assert set(report["pageErrors"]) <= CDN_ERRORS
 
 
 def test_the_dialog_answers_on_a_plain_html_site(plain_site, tmp_path):
