@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from mkdocs_semantic.chunk import PageFacts
-from mkdocs_semantic.indexing.chunking import chunk_page
+from mkdocs_semantic.indexing.html_chunks import chunk_page
 from mkdocs_semantic.indexing.static_site import read_page
 from mkdocs_semantic.model.onnx import TokenCounter
 from mkdocs_semantic.model.spec import default_model_spec

@@ -37,7 +37,7 @@ Layout of `<site>/<bundle_dir>/`:
     keyed list's shard sizes;
   - `fragments/frag<n>.<h>.json`: page n, `[[url, title, section, [[anchor, path, excerpt,
     kind], ...]]]`, kind `p` (page lead) or `s` (section); the excerpt is the text results
-    may show (about 480 characters, see `chunking.excerpt_parts`): a string, or where it
+    may show (about 480 characters, see `Chunk.excerpt_parts`): a string, or where it
     holds code a list alternating prose and code, prose first (`["Run", "make all", "."]`);
   - `parts/part<n>.<h>.json`: part n of the long pages, as a page's fragments file with
     the rows of its chunks only;

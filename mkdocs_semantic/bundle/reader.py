@@ -18,7 +18,6 @@ from ..chunk import Chunk
 from ..constants import MAX_MANIFEST_BYTES
 from ..files import sha256_file
 from ..model.spec import DEFAULT_MODEL_SHA256, ModelSpec, default_model_spec
-from .chunks import PageChunks
 from .format import MANIFEST, BundleError, Manifest, check_catalog, check_directory
 from .fragment_parts import first_parts
 from .lexical import LexicalIndex
@@ -42,6 +41,7 @@ from .shard_lists import (
     parse_shard_list,
     resolve,
 )
+from .stored_chunks import PageChunks
 from .table import RowTable, TokenTable, token_ids_of
 from .vectors import Vectors
 from .vectors.store import (

@@ -35,8 +35,8 @@ from ..model.onnx import (
 from ..model.spec import Embedder, ModelSpec
 from . import layout_basis
 from .cache import ChunkCache, EmbeddingCache, cache_key
-from .chunking import CHUNKING_VERSION, chunk_page
 from .early import EarlyEmbedding
+from .html_chunks import CHUNKING_VERSION, chunk_page
 from .memory import return_freed_memory
 from .progress import Progress
 from .query_table.fidelity import TOP, Fidelity, measure

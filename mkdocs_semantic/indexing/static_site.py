@@ -21,7 +21,7 @@ from bs4 import BeautifulSoup, Tag
 from ..bundle.format import BundleError
 from ..bundle.reader import read_bundle
 from ..chunk import Chunk, PageFacts
-from .chunking import tags_holding
+from .html_chunks import tags_holding
 from .indexer import Indexer
 
 CONTENT_SELECTORS = ("[data-pagefind-body]", "main", "article", "[role=main]", "body")

@@ -252,7 +252,7 @@ def test_reading_a_page_gives_its_opening_once(count_tokens, intro_blocks):
     stored it (inside the page chunk only, or as a section of its own as well)."""
     from mkdocs_semantic.apps.mcp_server import page_sections
     from mkdocs_semantic.chunk import PageFacts
-    from mkdocs_semantic.indexing.chunking import chunk_page
+    from mkdocs_semantic.indexing.html_chunks import chunk_page
 
     intro = "".join(f"<p>Opening paragraph {n}. {SENTENCE}</p>" for n in range(intro_blocks))
     html = (f'<h1 id="freshness">Freshness</h1>{intro}'

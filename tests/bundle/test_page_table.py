@@ -13,7 +13,7 @@ from mkdocs_semantic.bundle.page_table import (
     repeated_leads,
 )
 from mkdocs_semantic.chunk import PageFacts
-from mkdocs_semantic.indexing.chunking import chunk_page
+from mkdocs_semantic.indexing.html_chunks import chunk_page
 
 
 def test_a_table_reads_back_with_starts_pages_and_sections():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mkdocs_semantic.chunk import PageFacts
-from mkdocs_semantic.indexing.chunking import chunk_page
+from mkdocs_semantic.indexing.html_chunks import chunk_page
 
 PAGE = PageFacts(url="guide/", title="Guide", section="Learn")
 LONG_SENTENCE = "Caches keep copies of responses so that later requests are answered faster. "
@@ -351,7 +351,7 @@ def test_results_show_the_heading_path_without_the_pages_h1(count_tokens):
 def test_a_headings_anchor_is_its_id_its_sections_or_its_permalinks(html, anchor):
     from bs4 import BeautifulSoup
 
-    from mkdocs_semantic.indexing.chunking import heading_anchor
+    from mkdocs_semantic.indexing.html_chunks import heading_anchor
 
     assert heading_anchor(BeautifulSoup(html, "html.parser").find("h2")) == anchor
 
