@@ -47,13 +47,13 @@ from mkdocs_semantic.bundle.format import VECTOR_PART_BYTES, partition_index_byt
 from mkdocs_semantic.bundle.quantize import Quantized, quantize
 from mkdocs_semantic.bundle.reader import read_bundle
 from mkdocs_semantic.bundle.vectors import partitions
-from mkdocs_semantic.bundle.vectors.store import (
-    VectorSet,
+from mkdocs_semantic.bundle.vectors.blocks import rows_file_bytes
+from mkdocs_semantic.bundle.vectors.partition_files import (
     bin_bytes,
     in_memory_partition,
     number_bytes,
-    rows_file_bytes,
 )
+from mkdocs_semantic.bundle.vectors.store import VectorSet
 from mkdocs_semantic.indexing.cache import cache_key
 from mkdocs_semantic.search.ranking import chunk_order
 from mkdocs_semantic.search.searcher import Searcher

@@ -44,12 +44,8 @@ from .shard_lists import (
 from .stored_chunks import PageChunks
 from .table import RowTable, TokenTable, token_ids_of
 from .vectors import Vectors
-from .vectors.store import (
-    payloads_of_index,
-    payloads_of_partition,
-    read_exact,
-    read_partitioned,
-)
+from .vectors.partition_files import payloads_of_index, payloads_of_partition
+from .vectors.store import read_exact, read_partitioned
 from .vocabulary import Vocabulary, checked_shard, checked_spelling_shard
 from .word_rows import FRAME, parse_word_shard
 from .wordpieces import checked_keyed_list, checked_piece_shard, keyed_name

@@ -17,7 +17,7 @@ from mkdocs_semantic.bundle.quantize import quantize
 from mkdocs_semantic.bundle.reader import read_bundle, walk_levels
 from mkdocs_semantic.bundle.vectors import partitions
 from mkdocs_semantic.bundle.vectors.codes import query_codes
-from mkdocs_semantic.bundle.vectors.store import (
+from mkdocs_semantic.bundle.vectors.partition_files import (
     chunk_id_bytes,
     count_bytes,
     parse_partition,
@@ -379,7 +379,7 @@ def republish(root, catalog: dict, old: str, data: bytes, folder: str, stem: str
 
 def test_partitions_whose_rows_do_not_add_up_or_overlap_are_refused(tmp_path,
                                                                     small_partitions):
-    from mkdocs_semantic.bundle.vectors import store as vector_store
+    from mkdocs_semantic.bundle.vectors import partition_files
 
     write(tmp_path, "partitioned")
     catalog = catalog_of(tmp_path)
@@ -401,7 +401,7 @@ def test_partitions_whose_rows_do_not_add_up_or_overlap_are_refused(tmp_path,
     ids = np.sort(np.append(second.ids[1:], first.ids[0]))  # 1 also claims 0's first chunk
     data = bits_file_of(second, vectors.partition_rows(1), starts, ids=ids)
     index = (tmp_path / spec["index"][0]).read_bytes()
-    old_bin = vector_store.parse_index(index, partitions_count=spec["partitions"], dim=384,
+    old_bin = partition_files.parse_index(index, partitions_count=spec["partitions"], dim=384,
                                        source="").bin_names[1]
     new_bin = f"vectors/bin.{hashlib.sha256(data).hexdigest()[:16]}.bin"
     (tmp_path / new_bin).write_bytes(data)

@@ -1,6 +1,6 @@
 """The bundle's vectors: int8 rows in one exact scan or in partitions probed by
-centroid (`store`, `partitions`), and the query codes both scan with (`codes`);
-`Vectors`, what a query reads of them."""
+centroid (`store`; the partitions' files `partition_files`, their probe `partitions`),
+and the query codes both scan with (`codes`); `Vectors`, what a query reads of them."""
 
 from __future__ import annotations
 
