@@ -464,7 +464,7 @@ def load(sources: tuple[str, ...], index_dir: Path | None, database: str | None,
     written again) and an HNSW graph of its vectors built. A site loads whole or not at
     all; loading an unchanged site writes nothing."""
     from ..portal.hnsw import HnswSettings
-    from .sites import parse_sources
+    from .merged_sites import parse_sources
 
     if (index_dir is None) == (database is None):
         raise click.UsageError("give the place to load into: --index DIR or --db URL")
@@ -555,9 +555,9 @@ def serve(sources: tuple[str, ...], index_dir: Path | None, database: str | None
     SOURCE's folder or host), and /search?site=NAME (repeatable) searches only those."""
     from .encoders import server_encoder
     from .loaded import open_database_sites, open_index_sites
+    from .merged_sites import database_sites, open_sites, parse_sources
     from .service import AppConfig, SiteDir, require
     from .service import serve as run
-    from .sites import database_sites, open_sites, parse_sources
 
     require("serve", "starlette", "uvicorn")
     from .limits import ConnectionLimits
@@ -632,9 +632,9 @@ def mcp(sources: tuple[str, ...], index_dir: Path | None, database: str | None,
     Several SOURCEs are searched as one: each result names its site (NAME, or the
     SOURCE's folder or host), and search_docs takes the sites to search."""
     from .mcp_server import Docs, run
+    from .merged_sites import Site, SiteSet, parse_sources
     from .service import require
     from .site_runner import source_wait
-    from .sites import Site, SiteSet, parse_sources
 
     require("mcp", "mcp")
     if database is not None:

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from ..bundle.format import BundleError
 from ..model.spec import ModelError
+from .merged_sites import Site, SiteSet, SitesService, open_sites
 from .service import (
     DATABASE_ENV,
     EF_SEARCH_ENV,
@@ -33,7 +34,6 @@ from .service import (
     settings_from_env,
 )
 from .site_runner import source_wait
-from .sites import Site, SiteSet, SitesService, open_sites
 
 log = logging.getLogger("mkdocs_semantic")
 

@@ -14,8 +14,8 @@ from typing import Any
 from ..bundle.format import BundleError
 from ..chunk import Chunk, context_line, opens_with_lead, page_link
 from ..constants import MAX_TOP_K, __version__
+from .merged_sites import Site, SiteSet
 from .service import BadRequest, Query, QueryService, reading_dict, require, unreadable
-from .sites import Site, SiteSet
 
 log = logging.getLogger("mkdocs_semantic")
 SERVER_NAME = "mkdocs-semantic"

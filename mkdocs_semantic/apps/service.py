@@ -226,7 +226,7 @@ class QueryService:
 
 @dataclass(frozen=True)
 class SiteDir:
-    """One of the sites a server of several searches (apps/sites.py)."""
+    """One of the sites a server of several searches (apps/merged_sites.py)."""
 
     name: str
     bundle_dir: Path
@@ -294,7 +294,7 @@ def bundle_service(bundle: Bundle, *, threads: int = 0, encoder: str | None = No
 def create_app(config: AppConfig, service: Any = None):
     """The Starlette app: `GET /search`, `GET /health`, and the site (if any) at `/`.
     `service`: a QueryService, or anything with its `check`, `answer` and `health`
-    (apps/sites.py's SitesService); default: one over `config.bundle_dir`."""
+    (apps/merged_sites.py's SitesService); default: one over `config.bundle_dir`."""
     require("serve", "starlette")
     import anyio
     import anyio.to_thread

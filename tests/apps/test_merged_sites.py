@@ -1,4 +1,4 @@
-"""Several sites searched as one (apps/sites.py), and the MCP tools over them: the
+"""Several sites searched as one (apps/merged_sites.py), and the MCP tools over them: the
 four-page sample site and the parity fixture's bundle, two real bundles of different
 docs."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from mkdocs_semantic.apps.mcp_server import Docs
+from mkdocs_semantic.apps.merged_sites import NamedSource, Site, SiteSet, parse_sources
 from mkdocs_semantic.apps.service import BadRequest, Query, QueryService
-from mkdocs_semantic.apps.sites import NamedSource, Site, SiteSet, parse_sources
 from mkdocs_semantic.search.searcher import Searcher
 
 from .test_cli import build_sample_site
