@@ -25,7 +25,7 @@
 //   node bench/query_rounds.mjs <bundle folder> <queries file: one per line> [off]
 //       [--cold-each] [--unheld <folder>] [--page-pieces] [--page-hints <json>] [--no-guess-pieces]
 //       [--typing] [--idle-encoder] [--runtime]
-// prints JSON: {queries: [{query, rounds, files, bytes, sent, kinds,
+// prints JSON: {queries: [{query, encoder, ids (the answer's top 10), rounds, files, bytes, sent, kinds,
 // kindSent, steps}]}: kindSent is bytes sent per kind of file, steps the kinds each round asked for 
 // (the first is cold).
 
@@ -104,7 +104,7 @@ const out = [];
 for (const query of queries) {
   log.length = 0;
   if (!engine || coldEach) engine = newEngine(query);
-  await engine.answer(query, { typing });
+  const answer = await engine.answer(query, { typing });
   const own = log.slice();
   let rounds = 0;
   let last = -Infinity;
@@ -134,7 +134,8 @@ for (const query of queries) {
     ? { encoder: await tookOver.promise, ...idleDownload(log.slice(asked)) } : null;
   const prefetchLog = log.slice(asked).filter(([, path]) => !isIdleDownload(path));
   const prefetched = prefetchLog.reduce((n, [, path, range]) => n + sent(path, range)[1], 0);
-  out.push({ query, rounds, files: asked, bytes, sent: sentBytes, kinds, kindSent, steps,
+  out.push({ query, encoder: answer.encoder, ids: answer.results.map((r) => r.id),
+    rounds, files: asked, bytes, sent: sentBytes, kinds, kindSent, steps,
     prefetchedFiles: prefetchLog.length, prefetched, ...(idle ? { idle } : {}) });
 }
 await server.close();

@@ -28,6 +28,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+import relevance  # bench/relevance.py
 from browser import build_site  # bench/browser.py
 from results_file import write_results  # bench/results_file.py
 
@@ -93,6 +94,38 @@ def client_at(revision: str) -> Iterator[Path]:
             subprocess.run(["git", "-C", str(REPO), "worktree", "prune"], check=False)
 
 
+def agreement(run: dict, site: Path, expected: dict[str, list[str]]) -> dict:
+    """The JS answers against the Python searcher's with the encoder each answer names:
+    how many top 10s are the same, and the page MRR@10 of both (the pages of the first
+    10 results, each page once) over the judged queries, by encoder."""
+    from mkdocs_semantic.search.searcher import Searcher
+
+    searchers: dict[str, Searcher] = {}
+    out: dict[str, dict] = {}
+    for q in run["queries"]:
+        encoder = q["encoder"]
+        searcher = searchers.setdefault(encoder, Searcher.open(site, encoder=encoder))
+        python = searcher.search(q["query"], top_k=10)
+        urls = [searcher.bundle.chunks[i].url for i in q["ids"]]
+        cell = out.setdefault(encoder, {"queries": 0, "same_top10": 0, "js_rr": 0.0,
+                                        "python_rr": 0.0})
+        cell["queries"] += 1
+        cell["same_top10"] += [r.chunk_id for r in python] == q["ids"]
+        wanted = expected[q["query"]]
+        cell["js_rr"] += reciprocal_rank(urls, wanted)
+        cell["python_rr"] += reciprocal_rank([r.url for r in python], wanted)
+    for cell in out.values():
+        n = cell["queries"]
+        cell["js_mrr@10"] = round(cell.pop("js_rr") / n, 4)
+        cell["python_mrr@10"] = round(cell.pop("python_rr") / n, 4)
+    return out
+
+
+def reciprocal_rank(urls: list[str], wanted: list[str]) -> float:
+    pages = list(dict.fromkeys(urls))
+    return next((1 / i for i, url in enumerate(pages[:10], 1) if url in wanted), 0.0)
+
+
 def summary(run: dict) -> dict:
     first, warm = run["queries"][0], run["queries"][1:]
     fetching = [q for q in warm if q["files"]]
@@ -141,6 +174,17 @@ def render(results: dict) -> str:
         " warm sent: p50 / max | prefetched in all |",
         "|---|---|---|---|---|---|",
         *rows, "",
+        "Beside Python: the answers' top 10 against the Python searcher's with the same "
+        "encoder, and the page MRR@10 of both (the pages of the first 10 results) over "
+        "the judged queries:",
+        "",
+        "| variant | encoder | queries | same top 10 | MRR@10: JS / Python |",
+        "|---|---|---|---|---|",
+        *[f"| {layout} | {encoder} | {c['queries']} | {c['same_top10']} | "
+          f"{c['js_mrr@10']:.3f} / {c['python_mrr@10']:.3f} |"
+          for layout, s in results["layouts"].items()
+          for encoder, c in s["agreement"].items()],
+        "",
         *[f"{layout}: the idle download after the first answer is {s['idle']['idleFiles']} "
           f"files, {s['idle']['idleSent'] / 1e6:.1f} MB as sent by a host that compresses "
           f"only text ({s['idle']['idleGzip'] / 1e6:.1f} MB were it all gzipped); the later "
@@ -155,6 +199,8 @@ def main() -> int:
     args = parser.parse_args()
     corpus = REPO.parent / "shared" / "corpora" / "fastapi-docs"
     texts = queries()
+    expected = {query: urls for name in QUERY_FILES
+                for query, urls in relevance.read_queries(HERE / "relevance" / name)}
     layouts, runs = {}, {}
     chunks = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -170,7 +216,8 @@ def main() -> int:
             manifest = json.loads((sites[key] / "semantic" / "manifest.json").read_text("utf-8"))
             chunks = manifest["counts"]["chunks"]
             runs[name] = measure(sites[key] / "semantic", query_file, prefetch, options)
-            layouts[name] = summary(runs[name])
+            layouts[name] = {**summary(runs[name]),
+                             "agreement": agreement(runs[name], sites[key], expected)}
     some = next(iter(runs.values()))
     results = {"run": time.strftime("%Y-%m-%d %H:%M"), "chunks": chunks, "queries": len(texts),
                "delay_ms": some["delayMs"], "gap_ms": some["gapMs"], "layouts": layouts,
