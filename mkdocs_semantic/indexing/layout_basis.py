@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 import os
 import zipfile
 from dataclasses import dataclass
@@ -23,8 +22,7 @@ import numpy as np
 from ..bundle.format import MANIFEST, BundleError
 from ..bundle.reader import read_catalog, read_manifest, read_payload
 from ..files import MiB, atomic_write, open_regular
-
-log = logging.getLogger("mkdocs_semantic")
+from ..logs import build_log as log
 
 LAYOUT_CACHE_MAX_BYTES = 256 * MiB
 """The int8 centroids of far more partitions than any site has."""

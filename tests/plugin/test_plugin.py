@@ -250,6 +250,18 @@ def test_every_damaged_cache_file_costs_a_rebuild_never_the_build(site, name, da
     assert site.build().last_build.embedded == 0  # and the cache works again
 
 
+def test_a_damaged_layout_cache_warns_through_mkdocs_logger(site, caplog):
+    """The warning goes where MkDocs counts it (`--strict` fails the build on it), with
+    the plugin's prefix, as every other cache's does."""
+    site.build()
+    (site.root / ".cache" / "plugin" / "semantic" / "layout.npz").write_bytes(b"")
+    with caplog.at_level(logging.WARNING):
+        site.build()
+    warned = [r for r in caplog.records if "vector layout cache" in r.getMessage()]
+    assert [r.name for r in warned] == ["mkdocs.plugins.semantic"]
+    assert warned[0].getMessage().startswith("semantic: ignoring unreadable")
+
+
 def test_disabled_plugin_writes_nothing(site):
     site.plugin_options = {"enabled": False}
     site.build()
