@@ -69,6 +69,13 @@ QUERY_ENCODERS: tuple[str, ...] = tuple(_SHARED["QUERY_ENCODERS"])
 # what a site may choose (the plugin's `query_encoder`): an encoder, or `progressive` (the
 # static encoder for a first query, the model fetched in idle time for the later ones)
 SITE_QUERY_ENCODERS: tuple[str, ...] = (*QUERY_ENCODERS, "progressive")
+
+
+def site_encoders(choice: str) -> tuple[str, ...]:
+    """The query encoders a site built with `query_encoder: choice` ships: the one a
+    browser's first query uses, then the one it fetches in idle time, if any."""
+    return ("static", "transformer") if choice == "progressive" else (choice,)
+
 SEARCH_MODES: tuple[str, ...] = tuple(_SHARED["SEARCH_MODES"])
 PAGE_DEPTH: int = _SHARED["PAGE_DEPTH"]
 VECTOR_CHUNKS: int = _SHARED["VECTOR_CHUNKS"]

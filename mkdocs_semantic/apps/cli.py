@@ -26,7 +26,13 @@ import click
 from ..bundle.folder import DROP_IN, bundle_dir_problem, site_folder
 from ..bundle.format import BundleError
 from ..bundle.reader import read_bundle
-from ..constants import QUERY_ENCODERS, SEARCH_MODES, SITE_QUERY_ENCODERS, __version__
+from ..constants import (
+    QUERY_ENCODERS,
+    SEARCH_MODES,
+    SITE_QUERY_ENCODERS,
+    __version__,
+    site_encoders,
+)
 from ..logs import LOGGERS
 from ..model.spec import ModelError
 from ..pages.theme import ClientAssets, ClientError
@@ -227,9 +233,10 @@ def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: boo
     say(f"semantic: {stats.summary()} -> {out}")
     if assets is None:
         return
-    assets.install(site_dir, bundle_dir, runtime=encoder != "static")
-    hints = bundle_hints(out, pieces=None if encoder == "transformer"
-                         else keyed_pieces_hash(spec.tokenizer_path))
+    shipped = site_encoders(encoder)
+    assets.install(site_dir, bundle_dir, runtime="transformer" in shipped)
+    hints = bundle_hints(out, pieces=keyed_pieces_hash(spec.tokenizer_path)
+                         if "static" in shipped else None)
     if ui == "script":
         write_drop_in(out, assets, hints)
         say(f"semantic: for search in a page, add to its <head>: <script type=\"module\" "

@@ -21,6 +21,7 @@ from ..constants import (
     SITE_QUERY_ENCODERS,
     VOCABULARY_VERSION,
     __version__,
+    site_encoders,
 )
 from ..files import atomic_write, holds, sha256_file, write_unlisted
 from ..model.spec import ModelSpec
@@ -101,8 +102,9 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         raise ValueError(f"{len(chunks)} chunks but {len(stored.vectors)} vectors")
     if query_encoder not in SITE_QUERY_ENCODERS:
         raise ValueError(f"unknown query encoder {query_encoder!r}")
-    ships_model = query_encoder in ("transformer", "progressive")
-    if query_encoder in ("static", "progressive") and table is None:
+    encoders = site_encoders(query_encoder)
+    ships_model = "transformer" in encoders
+    if "static" in encoders and table is None:
         raise ValueError("the static query encoder needs its token table")
     if vector_layout not in VECTOR_LAYOUTS:
         raise ValueError(f"unknown vector layout {vector_layout!r}: use one of "
@@ -242,8 +244,8 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         catalog=FileEntry(name=catalog_name, bytes=len(data), sha256=digest),
         counts={"pages": len(pages), "chunks": len(chunks)},
         search={**DEFAULT_SEARCH, **(search or {}), "filters": filter_keys(chunks)},
-        query_encoder="static" if query_encoder == "progressive" else query_encoder,
-        idle_encoder="transformer" if query_encoder == "progressive" else None,
+        query_encoder=encoders[0],
+        idle_encoder=encoders[1] if len(encoders) > 1 else None,
     )
     atomic_write(out / MANIFEST, json.dumps(manifest.to_json(), indent=1).encode("utf-8"),
                  shared=True)

@@ -22,6 +22,7 @@ from ..bundle.quantize import quantize
 from ..bundle.table import TokenTable
 from ..bundle.writer import write_bundle
 from ..chunk import Chunk, PageFacts
+from ..constants import site_encoders
 from ..files import sha256_file
 from ..logs import build_log as log
 from ..model.onnx import (
@@ -439,7 +440,7 @@ class Indexer:
                     vectors: np.ndarray) -> tuple[TokenTable | None, TableStats | None]:
         """The static encoder's table and what it cost (None, None for
         `query_encoder: transformer`)."""
-        if self.options.query_encoder == "transformer":
+        if "static" not in site_encoders(self.options.query_encoder):
             return None, None
         started = time.perf_counter()
         self.fit_embedded = 0

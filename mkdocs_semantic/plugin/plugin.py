@@ -15,7 +15,7 @@ from ..bundle.folder import bundle_dir_problem, installed_client, site_folder
 from ..bundle.format import BundleError, BundleWriteError
 from ..bundle.wordpieces import keyed_pieces_hash
 from ..chunk import Chunk, PageFacts
-from ..constants import MAX_TOP_K
+from ..constants import MAX_TOP_K, site_encoders
 from ..files import sha256_file
 from ..indexing.indexer import BuildStats, Indexer, IndexOptions
 from ..indexing.progress import Progress
@@ -109,7 +109,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         self._setup_client(config)
         # what the pages tell the browser, so that a first query names its words' files
         self.pieces_hash = (keyed_pieces_hash(spec.tokenizer_path)
-                            if self.config.query_encoder != "transformer" else None)
+                            if "static" in site_encoders(self.config.query_encoder) else None)
         return config
 
     def _setup_client(self, config: MkDocsConfig) -> None:
@@ -334,7 +334,8 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         try:
             stats = self._indexer.write(out, chunks, pages=len(self.page_chunks))
             self._client.install(Path(config.site_dir), self.config.bundle_dir,
-                                runtime=self.config.query_encoder != "static")
+                                runtime="transformer" in site_encoders(
+                                    self.config.query_encoder))
             installed = installed_client(out)
             self.last_build = stats.with_files(self._indexer.footprint(out),
                                                client_bytes=installed.bytes if installed else 0)
