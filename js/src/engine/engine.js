@@ -448,8 +448,9 @@ export class Engine {
           sameKind: (url) => sameFolder(url, modelUrl) && /\/model\.[0-9a-f]+\.onnx$/.test(url),
         }).then((buffer) => new Uint8Array(buffer)),
         keptBytes(wasmUrl, () => fetchBytes(wasmUrl, progress), {
+          // the same file of another client build: client/<hash>/ort-wasm-...wasm
           sameKind: (url) => url.endsWith(wasmUrl.slice(wasmUrl.lastIndexOf("/"))) &&
-            sameFolder(new URL("..", url).href, new URL("..", wasmUrl).href),
+            new URL("..", url).href === new URL("..", wasmUrl).href,
         }),
         this.#vectors(progress),
       ]);

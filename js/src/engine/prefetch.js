@@ -15,9 +15,7 @@ export const PREFETCH_BITS_BATCH = 16;
  * under Save-Data, not on a 2G-class link. A browser that does not say allows it.
  */
 export function mayPrefetch(nav) {
-  const connection = nav?.connection;
-  if (!connection) return true;
-  return !connection.saveData && !["slow-2g", "2g"].includes(connection.effectiveType);
+  return connectionAllows(nav, ["slow-2g", "2g"]);
 }
 
 /**
@@ -25,9 +23,14 @@ export function mayPrefetch(nav) {
  * kilobytes): not under Save-Data, not on a 3G-class link or slower.
  */
 export function mayFetchModel(nav) {
+  return connectionAllows(nav, ["slow-2g", "2g", "3g"]);
+}
+
+/** No Save-Data and an effective connection type not among `slow`; true when not said. */
+function connectionAllows(nav, slow) {
   const connection = nav?.connection;
   if (!connection) return true;
-  return !connection.saveData && !["slow-2g", "2g", "3g"].includes(connection.effectiveType);
+  return !connection.saveData && !slow.includes(connection.effectiveType);
 }
 
 /**
