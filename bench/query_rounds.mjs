@@ -75,14 +75,18 @@ function sent(path, range = null) {
 
 const manifestUrl = `${server.url}manifest.json`;
 let tookOver = null; // resolves when the idle encoder takes over
+/** A file of the client the build copied beside the bundle, as a path under it. */
+function clientFile(name) {
+  const [client] = readdirSync(join(root, "client"));
+  return `client/${client}/${name}`;
+}
 /** onnxruntime-web's files as the built client ships them beside the bundle. */
 function runtime() {
-  const [client] = readdirSync(join(root, "client"));
-  const wasm = join(root, "client", client, "ort-wasm-simd-threaded.wasm");
+  const wasm = clientFile("ort-wasm-simd-threaded.wasm");
   return {
-    mjsUrl: pathToFileURL(join(root, "client", client, "ort-wasm-simd-threaded.mjs")).href,
-    wasmUrl: `${server.url}client/${client}/ort-wasm-simd-threaded.wasm`,
-    wasmBytes: statSync(wasm).size,
+    mjsUrl: pathToFileURL(join(root, clientFile("ort-wasm-simd-threaded.mjs"))).href,
+    wasmUrl: `${server.url}${wasm}`,
+    wasmBytes: statSync(join(root, wasm)).size,
   };
 }
 const newEngine = (query) => {
@@ -153,9 +157,8 @@ function isIdleDownload(path) {
 }
 
 function idleDownload(entries) {
-  const [client] = readdirSync(join(root, "client"));
   const files = [...entries.map(([, path]) => path).filter(isIdleDownload).map((path) => join(root, path)),
-    ...["ort-wasm-simd-threaded.mjs", "ort-embed.js"].map((name) => join(root, "client", client, name))];
+    ...["ort-wasm-simd-threaded.mjs", "ort-embed.js"].map((name) => join(root, clientFile(name)))];
   const sizes = files.map((file) => {
     const bytes = readFileSync(file);
     return [bytes.length, gzipSync(bytes, { level: 6 }).length];

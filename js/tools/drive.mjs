@@ -574,15 +574,15 @@ async function progressive(plan) {
         const manifest = document.querySelector('meta[name="semantic-search"]').content;
         const semantic = await import(new URL("semantic.js", new URL(manifest, document.baseURI)).href);
         window.__model = new Promise((resolve) => semantic.init({ onEncoder: resolve }));
-        const answer = await semantic.answer(query);
-        return { encoder: answer.encoder, ids: answer.results.map((r) => r.id) };
+        window.__answered = async (text) => {
+          const answer = await semantic.answer(text);
+          return { encoder: answer.encoder, ids: answer.results.map((r) => r.id) };
+        };
+        return window.__answered(query);
       }, plan.query);
       const later = await page.evaluate(async ({ query, wait }) => {
-        const manifest = document.querySelector('meta[name="semantic-search"]').content;
-        const semantic = await import(new URL("semantic.js", new URL(manifest, document.baseURI)).href);
         const took = wait ? await window.__model : null;
-        const answer = await semantic.answer(query);
-        return { took, encoder: answer.encoder, ids: answer.results.map((r) => r.id) };
+        return { took, ...await window.__answered(query) };
       }, { query: plan.later, wait: !plan.saveData });
       visits.push({ first, later, requests: server.log.slice(before).map((entry) => entry.path) });
     }
