@@ -93,15 +93,17 @@ underlying data.
 }
 
 
-def typed_into_the_dialog(site: Path, tmp_path: Path) -> tuple[dict, dict]:
-    """OFFLINE typed key by key into the dialog the client's button opens, then Enter:
-    the report and the query's part of it, checked to show the Python searcher's best
-    section and to open the best result under the site's sub-path."""
-    plan = {"site": str(site), "prefix": PREFIX, "theme": "button", "start": "",
-            "typeDelayMs": 40, "queries": [{"query": OFFLINE, "press": True}]}
+def typed_and_opened(site: Path, tmp_path: Path, *, theme: str = "button",
+                          query: str = OFFLINE, delay_ms: int = 40) -> tuple[dict, dict]:
+    """`query` typed key by key into the box `theme` opens (the dialog the client's
+    button opens), then Enter: the report and the query's part of it, checked to show
+    the Python searcher's best section and to open the best result under the site's
+    sub-path."""
+    plan = {"site": str(site), "prefix": PREFIX, "theme": theme, "start": "",
+            "typeDelayMs": delay_ms, "queries": [{"query": query, "press": True}]}
     report = drive("search", plan, tmp_path)
     seen = report["queries"][0]
-    assert answers(site, OFFLINE, seen)
+    assert answers(site, query, seen)
     assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
     return report, seen
 
@@ -124,7 +126,7 @@ def test_a_sphinx_site_answers_in_the_dialog(sphinx_site, tmp_path):
     """Sphinx's sidebar box is a form that loads search.html and Sphinx's whole index:
     `auto` leaves it be and adds the dialog, which answers typed keys with the Python
     searcher's best section, and Sphinx's index is never fetched."""
-    report, _ = typed_into_the_dialog(sphinx_site, tmp_path)
+    report, _ = typed_and_opened(sphinx_site, tmp_path)
     assert [r for r in report["requests"] if "searchindex.js" in r] == []
     assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
 
@@ -145,7 +147,7 @@ def test_typing_into_the_sphinx_sites_dialog_on_a_slow_network(sphinx_site, tmp_
 def test_the_dialog_answers_on_a_plain_html_site(plain_site, tmp_path):
     """The button the client adds opens the dialog; the query, typed key by key, shows
     the page that answers, and Enter opens the best result under the site's sub-path."""
-    report, seen = typed_into_the_dialog(plain_site, tmp_path)
+    report, seen = typed_and_opened(plain_site, tmp_path)
     assert seen["ranking"] == [["hybrid", OFFLINE]]
     assert seen["typedInto"] == WORDS_AS_TYPED
     assert model_requests(report) == []
@@ -171,7 +173,7 @@ def test_one_script_line_adds_the_dialog_to_a_page_index_left_alone(tmp_path):
     home.write_text(home.read_text(encoding="utf-8").replace(
         "</head>", line.replace('"/semantic/', f'"{PREFIX}semantic/') + "</head>"),
         encoding="utf-8")
-    report, seen = typed_into_the_dialog(site, tmp_path)
+    report, seen = typed_and_opened(site, tmp_path)
     assert seen["typedInto"] == WORDS_AS_TYPED
     assert report["pageErrors"] == [] and report["dialogs"] == []
 
@@ -208,12 +210,8 @@ def mkdocs_site(tmp_path_factory) -> Path:
 
 def test_auto_answers_in_the_mkdocs_themes_own_box(mkdocs_site, tmp_path):
     """The theme's search modal answers, and lunr and its index are never fetched."""
-    query = "how can my web app keep working without a network connection"
-    plan = {"site": str(mkdocs_site), "prefix": PREFIX, "theme": "mkdocs", "start": "",
-            "typeDelayMs": 20, "queries": [{"query": query, "press": True}]}
-    report = drive("search", plan, tmp_path)
-    seen = report["queries"][0]
-    assert answers(mkdocs_site, query, seen)
-    assert seen["landed"].endswith(PREFIX + first_link(seen["results"]))
+    report, _ = typed_and_opened(
+        mkdocs_site, tmp_path, theme="mkdocs", delay_ms=20,
+        query="how can my web app keep working without a network connection")
     assert [r for r in report["requests"] if r.startswith(PREFIX + "search/")] == []
     assert set(report["pageErrors"]) <= CDN_ERRORS and report["dialogs"] == []
