@@ -27,6 +27,7 @@ from ..constants import (
     VOCABULARY_VERSION,
     __version__,
 )
+from .browser_model import FORMAT_VERSION as BROWSER_MODEL_VERSION
 from .names import CATALOG_NAME, HASH_CHARS, ROW_CHECK_BYTES, PayloadError, check_name
 from .page_table import page_table_size
 from .shard_lists import ShardList, directory_entries, parse_shard_list
@@ -365,9 +366,12 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
         if kind not in QUERY_ENCODERS:
             check.fail(f"{where} is an encoder this version does not know")
         check.int(encoder, "vectors", where, 0, len(sets) - 1)
-        names = ("tokenizer", "model") if kind == "transformer" else ("tokenizer",)
-        for key in names:
-            check.payload(encoder, key, where)
+        check.payload(encoder, "tokenizer", where)
+        if kind == "transformer":
+            if "weights" not in encoder or "model" in encoder:
+                check.payload(encoder, "model", where)
+            if "weights" in encoder:
+                _check_weights(check, check.dict(encoder, "weights", where), f"{where}.weights")
         if kind == "static":
             check.int(encoder, "max_tokens", where, 1, MAX_MODEL_TOKENS)
             if check.str(encoder, "dtype", where) != "i8":
@@ -395,6 +399,20 @@ def check_catalog(catalog: object, manifest: Manifest, source: Path | str) -> di
                 if check.keyed_list(encoder, "words", where, "words/word") < 1:
                     check.fail(f"{where}.words has no shards")
     return catalog
+
+
+def _check_weights(check: Checker, weights: dict, where: str) -> None:
+    """The browser model's files (bundle/browser_model.py)."""
+    if check.int(weights, "version", where) != BROWSER_MODEL_VERSION:
+        check.fail(f"{where}.version is not {BROWSER_MODEL_VERSION}")
+    check.payload(weights, "layers", where)
+    blocks = check.list(weights, "words", where)
+    firsts = [b[0] if isinstance(b, list) and len(b) == 2 else None for b in blocks]
+    ids = [f for f in firsts if isinstance(f, int) and not isinstance(f, bool) and f >= 0]
+    if not blocks or ids != firsts or ids != sorted(set(ids)):
+        check.fail(f"{where}.words is not a list of [first id, file] in order")
+    for i, (_, file) in enumerate(blocks):
+        check.payload({"file": file}, "file", f"{where}.words[{i}]")
 
 
 def check_directory(data: object, name: str) -> list[tuple]:

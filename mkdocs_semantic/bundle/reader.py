@@ -115,8 +115,9 @@ class Bundle:
         installed default model when it is the same one."""
         m = self.catalog["model"]
         transformer = self.catalog["encoders"].get("transformer")
-        if transformer and (m["sha256"] != DEFAULT_MODEL_SHA256
-                            or (self.root / transformer["model"][0]).is_file()):
+        if transformer and "model" in transformer and (
+                m["sha256"] != DEFAULT_MODEL_SHA256
+                or (self.root / transformer["model"][0]).is_file()):
             model_path = self.root / transformer["model"][0]
             tokenizer_path = self.root / transformer["tokenizer"][0]
             if not model_path.is_file() or sha256_file(model_path) != m["sha256"]:
@@ -328,6 +329,9 @@ def walk_levels(catalog: dict, read: Callable[[str, int], bytes], *,
             level += [Payload(name, size) for _, name, size in vectors["parts"]]
     for encoder in catalog["encoders"].values():
         level += [Payload(*encoder[key]) for key in ("tokenizer", "model") if key in encoder]
+        if "weights" in encoder:
+            level += [Payload(*encoder["weights"]["layers"]),
+                      *(Payload(*file) for _, file in encoder["weights"]["words"])]
         if "pieces" in encoder:
             level.append(Payload(*encoder["pieces"]["keyed"]["list"]))
         if "rows" in encoder:
@@ -411,6 +415,13 @@ def read_catalog(root: Path, manifest: Manifest) -> dict:
     catalog = parse_json(read_payload(root, entry.name, entry.bytes, entry.sha256),
                          root / entry.name)
     return check_catalog(catalog, manifest, root / entry.name)
+
+
+def runs_onnx_in_browser(root: Path) -> bool:
+    """Whether browsers run the model of the bundle in `root` with onnxruntime-web: it
+    ships the ONNX file and no weights for the client's own forward pass."""
+    transformer = read_catalog(root, read_manifest(root))["encoders"].get("transformer")
+    return transformer is not None and "weights" not in transformer
 
 
 log = logging.getLogger("mkdocs_semantic")

@@ -24,7 +24,12 @@ from ..constants import (
     site_encoders,
 )
 from ..files import atomic_write, holds, sha256_file, write_unlisted
-from ..model.spec import ModelSpec
+from ..model.bert_forward import checked_weights
+from ..model.bert_weights import NotBert
+from ..model.kept_vocabulary import kept_token_ids
+from ..model.spec import DEFAULT_MODEL_SHA256, ModelSpec
+from .browser_model import FORMAT_VERSION as BROWSER_MODEL_VERSION
+from .browser_model import BrowserModel, browser_model
 from .folder import OLD_PAYLOAD, PAYLOAD_FOLDERS, claim_bundle_dir
 from .format import (
     DEFAULT_SEARCH,
@@ -228,11 +233,21 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
         if fidelity is not None:  # how the build measured it against the model
             catalog["encoders"]["static"]["fidelity"] = fidelity
     if ships_model:
-        catalog["encoders"]["transformer"] = {
-            "vectors": 0, "tokenizer": tokenizer,
-            "model": _copy_payload(out, written, "model", "model", spec.model_path,
-                                   digest=model["sha256"]),
-        }
+        transformer: dict = {"vectors": 0, "tokenizer": tokenizer}
+        catalog["encoders"]["transformer"] = transformer
+        browser = _browser_model(spec, chunks)
+        if browser is not None:
+            transformer["weights"] = {
+                "version": BROWSER_MODEL_VERSION,
+                "layers": put("model", "layers", "bin", browser.layers),
+                "words": [[first, put("model", "words", "bin", data)]
+                          for first, data in browser.word_blocks],
+            }
+        if browser is None or model["sha256"] != DEFAULT_MODEL_SHA256:
+            # browsers without the weights run the ONNX file; Python readers of a model
+            # that is not installed with the package read it too
+            transformer["model"] = _copy_payload(out, written, "model", "model",
+                                                 spec.model_path, digest=model["sha256"])
     data = json_bytes(catalog)
     digest = hashlib.sha256(data).hexdigest()
     catalog_name = f"catalog.{digest[:HASH_CHARS]}.json"
@@ -429,3 +444,15 @@ def filter_keys(chunks: list[Chunk]) -> list[str]:
     return list(keys)
 
 
+def _browser_model(spec: ModelSpec, chunks: list[Chunk]) -> BrowserModel | None:
+    """The model as the browser's own forward pass runs it, its vocabulary cut to the
+    tokens of the site's texts and a core; None when the model is not a BERT encoder
+    that forward pass reproduces (browsers then run the ONNX file)."""
+    try:
+        weights, heads = checked_weights(spec)
+    except NotBert:
+        return None
+    kept = kept_token_ids(spec.tokenizer_path, [spec.query_prefix,
+                                                *(spec.document_prefix + c.embed_text
+                                                  for c in chunks)])
+    return browser_model(weights, kept, heads=heads, max_tokens=spec.max_tokens)
