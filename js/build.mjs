@@ -67,8 +67,9 @@ const common = {
 // once); auto.js imports the page API from the site's stable entry, ../../semantic.js
 // (page load, not a query's path; Material's pages load material.js instead), so that a
 // page's own script and an API user's import share one module, fetched once;
-// the transformer's code, with onnxruntime-web, is ort-embed.js, imported when a query needs
-// it (named like onnxruntime-web's runtime files, which a static build does not copy).
+// the transformer's forward pass is model-embed.js, imported when a query needs it, or for
+// a model it cannot run ort-embed.js, with onnxruntime-web (named like onnxruntime-web's
+// runtime files, which only a site whose browsers run the ONNX file copies).
 const sibling = (mapping) => ({
   name: "sibling-files",
   setup(build) {
@@ -92,8 +93,12 @@ const esmBuilds = await Promise.all([
   esmBuild({ semantic: "src/api/semantic.js" }, {}),
   esmBuild({ auto: "src/api/auto.js" }, { "api/auto.js:./semantic.js": "../../semantic.js" }),
   esmBuild({ material: "src/api/material.js" }, {}),
-  esmBuild({ worker: "src/api/worker.js" }, { "engine/engine.js:./embed.js": "ort-embed.js" }),
+  esmBuild({ worker: "src/api/worker.js" }, {
+    "engine/engine.js:./embed.js": "ort-embed.js",
+    "engine/engine.js:./bert.js": "model-embed.js",
+  }),
   esmBuild({ "ort-embed": "src/engine/embed.js" }, {}),
+  esmBuild({ "model-embed": "src/engine/bert.js" }, {}),
   esmBuild({ "material-search": "src/material/material-search.js" }, {
     "material/material-search.js:../engine/engine.js": "worker.js",
     "material/material-search.js:../engine/runtime.js": "worker.js",

@@ -22,6 +22,8 @@ VOCABULARY_VERSION: int = _SHARED["VOCABULARY_VERSION"]
 """The vocabulary's shard format (bundle/vocabulary.py)."""
 PIECES_VERSION: int = _SHARED["PIECES_VERSION"]
 """The word piece files' format (bundle/wordpieces.py)."""
+BROWSER_MODEL_VERSION: int = _SHARED["BROWSER_MODEL_VERSION"]
+"""The format of the model files for the client's own forward pass (bundle/browser_model.py)."""
 PIECE_KEY_CHARS: str = _SHARED["PIECE_KEY_CHARS"]
 """The characters of the word piece keys that have files of their own."""
 PIECE_PUNCTUATION: str = _SHARED["PIECE_PUNCTUATION"]

@@ -11,6 +11,8 @@ import { launch, throttle } from "./chromium.mjs";
 import { serveSite } from "./server.mjs";
 
 const TIMEOUT = 60_000;
+// The model file a transformer query waits for first: the layers of the forward pass.
+const MODEL_LAYERS = "/model/layers\\.[0-9a-f]+\\.bin$";
 
 /**
  * Result links in page order: our own carry data-score and data-rank (0: the best
@@ -321,7 +323,7 @@ async function keywordFirst(plan) {
   const theme = THEMES[plan.theme];
   return withSite(plan, async ({ page, server }) => {
     let modelRequested = 0;
-    await page.route(new RegExp(plan.hold ?? "/model\\.[0-9a-f]+\\.onnx$"), async (route) => {
+    await page.route(new RegExp(plan.hold ?? MODEL_LAYERS), async (route) => {
       modelRequested ||= Date.now();
       await new Promise((resolve) => setTimeout(resolve, plan.delayMs));
       await route.continue();
@@ -516,7 +518,7 @@ async function typing(plan) {
     { timeout: 3 * TIMEOUT, polling: 100 }).then(() => true, () => false);
     if (!done) console.error("no hybrid results for the whole query: the page's log is in the report");
     const log = await page.evaluate(() => window.__typing);
-    const model = server.log.find((entry) => /\/model\.[0-9a-f]+\.onnx$/.test(entry.path));
+    const model = server.log.find((entry) => new RegExp(MODEL_LAYERS).test(entry.path));
     return { ...log, done, modelRequestedAt: model?.at ?? null, throttle: plan.throttle };
   });
 }

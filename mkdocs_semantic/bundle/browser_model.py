@@ -20,10 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..constants import BROWSER_MODEL_VERSION
 from ..model.bert_weights import BertWeights, Tensor
 
 MAGIC = b"SBM1"
-FORMAT_VERSION = 1
+FORMAT_VERSION = BROWSER_MODEL_VERSION
 WORD_BLOCK_IDS = 4096
 """Token ids per word block (id // WORD_BLOCK_IDS picks the block)."""
 WORDS = "embeddings.word_embeddings.weight"

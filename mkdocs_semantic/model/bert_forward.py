@@ -5,6 +5,7 @@ build writes the browser's weights."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -98,7 +99,7 @@ def checked_weights(spec: ModelSpec) -> tuple[BertWeights, int]:
     from .onnx import OnnxEmbedder
 
     weights = read_bert(spec.model_path)
-    embedder = OnnxEmbedder(spec)
+    embedder = OnnxEmbedder(replace(spec, dim=None))  # its dimension is checked elsewhere
     try:
         probe_ids = [embedder.tokenizer.encode(spec.query_prefix + p).ids for p in PROBES]
         vectors = embedder.embed_queries(list(PROBES))

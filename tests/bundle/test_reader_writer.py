@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,7 @@ from mkdocs_semantic.bundle.reader import (
     find_bundle_dir,
     payload_json,
     read_bundle,
+    runs_onnx_in_browser,
     shard_list,
 )
 from mkdocs_semantic.bundle.shard_lists import (
@@ -155,12 +157,42 @@ def test_fragments_carry_code_and_the_deepest_heading(tmp_path):
     assert (result.anchor, result.path) == ("deep", ["Part", "Section 3", "Deep"])
 
 
-def test_transformer_bundles_ship_the_model(tmp_path):
+def test_transformer_bundles_ship_the_model_for_the_clients_own_forward_pass(tmp_path):
     write_sample(tmp_path, query_encoder="transformer")
     bundle = read_bundle(tmp_path)
-    shipped = [p for p in bundle.files if p.name.startswith("model/model.")]
-    assert len(shipped) == 1 and shipped[0].bytes == default_model_spec().model_path.stat().st_size
-    assert bundle.model_spec().model_path == tmp_path / shipped[0].name
+    weights = bundle.catalog["encoders"]["transformer"]["weights"]
+    names = {p.name for p in bundle.files}
+    assert weights["layers"][0] in names and all(f[0] in names for _, f in weights["words"])
+    # the ONNX file is not shipped: Python readers use the installed model, browsers bert.js
+    assert not [n for n in names if n.endswith(".onnx")]
+    assert not runs_onnx_in_browser(tmp_path)
+    assert bundle.model_spec().model_path == default_model_spec().model_path
+    # the word blocks hold the sample's tokens and the core, not the whole vocabulary
+    assert 8000 * 384 < sum(f[1] for _, f in weights["words"]) < 12_000 * 392
+
+
+def test_a_model_the_clients_forward_pass_cannot_run_ships_as_onnx(tmp_path):
+    """Any ONNX graph that is not a BERT encoder: browsers run it with onnxruntime-web."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["input_ids"], ["last_hidden_state"])], "other",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, None])],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.INT64, [1, None])])
+    other = tmp_path / "other.onnx"
+    onnx.save(helper.make_model(graph), str(other))
+    spec = replace(default_model_spec(), id="another model", model_path=other,
+                   sha256=hashlib.sha256(other.read_bytes()).hexdigest())
+    chunks = sample_chunks(6)
+    write_bundle(tmp_path / "site", chunks=chunks, stored=quantize(sample_vectors(6), "i8"),
+                 spec=spec, table=sample_table(chunks), query_encoder="transformer")
+    transformer = catalog_of(tmp_path / "site")["encoders"]["transformer"]
+    assert "weights" not in transformer
+    assert transformer["model"][1] == other.stat().st_size
+    assert runs_onnx_in_browser(tmp_path / "site")
+    assert read_bundle(tmp_path / "site").model_spec().model_path.name == transformer["model"][0] \
+        .split("/")[-1]
 
 
 def test_progressive_bundles_ship_the_table_and_the_model_for_idle_time(tmp_path):

@@ -56,7 +56,8 @@ QUERIES = [
      "service-workers/#offline-support"),
 ]
 MARKUP_QUERY = "a heading that quotes an image tag with an error handler"
-MODEL_FILES = (".wasm", ".onnx", ".mjs")
+MODEL_FILES = (".wasm", ".onnx", ".mjs", "/model-embed.js")
+MODEL_PAYLOADS = ("/model/model.", "/model/layers.", "/model/words.")
 # The mkdocs and readthedocs themes load highlight.js from a CDN, which the test
 # browser cannot reach; their inline `hljs.highlightAll()` then fails.
 CDN_ERRORS = {"hljs is not defined"}
@@ -152,8 +153,9 @@ def showed_download_progress(status: list[str]) -> bool:
 
 
 def model_requests(report: dict) -> list[str]:
-    """Requests for the model or onnxruntime-web's files."""
-    return [r for r in report["requests"] if r.endswith(MODEL_FILES) or "/model/model." in r]
+    """Requests for the model, the forward pass's code or onnxruntime-web's files."""
+    return [r for r in report["requests"]
+            if r.endswith(MODEL_FILES) or any(p in r for p in MODEL_PAYLOADS)]
 
 
 def top_sections(results: list[dict], n: int) -> list[str]:
@@ -199,10 +201,12 @@ def test_mkdocs_theme_search_box(sites, tmp_path, site):
         assert seen["landed"].endswith(PREFIX + expected)  # arrow keys, then Enter
     assert all(seen["typedInto"] == WORDS_AS_TYPED for seen in report["queries"])
     status = report["queries"][0]["status"]
-    if site == "transformer":  # the model downloads, with progress
+    if site == "transformer":  # the model downloads, with progress; no onnxruntime-web
         assert showed_download_progress(status)
-        assert any(r.endswith(".wasm") for r in model_requests(report))
-        assert any(r.endswith(".onnx") for r in model_requests(report))
+        asked = model_requests(report)
+        assert any("/model/layers." in r for r in asked)
+        assert any("/model/words." in r for r in asked)
+        assert not [r for r in asked if r.endswith((".wasm", ".onnx", ".mjs"))], asked
     else:  # the static query encoder: no model, no onnxruntime-web
         assert not any("Downloading" in s for s in status) and model_requests(report) == []
     assert set(report["pageErrors"]) <= CDN_ERRORS
@@ -480,7 +484,7 @@ def test_transformer_in_the_browser_matches_python(sites, tmp_path):
     searcher = Searcher.open(sites["transformer"])
     assert searcher.encoder == "transformer"
     for query, answer in zip(queries, answers, strict=True):
-        # onnxruntime-web and onnxruntime round differently: codes may differ by one
+        # the client's forward pass and onnxruntime round differently: codes may differ by one
         expected = searcher.embed(query).astype(int)
         assert np.abs(np.asarray(answer["vector"]) - expected).max() <= 1, query
         reference = searcher.search_vector(expected, top_k=10)
@@ -506,8 +510,9 @@ def test_progressive_answers_first_with_the_table_then_with_the_model_fetched_on
         assert visit["later"] == {"took": "transformer", "encoder": "transformer",
                                   "ids": expected_later}
     served = [path for visit in report["visits"] for path in visit["requests"]]
-    assert len([p for p in served if p.endswith(".onnx")]) == 1, served
-    assert len([p for p in served if p.endswith(".wasm")]) == 1, served
+    model_files = [p for p in served if "/model/layers." in p or "/model/words." in p]
+    assert model_files and len(model_files) == len(set(model_files)), served  # each once
+    assert not [p for p in served if p.endswith((".onnx", ".wasm"))], served
     assert not report["pageErrors"] or set(report["pageErrors"]) <= CDN_ERRORS
 
 
@@ -518,13 +523,13 @@ def test_progressive_fetches_no_model_under_save_data(sites, tmp_path):
                                    "loads": 2, "saveData": True}, tmp_path)
     for visit in report["visits"]:
         assert visit["first"]["encoder"] == visit["later"]["encoder"] == "static"
-        assert not [p for p in visit["requests"] if p.endswith(MODEL_FILES) or
-                    p.endswith("/ort-embed.js")], visit["requests"]
+        assert not [p for p in visit["requests"] if p.endswith((*MODEL_FILES, "/ort-embed.js"))
+                    or any(m in p for m in MODEL_PAYLOADS)], visit["requests"]
 
 
 # What the hybrid ranking waits for: the static encoder's vectors, or the model.
 HELD = {"mkdocs": r"/semantic/vectors/vec\.[0-9a-f]+\.i8$",
-        "transformer": r"/model\.[0-9a-f]+\.onnx$"}
+        "transformer": r"/model/layers\.[0-9a-f]+\.bin$"}
 
 
 @pytest.mark.parametrize("site", ["mkdocs", "transformer"])
@@ -562,10 +567,12 @@ def test_built_pages_point_at_the_bundle_relative_to_themselves(sites):
     assert "data-keywords=" in home and "data-pages=" in home and "data-words" not in home
     client = next((site / "semantic" / "client").iterdir())
     assert f'src="../semantic/client/{client.name}/auto.js"' in nested
-    # a static site ships no onnxruntime-web runtime; a transformer site does
+    # no site ships onnxruntime-web's runtime: a transformer site's client runs the
+    # model with its own forward pass, over the model's files in the bundle
     assert not any(client.glob("ort-*"))
     transformer = next((sites["transformer"] / "semantic" / "client").iterdir())
-    assert (transformer / "ort-wasm-simd-threaded.wasm").stat().st_size > 1_000_000
+    assert not any(transformer.glob("ort-*"))
+    assert list((sites["transformer"] / "semantic" / "model").glob("layers.*.bin"))
     # the stable entry is the page API itself, finding the worker in the client's folder,
     # and the page's own script imports it (one module for both, fetched once)
     entry = (site / "semantic" / "semantic.js").read_text(encoding="utf-8")

@@ -26,7 +26,7 @@ from .test_browser import drive
 PARITY = REPO / "tests" / "fixtures" / "parity"
 PREFIX = "/project/"
 PAGE = "<!doctype html><html><head><title>Parity</title></head><body><p>Docs</p></body></html>"
-MODEL_FILES = (".wasm", ".onnx", ".mjs")
+MODEL_FILES = (".wasm", ".onnx", ".mjs", "/model-embed.js")
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,8 @@ def site(tmp_path_factory) -> Path:
 
 
 def model_requests(requests: list[str]) -> list[str]:
-    return [r for r in requests if r.endswith(MODEL_FILES) or "/model/model." in r]
+    return [r for r in requests if r.endswith(MODEL_FILES)
+            or any(p in r for p in ("/model/model.", "/model/layers.", "/model/words."))]
 
 
 def test_chromium_gives_the_python_answers_without_a_model(site, tmp_path):

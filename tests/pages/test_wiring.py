@@ -68,20 +68,21 @@ def test_without_ui_index_writes_the_bundle_alone(tmp_path):
     assert not (site / "semantic" / "semantic.js").exists()
 
 
-@pytest.mark.parametrize("encoder, runtime", [("progressive", True), ("static", False)])
+@pytest.mark.parametrize("encoder, model", [("progressive", True), ("static", False)])
 def test_the_query_encoder_of_an_indexed_site_decides_what_the_client_ships(
-        tmp_path, encoder, runtime):
-    """`--query-encoder progressive` writes the table and the model (the model named as
-    the manifest's idle encoder) and copies onnxruntime-web beside the client; `static`
-    neither the model nor the runtime. The pages' hints name the word pieces either way."""
+        tmp_path, encoder, model):
+    """`--query-encoder progressive` writes the table and the model for the client's own
+    forward pass (the model named as the manifest's idle encoder); `static` no model.
+    Neither copies onnxruntime-web. The pages' hints name the word pieces either way."""
     site = write_site(tmp_path / "public")
     index(site, "--ui", "dialog", "--query-encoder", encoder, cache=tmp_path / "cache")
     manifest = json.loads((site / "semantic" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["query_encoder"] == "static"
-    assert manifest.get("idle_encoder") == ("transformer" if runtime else None)
+    assert manifest.get("idle_encoder") == ("transformer" if model else None)
     client = next((site / "semantic" / "client").iterdir())
-    assert (client / "ort-wasm-simd-threaded.wasm").is_file() is runtime
-    assert bool(list((site / "semantic" / "model").glob("model.*.onnx"))) is runtime
+    assert not list(client.glob("ort-*"))
+    assert bool(list((site / "semantic" / "model").glob("layers.*.bin"))) is model
+    assert not list((site / "semantic" / "model").glob("model.*.onnx"))
     assert 'data-pieces="' in (site / "index.html").read_text(encoding="utf-8")
 
 

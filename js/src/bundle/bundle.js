@@ -11,7 +11,7 @@ import { BundleError } from "./error.js";
 // SEARCH_MODES: the ranking modes; MAX_TOP_K: the most results a search may ask for.
 export const { FORMAT_VERSION, SCALAR_BYTES, QUERY_ENCODERS, SEARCH_MODES, MAX_TOP_K, MAX_QUERY_CHARS } = constants;
 const {
-  LEXICAL_VERSION, VOCABULARY_VERSION, PIECES_VERSION, MAX_PIECE_FILE_BYTES, MAX_KEYED_SHARD_BYTES,
+  LEXICAL_VERSION, VOCABULARY_VERSION, PIECES_VERSION, BROWSER_MODEL_VERSION, MAX_PIECE_FILE_BYTES, MAX_KEYED_SHARD_BYTES,
   MAX_DIM, MAX_MODEL_TOKENS, HASH_CHARS, SHARD_HASH_CHARS, ROW_CHECK_BYTES, MAX_CATALOG_COPY_BYTES,
 } = constants;
 
@@ -441,7 +441,10 @@ export function checkCatalog(data, manifest, source) {
       vectors: check.int(encoder, "vectors", where, 0, sets.length - 1),
       tokenizer: check.file(encoder, "tokenizer", where),
     };
-    if (kind === "transformer") out.model = check.file(encoder, "model", where);
+    if (kind === "transformer") {
+      if (Object.hasOwn(encoder, "weights")) out.weights = checkWeights(check, encoder, where);
+      if (!out.weights || Object.hasOwn(encoder, "model")) out.model = check.file(encoder, "model", where);
+    }
     if (kind === "static") {
       out.maxTokens = check.int(encoder, "max_tokens", where, 1, MAX_MODEL_TOKENS);
       if (check.string(encoder, "dtype", where) !== "i8") check.fail(`${where}.dtype must be i8`);
@@ -514,6 +517,26 @@ export function rowFile(token, rows, dim) {
   if (rows.ids[low] !== token) return null;
   const bytes = dim + ROW_CHECK_BYTES;
   return { name: `table/row${token}.${rows.table}.bin`, bytes, pack: rows.pack, offset: low * bytes };
+}
+
+/** The browser model's files (mkdocs_semantic/bundle/browser_model.py). */
+function checkWeights(check, encoder, where) {
+  const weights = check.object(encoder, "weights", where);
+  const at = `${where}.weights`;
+  if (check.int(weights, "version", at) !== BROWSER_MODEL_VERSION) {
+    check.fail(`${at}.version is not ${BROWSER_MODEL_VERSION}: rebuild the site, or update the client`);
+  }
+  const blocks = check.list(weights, "words", at);
+  let last = -1;
+  const words = blocks.map((block, i) => {
+    if (!Array.isArray(block) || block.length !== 2 || !Number.isInteger(block[0]) || block[0] <= last) {
+      check.fail(`${at}.words is not a list of [first id, file] in order`);
+    }
+    last = block[0];
+    return check.file({ file: block[1] }, "file", `${at}.words[${i}]`);
+  });
+  if (!words.length) check.fail(`${at}.words is empty`);
+  return { layers: check.file(weights, "layers", at), words };
 }
 
 /**

@@ -8,7 +8,8 @@
 // the partitioned one the index, then per query the sign bits of the partitions it
 // probes and the int8 rows of the blocks holding its candidates (a filtered query: every
 // row of every partition holding an eligible chunk). Only the transformer encoder downloads a model
-// and onnxruntime-web (imported on first use; kept across visits, kept.js). A site built
+// (kept across visits, kept.js): the build's files for bert.js, a forward pass of the
+// client's own, or for a model that is not a BERT encoder the ONNX file and onnxruntime-web. A site built
 // with `query_encoder: progressive` names it the manifest's `idle_encoder`: its first
 // queries use the static encoder, and the model, fetched once no answer is under way,
 // answers the queries that start after it is ready.
@@ -225,7 +226,8 @@ export class Engine {
     });
     this.idleKind = this.idleAllowed ? manifest.idle_encoder : null;
     // a model kept from an earlier visit costs no download: it starts at once
-    const model = this.idleKind && catalog.encoders[this.idleKind].model;
+    const idle = this.idleKind && catalog.encoders[this.idleKind];
+    const model = idle && (idle.weights?.layers ?? idle.model);
     if (model) isKept(payloadUrl(model.name, this.manifestUrl)).then((kept) => kept && this.#fetchIdleEncoder());
   }
 
@@ -428,41 +430,72 @@ export class Engine {
 
   #transformer({ quiet = false } = {}) {
     return this.#once("transformer", async () => {
-      const { model, tokenizer } = this.catalog.encoders.transformer;
+      const { model, tokenizer, weights } = this.catalog.encoders.transformer;
       const set = this.catalog.vectors[this.encoder.vectors];
       const vectorFiles = set.layout === "partitioned" ? [set.index] : set.parts;
-      const total = [model, tokenizer, ...vectorFiles].reduce((n, f) => n + f.bytes, this.runtime.wasmBytes);
+      const modelFiles = weights ? [weights.layers, ...weights.words] : [model];
+      const total = [...modelFiles, tokenizer, ...vectorFiles].reduce((n, f) => n + f.bytes,
+        weights ? 0 : this.runtime.wasmBytes);
       let loaded = 0;
       const progress = (n) => {
         loaded += n;
         if (!quiet) this.onProgress({ phase: "download", loaded, total });
       };
-      const modelUrl = payloadUrl(model.name, this.manifestUrl);
-      const { wasmUrl } = this.runtime;
-      // onnxruntime-web is imported here, so the static path never loads its code.
-      const [{ createEmbedder }, tokenizerJson, modelBytes, wasmBinary] = await Promise.all([
-        import("./embed.js"),
+      const [forward, tokenizerJson] = await Promise.all([
+        weights ? this.#ownForwardPass(weights, progress) : this.#onnxForwardPass(model, progress),
         this.store.get(tokenizer, (buffer) => parseJson(buffer, tokenizer.name), progress),
-        keptBytes(modelUrl, () => this.store.get(model, (buffer) => buffer, progress), {
-          check: (buffer) => verifyPayload(buffer, model),
-          sameKind: (url) => sameFolder(url, modelUrl) && /\/model\.[0-9a-f]+\.onnx$/.test(url),
-        }).then((buffer) => new Uint8Array(buffer)),
-        keptBytes(wasmUrl, () => fetchBytes(wasmUrl, progress), {
-          // the same file of another client build: client/<hash>/ort-wasm-...wasm
-          sameKind: (url) => url.endsWith(wasmUrl.slice(wasmUrl.lastIndexOf("/"))) &&
-            new URL("..", url).href === new URL("..", wasmUrl).href,
-        }),
         this.#vectors(progress),
       ]);
       if (!quiet) this.onProgress({ phase: "start", loaded, total });
       const m = this.catalog.model;
-      return createEmbedder({
-        model: modelBytes,
-        runtime: { mjsUrl: this.runtime.mjsUrl, wasmBinary },
+      return forward({
         encode: createEncoder(tokenizerJson, { maxTokens: m.maxTokens }),
         pooling: m.pooling,
         normalize: m.normalize,
       });
+    });
+  }
+
+  /** The model's files for bert.js (the build's own forward pass), kept across visits. */
+  async #ownForwardPass(weights, progress) {
+    const keep = (file, stem, current) => {
+      const url = payloadUrl(file.name, this.manifestUrl);
+      return keptBytes(url, () => this.store.get(file, (buffer) => buffer, progress), {
+        check: (buffer) => verifyPayload(buffer, file),
+        // a file of an earlier build that this one no longer lists
+        sameKind: (other) => sameFolder(other, url) && stem.test(other) && !current.has(other),
+      });
+    };
+    const blockUrls = new Set(weights.words.map((f) => payloadUrl(f.name, this.manifestUrl)));
+    const [{ createBertEmbedder, parseLayers, parseWordBlock }, layersBuffer, ...blockBuffers] = await Promise.all([
+      import("./bert.js"),
+      keep(weights.layers, /\/layers\.[0-9a-f]+\.bin$/, new Set([payloadUrl(weights.layers.name, this.manifestUrl)])),
+      ...weights.words.map((file) => keep(file, /\/words\.[0-9a-f]+\.bin$/, blockUrls)),
+    ]);
+    const layers = parseLayers(layersBuffer, weights.layers.name);
+    const blocks = blockBuffers.map((buffer, i) => parseWordBlock(buffer, layers.config.hidden, weights.words[i].name));
+    return (options) => createBertEmbedder({ layers, blocks, ...options });
+  }
+
+  /** The ONNX model and onnxruntime-web, for a model bert.js cannot run; kept across visits. */
+  async #onnxForwardPass(model, progress) {
+    const modelUrl = payloadUrl(model.name, this.manifestUrl);
+    const { wasmUrl } = this.runtime;
+    // onnxruntime-web is imported here, so the static path never loads its code.
+    const [{ createEmbedder }, modelBytes, wasmBinary] = await Promise.all([
+      import("./embed.js"),
+      keptBytes(modelUrl, () => this.store.get(model, (buffer) => buffer, progress), {
+        check: (buffer) => verifyPayload(buffer, model),
+        sameKind: (url) => sameFolder(url, modelUrl) && /\/model\.[0-9a-f]+\.onnx$/.test(url),
+      }).then((buffer) => new Uint8Array(buffer)),
+      keptBytes(wasmUrl, () => fetchBytes(wasmUrl, progress), {
+        // the same file of another client build: client/<hash>/ort-wasm-...wasm
+        sameKind: (url) => url.endsWith(wasmUrl.slice(wasmUrl.lastIndexOf("/"))) &&
+          new URL("..", url).href === new URL("..", wasmUrl).href,
+      }),
+    ]);
+    return (options) => createEmbedder({
+      model: modelBytes, runtime: { mjsUrl: this.runtime.mjsUrl, wasmBinary }, ...options,
     });
   }
 
