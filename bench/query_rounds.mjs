@@ -16,8 +16,8 @@
 // `--no-guess-pieces`, no word's pieces asked for before its rows say the site lacks it
 // (as for a reader who saves data); `--typing`, each query answered as the search box
 // answers a query being typed (a half-typed last word completed); `--idle-encoder`, a
-// progressive site: after the first query the engine's idle download of the model (with
-// onnxruntime-web's runtime as the built client ships it) runs to its end, its files
+// progressive site: after the first query the engine's idle download of the model (the
+// tokenizer and the forward pass's files) runs to its end, its files
 // counted apart (`idleFiles`, `idleSent`, `idleGzip`: were the host to gzip them), and
 // the later queries are the model's; `--runtime`, the engine given onnxruntime-web's
 // files (a transformer site; the two scripts, read here from disk, are not counted).
@@ -26,8 +26,9 @@
 //       [--cold-each] [--unheld <folder>] [--page-pieces] [--page-hints <json>] [--no-guess-pieces]
 //       [--typing] [--idle-encoder] [--runtime]
 // prints JSON: {queries: [{query, encoder, ids (the answer's top 10), rounds, files, bytes, sent, kinds,
-// kindSent, steps}]}: kindSent is bytes sent per kind of file, steps the kinds each round asked for 
-// (the first is cold).
+// kindSent, steps}], embedMs}: kindSent is bytes sent per kind of file, steps the kinds each round
+// asked for (the first is cold); embedMs, when the model answers at the end, each query's forward
+// pass in milliseconds, timed once the model is local.
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -142,6 +143,15 @@ for (const query of queries) {
     rounds, files: asked, bytes, sent: sentBytes, kinds, kindSent, steps,
     prefetchedFiles: prefetchLog.length, prefetched, ...(idle ? { idle } : {}) });
 }
+// With the model local, the forward pass's time per query (nothing is fetched by then)
+const embedMs = [];
+if (engine?.encoder?.kind === "transformer") {
+  for (const query of queries) {
+    const start = performance.now();
+    await engine.embed(query);
+    embedMs.push(performance.now() - start);
+  }
+}
 await server.close();
 
 function withResolvers() {
@@ -150,15 +160,20 @@ function withResolvers() {
   return { promise, resolve };
 }
 
-/** The model and onnxruntime-web's files (the .mjs and the client's ort-embed.js come from
- * the client's folder, read here from disk, so they are added by size). */
+/** The model's files the idle download fetched: the tokenizer and the layers and word
+ * blocks of the client's forward pass (or the ONNX file and onnxruntime-web's .wasm). */
 function isIdleDownload(path) {
-  return /\.(onnx|wasm)$/.test(path);
+  return /\/model\/(tokenizer|layers|words|model)\.[0-9a-f]+\.(json|bin|onnx)$/.test(path) ||
+    path.endsWith(".wasm");
 }
 
+/** Those files, and the forward pass's script (model-embed.js, or for the ONNX file
+ * ort-embed.js and onnxruntime-web's .mjs), imported here from disk, so added by size. */
 function idleDownload(entries) {
-  const files = [...entries.map(([, path]) => path).filter(isIdleDownload).map((path) => join(root, path)),
-    ...["ort-wasm-simd-threaded.mjs", "ort-embed.js"].map((name) => join(root, clientFile(name)))];
+  const fetched = entries.map(([, path]) => path).filter(isIdleDownload);
+  const scripts = fetched.some((path) => path.endsWith(".onnx"))
+    ? ["ort-wasm-simd-threaded.mjs", "ort-embed.js"] : ["model-embed.js"];
+  const files = [...fetched.map((path) => join(root, path)), ...scripts.map((name) => join(root, clientFile(name)))];
   const sizes = files.map((file) => {
     const bytes = readFileSync(file);
     return [bytes.length, gzipSync(bytes, { level: 6 }).length];
@@ -166,4 +181,4 @@ function idleDownload(entries) {
   return { idleFiles: files.length, idleSent: sizes.reduce((n, [raw]) => n + raw, 0),
     idleGzip: sizes.reduce((n, [, gz]) => n + gz, 0) };
 }
-console.log(JSON.stringify({ delayMs: DELAY_MS, gapMs: GAP_MS, queries: out }));
+console.log(JSON.stringify({ delayMs: DELAY_MS, gapMs: GAP_MS, queries: out, embedMs }));

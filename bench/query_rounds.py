@@ -140,6 +140,9 @@ def summary(run: dict) -> dict:
         "prefetched": sum(q["prefetched"] for q in run["queries"]),
         "prefetched_files": sum(q["prefetchedFiles"] for q in run["queries"]),
         "idle": first.get("idle"),
+        **({"embed_ms_p50": statistics.median(run["embedMs"]),
+            "embed_ms_p95": statistics.quantiles(run["embedMs"], n=20)[18]}
+           if run.get("embedMs") else {}),
     }
 
 
@@ -189,7 +192,10 @@ def render(results: dict) -> str:
           f"files, {s['idle']['idleSent'] / 1e6:.1f} MB as sent by a host that compresses "
           f"only text ({s['idle']['idleGzip'] / 1e6:.1f} MB were it all gzipped); the later "
           f"queries are the {s['idle']['encoder']} encoder's." for layout, s in
-          results["layouts"].items() if s["idle"]], ""])
+          results["layouts"].items() if s["idle"]],
+        *[f"{layout}: with the model local, its forward pass took {s['embed_ms_p50']:.0f} ms "
+          f"per query at the median, {s['embed_ms_p95']:.0f} ms at p95 (Node.js, one thread)."
+          for layout, s in results["layouts"].items() if "embed_ms_p50" in s], ""])
 
 
 def main() -> int:

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { halfToFloat, parsePageTable, parsePartitionBits, parseRow, parseVectorPart } from "../src/bundle/binary.js";
-import { FORMAT_VERSION, bucketOf, checkDirectory, checkManifest, compareKeys, jsonBody, payloadUrl, rowFile, shardOf, verifyPayload } from "../src/bundle/bundle.js";
+import { FORMAT_VERSION, bucketOf, checkCatalog, checkDirectory, checkManifest, compareKeys, jsonBody, payloadUrl, rowFile, shardOf, verifyPayload } from "../src/bundle/bundle.js";
 import { ShardList } from "../src/bundle/shard-list.js";
 import { BundleError } from "../src/bundle/error.js";
 import { Engine } from "../src/engine/engine.js";
@@ -359,6 +359,34 @@ test("asking for the transformer on a site without the model says how to get it"
   const { server } = await servedCopy();
   const engine = new Engine({ manifestUrl: `${server.url}manifest.json`, encoder: "transformer" });
   await assert.rejects(engine.open(), /no transformer query encoder.*query_encoder: transformer/);
+});
+
+test("a transformer's files for the client's own forward pass are checked: version, layers, word blocks in order", () => {
+  const manifest = JSON.parse(readFileSync(join(BUNDLE, "manifest.json"), "utf8"));
+  const catalog = JSON.parse(readFileSync(join(BUNDLE, manifest.catalog.name), "utf8"));
+  const file = (n) => [`model/words.${String(n).repeat(16)}.bin`, 400];
+  const weights = {
+    version: constants.BROWSER_MODEL_VERSION, layers: ["model/layers.0123456789abcdef.bin", 1000],
+    words: [[0, file(1)], [4096, file(2)]],
+  };
+  const withTransformer = (transformer) => checkCatalog(
+    { ...catalog, encoders: { ...catalog.encoders, transformer } }, manifest, "catalog.json");
+  const tokenizer = catalog.encoders.static.tokenizer;
+  const checked = withTransformer({ vectors: 0, tokenizer, weights }).encoders.transformer;
+  assert.equal(checked.model, undefined);
+  assert.deepEqual(checked.weights.words.map((f) => f.name), [file(1)[0], file(2)[0]]);
+  assert.equal(checked.weights.layers.bytes, 1000);
+  const refused = [
+    [{ ...weights, version: 99 }, /weights\.version is not/],
+    [{ ...weights, words: [[4096, file(2)], [0, file(1)]] }, /weights\.words is not a list of \[first id, file\] in order/],
+    [{ ...weights, words: [] }, /weights\.words is empty/],
+    [{ ...weights, layers: ["../layers.bin", 3] }, /not a payload name/],
+  ];
+  for (const [bad, message] of refused) {
+    assert.throws(() => withTransformer({ vectors: 0, tokenizer, weights: bad }), message);
+  }
+  // neither the forward pass's files nor the ONNX file: nothing to run the model with
+  assert.throws(() => withTransformer({ vectors: 0, tokenizer }), /encoders\.transformer\.model/);
 });
 
 test("an idle encoder the catalog lacks, or the query encoder again, is refused by name", async () => {

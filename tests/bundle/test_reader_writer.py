@@ -171,6 +171,17 @@ def test_transformer_bundles_ship_the_model_for_the_clients_own_forward_pass(tmp
     assert 8000 * 384 < sum(f[1] for _, f in weights["words"]) < 12_000 * 392
 
 
+def test_a_catalog_whose_forward_pass_files_are_out_of_order_is_refused(tmp_path):
+    write_sample(tmp_path, query_encoder="transformer")
+    catalog = catalog_of(tmp_path)
+    words = catalog["encoders"]["transformer"]["weights"]["words"]
+    assert len(words) > 1
+    catalog["encoders"]["transformer"]["weights"]["words"] = words[::-1]
+    publish_catalog(tmp_path, catalog)
+    with pytest.raises(BundleError, match=r"weights\.words is not a list .* in order"):
+        read_bundle(tmp_path)
+
+
 def test_a_model_the_clients_forward_pass_cannot_run_ships_as_onnx(tmp_path):
     """Any ONNX graph that is not a BERT encoder: browsers run it with onnxruntime-web."""
     import onnx
