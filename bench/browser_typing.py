@@ -3,7 +3,7 @@ the transformer query model downloads, in the mkdocs, readthedocs and material t
 
 Builds example-site with each theme and `query_encoder: transformer` (an embedding
 cache in bench/.cache/typing), serves it on 127.0.0.1 (compressed as GitHub Pages
-compresses: text types gzipped, .onnx and .wasm as they are) and drives js/tools/drive.mjs's
+compresses: text types gzipped, binary files as they are) and drives js/tools/drive.mjs's
 `typing` scenario: a fresh browser profile, the network throttled with CDP
 Network.emulateNetworkConditions, QUERY typed into the theme's own search box with
 keyboard.type (each key held TYPE_DELAY_MS, the next pressed on its release). From the
@@ -137,8 +137,8 @@ The example site built with `query_encoder: transformer`, in each theme; the que
 keyboard.type, each key held {figures['type_delay_ms']} ms, in a fresh profile, with
 the network throttled by CDP `Network.emulateNetworkConditions` to
 {throttle['mbps']} Mbit/s and {throttle['latencyMs']} ms latency, the site served as GitHub
-Pages serves it. The model (23 MB) and onnxruntime-web (14 MB; both sent as they are)
-are still downloading when the last key is pressed, so the
+Pages serves it. The model's files for the client's forward pass (about 14 MB, sent as
+they are) are still downloading when the last key is pressed, so the
 hybrid ranking waits for them; keyword results must not. ms after the last key was
 pressed, median / worst of {figures['runs_per_theme']} runs per theme; "after release":
 from the last key's release, {figures['type_delay_ms']} ms after its press (negative: shown

@@ -19,18 +19,18 @@
 // progressive site: after the first query the engine's idle download of the model (the
 // tokenizer and the forward pass's files) runs to its end, its files
 // counted apart (`idleFiles`, `idleSent`, `idleGzip`: were the host to gzip them), and
-// the later queries are the model's; `--runtime`, the engine given onnxruntime-web's
-// files (a transformer site; the two scripts, read here from disk, are not counted).
+// the later queries are the model's. Where the built client ships onnxruntime-web (a
+// model the client's own forward pass cannot run), the engine is given its files.
 //
 //   node bench/query_rounds.mjs <bundle folder> <queries file: one per line> [off]
 //       [--cold-each] [--unheld <folder>] [--page-pieces] [--page-hints <json>] [--no-guess-pieces]
-//       [--typing] [--idle-encoder] [--runtime]
+//       [--typing] [--idle-encoder]
 // prints JSON: {queries: [{query, encoder, ids (the answer's top 10), rounds, files, bytes, sent, kinds,
 // kindSent, steps}], embedMs}: kindSent is bytes sent per kind of file, steps the kinds each round
 // asked for (the first is cold); embedMs, when the model answers at the end, each query's forward
 // pass in milliseconds, timed once the model is local.
 
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -50,7 +50,9 @@ const pageHints = options.includes("--page-hints") ? JSON.parse(options[options.
 const guessPieces = !options.includes("--no-guess-pieces");
 const typing = options.includes("--typing");
 const idleEncoder = options.includes("--idle-encoder");
-const withRuntime = idleEncoder || options.includes("--runtime");
+// onnxruntime-web's files, where the built client ships them (a site of a model the
+// client's own forward pass cannot run)
+const withRuntime = existsSync(join(root, clientFile("ort-wasm-simd-threaded.wasm")));
 const queries = readFileSync(queriesFile, "utf8").split("\n").filter(Boolean);
 
 const start = performance.now();

@@ -44,8 +44,8 @@ VARIANTS = {  # name: (the plugin's options, idle prefetch, query_rounds.mjs opt
     # the first query as the row above; the model's idle download after it; then the model's
     "progressive, told the page's pieces hash": ({"query_encoder": "progressive"}, "on",
                                                  ("--page-pieces", "--idle-encoder")),
-    # the model before the first semantic answer (the two runtime scripts not counted)
-    "transformer": ({"query_encoder": "transformer"}, "on", ("--runtime",)),
+    # the model before the first semantic answer (the forward pass's script not counted)
+    "transformer": ({"query_encoder": "transformer"}, "on", ()),
 }
 
 
