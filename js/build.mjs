@@ -17,6 +17,7 @@ import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
 import { bundledPackages, collectLicenses, licenseFileName, licenseFileText } from "./tools/licenses.mjs";
 import { porterOnly } from "./tools/porter-only.mjs";
+import { MODULE as DENSE_WASM_MODULE, denseWasmModule } from "./tools/dense-wasm.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
@@ -89,6 +90,9 @@ const esmBuild = (entryPoints, mapping) => esbuild.build({
   outdir: out,
   format: "esm",
 });
+// the forward pass's SIMD kernel, compiled before the bundles that import it
+const denseWasm = await denseWasmModule();
+if (readFileSync(DENSE_WASM_MODULE, "utf8") !== denseWasm) writeFileSync(DENSE_WASM_MODULE, denseWasm);
 const esmBuilds = await Promise.all([
   esmBuild({ semantic: "src/api/semantic.js" }, {}),
   esmBuild({ auto: "src/api/auto.js" }, { "api/auto.js:./semantic.js": "../../semantic.js" }),

@@ -1,7 +1,8 @@
 """The browser's own forward pass against onnxruntime: the weights read out of the ONNX
 graph (model/bert_weights.py), the numpy forward pass the build checks them with
 (model/bert_forward.py), the files it writes (bundle/browser_model.py) and the client's
-forward pass over them (js/src/engine/bert.js, run by Node.js)."""
+forward pass over them (js/src/engine/bert.js, run by Node.js, with its WebAssembly SIMD
+kernel and in plain JavaScript)."""
 
 from __future__ import annotations
 
@@ -39,13 +40,16 @@ const read = (p) => {
 };
 const parsed = parseLayers(read(layers), layers);
 const hidden = parsed.config.hidden;
-const bert = createBert(parsed, blocks.map((p) => parseWordBlock(read(p), hidden, p)));
-const out = sequences.map((ids) => {
+const words = blocks.map((p) => parseWordBlock(read(p), hidden, p));
+const run = (bert) => sequences.map((ids) => {
   const { states, ids: ran } = bert.hiddenStates(ids);
   const mean = pool(states, ran.length, hidden, ran.map(() => 1), "mean");
   return { ran, vector: Array.from(l2normalize(mean)) };
 });
-process.stdout.write(JSON.stringify(out));
+const simd = createBert(parsed, words);
+const plain = createBert(parsed, words, { simd: false });
+process.stdout.write(JSON.stringify({ simd: simd.simd, plain: plain.simd,
+  answers: { simd: run(simd), plain: run(plain) } }));
 """
 
 
@@ -130,11 +134,13 @@ def test_the_clients_forward_pass_gives_onnxruntimes_vectors(spec, model, tmp_pa
     run = subprocess.run(["node", "--input-type=module", "-e", script],
                          input=json.dumps(request), capture_output=True, text=True,
                          check=True, timeout=300)
-    answers = json.loads(run.stdout)
-    ours = np.array([a["vector"] for a in answers[:len(ids)]], dtype=np.float32)
-    assert np.abs(ours - vectors).max() < 1e-4
-    # a token outside the kept ids is dropped, as the static encoder drops one
-    assert answers[-1]["ran"] == kept_only(outside, kept)
-    reference = sentence_vector(weights, kept_only(outside, kept), heads=heads,
-                                pooling="mean", normalize=True)
-    assert np.abs(np.array(answers[-1]["vector"]) - reference).max() < 1e-4
+    out = json.loads(run.stdout)
+    assert (out["simd"], out["plain"]) == (True, False)  # Node.js runs WebAssembly SIMD
+    for answers in out["answers"].values():  # the SIMD kernel's, then JavaScript's
+        ours = np.array([a["vector"] for a in answers[:len(ids)]], dtype=np.float32)
+        assert np.abs(ours - vectors).max() < 1e-4
+        # a token outside the kept ids is dropped, as the static encoder drops one
+        assert answers[-1]["ran"] == kept_only(outside, kept)
+        reference = sentence_vector(weights, kept_only(outside, kept), heads=heads,
+                                    pooling="mean", normalize=True)
+        assert np.abs(np.array(answers[-1]["vector"]) - reference).max() < 1e-4

@@ -4,6 +4,7 @@
 // the build holds to onnxruntime's answers; tests/fixtures/parity holds this one to them.
 
 import { BundleError } from "../bundle/error.js";
+import { DENSE_WASM } from "./dense-wasm.js";
 import { l2normalize, pool } from "./pooling.js";
 
 const MAGIC = "SBM1";
@@ -77,11 +78,11 @@ function erf(x) {
 }
 
 /**
- * y[n, out] = x[n, in] W + b, W stored in x out (int8 with a scale per column, or
- * float32). Eight rows of W at a time, for every token while they are in cache: each pass
- * over a row of y adds eight of its products.
+ * x[n, in] W into a new y[n, out] in JavaScript, W in x out with its scale: eight rows
+ * of W at a time, for every token while they are in cache (each pass over a row of y
+ * adds eight of its products). Where WebAssembly SIMD is missing.
  */
-function dense(x, n, weight, bias) {
+function jsProduct(x, n, weight) {
   const [inDim, outDim] = weight.shape;
   const w = weight.values;
   const y = new Float32Array(n * outDim);
@@ -108,14 +109,71 @@ function dense(x, n, weight, bias) {
       for (let j = 0; j < outDim; j++) y[at + j] += xi * w[row + j];
     }
   }
-  const scale = weight.scale;
-  const perColumn = scale !== null && scale.length === outDim;
+  const scale = columnScales(weight);
   for (let t = 0; t < n; t++) {
-    const at = t * outDim;
-    for (let j = 0; j < outDim; j++) {
-      const s = scale === null ? 1 : perColumn ? scale[j] : scale[0];
-      y[at + j] = y[at + j] * s + bias[j];
+    for (let j = 0; j < outDim; j++) y[t * outDim + j] *= scale[j];
+  }
+  return y;
+}
+
+/** A dense weight's scale, one per column (all 1 for float32 weights). */
+function columnScales({ shape, scale }) {
+  const outDim = shape[1];
+  if (scale !== null && scale.length === outDim) return scale;
+  return new Float32Array(outDim).fill(scale === null ? 1 : scale[0]);
+}
+
+/**
+ * The same product with dense.wat's SIMD kernel, over `weights` (copied once into its
+ * memory as float32, 4 bytes a weight) for up to `maxTokens` tokens:
+ * product(x, n, weight) -> y, or
+ * null where the browser lacks WebAssembly SIMD or may not compile it (a
+ * Content-Security-Policy without 'wasm-unsafe-eval').
+ */
+export function simdProduct(weights, maxTokens) {
+  let instance;
+  try {
+    const bytes = Uint8Array.from(atob(DENSE_WASM), (c) => c.charCodeAt(0));
+    if (typeof WebAssembly !== "object" || !WebAssembly.validate(bytes)) return null;
+    instance = new WebAssembly.Instance(new WebAssembly.Module(bytes));
+  } catch {
+    return null;
+  }
+  if (!weights.every((w) => w.shape[1] % 16 === 0)) return null;
+  const align = (n) => Math.ceil(n / 16) * 16;
+  const at = new Map();
+  let end = 0;
+  for (const weight of weights) {
+    at.set(weight, end);
+    end = align(end + weight.values.length * 4);
+  }
+  const widest = Math.max(...weights.flatMap((w) => w.shape));
+  const xAt = end;
+  const yAt = align(xAt + maxTokens * widest * 4);
+  const memory = instance.exports.memory;
+  memory.grow(Math.ceil((yAt + maxTokens * widest * 4) / 65536) - memory.buffer.byteLength / 65536);
+  for (const weight of weights) { // as float32, the scale folded in
+    const [inDim, outDim] = weight.shape;
+    const scaled = new Float32Array(memory.buffer, at.get(weight), weight.values.length);
+    const scale = columnScales(weight);
+    for (let i = 0; i < inDim; i++) {
+      for (let j = 0; j < outDim; j++) scaled[i * outDim + j] = weight.values[i * outDim + j] * scale[j];
     }
+  }
+  return (x, n, weight) => {
+    const [inDim, outDim] = weight.shape;
+    new Float32Array(memory.buffer, xAt, n * inDim).set(x.subarray(0, n * inDim));
+    instance.exports.matmul(xAt, n, inDim, outDim, at.get(weight), yAt);
+    return new Float32Array(memory.buffer, yAt, n * outDim).slice();
+  };
+}
+
+/** y[n, out] = x W + b, `product(x, n, W)` giving x W (W's scale applied). */
+function dense(product, x, n, weight, bias) {
+  const outDim = weight.shape[1];
+  const y = product(x, n, weight);
+  for (let t = 0; t < n; t++) {
+    for (let j = 0; j < outDim; j++) y[t * outDim + j] += bias[j];
   }
   return y;
 }
@@ -170,8 +228,10 @@ function attention(q, k, v, n, heads, size) {
  * The encoder over `layers` (parseLayers) and its word `blocks` (parseWordBlock):
  * hiddenStates(ids) -> Float32Array [ids kept, hidden] and the ids it ran on (those
  * without a word row dropped, as the static encoder drops a token its table lacks).
+ * `simd: false` multiplies in JavaScript even where WebAssembly SIMD runs (`simd` says
+ * which the encoder uses).
  */
-export function createBert(layers, blocks) {
+export function createBert(layers, blocks, { simd = true } = {}) {
   const { config } = layers;
   const { hidden, heads, eps } = config;
   const rowOf = new Int32Array(config.vocab).fill(-1);
@@ -189,6 +249,10 @@ export function createBert(layers, blocks) {
   const types = t("embeddings.token_type_embeddings.weight");
   const dense32 = (tensor) => tensor.values; // float32 parameters (biases, norms)
   const layer = (i, key) => t(`encoder.layer.${i}.${key}`);
+  const DENSE = ["attention.self.query", "attention.self.key", "attention.self.value",
+    "attention.output.dense", "intermediate.dense", "output.dense"];
+  const denseWeights = Array.from({ length: config.layers }, (_, i) => DENSE.map((key) => layer(i, `${key}.weight`))).flat();
+  const product = (simd && simdProduct(denseWeights, position.shape[0])) || jsProduct;
 
   function hiddenStates(allIds) {
     const ids = allIds.filter((id) => id >= 0 && id < config.vocab && rowOf[id] >= 0)
@@ -207,7 +271,7 @@ export function createBert(layers, blocks) {
     addNorm(x, null, n, hidden, dense32(t("embeddings.LayerNorm.weight")), dense32(t("embeddings.LayerNorm.bias")), eps);
     let h = x;
     for (let i = 0; i < config.layers; i++) {
-      const linear = (input, key) => dense(input, n, layer(i, `${key}.weight`), dense32(layer(i, `${key}.bias`)));
+      const linear = (input, key) => dense(product, input, n, layer(i, `${key}.weight`), dense32(layer(i, `${key}.bias`)));
       const context = attention(linear(h, "attention.self.query"), linear(h, "attention.self.key"),
         linear(h, "attention.self.value"), n, heads, hidden / heads);
       const attended = linear(context, "attention.output.dense");
@@ -223,7 +287,7 @@ export function createBert(layers, blocks) {
     return { states: h, ids };
   }
 
-  return { hiddenStates, hidden };
+  return { hiddenStates, hidden, simd: product !== jsProduct };
 }
 
 /** embed(text) -> the sentence vector, as embed.js's onnxruntime-web embedder gives it. */
