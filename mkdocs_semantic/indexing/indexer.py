@@ -562,12 +562,16 @@ class Indexer:
                         seconds=time.perf_counter() - started, table=table_stats)
 
 
+MODEL_FILES = ("model/model.", "model/layers.", "model/words.")
+"""The model's files in a bundle: the ONNX file, or the client's forward pass's files."""
+
+
 def stats_of(manifest: Manifest, *, out: Path, pages: int, chunks: int, embedded: int,
              seconds: float, table: TableStats | None = None) -> BuildStats:
     from ..bundle.reader import payloads_of, read_catalog
 
     payloads = payloads_of(read_catalog(out, manifest), out)
-    model_bytes = sum(p.bytes for p in payloads if p.name.startswith("model/model."))
+    model_bytes = sum(p.bytes for p in payloads if p.name.startswith(MODEL_FILES))
     return BuildStats(
         pages=pages,
         chunks=chunks,
