@@ -1,7 +1,8 @@
 """The model as the browser's own forward pass reads it (js/src/engine/bert.js): one
-file of the encoder's layers, which changes only with the model, and the word
-embeddings of the token ids the site keeps (model/kept_vocabulary.py) in blocks by id,
-so that an edit bringing a new token changes one small block.
+file of the encoder's layers and the word embeddings in blocks by token id, none of
+which changes while the model does not. A block may hold only some of its ids (the
+client drops a query token without a row, as the static encoder does); builds write
+every id.
 
 Layers file: b"SBM1", the header's length (uint32, little-endian), the header (JSON:
 `layers`, `heads`, `hidden`, `intermediate`, `eps`, `vocab`, `tensors`: name ->
@@ -75,9 +76,12 @@ def layers_file(w: BertWeights, *, heads: int, max_tokens: int) -> bytes:
     return start + b"\0" * (_aligned(len(start)) - len(start)) + b"".join(parts)
 
 
-def word_blocks(w: BertWeights, kept: np.ndarray) -> list[tuple[int, bytes]]:
-    """The kept ids' word embeddings, in blocks of WORD_BLOCK_IDS ids."""
+def word_blocks(w: BertWeights, kept: np.ndarray | None = None) -> list[tuple[int, bytes]]:
+    """The word embeddings of `kept` (ascending ids; default every id), in blocks of
+    WORD_BLOCK_IDS ids."""
     words = w[WORDS]
+    if kept is None:
+        kept = np.arange(words.values.shape[0])
     if words.scale is None or words.scale.shape != (words.values.shape[0], 1):
         raise ValueError("the word embeddings are not int8 with one scale per row")
     blocks = []
@@ -91,7 +95,7 @@ def word_blocks(w: BertWeights, kept: np.ndarray) -> list[tuple[int, bytes]]:
     return blocks
 
 
-def browser_model(w: BertWeights, kept: np.ndarray, *, heads: int,
+def browser_model(w: BertWeights, kept: np.ndarray | None = None, *, heads: int,
                   max_tokens: int) -> BrowserModel:
     return BrowserModel(layers=layers_file(w, heads=heads, max_tokens=max_tokens),
                         word_blocks=word_blocks(w, kept))

@@ -26,7 +26,6 @@ from ..constants import (
 from ..files import atomic_write, holds, sha256_file, write_unlisted
 from ..model.bert_forward import checked_weights
 from ..model.bert_weights import NotBert
-from ..model.kept_vocabulary import kept_token_ids
 from ..model.spec import DEFAULT_MODEL_SHA256, ModelSpec
 from .browser_model import FORMAT_VERSION as BROWSER_MODEL_VERSION
 from .browser_model import BrowserModel, browser_model
@@ -235,7 +234,7 @@ def write_bundle(out: Path, *, chunks: list[Chunk], stored: Quantized, spec: Mod
     if ships_model:
         transformer: dict = {"vectors": 0, "tokenizer": tokenizer}
         catalog["encoders"]["transformer"] = transformer
-        browser = _browser_model(spec, chunks)
+        browser = _browser_model(spec)
         if browser is not None:
             transformer["weights"] = {
                 "version": BROWSER_MODEL_VERSION,
@@ -444,15 +443,13 @@ def filter_keys(chunks: list[Chunk]) -> list[str]:
     return list(keys)
 
 
-def _browser_model(spec: ModelSpec, chunks: list[Chunk]) -> BrowserModel | None:
-    """The model as the browser's own forward pass runs it, its vocabulary cut to the
-    tokens of the site's texts and a core; None when the model is not a BERT encoder
-    that forward pass reproduces (browsers then run the ONNX file)."""
+def _browser_model(spec: ModelSpec) -> BrowserModel | None:
+    """The model as the browser's own forward pass runs it, every token's embedding
+    kept (a vocabulary cut to the site's tokens lost ranking:
+    docs/decisions/browser-model-vocabulary.md); None when the model is not a BERT
+    encoder that forward pass reproduces (browsers then run the ONNX file)."""
     try:
         weights, heads = checked_weights(spec)
     except NotBert:
         return None
-    kept = kept_token_ids(spec.tokenizer_path, [spec.query_prefix,
-                                                *(spec.document_prefix + c.embed_text
-                                                  for c in chunks)])
-    return browser_model(weights, kept, heads=heads, max_tokens=spec.max_tokens)
+    return browser_model(weights, heads=heads, max_tokens=spec.max_tokens)

@@ -10,6 +10,7 @@ import json
 import shutil
 import struct
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,7 +18,6 @@ import pytest
 from mkdocs_semantic.bundle.browser_model import MAGIC, WORD_BLOCK_IDS, browser_model
 from mkdocs_semantic.model.bert_forward import checked_weights, sentence_vector
 from mkdocs_semantic.model.bert_weights import NotBert, read_bert
-from mkdocs_semantic.model.kept_vocabulary import kept_only, kept_token_ids
 from mkdocs_semantic.model.onnx import OnnxEmbedder
 from mkdocs_semantic.model.spec import default_model_spec
 
@@ -27,7 +27,10 @@ TEXTS = ["how do I run code on startup",
          "Lifespan Events. You can define logic (code) that should be executed before the "
          "application starts up.",
          "dependency injection with yield", "x"]
-SITE = ["Lifespan Events", "Run code on startup and shutdown", "Dependencies with yield"]
+
+
+def kept_only(ids: list[int], kept: np.ndarray) -> list[int]:
+    return [i for i in ids if i in set(kept.tolist())]
 
 NODE_RUN = """
 import { readFileSync } from "node:fs";
@@ -81,17 +84,6 @@ def test_a_graph_that_is_not_bert_is_refused_in_one_line(tmp_path):
         read_bert(broken)
 
 
-def test_the_kept_vocabulary_holds_the_sites_tokens_the_core_and_the_special_ones(spec):
-    kept = kept_token_ids(spec.tokenizer_path, SITE, core=1000)
-    tokenizer = OnnxEmbedder(spec).tokenizer
-    site_ids = {i for text in SITE for i in tokenizer.encode(text).ids}
-    assert site_ids <= set(kept.tolist())
-    assert set(range(1000)) <= set(kept.tolist())
-    assert list(kept) == sorted(set(kept.tolist()))
-    rare = tokenizer.encode("zeppelins").ids
-    assert kept_only(rare, kept) == [i for i in rare if i < 1000 or i in site_ids]
-
-
 def test_the_layers_file_and_word_blocks_hold_what_they_say(spec):
     weights, heads = checked_weights(spec)
     kept = np.array([0, 101, 102, 5000, 9000, 30000], dtype=np.int32)
@@ -117,30 +109,41 @@ def test_the_layers_file_and_word_blocks_hold_what_they_say(spec):
 def test_the_clients_forward_pass_gives_onnxruntimes_vectors(spec, model, tmp_path):
     weights, heads = checked_weights(spec)
     ids, vectors = model
-    kept = kept_token_ids(spec.tokenizer_path, TEXTS, core=2000)
-    written = browser_model(weights, kept, heads=heads, max_tokens=spec.max_tokens)
-    layers = tmp_path / "layers.bin"
-    layers.write_bytes(written.layers)
-    blocks = []
-    for first, data in written.word_blocks:
-        blocks.append(tmp_path / f"words{first}.bin")
-        blocks[-1].write_bytes(data)
+    every = browser_model(weights, heads=heads, max_tokens=spec.max_tokens)
+    assert len(every.word_blocks) == -(-30522 // WORD_BLOCK_IDS)  # every id, as builds write
+    # and a model whose blocks hold only some ids: the texts' and the first 2,000
+    kept = np.union1d(np.arange(2000), np.concatenate([np.asarray(i) for i in ids]))
+    some = browser_model(weights, kept, heads=heads, max_tokens=spec.max_tokens)
     outside = OnnxEmbedder(spec).tokenizer.encode("how do zeppelins start").ids
-    assert kept_only(outside, kept) != outside  # a token the site lacks
+    assert kept_only(outside, kept) != outside  # a token the blocks lack
+
+    def written(model, folder: Path) -> dict:
+        folder.mkdir()
+        (folder / "layers.bin").write_bytes(model.layers)
+        for first, data in model.word_blocks:
+            (folder / f"words{first}.bin").write_bytes(data)
+        return {"layers": str(folder / "layers.bin"),
+                "blocks": [str(folder / f"words{first}.bin") for first, _ in model.word_blocks]}
+
     engine = REPO / "js" / "src" / "engine"
     script = NODE_RUN % ((engine / "bert.js").as_uri(), (engine / "pooling.js").as_uri())
-    request = {"layers": str(layers), "blocks": [str(b) for b in blocks],
-               "sequences": [*ids, outside]}
-    run = subprocess.run(["node", "--input-type=module", "-e", script],
-                         input=json.dumps(request), capture_output=True, text=True,
-                         check=True, timeout=300)
-    out = json.loads(run.stdout)
-    assert (out["simd"], out["plain"]) == (True, False)  # Node.js runs WebAssembly SIMD
-    for answers in out["answers"].values():  # the SIMD kernel's, then JavaScript's
+
+    def run(model, folder: Path) -> dict:
+        request = {**written(model, folder), "sequences": [*ids, outside]}
+        done = subprocess.run(["node", "--input-type=module", "-e", script],
+                              input=json.dumps(request), capture_output=True, text=True,
+                              check=True, timeout=300)
+        return json.loads(done.stdout)
+
+    full = run(every, tmp_path / "every")
+    assert (full["simd"], full["plain"]) == (True, False)  # Node.js runs WebAssembly SIMD
+    for answers in full["answers"].values():  # the SIMD kernel's, then JavaScript's
         ours = np.array([a["vector"] for a in answers[:len(ids)]], dtype=np.float32)
         assert np.abs(ours - vectors).max() < 1e-4
-        # a token outside the kept ids is dropped, as the static encoder drops one
+        assert answers[-1]["ran"] == outside
+    # a token without a row is dropped, as the static encoder drops one
+    reference = sentence_vector(weights, kept_only(outside, kept), heads=heads,
+                                pooling="mean", normalize=True)
+    for answers in run(some, tmp_path / "some")["answers"].values():
         assert answers[-1]["ran"] == kept_only(outside, kept)
-        reference = sentence_vector(weights, kept_only(outside, kept), heads=heads,
-                                    pooling="mean", normalize=True)
         assert np.abs(np.array(answers[-1]["vector"]) - reference).max() < 1e-4
