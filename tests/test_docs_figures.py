@@ -174,7 +174,7 @@ def test_the_quoted_client_size_is_the_client_a_static_build_copies():
     except theme.ClientError as exc:
         pytest.fail(f"build the client first: {exc}")
     size = sum((client.root / name).stat().st_size for name in client.files
-               if not name.startswith(theme.RUNTIME_PREFIX))
+               if not name.startswith(tuple(theme.FORWARD_PREFIXES.values())))
     (quote,) = set(quotes("docs/github-pages.md", r"the browser client about (\d+) kB"))
     assert abs(int(quote) * 1000 - size) <= 0.1 * size, (
         f"docs/github-pages.md says the client is about {quote} kB; it is "

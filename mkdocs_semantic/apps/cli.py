@@ -25,7 +25,7 @@ import click
 
 from ..bundle.folder import DROP_IN, bundle_dir_problem, site_folder
 from ..bundle.format import BundleError
-from ..bundle.reader import read_bundle, runs_onnx_in_browser
+from ..bundle.reader import browser_forward_pass, read_bundle
 from ..constants import (
     QUERY_ENCODERS,
     SEARCH_MODES,
@@ -234,7 +234,7 @@ def index(site_dir: Path, bundle_dir: str, cache_dir: Path | None, no_cache: boo
     if assets is None:
         return
     shipped = site_encoders(encoder)
-    assets.install(site_dir, bundle_dir, runtime=runs_onnx_in_browser(out))
+    assets.install(site_dir, bundle_dir, forward=browser_forward_pass(out))
     hints = bundle_hints(out, pieces=keyed_pieces_hash(spec.tokenizer_path)
                          if "static" in shipped else None)
     if ui == "script":

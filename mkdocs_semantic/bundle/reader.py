@@ -417,11 +417,14 @@ def read_catalog(root: Path, manifest: Manifest) -> dict:
     return check_catalog(catalog, manifest, root / entry.name)
 
 
-def runs_onnx_in_browser(root: Path) -> bool:
-    """Whether browsers run the model of the bundle in `root` with onnxruntime-web: it
-    ships the ONNX file and no weights for the client's own forward pass."""
+def browser_forward_pass(root: Path) -> str | None:
+    """How browsers run the model of the bundle in `root`: `bert` (the client's own
+    forward pass over the weights it ships), `onnx` (onnxruntime-web over its ONNX
+    file), or None (it ships no model)."""
     transformer = read_catalog(root, read_manifest(root))["encoders"].get("transformer")
-    return transformer is not None and "weights" not in transformer
+    if transformer is None:
+        return None
+    return "bert" if "weights" in transformer else "onnx"
 
 
 log = logging.getLogger("mkdocs_semantic")

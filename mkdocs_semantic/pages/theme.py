@@ -33,9 +33,10 @@ _NAME_SEARCH = re.compile(r"""\s+name\s*=\s*(?:"search"|'search'|search(?=[\s>/]
 # main.js loads lunr and the index into it on every page.
 SEARCH_PLUGIN_BOXES = ("mkdocs", "readthedocs")
 SEARCH_PLUGIN_SCRIPT = "search/main.js"
-# onnxruntime-web's WebAssembly runtime (14 MB) and the client's code that runs it: only the
-# transformer query encoder loads them.
-RUNTIME_PREFIX = "ort-"
+# The client's files for running the model, copied only into a site whose browsers run it
+# (`ClientAssets.install`'s `forward`): the forward pass of its own (`model-`), or
+# onnxruntime-web's WebAssembly runtime (14 MB) and the code that runs it (`ort-`).
+FORWARD_PREFIXES = {"bert": "model-", "onnx": "ort-"}
 
 
 class ClientError(RuntimeError):
@@ -78,24 +79,26 @@ class ClientAssets:
         """Where the client goes in the site, relative to the site root."""
         return posixpath.join(bundle_dir.strip("/"), CLIENT_FOLDER, self.hash)
 
-    def install(self, site_dir: Path, bundle_dir: str, *, runtime: bool) -> Path:
+    def install(self, site_dir: Path, bundle_dir: str, *, forward: str | None) -> Path:
         """Copy the client into the site (unchanged files are kept) and drop older copies.
 
-        `runtime`: include onnxruntime-web's WebAssembly files, which only the transformer
-        query encoder loads. Raises BundleError, writing nothing, if the bundle folder
+        `forward`: how the site's browsers run its model (bundle/reader.py
+        `browser_forward_pass`: `bert`, `onnx` or None), whose files alone are copied
+        of FORWARD_PREFIXES'. Raises BundleError, writing nothing, if the bundle folder
         holds files this package did not write.
         """
         claim_bundle_dir(site_dir / bundle_dir)
         target = site_dir / self.folder(bundle_dir)
         target.mkdir(parents=True, exist_ok=True)
-        wanted = [name for name in self.files if runtime or not name.startswith(RUNTIME_PREFIX)]
+        unwanted = tuple(p for kind, p in FORWARD_PREFIXES.items() if kind != forward)
+        wanted = [name for name in self.files if not name.startswith(unwanted)]
         for name in wanted:
             source, dest = self.root / name, target / name
             dest.parent.mkdir(parents=True, exist_ok=True)  # licenses/
             if not (dest.is_file() and dest.stat().st_size == source.stat().st_size
                     and dest.stat().st_mtime >= source.stat().st_mtime):
                 shutil.copy2(source, dest)
-        for stale in set(self.files) - set(wanted):  # left by a transformer build before
+        for stale in set(self.files) - set(wanted):  # left by a build of another encoder
             (target / stale).unlink(missing_ok=True)
         for old in target.parent.iterdir():
             if old != target:  # claim_bundle_dir found only client copies here

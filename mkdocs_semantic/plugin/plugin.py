@@ -13,7 +13,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 
 from ..bundle.folder import bundle_dir_problem, installed_client, site_folder
 from ..bundle.format import BundleError, BundleWriteError
-from ..bundle.reader import runs_onnx_in_browser
+from ..bundle.reader import browser_forward_pass
 from ..bundle.wordpieces import keyed_pieces_hash
 from ..chunk import Chunk, PageFacts
 from ..constants import MAX_TOP_K, site_encoders
@@ -335,7 +335,7 @@ class SemanticPlugin(BasePlugin[SemanticConfig]):
         try:
             stats = self._indexer.write(out, chunks, pages=len(self.page_chunks))
             self._client.install(Path(config.site_dir), self.config.bundle_dir,
-                                runtime=runs_onnx_in_browser(out))
+                                forward=browser_forward_pass(out))
             installed = installed_client(out)
             self.last_build = stats.with_files(self._indexer.footprint(out),
                                                client_bytes=installed.bytes if installed else 0)

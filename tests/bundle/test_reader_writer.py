@@ -30,10 +30,10 @@ from mkdocs_semantic.bundle.names import (
 from mkdocs_semantic.bundle.quantize import quantize
 from mkdocs_semantic.bundle.reader import (
     _check_buckets,
+    browser_forward_pass,
     find_bundle_dir,
     payload_json,
     read_bundle,
-    runs_onnx_in_browser,
     shard_list,
 )
 from mkdocs_semantic.bundle.shard_lists import (
@@ -165,7 +165,7 @@ def test_transformer_bundles_ship_the_model_for_the_clients_own_forward_pass(tmp
     assert weights["layers"][0] in names and all(f[0] in names for _, f in weights["words"])
     # the ONNX file is not shipped: Python readers use the installed model, browsers bert.js
     assert not [n for n in names if n.endswith(".onnx")]
-    assert not runs_onnx_in_browser(tmp_path)
+    assert browser_forward_pass(tmp_path) == "bert"
     assert bundle.model_spec().model_path == default_model_spec().model_path
     # the word blocks hold every token's embedding: a row of 384 codes, its id and scale
     blocks = len(weights["words"])
@@ -202,7 +202,7 @@ def test_a_model_the_clients_forward_pass_cannot_run_ships_as_onnx(tmp_path):
     transformer = catalog_of(tmp_path / "site")["encoders"]["transformer"]
     assert "weights" not in transformer
     assert transformer["model"][1] == other.stat().st_size
-    assert runs_onnx_in_browser(tmp_path / "site")
+    assert browser_forward_pass(tmp_path / "site") == "onnx"
     assert read_bundle(tmp_path / "site").model_spec().model_path.name == transformer["model"][0] \
         .split("/")[-1]
 

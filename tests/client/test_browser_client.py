@@ -143,17 +143,20 @@ def test_the_search_plugin_script_is_left_out_whatever_its_type():
     assert without_search_plugin_script(scripts) == [mine, "js/other.js"]
 
 
-def test_only_transformer_sites_get_the_onnxruntime_files(tmp_path):
+def test_a_site_gets_the_files_of_the_forward_pass_its_model_needs_and_no_other(tmp_path):
     assets = ClientAssets.load()
     runtime = {name for name in assets.files if name.startswith("ort-")}
-    assert any(name.endswith(".wasm") for name in runtime)
-    folder = assets.install(tmp_path, "semantic", runtime=False)
+    own = {name for name in assets.files if name.startswith("model-")}
+    assert any(name.endswith(".wasm") for name in runtime) and own == {"model-embed.js"}
+    folder = assets.install(tmp_path, "semantic", forward=None)
 
     def installed() -> set[str]:  # licenses/ is a subfolder
         return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
 
+    assert installed() == set(assets.files) - runtime - own  # a static site
+    assets.install(tmp_path, "semantic", forward="bert")
     assert installed() == set(assets.files) - runtime
-    assets.install(tmp_path, "semantic", runtime=True)
-    assert installed() == set(assets.files)
-    assets.install(tmp_path, "semantic", runtime=False)  # switched back: 14 MB gone again
-    assert installed() == set(assets.files) - runtime
+    assets.install(tmp_path, "semantic", forward="onnx")  # a model bert.js cannot run
+    assert installed() == set(assets.files) - own
+    assets.install(tmp_path, "semantic", forward=None)  # switched back: 14 MB gone again
+    assert installed() == set(assets.files) - runtime - own

@@ -37,7 +37,7 @@ def site(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("static-site")
     shutil.copytree(PARITY / "bundle", root / "semantic")
     assets = ClientAssets.load()
-    assets.install(root, "semantic", runtime=False)
+    assets.install(root, "semantic", forward=None)
     tags = page_tags(page_url="", bundle_dir="semantic", assets=assets, ui="dialog")
     (root / "index.html").write_text(add_to_head(PAGE, tags), encoding="utf-8")
     return root

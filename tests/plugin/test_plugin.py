@@ -136,7 +136,8 @@ def test_build_log_gives_the_client_bytes_beside_the_bundle(site, caplog):
         transformer = site.build().last_build
     assert transformer.model_bytes > 10_000_000
     assert f" + model {human_bytes(transformer.model_bytes)} + client " in caplog.text
-    assert transformer.client_bytes == static.client_bytes
+    forward_pass = next((site.bundle / "client").glob("*/model-embed.js")).stat().st_size
+    assert transformer.client_bytes == static.client_bytes + forward_pass
     assert not list((site.bundle / "client").rglob("ort-*"))
 
 
