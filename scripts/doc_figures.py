@@ -146,6 +146,15 @@ def figures() -> list[Figure]:
                (idle["idleSent"] / 1e6,), "query_rounds.json: progressive, idle"),
         Figure("docs/browser.md", rf"The model's download is {N} MB where the host gzips",
                (idle["idleGzip"] / 1e6,), "query_rounds.json: progressive, idle"),
+        Figure("docs/browser.md", rf"a query's forward pass took {N} ms at the median",
+               (encoders["progressive"]["embed_ms_p50"],),
+               "query_rounds.json: progressive, forward pass"),
+        Figure("docs/browser.md", rf"\(\"Downloading the search model: {N} of {N} MB\"\)",
+               (3.1, encoders["transformer"]["first"]["sent"] / 1e6),
+               "query_rounds.json: transformer, first query"),
+        Figure("CHANGELOG.md", rf"The model's download is {N} MB instead of 37.2 MB \({N} MB",
+               (idle["idleSent"] / 1e6, idle["idleGzip"] / 1e6),
+               "query_rounds.json: progressive, idle"),
         *[Figure("docs/browser.md", rf"\| {name} \| {N} \| {N} \|",
                  tuple(s["encoders"][e]["hybrid after"]["mrr@10"]["all"]
                        for e in ("static", "transformer")), f"fusion.json: {name}")
