@@ -26,8 +26,10 @@ from ..model.bert_weights import BertWeights, Tensor
 
 MAGIC = b"SBM1"
 FORMAT_VERSION = BROWSER_MODEL_VERSION
-WORD_BLOCK_IDS = 4096
-"""Token ids per word block (id // WORD_BLOCK_IDS picks the block)."""
+WORD_BLOCK_IDS = 32768
+"""Token ids per word block (id // WORD_BLOCK_IDS picks the block): the default model's
+30,522 in one file, so that its download takes as few of a browser's six connections
+to a host as it can (the keyword files of the query being typed need the others)."""
 WORDS = "embeddings.word_embeddings.weight"
 
 
