@@ -29,10 +29,17 @@ def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) 
     return centred / np.sqrt(variance + eps) * weight + bias
 
 
-def gelu(x: np.ndarray) -> np.ndarray:
-    from math import erf
+def erf(x: np.ndarray) -> np.ndarray:
+    """erf to within 1.5e-7 (Abramowitz and Stegun 7.1.26), as bert.js computes it."""
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t
+            + 0.254829592) * t
+    return np.sign(x) * (1.0 - poly * np.exp(-a * a))
 
-    return x * 0.5 * (1.0 + np.vectorize(erf, otypes=[np.float32])(x / np.float32(np.sqrt(2))))
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    return (x * 0.5 * (1.0 + erf(x / np.sqrt(2.0)))).astype(np.float32)
 
 
 def hidden_states(w: BertWeights, ids: Sequence[int], *, heads: int) -> np.ndarray:
