@@ -46,8 +46,8 @@ def hidden_states(w: BertWeights, ids: Sequence[int], *, heads: int) -> np.ndarr
     """The last layer's token vectors [tokens, hidden] for `ids` (one sequence, every
     token attended, token type 0)."""
     n = len(ids)
-    x = (w["embeddings.word_embeddings.weight"].dense()[list(ids)]
-         + w["embeddings.position_embeddings.weight"].dense()[:n]
+    x = (w["embeddings.word_embeddings.weight"].rows(list(ids))
+         + w["embeddings.position_embeddings.weight"].rows(slice(0, n))
          + w["embeddings.token_type_embeddings.weight"].dense()[0])
     x = layer_norm(x, w["embeddings.LayerNorm.weight"].dense(),
                    w["embeddings.LayerNorm.bias"].dense(), w.eps)

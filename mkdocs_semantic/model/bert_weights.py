@@ -7,6 +7,7 @@ with their scale; the others are float32."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,9 +35,12 @@ class Tensor:
             return self.values
         return self.values.astype(np.float32) * self.scale
 
-    @property
-    def nbytes(self) -> int:
-        return self.values.nbytes + (0 if self.scale is None else self.scale.nbytes)
+    def rows(self, index: Sequence[int] | slice) -> np.ndarray:
+        """`dense()[index]` for a tensor with one scale per row (or none), without
+        dequantizing the other rows."""
+        if self.scale is None:
+            return self.values[index]
+        return self.values[index].astype(np.float32) * self.scale[index]
 
 
 @dataclass(frozen=True)
