@@ -30,7 +30,8 @@ TEXTS = ["how do I run code on startup",
 
 
 def kept_only(ids: list[int], kept: np.ndarray) -> list[int]:
-    return [i for i in ids if i in set(kept.tolist())]
+    held = set(kept.tolist())
+    return [i for i in ids if i in held]
 
 NODE_RUN = """
 import { readFileSync } from "node:fs";

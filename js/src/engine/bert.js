@@ -1,7 +1,8 @@
 // Token ids -> a sentence vector with a BERT encoder's forward pass of our own, over the
 // files the build writes (mkdocs_semantic/bundle/browser_model.py): no WebAssembly
 // runtime to download. The same maths as mkdocs_semantic/model/bert_forward.py, which
-// the build holds to onnxruntime's answers; tests/fixtures/parity holds this one to them.
+// the build holds to onnxruntime's answers; tests/model/test_browser_forward.py holds
+// this one to them.
 
 import { BundleError } from "../bundle/error.js";
 import { DENSE_WASM } from "./dense-wasm.js";
@@ -234,16 +235,12 @@ function attention(q, k, v, n, heads, size) {
 export function createBert(layers, blocks, { simd = true } = {}) {
   const { config } = layers;
   const { hidden, heads, eps } = config;
-  const rowOf = new Int32Array(config.vocab).fill(-1);
-  const rowCount = blocks.reduce((n, b) => n + b.ids.length, 0);
-  const words = new Int8Array(rowCount * hidden);
-  const wordScales = new Float32Array(rowCount);
-  let next = 0;
-  for (const block of blocks) {
-    words.set(block.rows, next * hidden);
-    wordScales.set(block.scales, next);
-    for (const id of block.ids) if (id < config.vocab) rowOf[id] = next++;
-  }
+  // a token's word row: its block and its row there (-1: no row), read in place
+  const blockOf = new Int32Array(config.vocab).fill(-1);
+  const rowOf = new Int32Array(config.vocab);
+  blocks.forEach((block, b) => block.ids.forEach((id, row) => {
+    if (id < config.vocab) [blockOf[id], rowOf[id]] = [b, row];
+  }));
   const t = (key) => layers.tensor(key);
   const position = t("embeddings.position_embeddings.weight");
   const types = t("embeddings.token_type_embeddings.weight");
@@ -255,16 +252,17 @@ export function createBert(layers, blocks, { simd = true } = {}) {
   const product = (simd && simdProduct(denseWeights, position.shape[0])) || jsProduct;
 
   function hiddenStates(allIds) {
-    const ids = allIds.filter((id) => id >= 0 && id < config.vocab && rowOf[id] >= 0)
+    const ids = allIds.filter((id) => id >= 0 && id < config.vocab && blockOf[id] >= 0)
       .slice(0, position.shape[0]);
     const n = ids.length;
     const x = new Float32Array(n * hidden);
     for (let p = 0; p < n; p++) {
+      const { rows, scales } = blocks[blockOf[ids[p]]];
       const row = rowOf[ids[p]];
-      const ws = wordScales[row];
+      const ws = scales[row];
       const ps = position.scale ? position.scale[p] : 1;
       for (let d = 0; d < hidden; d++) {
-        x[p * hidden + d] = words[row * hidden + d] * ws + position.values[p * hidden + d] * ps +
+        x[p * hidden + d] = rows[row * hidden + d] * ws + position.values[p * hidden + d] * ps +
           types.values[d] * (types.scale ? types.scale[0] : 1);
       }
     }
