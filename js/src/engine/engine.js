@@ -456,21 +456,26 @@ export class Engine {
     });
   }
 
+  /**
+   * A model file's bytes, kept across visits (kept.js) and checked against the catalog;
+   * kept files of its `stem` beside it that `current` (URLs) does not hold are dropped:
+   * an earlier build's.
+   */
+  #keptModelFile(file, stem, progress, current = new Set()) {
+    const url = payloadUrl(file.name, this.manifestUrl);
+    return keptBytes(url, () => this.store.get(file, (buffer) => buffer, progress), {
+      check: (buffer) => verifyPayload(buffer, file),
+      sameKind: (other) => sameFolder(other, url) && stem.test(other) && !current.has(other),
+    });
+  }
+
   /** The model's files for bert.js (the build's own forward pass), kept across visits. */
   async #ownForwardPass(weights, progress) {
-    const keep = (file, stem, current) => {
-      const url = payloadUrl(file.name, this.manifestUrl);
-      return keptBytes(url, () => this.store.get(file, (buffer) => buffer, progress), {
-        check: (buffer) => verifyPayload(buffer, file),
-        // a file of an earlier build that this one no longer lists
-        sameKind: (other) => sameFolder(other, url) && stem.test(other) && !current.has(other),
-      });
-    };
     const blockUrls = new Set(weights.words.map((f) => payloadUrl(f.name, this.manifestUrl)));
     const [{ createBertEmbedder, parseLayers, parseWordBlock }, layersBuffer, ...blockBuffers] = await Promise.all([
       import("./bert.js"),
-      keep(weights.layers, /\/layers\.[0-9a-f]+\.bin$/, new Set([payloadUrl(weights.layers.name, this.manifestUrl)])),
-      ...weights.words.map((file) => keep(file, /\/words\.[0-9a-f]+\.bin$/, blockUrls)),
+      this.#keptModelFile(weights.layers, /\/layers\.[0-9a-f]+\.bin$/, progress),
+      ...weights.words.map((file) => this.#keptModelFile(file, /\/words\.[0-9a-f]+\.bin$/, progress, blockUrls)),
     ]);
     const layers = parseLayers(layersBuffer, weights.layers.name);
     const blocks = blockBuffers.map((buffer, i) => parseWordBlock(buffer, layers.config.hidden, weights.words[i].name));
@@ -479,15 +484,11 @@ export class Engine {
 
   /** The ONNX model and onnxruntime-web, for a model bert.js cannot run; kept across visits. */
   async #onnxForwardPass(model, progress) {
-    const modelUrl = payloadUrl(model.name, this.manifestUrl);
     const { wasmUrl } = this.runtime;
     // onnxruntime-web is imported here, so the static path never loads its code.
     const [{ createEmbedder }, modelBytes, wasmBinary] = await Promise.all([
       import("./embed.js"),
-      keptBytes(modelUrl, () => this.store.get(model, (buffer) => buffer, progress), {
-        check: (buffer) => verifyPayload(buffer, model),
-        sameKind: (url) => sameFolder(url, modelUrl) && /\/model\.[0-9a-f]+\.onnx$/.test(url),
-      }).then((buffer) => new Uint8Array(buffer)),
+      this.#keptModelFile(model, /\/model\.[0-9a-f]+\.onnx$/, progress).then((buffer) => new Uint8Array(buffer)),
       keptBytes(wasmUrl, () => fetchBytes(wasmUrl, progress), {
         // the same file of another client build: client/<hash>/ort-wasm-...wasm
         sameKind: (url) => url.endsWith(wasmUrl.slice(wasmUrl.lastIndexOf("/"))) &&
